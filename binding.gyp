@@ -12,7 +12,7 @@
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
-      "cflags_cc": ["-std=c++20", "-fexceptions", "-O3"],
+      "cflags_cc": ["-std=c++20", "-fexceptions", "-O3", "-Wno-psabi"],
       "libraries": ["-ldl", "-lpthread"]
     }
   ]

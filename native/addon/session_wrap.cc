@@ -145,6 +145,7 @@ Napi::Function SessionWrap::define_class(Napi::Env env) {
                       InstanceMethod<&SessionWrap::dispose>("dispose"),
                       InstanceAccessor<&SessionWrap::active_runs>("activeRuns"),
                       InstanceAccessor<&SessionWrap::lm_head_note>("lmHeadNote"),
+                      InstanceAccessor<&SessionWrap::attention_note>("attentionNote"),
                       InstanceAccessor<&SessionWrap::provider_note>("providerNote"),
                       InstanceAccessor<&SessionWrap::supports_prefix>("supportsPrefix")});
 }
@@ -198,6 +199,10 @@ Napi::Value SessionWrap::release_prefix(const Napi::CallbackInfo& info) {
 
 Napi::Value SessionWrap::lm_head_note(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), session_ ? session_->lm_head_note() : "");
+}
+
+Napi::Value SessionWrap::attention_note(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), session_ ? session_->attention_note() : "");
 }
 
 Napi::Value SessionWrap::provider_note(const Napi::CallbackInfo& info) {

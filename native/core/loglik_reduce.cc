@@ -6,14 +6,15 @@
 #include <vector>
 
 #include "parallel_for.h"
+#include "vector_math.h"
 
 namespace mlrb {
 
 namespace {
 
-// The vocabulary is walked in blocks: a block's max (a plain vectorizable reduction) rescales the running
-// sum only when it raises the maximum, so the online log-sum-exp costs one read of the logits, and the
-// exp/add loop over a block in L1 vectorizes too.
+// Two vectorized passes over a logits row (vec::Floats, cloned per CPU target): the max, with a NaN check
+// riding along, then the sum of exp(logit - max). Partial sums stay in float for one block of kBlock
+// logits and are added in double, so long vocabularies lose no precision.
 constexpr int64_t kBlock = 256;
 
 struct RowStats {
@@ -23,40 +24,41 @@ struct RowStats {
   bool finite = true;
 };
 
+MLRB_VECTOR_CLONES
 RowStats row_stats(const float* logits, int64_t vocab_size) {
-  float running_max = -std::numeric_limits<float>::infinity();
-  int64_t argmax = 0;
-  double running_sum = 0.0;
   RowStats stats;
-  for (int64_t block_start = 0; block_start < vocab_size; block_start += kBlock) {
-    const int64_t block_end = std::min(vocab_size, block_start + kBlock);
-    float block_max = -std::numeric_limits<float>::infinity();
-    int64_t block_argmax = block_start;
-    for (int64_t i = block_start; i < block_end; ++i) {
-      const float value = logits[i];
-      if (value > block_max) {
-        block_max = value;
-        block_argmax = i;
-      }
-    }
-    if (!std::isfinite(block_max)) {
-      stats.finite = false;
-      return stats;
-    }
-    if (block_max > running_max) {
-      running_sum *= std::exp(static_cast<double>(running_max) - static_cast<double>(block_max));
-      running_max = block_max;
-      argmax = block_argmax;
-    }
-    float block_sum = 0.0F;
-    for (int64_t i = block_start; i < block_end; ++i) block_sum += std::exp(logits[i] - running_max);
-    running_sum += block_sum;
+  const int64_t whole = vocab_size / vec::kLanes * vec::kLanes;
+  vec::Floats running = vec::splat(-std::numeric_limits<float>::infinity());
+  vec::Ints not_a_number{};
+  for (int64_t i = 0; i < whole; i += vec::kLanes) {
+    const vec::Floats values = vec::load(logits + i);
+    running = vec::maximum(running, values);
+    not_a_number |= values != values;
   }
-  // A NaN anywhere makes every comparison false, so it can hide from the max; the sum catches it.
-  stats.finite = std::isfinite(running_sum);
-  stats.max = running_max;
-  stats.log_sum = std::log(running_sum);
-  stats.argmax = argmax;
+  float max = vec::max(running);
+  bool has_nan = false;
+  for (int lane = 0; lane < vec::kLanes; ++lane) has_nan = has_nan || not_a_number[lane] != 0;
+  for (int64_t i = whole; i < vocab_size; ++i) {
+    has_nan = has_nan || std::isnan(logits[i]);
+    max = logits[i] > max ? logits[i] : max;
+  }
+  if (has_nan || !std::isfinite(max)) {
+    stats.finite = false;
+    return stats;
+  }
+  // The first index holding the max, as a sequential scan with a strict comparison would pick.
+  while (logits[stats.argmax] != max) ++stats.argmax;
+
+  double total = 0.0;
+  for (int64_t block = 0; block < whole; block += kBlock) {
+    const int64_t end = std::min(whole, block + kBlock);
+    vec::Floats partial{};
+    for (int64_t i = block; i < end; i += vec::kLanes) partial += vec::exp_nonpositive(vec::load(logits + i) - max);
+    total += vec::sum(partial);
+  }
+  for (int64_t i = whole; i < vocab_size; ++i) total += std::exp(static_cast<double>(logits[i]) - max);
+  stats.max = max;
+  stats.log_sum = std::log(total);
   return stats;
 }
 

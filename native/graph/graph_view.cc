@@ -1,6 +1,7 @@
 #include "graph_view.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace mlrb::graph {
 
@@ -43,14 +44,17 @@ NodeView read_node(Bytes payload) {
       case field::kNodeAttribute: {
         std::string name;
         std::vector<int64_t> ints;
+        std::optional<int64_t> single;
         for_each_field(field.payload, [&](const Field& part) {
           if (part.number == field::kAttributeName) name = as_text(part.payload);
+          if (part.number == field::kAttributeInt) single = static_cast<int64_t>(part.varint);
           if (part.number == field::kAttributeInts) {
             const auto more = packed_or_single_ints(part);
             ints.insert(ints.end(), more.begin(), more.end());
           }
         });
         if (name == "perm") node.perm = std::move(ints);
+        if (single) node.int_attributes[name] = *single;
         break;
       }
       default: break;
@@ -71,6 +75,7 @@ void read_initializer(Bytes payload, GraphView& view) {
     }
   });
   view.initializer_dims[name] = std::move(dims);
+  view.initializer_payload[name] = payload;
 }
 
 }  // namespace

@@ -31,6 +31,7 @@ struct NodeView {
   std::string op_type;
   std::string domain;
   std::vector<int64_t> perm;  // Transpose's perm attribute, empty when absent
+  std::unordered_map<std::string, int64_t> int_attributes;  // single-int attributes (axis, to, ...)
   Bytes payload;              // the NodeProto's bytes
 };
 
@@ -46,6 +47,7 @@ struct GraphView {
   std::vector<NodeView> nodes;
   std::vector<size_t> node_field;  // nodes[i] came from fields[node_field[i]]
   std::unordered_map<std::string, std::vector<int64_t>> initializer_dims;
+  std::unordered_map<std::string, Bytes> initializer_payload;  // each TensorProto's bytes
   std::vector<ValueView> inputs;
   std::vector<ValueView> outputs;
   std::unordered_map<std::string, size_t> producer;                // value name -> node index

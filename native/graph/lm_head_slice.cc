@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <deque>
 #include <optional>
 
+#include "graph_rewrite.h"
 #include "graph_view.h"
 
 namespace mlrb::graph {
@@ -15,7 +15,6 @@ constexpr const char* kFlatHidden = "mlrb_flat_hidden";
 constexpr const char* kGatheredHidden = "mlrb_gathered_hidden";
 constexpr const char* kPositionsDim = "mlrb_positions";
 constexpr int64_t kOnnxInt64 = 7;
-constexpr int64_t kAttributeTypeInt = 2;
 // Longest run of element-wise ops allowed between the head MatMul and the output (bias, soft-capping, casts).
 constexpr size_t kMaxTailOps = 8;
 
@@ -119,22 +118,6 @@ std::optional<size_t> pick_logits(const GraphView& view, std::string& reason) {
   return candidate;
 }
 
-ProtoBuilder int_attribute(const char* name, int64_t value) {
-  ProtoBuilder attribute;
-  attribute.string_field(field::kAttributeName, name)
-      .varint_field(field::kAttributeInt, static_cast<uint64_t>(value))
-      .varint_field(field::kAttributeType, kAttributeTypeInt);
-  return attribute;
-}
-
-ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_view output, std::string_view op_type) {
-  ProtoBuilder built;
-  for (std::string_view input : inputs) built.string_field(field::kNodeInput, input);
-  built.string_field(field::kNodeOutput, output).string_field(field::kNodeName, std::string("mlrb_") + std::string(op_type));
-  built.string_field(field::kNodeOpType, op_type);
-  return built;
-}
-
 // The head node with its activation input replaced by the gathered rows; every other field verbatim.
 ProtoBuilder rewire_head(const NodeView& head) {
   ProtoBuilder rewired;
@@ -151,49 +134,6 @@ ProtoBuilder rewire_head(const NodeView& head) {
   }
   return rewired;
 }
-
-ProtoBuilder tensor_value_info(std::string_view name, int64_t element_type, const std::vector<ProtoBuilder>& dims) {
-  ProtoBuilder shape;
-  for (const auto& dim : dims) shape.message_field(field::kShapeDim, dim);
-  ProtoBuilder tensor;
-  tensor.varint_field(field::kTensorTypeElem, static_cast<uint64_t>(element_type)).message_field(field::kTensorTypeShape, shape);
-  ProtoBuilder type;
-  type.message_field(field::kTypeTensor, tensor);
-  ProtoBuilder value;
-  value.string_field(field::kValueName, name).message_field(field::kValueType, type);
-  return value;
-}
-
-ProtoBuilder symbolic_dim(std::string_view name) {
-  ProtoBuilder dim;
-  dim.string_field(field::kDimParam, name);
-  return dim;
-}
-
-// A message as a list of pieces: spans of the original model for every field copied verbatim, small owned
-// buffers for what the rewrite adds. The rewritten model is then assembled with one copy of the weights.
-class Pieces {
- public:
-  void view(Bytes bytes) {
-    pieces_.push_back(bytes);
-    size_ += bytes.size();
-  }
-  void own(uint32_t number, const ProtoBuilder& message) {
-    ProtoBuilder field_bytes;
-    field_bytes.message_field(number, message);
-    owned_.push_back(field_bytes.release());  // deque: earlier buffers never move
-    view(owned_.back());
-  }
-  [[nodiscard]] uint64_t size() const { return size_; }
-  void append_to(ProtoBuilder& out) const {
-    for (const Bytes piece : pieces_) out.raw(piece);
-  }
-
- private:
-  std::deque<std::vector<uint8_t>> owned_;
-  std::vector<Bytes> pieces_;
-  uint64_t size_ = 0;
-};
 
 Pieces rewrite_graph(const GraphView& view, const HeadMatch& match, const ValueView& logits) {
   Pieces graph;
@@ -240,16 +180,9 @@ LmHeadSlice fallback(std::string note) {
 
 LmHeadSlice slice_lm_head(Bytes model) {
   try {
-    std::vector<Field> model_fields;
-    std::optional<Bytes> graph_bytes;
-    FieldReader reader(model);
-    Field part;
-    while (reader.next(part)) {
-      model_fields.push_back(part);
-      if (part.number == field::kModelGraph) graph_bytes = part.payload;
-    }
-    if (!graph_bytes) return fallback("the model has no graph");
-    const GraphView view = read_graph_view(*graph_bytes);
+    const ModelParts parts = read_model_parts(model);
+    if (!parts.graph) return fallback("the model has no graph");
+    const GraphView view = read_graph_view(*parts.graph);
     std::string reason;
     const std::optional<size_t> logits_index = pick_logits(view, reason);
     if (!logits_index) return fallback(reason);
@@ -263,20 +196,9 @@ LmHeadSlice slice_lm_head(Bytes model) {
     HeadMatch match;
     if (reason = match_head(view, logits.name, match); !reason.empty()) return fallback(reason);
 
-    const Pieces graph = rewrite_graph(view, match, logits);
-    ProtoBuilder rewritten;
-    rewritten.reserve(model.size() + graph.size() - graph_bytes->size() + 16);
-    for (const Field& model_part : model_fields) {
-      if (model_part.number != field::kModelGraph) {
-        rewritten.raw(model_part.encoded);
-        continue;
-      }
-      rewritten.length_delimited_header(field::kModelGraph, graph.size());
-      graph.append_to(rewritten);
-    }
     LmHeadSlice result;
     result.applied = true;
-    result.model = rewritten.release();
+    result.model = assemble_model(parts, rewrite_graph(view, match, logits));
     result.logits_output = logits.name;
     result.note = "LM-head slicing on: " + match.description + " runs only on the gathered positions";
     return result;

@@ -67,6 +67,12 @@ ProtoBuilder& ProtoBuilder::length_delimited_header(uint32_t number, uint64_t le
   return *this;
 }
 
+ProtoBuilder& ProtoBuilder::fixed32_field(uint32_t number, uint32_t value) {
+  varint((static_cast<uint64_t>(number) << 3) | static_cast<uint64_t>(Wire::kFixed32));
+  for (int shift = 0; shift < 32; shift += 8) buffer_.push_back(static_cast<uint8_t>(value >> shift));
+  return *this;
+}
+
 ProtoBuilder& ProtoBuilder::bytes_field(uint32_t number, Bytes payload) { return length_delimited_header(number, payload.size()).raw(payload); }
 
 }  // namespace mlrb::graph

@@ -58,6 +58,7 @@ class ProtoBuilder {
   ProtoBuilder& raw(Bytes bytes);
   ProtoBuilder& varint_field(uint32_t number, uint64_t value);
   ProtoBuilder& bytes_field(uint32_t number, Bytes payload);
+  ProtoBuilder& fixed32_field(uint32_t number, uint32_t value);
   // The tag and length of a length-delimited field whose payload the caller appends next.
   ProtoBuilder& length_delimited_header(uint32_t number, uint64_t length);
   ProtoBuilder& string_field(uint32_t number, std::string_view text) { return bytes_field(number, as_bytes(text)); }

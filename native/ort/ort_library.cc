@@ -65,6 +65,7 @@ OrtRuntime& OrtRuntime::load(const std::string& library_path) {
   }
   Ort::InitApi(api);
   runtime->env_ = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "mlrb-eval");
+  runtime->attention_ops_ = std::make_unique<AttentionOps>(runtime->info_.api_version);
   g_runtime = std::move(runtime);
   return *g_runtime;
 }

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 
+#include "attention_op.h"
 #include "ort_api.h"
 
 namespace mlrb {
@@ -27,6 +28,8 @@ class OrtRuntime {
 
   [[nodiscard]] const OrtRuntimeInfo& info() const { return info_; }
   [[nodiscard]] Ort::Env& env() { return *env_; }
+  // The ai.mlrb custom ops, registered with every CPU session that runs a fused graph.
+  [[nodiscard]] const AttentionOps& attention_ops() const { return *attention_ops_; }
 
   OrtRuntime(const OrtRuntime&) = delete;
   OrtRuntime& operator=(const OrtRuntime&) = delete;
@@ -41,6 +44,7 @@ class OrtRuntime {
 
   std::unique_ptr<void, LibraryCloser> library_;
   std::unique_ptr<Ort::Env> env_;
+  std::unique_ptr<AttentionOps> attention_ops_;  // after env_: released before it
   OrtRuntimeInfo info_;
 };
 

@@ -1,17 +1,14 @@
 #include "scoring_session.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <thread>
 
 #include "../core/error.h"
 #include "../core/loglik_reduce.h"
-#include "../graph/lm_head_slice.h"
-#include "../onnx/file_handle.h"
-#include "../onnx/mapped_range.h"
 #include "cuda_provider.h"
 #include "cuda_scoring.h"
 #include "logits_check.h"
+#include "rewritten_session.h"
 
 namespace mlrb {
 
@@ -98,45 +95,6 @@ std::vector<std::string> match_present_outputs(const GraphSignature& signature) 
   return presents;
 }
 
-struct OpenedSession {
-  std::unique_ptr<Ort::Session> session;
-  std::string sliced_logits;  // empty when the graph was loaded as it is
-  std::string note;
-};
-
-// Loads the model with its LM head sliced when the rewrite applies, else as it is. The rewritten model is
-// loaded from memory; external-data files are then found through ORT's external-initializers folder
-// setting, pointed at the model's own directory, so nothing is written next to the model.
-OpenedSession open_session(OrtRuntime& runtime, const std::string& model_path, Ort::SessionOptions& session_options, bool slice) {
-  OpenedSession opened;
-  if (slice) {
-    graph::LmHeadSlice rewrite;
-    try {
-      const onnx::FileHandle file(model_path, "model");
-      const onnx::MappedRange mapped(file, 0, static_cast<size_t>(file.size()));
-      rewrite = graph::slice_lm_head(mapped.bytes());
-    } catch (const std::exception& error) {
-      rewrite.note = std::string("LM-head slicing off: ") + error.what();
-    }
-    opened.note = rewrite.note;
-    if (rewrite.applied) {
-      const std::string folder = std::filesystem::path(model_path).parent_path().string();
-      session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", folder.c_str());
-      try {
-        opened.session = std::make_unique<Ort::Session>(runtime.env(), rewrite.model.data(), rewrite.model.size(), session_options);
-        opened.sliced_logits = rewrite.logits_output;
-        return opened;
-      } catch (const Ort::Exception& error) {
-        opened.note = std::string("LM-head slicing off: ONNX Runtime refused the rewritten graph (") + error.what() + ")";
-      }
-    }
-  } else {
-    opened.note = "LM-head slicing off: disabled by the caller";
-  }
-  opened.session = std::make_unique<Ort::Session>(runtime.env(), model_path.c_str(), session_options);
-  return opened;
-}
-
 }  // namespace
 
 ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_path, ScoringSessionOptions options)
@@ -152,12 +110,14 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   const std::string provider_caveat = on_cuda ? append_cuda_provider(session_options, runtime.info(), kCudaDevice) : std::string();
   OpenedSession opened;
   try {
-    opened = open_session(runtime, model_path, session_options, options_.slice_lm_head);
+    // The fused attention ops are CPU kernels: on CUDA they would move every layer's tensors to the host.
+    opened = open_rewritten_session(runtime, model_path, session_options, {!on_cuda && options_.fuse_attention, options_.slice_lm_head});
   } catch (const Ort::Exception& error) {
     throw Error(code_for_load_failure(error.GetOrtErrorCode()), "cannot load " + model_path + ": " + error.what());
   }
   session_ = std::move(opened.session);
-  lm_head_note_ = std::move(opened.note);
+  lm_head_note_ = std::move(opened.lm_head_note);
+  attention_note_ = on_cuda ? "attention fusion off: the fused ops run on the CPU provider only" : std::move(opened.attention_note);
   signature_ = detect_signature(describe_inputs(*session_), describe_outputs(*session_), options_.kv_hints, opened.sliced_logits);
   present_outputs_ = match_present_outputs(signature_);
   const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());

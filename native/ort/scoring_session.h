@@ -1,7 +1,7 @@
 // One ONNX Runtime session over a causal LM graph, and the forward pass that turns a packed batch into
 // per-request log-likelihoods. It owns the session and its signature; callers own nothing ORT-shaped.
-// At load the graph's LM head is rewritten to run only at scored positions when its pattern is found
-// (graph/lm_head_slice.h); graphs with KV-cache inputs can also score rows that continue a shared prefix
+// At load the graph's LM head is rewritten to run only at scored positions, and on the CPU its attention
+// blocks are fused, when their patterns are found (ort/rewritten_session.h); graphs with KV-cache inputs can also score rows that continue a shared prefix
 // whose KV was computed once (compute_prefix).
 #pragma once
 
@@ -25,6 +25,7 @@ struct ScoringSessionOptions {
   KvHints kv_hints;
   int32_t pad_token_id = 0;
   bool slice_lm_head = true;
+  bool fuse_attention = true;  // CPU provider only
 };
 
 struct BatchScores {
@@ -43,6 +44,8 @@ class ScoringSession {
   [[nodiscard]] const ScoringSessionOptions& options() const { return options_; }
   // What the LM-head rewrite did, or why it did nothing.
   [[nodiscard]] const std::string& lm_head_note() const { return lm_head_note_; }
+  // What the attention fusion did, or why it did nothing.
+  [[nodiscard]] const std::string& attention_note() const { return attention_note_; }
   // Where the forward pass and the reduction run; empty on the CPU provider.
   [[nodiscard]] const std::string& provider_note() const { return provider_note_; }
   // True when every past input has a matching present output, so a prefix's KV can be computed and reused.
@@ -63,6 +66,7 @@ class ScoringSession {
   std::unique_ptr<Ort::Session> session_;
   GraphSignature signature_;
   std::string lm_head_note_;
+  std::string attention_note_;
   std::string provider_note_;
   std::unique_ptr<DeviceScorer> device_scorer_;  // set on CUDA in CUDA builds: logits stay on the device
   std::vector<std::string> present_outputs_;  // present output for each past input, in signature order

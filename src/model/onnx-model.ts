@@ -39,6 +39,11 @@ export interface LoadModelOptions {
   readonly ortLibrary?: string | undefined;
   /** Rewrite the LM head to run only at scored positions when the graph allows it (default true). */
   readonly sliceLmHead?: boolean | undefined;
+  /**
+   * Run each decomposed attention block (MatMul, scale, mask, Softmax, MatMul) as one fused CPU kernel when
+   * the graph has them (default true; the CPU provider only).
+   */
+  readonly fuseAttention?: boolean | undefined;
   /** Receives what loading decided (LM-head slicing, prefix reuse, the device), for verbose output. */
   readonly onLog?: ((message: string) => void) | undefined;
   /** Receives warnings (the 'auto' provider falling back to the CPU); default onLog, else stderr. */
@@ -167,6 +172,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
     ...(metadata.numKeyValueHeads !== null ? { numKeyValueHeads: metadata.numKeyValueHeads } : {}),
     ...(metadata.headDim !== null ? { headDim: metadata.headDim } : {}),
     ...(options.sliceLmHead !== undefined ? { sliceLmHead: options.sliceLmHead } : {}),
+    ...(options.fuseAttention !== undefined ? { fuseAttention: options.fuseAttention } : {}),
   };
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   const { session, provider } = await openSession(
@@ -176,6 +182,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
   );
   const parallelBatches = parallelBatchesFor(provider, threads);
   options.onLog?.(`${path.basename(modelPath)}: ${session.lmHeadNote}`);
+  options.onLog?.(`${path.basename(modelPath)}: ${session.attentionNote}`);
   if (provider === 'cuda') options.onLog?.(`${path.basename(modelPath)}: ${session.providerNote}`);
   if (session.supportsPrefix) options.onLog?.(`${path.basename(modelPath)}: KV-cache inputs found; shared prompt prefixes are computed once and reused`);
   const maxLength = options.maxLength ?? metadata.maxLength ?? DEFAULT_MAX_LENGTH;

@@ -70,6 +70,8 @@ export interface NativeSessionOptions {
   readonly padTokenId?: number;
   /** Rewrite the LM head to run only at scored positions when the graph allows (default true). */
   readonly sliceLmHead?: boolean;
+  /** Run decomposed attention blocks as one fused CPU kernel each when the graph allows (default true; CPU only). */
+  readonly fuseAttention?: boolean;
 }
 
 export interface NativeSession {
@@ -81,6 +83,8 @@ export interface NativeSession {
   releasePrefix(prefix: PrefixId): void;
   /** What LM-head slicing did at load, or why it did nothing. */
   readonly lmHeadNote: string;
+  /** What attention fusion did at load, or why it did nothing. */
+  readonly attentionNote: string;
   /** On CUDA: the device, and whether logits are reduced on it or on the host. '' on CPU. */
   readonly providerNote: string;
   /** The graph has KV-cache inputs with matching present outputs. */

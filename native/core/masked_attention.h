@@ -1,0 +1,62 @@
+// Fused masked attention for one head at a time: softmax(scale * Q Kᵀ, masked) V, with the mask applied
+// the way the graph it replaces applies it (graph/attention_fusion.h). Plain C++ with no ONNX Runtime
+// types, so the custom op (ort/attention_op.h) only unpacks tensors and calls it.
+//
+// Why it exists: small causal LMs spend most of a forward pass in the separate Where / Softmax / MatMul
+// nodes over [batch, heads, queries, keys] tensors, each a trip through memory. Done per query row in L1,
+// with the columns a mask excludes never computed, that work mostly disappears.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace mlrb {
+
+enum class MaskKind : uint8_t {
+  kKeepWhereTrue,   // Where(mask, scores, fill)
+  kKeepWhereFalse,  // Where(mask, fill, scores)
+  kAdditive,        // scores + mask (float), e.g. 0 / -inf or 0 / float-min masks
+};
+
+// Where element (head, query, key) of the mask lives: offsets in elements, 0 strides for broadcast axes.
+struct MaskLayout {
+  MaskKind kind = MaskKind::kKeepWhereTrue;
+  const bool* keep = nullptr;     // kKeepWhere*: the boolean mask
+  const float* additive = nullptr;  // kAdditive: the float mask
+  float fill = 0.0F;                // kKeepWhere*: the value excluded scores take
+  std::vector<int64_t> head_offset;  // one per head
+  int64_t query_stride = 0;
+  int64_t key_stride = 0;
+
+  // Filled by prepare_mask_rows, once per call: heads that share mask rows (a [batch, 1, T, S] mask
+  // serves every head of a row) share one entry per query.
+  std::vector<int64_t> head_group;      // per head: its group
+  std::vector<int64_t> included_limit;  // [groups, queries]: one past the last included key
+  std::vector<uint8_t> has_gaps;        // [groups, queries]: an excluded key lies before that limit
+};
+
+struct AttentionShape {
+  int64_t heads = 0;      // every leading dimension (batch × heads) flattened
+  int64_t queries = 0;    // T
+  int64_t keys = 0;       // S
+  int64_t key_dim = 0;    // D of Q and K
+  int64_t value_dim = 0;  // D of V and of the output
+};
+
+// Reusable per-thread buffers, so a head costs no allocation once they have grown.
+struct AttentionScratch {
+  std::vector<float> keys_transposed;    // [key_dim, keys rounded up to whole vectors]
+  std::vector<float> scores;             // [keys]
+};
+
+// Scans the mask once: each row's last included key, and whether excluded keys come before it.
+void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys);
+
+// Computes output rows for one head (after prepare_mask_rows). q: [queries, key_dim], k: [keys, key_dim], v: [keys, value_dim],
+// output: [queries, value_dim], all of this head. Equal to the unfused graph up to float rounding, except
+// that scores whose softmax weight is below float resolution next to the row's maximum (exp(x - max) with
+// x - max < -87) are skipped instead of adding a zero.
+void attend_one_head(const AttentionShape& shape, float scale, const float* q, const float* k, const float* v,
+                     const MaskLayout& mask, int64_t head, float* output, AttentionScratch& scratch);
+
+}  // namespace mlrb

@@ -1,0 +1,145 @@
+#include "graph_rewrite.h"
+
+#include <bit>
+#include <cstring>
+
+namespace mlrb::graph {
+
+namespace {
+
+constexpr int64_t kAttributeTypeFloat = 1;
+constexpr int64_t kAttributeTypeInt = 2;
+constexpr uint32_t kAttributeFloat = 2;
+constexpr uint32_t kTensorDataType = 2, kTensorFloatData = 4, kTensorRawData = 9;
+constexpr uint64_t kOnnxFloat = 1;
+
+}  // namespace
+
+ProtoBuilder int_attribute(std::string_view name, int64_t value) {
+  ProtoBuilder attribute;
+  attribute.string_field(field::kAttributeName, name)
+      .varint_field(field::kAttributeInt, static_cast<uint64_t>(value))
+      .varint_field(field::kAttributeType, kAttributeTypeInt);
+  return attribute;
+}
+
+ProtoBuilder float_attribute(std::string_view name, float value) {
+  ProtoBuilder attribute;
+  attribute.string_field(field::kAttributeName, name).fixed32_field(kAttributeFloat, std::bit_cast<uint32_t>(value));
+  attribute.varint_field(field::kAttributeType, kAttributeTypeFloat);
+  return attribute;
+}
+
+ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_view output, std::string_view op_type,
+                  std::string_view domain, std::string_view name) {
+  ProtoBuilder built;
+  for (std::string_view input : inputs) built.string_field(field::kNodeInput, input);
+  built.string_field(field::kNodeOutput, output);
+  built.string_field(field::kNodeName, name.empty() ? std::string("mlrb_") + std::string(op_type) : std::string(name));
+  built.string_field(field::kNodeOpType, op_type);
+  if (!domain.empty()) built.string_field(field::kNodeDomain, domain);
+  return built;
+}
+
+ProtoBuilder tensor_value_info(std::string_view name, int64_t element_type, const std::vector<ProtoBuilder>& dims) {
+  ProtoBuilder shape;
+  for (const auto& dim : dims) shape.message_field(field::kShapeDim, dim);
+  ProtoBuilder tensor;
+  tensor.varint_field(field::kTensorTypeElem, static_cast<uint64_t>(element_type)).message_field(field::kTensorTypeShape, shape);
+  ProtoBuilder type;
+  type.message_field(field::kTypeTensor, tensor);
+  ProtoBuilder value;
+  value.string_field(field::kValueName, name).message_field(field::kValueType, type);
+  return value;
+}
+
+ProtoBuilder symbolic_dim(std::string_view name) {
+  ProtoBuilder dim;
+  dim.string_field(field::kDimParam, name);
+  return dim;
+}
+
+ProtoBuilder opset_import(std::string_view domain, int64_t version) {
+  ProtoBuilder opset;
+  opset.string_field(field::kOpsetDomain, domain).varint_field(field::kOpsetVersion, static_cast<uint64_t>(version));
+  return opset;
+}
+
+std::optional<float> scalar_float(const GraphView& view, const std::string& name) {
+  const auto found = view.initializer_payload.find(name);
+  if (found == view.initializer_payload.end()) return std::nullopt;
+  for (const int64_t dim : view.initializer_dims.at(name)) {
+    if (dim != 1) return std::nullopt;
+  }
+  uint64_t data_type = 0;
+  std::optional<float> value;
+  for_each_field(found->second, [&](const Field& part) {
+    if (part.number == kTensorDataType) data_type = part.varint;
+    if ((part.number == kTensorRawData || part.number == kTensorFloatData) && part.payload.size() == sizeof(float)) {
+      float decoded = 0.0F;
+      std::memcpy(&decoded, part.payload.data(), sizeof(float));  // little-endian, as ONNX stores it
+      value = decoded;
+    }
+  });
+  return data_type == kOnnxFloat ? value : std::nullopt;
+}
+
+void Pieces::view(Bytes bytes) {
+  pieces_.push_back(bytes);
+  size_ += bytes.size();
+}
+
+void Pieces::own(uint32_t number, const ProtoBuilder& message) {
+  ProtoBuilder field_bytes;
+  field_bytes.message_field(number, message);
+  owned_.push_back(field_bytes.release());
+  view(owned_.back());
+}
+
+void Pieces::append_to(ProtoBuilder& out) const {
+  for (const Bytes piece : pieces_) out.raw(piece);
+}
+
+ModelParts read_model_parts(Bytes model) {
+  ModelParts parts;
+  for_each_field(model, [&](const Field& part) {
+    parts.fields.push_back(part);
+    if (part.number == field::kModelGraph) parts.graph = part.payload;
+  });
+  return parts;
+}
+
+int64_t default_opset_version(const ModelParts& model) {
+  int64_t version = 0;
+  for (const Field& part : model.fields) {
+    if (part.number != field::kModelOpsetImport) continue;
+    std::string_view domain;
+    int64_t declared = 0;
+    for_each_field(part.payload, [&](const Field& opset) {
+      if (opset.number == field::kOpsetDomain) domain = as_text(opset.payload);
+      if (opset.number == field::kOpsetVersion) declared = static_cast<int64_t>(opset.varint);
+    });
+    if (domain.empty() || domain == "ai.onnx") version = declared;
+  }
+  return version;
+}
+
+std::vector<uint8_t> assemble_model(const ModelParts& model, const Pieces& graph, const std::vector<ProtoBuilder>& extra_opsets) {
+  ProtoBuilder rewritten;
+  uint64_t size = graph.size() + 16;
+  for (const Field& part : model.fields) size += part.number == field::kModelGraph ? 0 : part.encoded.size();
+  for (const ProtoBuilder& opset : extra_opsets) size += opset.bytes().size() + 8;
+  rewritten.reserve(static_cast<size_t>(size));
+  for (const Field& part : model.fields) {
+    if (part.number != field::kModelGraph) {
+      rewritten.raw(part.encoded);
+      continue;
+    }
+    rewritten.length_delimited_header(field::kModelGraph, graph.size());
+    graph.append_to(rewritten);
+  }
+  for (const ProtoBuilder& opset : extra_opsets) rewritten.message_field(field::kModelOpsetImport, opset);
+  return rewritten.release();
+}
+
+}  // namespace mlrb::graph

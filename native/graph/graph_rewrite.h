@@ -1,0 +1,59 @@
+// Building blocks shared by the graph rewrites (lm_head_slice, attention_fusion): nodes, attributes and
+// value infos as protobuf builders, a graph assembled from verbatim spans of the original plus the few
+// messages a rewrite adds, and the model around it. Weights are copied once, when the model is assembled.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph_view.h"
+#include "proto_wire.h"
+
+namespace mlrb::graph {
+
+[[nodiscard]] ProtoBuilder int_attribute(std::string_view name, int64_t value);
+[[nodiscard]] ProtoBuilder float_attribute(std::string_view name, float value);
+// A NodeProto without attributes; add them with message_field(field::kNodeAttribute, ...).
+[[nodiscard]] ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_view output, std::string_view op_type,
+                                std::string_view domain = {}, std::string_view name = {});
+[[nodiscard]] ProtoBuilder tensor_value_info(std::string_view name, int64_t element_type, const std::vector<ProtoBuilder>& dims);
+[[nodiscard]] ProtoBuilder symbolic_dim(std::string_view name);
+[[nodiscard]] ProtoBuilder opset_import(std::string_view domain, int64_t version);
+
+// The value of a scalar (or one-element) float initializer; nullopt for anything else.
+[[nodiscard]] std::optional<float> scalar_float(const GraphView& view, const std::string& name);
+
+// A message as a list of pieces: spans of the original model for every field copied verbatim, small owned
+// buffers for what the rewrite adds.
+class Pieces {
+ public:
+  void view(Bytes bytes);
+  void own(uint32_t number, const ProtoBuilder& message);
+  [[nodiscard]] uint64_t size() const { return size_; }
+  void append_to(ProtoBuilder& out) const;
+
+ private:
+  std::deque<std::vector<uint8_t>> owned_;  // deque: earlier buffers never move
+  std::vector<Bytes> pieces_;
+  uint64_t size_ = 0;
+};
+
+// A ModelProto split into its fields, with the graph's bytes found.
+struct ModelParts {
+  std::vector<Field> fields;
+  std::optional<Bytes> graph;
+};
+// Throws MalformedProto.
+[[nodiscard]] ModelParts read_model_parts(Bytes model);
+// The version of the default ONNX domain the model imports; 0 when it names none.
+[[nodiscard]] int64_t default_opset_version(const ModelParts& model);
+
+// The model with its graph replaced and extra opset imports appended; every other field verbatim.
+[[nodiscard]] std::vector<uint8_t> assemble_model(const ModelParts& model, const Pieces& graph, const std::vector<ProtoBuilder>& extra_opsets = {});
+
+}  // namespace mlrb::graph

@@ -1,0 +1,45 @@
+// The fused attention kernel (core/masked_attention.h) as ONNX Runtime custom ops on the CPU provider.
+// graph/attention_fusion.h rewrites a graph's decomposed attention into these nodes; ORT runs the rest of
+// the graph as before. Two ops, one per mask type, so each declares exact input types to ORT:
+//   ai.mlrb.MaskedAttention(Q, K, V, mask: bool)     attributes scale, fill, keep_where_true
+//   ai.mlrb.BiasedAttention(Q, K, V, mask: float)    attribute scale
+// Q [..., T, D], K [..., S, D], V [..., S, Dv] with equal leading dimensions; the mask broadcasts to
+// [..., T, S] as in ONNX; the output is [..., T, Dv].
+#pragma once
+
+#include <cstdint>
+
+#include "../core/attention_contract.h"
+#include "ort_api.h"
+
+namespace mlrb {
+
+class AttentionKernel;
+
+template <bool kBoolMask>
+struct AttentionOp : Ort::CustomOpBase<AttentionOp<kBoolMask>, AttentionKernel, true> {
+  explicit AttentionOp(uint32_t api_version);
+
+  OrtStatusPtr CreateKernelV2(const OrtApi& api, const OrtKernelInfo* info, void** kernel) const;
+  [[nodiscard]] const char* GetName() const { return kBoolMask ? kMaskedAttentionOp : kBiasedAttentionOp; }
+  [[nodiscard]] size_t GetInputTypeCount() const { return 4; }
+  [[nodiscard]] ONNXTensorElementDataType GetInputType(size_t index) const;
+  [[nodiscard]] size_t GetOutputTypeCount() const { return 1; }
+  [[nodiscard]] ONNXTensorElementDataType GetOutputType(size_t) const { return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT; }
+  static OrtStatusPtr InferOutputShape(Ort::ShapeInferContext& context);
+};
+
+// The ai.mlrb domain with both ops. It must outlive every session created with it, so the runtime owns
+// the one instance (OrtRuntime::attention_ops()).
+class AttentionOps {
+ public:
+  explicit AttentionOps(uint32_t api_version);
+  void add_to(Ort::SessionOptions& options) const;
+
+ private:
+  AttentionOp<true> masked_;
+  AttentionOp<false> biased_;
+  Ort::CustomOpDomain domain_;
+};
+
+}  // namespace mlrb
