@@ -84,10 +84,10 @@ ScoringSessionOptions session_options_from_js(const Napi::Value& value) {
     if (!slice.IsBoolean()) throw Napi::TypeError::New(value.Env(), "options.sliceLmHead must be a boolean");
     options.slice_lm_head = slice.As<Napi::Boolean>().Value();
   }
-  const Napi::Value fuse = object.Get("fuseAttention");
+  const Napi::Value fuse = object.Get("cpuFusion");
   if (!fuse.IsUndefined()) {
-    if (!fuse.IsBoolean()) throw Napi::TypeError::New(value.Env(), "options.fuseAttention must be a boolean");
-    options.fuse_attention = fuse.As<Napi::Boolean>().Value();
+    if (!fuse.IsBoolean()) throw Napi::TypeError::New(value.Env(), "options.cpuFusion must be a boolean");
+    options.cpu_fusion = fuse.As<Napi::Boolean>().Value();
   }
   return options;
 }

@@ -145,7 +145,8 @@ Napi::Function SessionWrap::define_class(Napi::Env env) {
                       InstanceMethod<&SessionWrap::dispose>("dispose"),
                       InstanceAccessor<&SessionWrap::active_runs>("activeRuns"),
                       InstanceAccessor<&SessionWrap::lm_head_note>("lmHeadNote"),
-                      InstanceAccessor<&SessionWrap::attention_note>("attentionNote"),
+                      InstanceAccessor<&SessionWrap::fusion_note>("fusionNote"),
+                      InstanceAccessor<&SessionWrap::attention_fused>("attentionFused"),
                       InstanceAccessor<&SessionWrap::provider_note>("providerNote"),
                       InstanceAccessor<&SessionWrap::supports_prefix>("supportsPrefix")});
 }
@@ -201,8 +202,12 @@ Napi::Value SessionWrap::lm_head_note(const Napi::CallbackInfo& info) {
   return Napi::String::New(info.Env(), session_ ? session_->lm_head_note() : "");
 }
 
-Napi::Value SessionWrap::attention_note(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), session_ ? session_->attention_note() : "");
+Napi::Value SessionWrap::fusion_note(const Napi::CallbackInfo& info) {
+  return Napi::String::New(info.Env(), session_ ? session_->fusion_note() : "");
+}
+
+Napi::Value SessionWrap::attention_fused(const Napi::CallbackInfo& info) {
+  return Napi::Boolean::New(info.Env(), session_ && session_->attention_fused());
 }
 
 Napi::Value SessionWrap::provider_note(const Napi::CallbackInfo& info) {

@@ -63,125 +63,159 @@ bool tail_is_negligible(const MaskLayout& mask, float row_max) {
   return mask.fill - std::max(row_max, mask.fill) < kNegligibleGap;
 }
 
-// The helpers below are inlined into attend_head_rows, so each is compiled once per clone of it. Row
-// lengths are padded to whole lanes (kLanes floats), so no loop has a scalar tail.
+// A block of kLanes query rows is computed together, one query per vector lane, so every per-key step
+// is a vector op and no step needs a horizontal reduction: short rows (BLiMP's ~30 tokens) cost as
+// little per score as long ones. Per block, keys run up to the furthest row's limit; lanes past their
+// own limit are excluded with a compare. Two passes: raw scores (stored, [keys, kLanes]) and their
+// per-lane max; then exp, sum and the weighted sum of values.
 
-MLRB_VECTOR_INLINE int64_t whole_lanes(int64_t count) { return (count + vec::kLanes - 1) / vec::kLanes * vec::kLanes; }
+struct BlockLanes {
+  vec::Ints limit{};       // per lane: one past its last included key
+  int64_t keys = 0;        // the largest limit in the block
+  int64_t common = 0;      // keys below this are included by every row of the block: no per-lane test
+  uint32_t gap_lanes = 0;  // lanes whose rows exclude keys before their limit (bit per lane)
+};
 
-// target[column * stride + row] = source[row * columns + column]; rows up to stride stay zero.
-MLRB_VECTOR_INLINE void transpose_padded(const float* source, int64_t rows, int64_t columns, int64_t stride, float* target) {
-  std::fill(target, target + columns * stride, 0.0F);
-  for (int64_t row = 0; row < rows; ++row) {
-    for (int64_t column = 0; column < columns; ++column) target[column * stride + row] = source[row * columns + column];
-  }
-}
-
-// scores[j] = dot(scale * query, key j) for j < padded, from keys stored transposed: [key_dim, stride].
-MLRB_VECTOR_INLINE void score_columns(const float* query, const float* keys_transposed, int64_t key_dim, int64_t stride, int64_t padded,
-                          float scale, float* scores) {
-  for (int64_t j = 0; j < padded; j += vec::kLanes) {
-    vec::Floats total{};
-    for (int64_t d = 0; d < key_dim; ++d) total += vec::splat(query[d] * scale) * vec::load(keys_transposed + d * stride + j);
-    vec::store(scores + j, total);
-  }
-}
-
-MLRB_VECTOR_INLINE void apply_mask(const MaskLayout& mask, int64_t row_base, int64_t count, float* scores) {
-  const int64_t stride = mask.key_stride;
-  switch (mask.kind) {
-    case MaskKind::kKeepWhereTrue:
-      for (int64_t j = 0; j < count; ++j) scores[j] = mask.keep[row_base + j * stride] ? scores[j] : mask.fill;
-      break;
-    case MaskKind::kKeepWhereFalse:
-      for (int64_t j = 0; j < count; ++j) scores[j] = mask.keep[row_base + j * stride] ? mask.fill : scores[j];
-      break;
-    case MaskKind::kAdditive:
-      for (int64_t j = 0; j < count; ++j) scores[j] += mask.additive[row_base + j * stride];
-      break;
-  }
-}
-
-MLRB_VECTOR_INLINE float max_of(const float* values, int64_t padded) {
-  vec::Floats running = vec::splat(-std::numeric_limits<float>::infinity());
-  for (int64_t j = 0; j < padded; j += vec::kLanes) running = vec::maximum(running, vec::load(values + j));
-  return vec::max(running);
-}
-
-// values[j] = exp(values[j] - shift); returns their sum.
-MLRB_VECTOR_INLINE float exponentiate_and_sum(float* values, int64_t padded, float shift) {
-  vec::Floats total{};
-  for (int64_t j = 0; j < padded; j += vec::kLanes) {
-    const vec::Floats weights = vec::exp_nonpositive(vec::load(values + j) - shift);
-    vec::store(values + j, weights);
-    total += weights;
-  }
-  return vec::sum(total);
-}
-
-// output = factor * sum_j weights[j] * values[j, :], over value rows [count, value_dim]. Accumulated in
-// row order, eight dimensions per vector with four independent partial sums, so no horizontal reduction
-// is needed per dimension (which is what dominates short rows when values are stored transposed).
-MLRB_VECTOR_INLINE void weighted_sum(const float* weights, const float* values, int64_t value_dim, int64_t count, float factor,
-                                     float* output) {
-  constexpr int64_t kChunk = 8;
-  int64_t d = 0;
-  for (; d + kChunk <= value_dim; d += kChunk) {
-    vec::Floats8 partial[4] = {};
-    int64_t j = 0;
-    for (; j + 4 <= count; j += 4) {
-      for (int64_t k = 0; k < 4; ++k) partial[k] += weights[j + k] * vec::load8(values + (j + k) * value_dim + d);
+MLRB_VECTOR_INLINE void apply_mask_to_lane(const MaskLayout& mask, int64_t row_base, int64_t limit, int lane, float* scores) {
+  for (int64_t j = 0; j < limit; ++j) {
+    float& score = scores[j * vec::kLanes + lane];
+    const int64_t at = row_base + j * mask.key_stride;
+    switch (mask.kind) {
+      case MaskKind::kKeepWhereTrue: score = mask.keep[at] ? score : mask.fill; break;
+      case MaskKind::kKeepWhereFalse: score = mask.keep[at] ? mask.fill : score; break;
+      case MaskKind::kAdditive: score += mask.additive[at]; break;
     }
-    for (; j < count; ++j) partial[0] += weights[j] * vec::load8(values + j * value_dim + d);
-    vec::store8(output + d, ((partial[0] + partial[1]) + (partial[2] + partial[3])) * factor);
   }
-  for (; d < value_dim; ++d) {
-    float total = 0.0F;
-    for (int64_t j = 0; j < count; ++j) total += weights[j] * values[j * value_dim + d];
-    output[d] = total * factor;
+}
+
+// scores[j, lane] = dot(scaled query of lane, key j), -inf past the lane's limit; returns the lane maxima.
+MLRB_VECTOR_INLINE vec::Floats score_block(const float* query_columns, const float* k, int64_t key_row_stride, int64_t key_dim,
+                                           const BlockLanes& lanes, const MaskLayout& mask, const int64_t* row_base, float* scores) {
+  const vec::Floats minus_infinity = vec::splat(-std::numeric_limits<float>::infinity());
+  const auto dot = [&](int64_t j) {
+    const float* key = k + j * key_row_stride;
+    vec::Floats total{};
+    for (int64_t d = 0; d < key_dim; ++d) total += vec::splat(key[d]) * vec::load(query_columns + d * vec::kLanes);
+    return total;
+  };
+  vec::Floats maxima = minus_infinity;
+  int64_t j = 0;
+  for (; j < lanes.common; ++j) {
+    const vec::Floats total = dot(j);
+    vec::store(scores + j * vec::kLanes, total);
+    maxima = vec::maximum(maxima, total);
   }
+  for (vec::Ints key_index = vec::Ints{} + static_cast<int32_t>(j); j < lanes.keys; ++j, key_index += 1) {
+    const vec::Floats total = key_index < lanes.limit ? dot(j) : minus_infinity;
+    vec::store(scores + j * vec::kLanes, total);
+    maxima = vec::maximum(maxima, total);
+  }
+  if (lanes.gap_lanes == 0) return maxima;
+  for (int lane = 0; lane < vec::kLanes; ++lane) {
+    if ((lanes.gap_lanes >> lane) & 1U) apply_mask_to_lane(mask, row_base[lane], lanes.limit[lane], lane, scores);
+  }
+  maxima = minus_infinity;
+  for (j = 0; j < lanes.keys; ++j) maxima = vec::maximum(maxima, vec::load(scores + j * vec::kLanes));
+  return maxima;
+}
+
+// Turns the stored scores into softmax numerators in place (excluded keys exactly 0); returns their sums.
+MLRB_VECTOR_INLINE vec::Floats exponentiate_block(float* scores, vec::Floats maxima, const BlockLanes& lanes) {
+  vec::Floats sums{};
+  int64_t j = 0;
+  for (; j < lanes.common; ++j) {
+    const vec::Floats weights = vec::exp_nonpositive(vec::load(scores + j * vec::kLanes) - maxima);
+    vec::store(scores + j * vec::kLanes, weights);
+    sums += weights;
+  }
+  for (vec::Ints key_index = vec::Ints{} + static_cast<int32_t>(j); j < lanes.keys; ++j, key_index += 1) {
+    const vec::Floats raw = vec::exp_nonpositive(vec::load(scores + j * vec::kLanes) - maxima);
+    const vec::Floats weights = key_index < lanes.limit ? raw : vec::Floats{};
+    vec::store(scores + j * vec::kLanes, weights);
+    sums += weights;
+  }
+  return sums;
+}
+
+// weighted[d, lane] = sum_j weights[j, lane] * v[j, d], kChunk value dimensions at a time so their
+// accumulators stay in registers across the keys.
+template <int kChunk>
+MLRB_VECTOR_INLINE void weigh_chunk(const float* weights, int64_t keys, const float* v, int64_t value_row_stride, int64_t first_dim,
+                                    float* weighted) {
+  vec::Floats totals[kChunk] = {};
+  for (int64_t j = 0; j < keys; ++j) {
+    const vec::Floats w = vec::load(weights + j * vec::kLanes);
+    const float* value = v + j * value_row_stride + first_dim;
+    for (int c = 0; c < kChunk; ++c) totals[c] += w * vec::splat(value[c]);
+  }
+  for (int c = 0; c < kChunk; ++c) vec::store(weighted + (first_dim + c) * vec::kLanes, totals[c]);
+}
+
+MLRB_VECTOR_INLINE void weigh_block(const float* weights, int64_t keys, const float* v, int64_t value_row_stride, int64_t value_dim,
+                                     float* weighted) {
+  constexpr int kChunk = 8;
+  int64_t d = 0;
+  for (; d + kChunk <= value_dim; d += kChunk) weigh_chunk<kChunk>(weights, keys, v, value_row_stride, d, weighted);
+  for (; d < value_dim; ++d) weigh_chunk<1>(weights, keys, v, value_row_stride, d, weighted);
 }
 
 MLRB_VECTOR_CLONES
-void attend_head_rows(const AttentionShape& shape, float scale, const float* q, const float* k, const float* v,
-                      const MaskLayout& mask, int64_t head, float* output, AttentionScratch& scratch) {
-  const int64_t keys = shape.keys;
-  const int64_t stride = whole_lanes(keys);
-  scratch.keys_transposed.resize(static_cast<size_t>(shape.key_dim * stride));
-  scratch.scores.resize(static_cast<size_t>(stride));
-  float* keys_transposed = scratch.keys_transposed.data();
-  float* scores = scratch.scores.data();
-  transpose_padded(k, keys, shape.key_dim, stride, keys_transposed);
+void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
+                        AttentionScratch& scratch) {
+  constexpr int kLanes = vec::kLanes;
+  scratch.query_columns.resize(static_cast<size_t>(shape.key_dim * kLanes));
+  scratch.scores.resize(static_cast<size_t>(shape.keys * kLanes));
+  scratch.weighted.resize(static_cast<size_t>(shape.value_dim * kLanes));
   const int64_t group = mask.head_group[static_cast<size_t>(head)];
+  const int64_t head_offset = mask.head_offset[static_cast<size_t>(head)];
 
-  for (int64_t query = 0; query < shape.queries; ++query) {
-    const int64_t row_base = mask.head_offset[static_cast<size_t>(head)] + query * mask.query_stride;
-    const auto row = static_cast<size_t>(group * shape.queries + query);
-    int64_t limit = mask.included_limit[row];
-    bool gaps = mask.has_gaps[row] != 0;
-    // Scores of the row's first `limit` keys; the padding after them (excluded keys, or zeros past the
-    // last key) is set to -inf so it never wins the max.
-    const auto score_row = [&]() {
-      const int64_t padded = whole_lanes(limit);
-      score_columns(q + query * shape.key_dim, keys_transposed, shape.key_dim, stride, padded, scale, scores);
-      if (gaps) apply_mask(mask, row_base, limit, scores);
-      std::fill(scores + limit, scores + padded, -std::numeric_limits<float>::infinity());
-      return max_of(scores, padded);
-    };
-    float row_max = score_row();
-    if (limit < keys && !tail_is_negligible(mask, row_max)) {
-      limit = keys;
-      gaps = true;
-      row_max = score_row();
+  for (int64_t first = 0; first < shape.queries; first += kLanes) {
+    const int rows = static_cast<int>(std::min<int64_t>(kLanes, shape.queries - first));
+    BlockLanes lanes;
+    lanes.common = shape.keys;
+    int64_t row_base[kLanes] = {};
+    for (int lane = 0; lane < rows; ++lane) {
+      const auto row = static_cast<size_t>(group * shape.queries + first + lane);
+      lanes.limit[lane] = static_cast<int32_t>(mask.included_limit[row]);
+      lanes.keys = std::max<int64_t>(lanes.keys, mask.included_limit[row]);
+      lanes.common = std::min<int64_t>(lanes.common, mask.included_limit[row]);
+      if (mask.has_gaps[row] != 0) lanes.gap_lanes |= 1U << lane;
+      row_base[lane] = head_offset + (first + lane) * mask.query_stride;
     }
-    float* output_row = output + query * shape.value_dim;
-    // Every score -inf (or NaN): the graph's softmax yields NaN, and so does this.
-    if (!(row_max > -std::numeric_limits<float>::infinity())) {
-      std::fill(output_row, output_row + shape.value_dim, std::numeric_limits<float>::quiet_NaN());
-      continue;
+    // Query columns [key_dim, kLanes], scaled as the graph scales the scores; missing rows are zero.
+    std::fill(scratch.query_columns.begin(), scratch.query_columns.end(), 0.0F);
+    for (int lane = 0; lane < rows; ++lane) {
+      const float* query = operands.query + (first + lane) * operands.query_row_stride;
+      for (int64_t d = 0; d < shape.key_dim; ++d) scratch.query_columns[d * kLanes + lane] = query[d] * scale;
     }
-    const int64_t padded = whole_lanes(limit);
-    const float sum = exponentiate_and_sum(scores, padded, row_max);
-    weighted_sum(scores, v, shape.value_dim, limit, 1.0F / sum, output_row);  // the padding's exp(-87) never weighs
+    vec::Floats maxima = score_block(scratch.query_columns.data(), operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
+                         scratch.scores.data());
+    // Rows whose excluded tail would still weigh (a mild fill, or every key excluded) take every key.
+    bool widened = false;
+    for (int lane = 0; lane < rows; ++lane) {
+      if (lanes.limit[lane] < shape.keys && !tail_is_negligible(mask, maxima[lane])) {
+        lanes.limit[lane] = static_cast<int32_t>(shape.keys);
+        lanes.gap_lanes |= 1U << lane;
+        widened = true;
+      }
+    }
+    if (widened) {
+      lanes.keys = shape.keys;
+      lanes.common = 0;
+      maxima = score_block(scratch.query_columns.data(), operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
+                         scratch.scores.data());
+    }
+    const vec::Floats sums = exponentiate_block(scratch.scores.data(), maxima, lanes);
+    weigh_block(scratch.scores.data(), lanes.keys, operands.value, operands.value_row_stride, shape.value_dim, scratch.weighted.data());
+    for (int lane = 0; lane < rows; ++lane) {
+      float* output_row = operands.output + (first + lane) * operands.output_row_stride;
+      // Every score -inf (or NaN): the graph's softmax yields NaN, and so does this.
+      const bool undefined = !(maxima[lane] > -std::numeric_limits<float>::infinity());
+      const float factor = 1.0F / sums[lane];
+      for (int64_t d = 0; d < shape.value_dim; ++d) {
+        output_row[d] = undefined ? std::numeric_limits<float>::quiet_NaN() : scratch.weighted[d * kLanes + lane] * factor;
+      }
+    }
   }
 }
 
@@ -204,9 +238,9 @@ void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
   }
 }
 
-void attend_one_head(const AttentionShape& shape, float scale, const float* q, const float* k, const float* v,
-                     const MaskLayout& mask, int64_t head, float* output, AttentionScratch& scratch) {
-  attend_head_rows(shape, scale, q, k, v, mask, head, output, scratch);
+void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
+                     AttentionScratch& scratch) {
+  attend_head_blocks(shape, scale, operands, mask, head, scratch);
 }
 
 }  // namespace mlrb

@@ -36,7 +36,7 @@ struct MaskLayout {
 };
 
 struct AttentionShape {
-  int64_t heads = 0;      // every leading dimension (batch × heads) flattened
+  int64_t heads = 0;      // query heads over the whole batch (every leading dimension flattened)
   int64_t queries = 0;    // T
   int64_t keys = 0;       // S
   int64_t key_dim = 0;    // D of Q and K
@@ -45,18 +45,31 @@ struct AttentionShape {
 
 // Reusable per-thread buffers, so a head costs no allocation once they have grown.
 struct AttentionScratch {
-  std::vector<float> keys_transposed;    // [key_dim, keys rounded up to whole vectors]
-  std::vector<float> scores;             // [keys]
+  std::vector<float> query_columns;  // [key_dim, lanes]: a block of query rows, transposed
+  std::vector<float> scores;         // [keys, lanes]
+  std::vector<float> weighted;       // [value_dim, lanes]
 };
 
 // Scans the mask once: each row's last included key, and whether excluded keys come before it.
 void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys);
 
-// Computes output rows for one head (after prepare_mask_rows). q: [queries, key_dim], k: [keys, key_dim], v: [keys, value_dim],
-// output: [queries, value_dim], all of this head. Equal to the unfused graph up to float rounding, except
+// One head's operands: row r of each starts at base + r * row_stride with its D floats contiguous, so
+// [.., heads, rows, D] and [.., rows, heads, D] layouts are read in place.
+struct HeadOperands {
+  const float* query = nullptr;
+  const float* key = nullptr;
+  const float* value = nullptr;
+  float* output = nullptr;
+  int64_t query_row_stride = 0;
+  int64_t key_row_stride = 0;
+  int64_t value_row_stride = 0;
+  int64_t output_row_stride = 0;
+};
+
+// Computes output rows for one head (after prepare_mask_rows). Equal to the unfused graph up to float rounding, except
 // that scores whose softmax weight is below float resolution next to the row's maximum (exp(x - max) with
 // x - max < -87) are skipped instead of adding a zero.
-void attend_one_head(const AttentionShape& shape, float scale, const float* q, const float* k, const float* v,
-                     const MaskLayout& mask, int64_t head, float* output, AttentionScratch& scratch);
+void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
+                     AttentionScratch& scratch);
 
 }  // namespace mlrb

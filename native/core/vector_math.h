@@ -71,25 +71,27 @@ MLRB_VECTOR_INLINE float max(Floats value) {
   return reduce(value, [](auto a, auto b) { return a > b ? a : b; });
 }
 
-// exp(x) for x <= 0 (softmax arguments after the max is subtracted), to within 2 ulp over
-// [-87, 0]. Arguments below -87 (and NaN) give exp(-87) ≈ 1.6e-38 instead of a denormal or zero: beside the
-// row's maximum, whose term is exactly 1, that is below float resolution. Cody–Waite range reduction to r in
-// [-ln2/2, ln2/2], Cephes' degree-6 minimax polynomial for exp(r), then scaling by 2^n through the exponent bits.
+// exp(x) for x <= 0 (softmax arguments after the max is subtracted) as 2^n · 2^f with t = x·log2(e),
+// n = round(t), f = t - n in [-1/2, 1/2], and 2^f from its degree-7 Taylor series in f·ln 2 (truncation
+// below 1e-8 relative). Rounding t costs up to |t|·2^-24 in the exponent, so the result's error grows
+// with -x, but e^x·|x| never exceeds 1/e: next to a softmax sum of at least 1 every term is accurate to
+// ~3e-8. Arguments below -87 (and NaN) give exp(-87) ≈ 1.6e-38 instead of a denormal or zero.
 MLRB_VECTOR_INLINE Floats exp_nonpositive(Floats x) {
   const Floats lowest = splat(-87.0F);
-  const Floats zero = splat(0.0F);
   x = x > lowest ? x : lowest;  // NaN fails the comparison and becomes lowest: the int conversion needs a number
-  x = x < zero ? x : zero;
   const Floats round_magic = splat(12582912.0F);  // 1.5 * 2^23: adding and subtracting it rounds to an integer
-  const Floats n = (x * 1.44269504088896341F + round_magic) - round_magic;
-  const Floats r = (x - n * 0.693359375F) - n * -2.12194440e-4F;
-  Floats p = splat(1.9875691500e-4F);
-  p = p * r + 1.3981999507e-3F;
-  p = p * r + 8.3334519073e-3F;
-  p = p * r + 4.1665795894e-2F;
-  p = p * r + 1.6666665459e-1F;
-  p = p * r + 5.0000001201e-1F;
-  p = p * r * r + r + 1.0F;
+  const Floats t = x * 1.44269504088896341F;
+  const Floats n = (t + round_magic) - round_magic;
+  const Floats f = t - n;
+  // ln(2)^k / k!, k = 7 .. 0
+  Floats p = splat(1.5252733804059841e-5F);
+  p = p * f + 1.5403530393381606e-4F;
+  p = p * f + 1.3333558146428443e-3F;
+  p = p * f + 9.6181291076284772e-3F;
+  p = p * f + 5.5504108664821580e-2F;
+  p = p * f + 2.4022650695910071e-1F;
+  p = p * f + 6.9314718055994531e-1F;
+  p = p * f + 1.0F;
   const Ints exponent = (__builtin_convertvector(n, Ints) + 127) << 23;
   return p * std::bit_cast<Floats>(exponent);
 }

@@ -10,8 +10,8 @@ namespace {
 constexpr int64_t kAttributeTypeFloat = 1;
 constexpr int64_t kAttributeTypeInt = 2;
 constexpr uint32_t kAttributeFloat = 2;
-constexpr uint32_t kTensorDataType = 2, kTensorFloatData = 4, kTensorRawData = 9;
-constexpr uint64_t kOnnxFloat = 1;
+constexpr uint32_t kTensorDataType = 2, kTensorFloatData = 4, kTensorInt64Data = 7, kTensorRawData = 9;
+constexpr uint64_t kOnnxFloat = 1, kOnnxInt64 = 7;
 
 }  // namespace
 
@@ -82,6 +82,38 @@ std::optional<float> scalar_float(const GraphView& view, const std::string& name
     }
   });
   return data_type == kOnnxFloat ? value : std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> int64_values(const GraphView& view, const std::string& name) {
+  const auto found = view.initializer_payload.find(name);
+  if (found == view.initializer_payload.end()) return std::nullopt;
+  uint64_t data_type = 0;
+  std::vector<int64_t> values;
+  bool malformed = false;
+  for_each_field(found->second, [&](const Field& part) {
+    if (part.number == kTensorDataType) data_type = part.varint;
+    if (part.number == kTensorRawData) {
+      if (part.payload.size() % sizeof(int64_t) != 0) malformed = true;
+      for (size_t at = 0; at + sizeof(int64_t) <= part.payload.size(); at += sizeof(int64_t)) {
+        int64_t value = 0;
+        std::memcpy(&value, part.payload.data() + at, sizeof(value));
+        values.push_back(value);
+      }
+    }
+    if (part.number == kTensorInt64Data) {
+      const std::vector<int64_t> more = int64s_of(part);
+      values.insert(values.end(), more.begin(), more.end());
+    }
+  });
+  if (data_type != kOnnxInt64 || malformed) return std::nullopt;
+  return values;
+}
+
+ProtoBuilder float_initializer(std::string_view name, float value) {
+  ProtoBuilder tensor;
+  tensor.varint_field(kTensorDataType, kOnnxFloat).string_field(field::kTensorName, name);
+  tensor.fixed32_field(kTensorFloatData, std::bit_cast<uint32_t>(value));
+  return tensor;
 }
 
 void Pieces::view(Bytes bytes) {

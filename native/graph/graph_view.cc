@@ -7,29 +7,6 @@ namespace mlrb::graph {
 
 namespace {
 
-std::vector<int64_t> packed_or_single_ints(const Field& field) {
-  std::vector<int64_t> values;
-  if (field.wire == Wire::kVarint) {
-    values.push_back(static_cast<int64_t>(field.varint));
-    return values;
-  }
-  // Packed repeated varints: a run of untagged varints.
-  uint64_t value = 0;
-  uint32_t shift = 0;
-  for (const uint8_t byte : field.payload) {
-    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-    shift += 7;
-    if ((byte & 0x80) == 0) {
-      values.push_back(static_cast<int64_t>(value));
-      value = 0;
-      shift = 0;
-    } else if (shift >= 64) {
-      throw MalformedProto{"a packed varint longer than 10 bytes"};
-    }
-  }
-  return values;
-}
-
 NodeView read_node(Bytes payload) {
   NodeView node;
   node.payload = payload;
@@ -49,7 +26,7 @@ NodeView read_node(Bytes payload) {
           if (part.number == field::kAttributeName) name = as_text(part.payload);
           if (part.number == field::kAttributeInt) single = static_cast<int64_t>(part.varint);
           if (part.number == field::kAttributeInts) {
-            const auto more = packed_or_single_ints(part);
+            const auto more = int64s_of(part);
             ints.insert(ints.end(), more.begin(), more.end());
           }
         });
@@ -68,7 +45,7 @@ void read_initializer(Bytes payload, GraphView& view) {
   std::vector<int64_t> dims;
   for_each_field(payload, [&](const Field& field) {
     if (field.number == field::kTensorDims) {
-      const auto more = packed_or_single_ints(field);
+      const auto more = int64s_of(field);
       dims.insert(dims.end(), more.begin(), more.end());
     } else if (field.number == field::kTensorName) {
       name = as_text(field.payload);

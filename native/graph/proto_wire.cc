@@ -39,6 +39,29 @@ bool FieldReader::next(Field& field) {
   return true;
 }
 
+std::vector<int64_t> int64s_of(const Field& field) {
+  std::vector<int64_t> values;
+  if (field.wire == Wire::kVarint) {
+    values.push_back(static_cast<int64_t>(field.varint));
+    return values;
+  }
+  // Packed repeated varints: a run of untagged varints.
+  uint64_t value = 0;
+  uint32_t shift = 0;
+  for (const uint8_t byte : field.payload) {
+    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    shift += 7;
+    if ((byte & 0x80) == 0) {
+      values.push_back(static_cast<int64_t>(value));
+      value = 0;
+      shift = 0;
+    } else if (shift >= 64) {
+      throw MalformedProto{"a packed varint longer than 10 bytes"};
+    }
+  }
+  return values;
+}
+
 std::string_view as_text(Bytes bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
 Bytes as_bytes(std::string_view text) { return {reinterpret_cast<const uint8_t*>(text.data()), text.size()}; }
 

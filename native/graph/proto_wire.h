@@ -51,6 +51,9 @@ void for_each_field(Bytes message, Visit&& visit) {
 }
 
 [[nodiscard]] std::string_view as_text(Bytes bytes);
+// The integers of a repeated int64 field occurrence: one unpacked varint, or a packed run of them.
+// Throws MalformedProto.
+[[nodiscard]] std::vector<int64_t> int64s_of(const Field& field);
 [[nodiscard]] Bytes as_bytes(std::string_view text);
 
 class ProtoBuilder {

@@ -4,7 +4,10 @@
 //   ai.mlrb.MaskedAttention(Q, K, V, mask: bool)     attributes scale, fill, keep_where_true
 //   ai.mlrb.BiasedAttention(Q, K, V, mask: float)    attribute scale
 // Q [..., T, D], K [..., S, D], V [..., S, Dv] with equal leading dimensions; the mask broadcasts to
-// [..., T, S] as in ONNX; the output is [..., T, Dv].
+// [..., T, S] as in ONNX; the output is [..., T, Dv]. For rank-4 operands, optional attributes let the
+// fusion drop the reshaping around attention: query_layout / key_layout / value_layout / output_layout
+// (0: [B, H, T, D]; 1: [B, T, H, D], the layout before the graph's head Transpose) and kv_repeat (key and
+// value carry H / kv_repeat heads, each serving kv_repeat consecutive query heads, as repeat_kv does).
 #pragma once
 
 #include <cstdint>

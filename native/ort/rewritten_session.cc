@@ -4,7 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "../graph/attention_fusion.h"
+#include "../graph/cpu_fusion.h"
 #include "../graph/lm_head_slice.h"
 #include "../onnx/file_handle.h"
 #include "../onnx/mapped_range.h"
@@ -15,7 +15,8 @@ namespace {
 
 struct Attempt {
   std::vector<uint8_t> model;  // empty: nothing applied, load the file as it is
-  bool fused = false;
+  bool cpu_fused = false;        // the CPU fusion pass rewrote the graph
+  bool attention_fused = false;  // ... and its graph has ai.mlrb attention nodes
   std::string sliced_logits;
 };
 
@@ -23,12 +24,13 @@ struct Attempt {
 Attempt rewrite(graph::Bytes original, LoadRewrites wanted, OpenedSession& notes) {
   Attempt attempt;
   graph::Bytes current = original;
-  if (wanted.fuse_attention) {
-    graph::AttentionFusion fusion = graph::fuse_attention(current);
-    notes.attention_note = std::move(fusion.note);
+  if (wanted.cpu_fusion) {
+    graph::CpuFusion fusion = graph::fuse_for_cpu(current);
+    notes.fusion_note = std::move(fusion.note);
     if (fusion.applied) {
       attempt.model = std::move(fusion.model);
-      attempt.fused = true;
+      attempt.cpu_fused = true;
+      attempt.attention_fused = fusion.attention_blocks > 0;
       current = attempt.model;
     }
   }
@@ -48,38 +50,39 @@ Attempt rewrite(graph::Bytes original, LoadRewrites wanted, OpenedSession& notes
 OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& model_path, Ort::SessionOptions& session_options,
                                      LoadRewrites rewrites) {
   OpenedSession opened;
-  opened.attention_note = rewrites.fuse_attention ? "" : "attention fusion off: disabled by the caller";
+  opened.fusion_note = rewrites.cpu_fusion ? "" : "CPU graph fusion off: disabled by the caller";
   opened.lm_head_note = rewrites.slice_lm_head ? "" : "LM-head slicing off: disabled by the caller";
   std::optional<onnx::FileHandle> file;
   std::optional<onnx::MappedRange> mapped;
-  if (rewrites.fuse_attention || rewrites.slice_lm_head) {
+  if (rewrites.cpu_fusion || rewrites.slice_lm_head) {
     try {
       file.emplace(model_path, "model");
       mapped.emplace(*file, 0, static_cast<size_t>(file->size()));
     } catch (const std::exception& error) {
       // ORT's own load below reports the unreadable file with its usual error.
-      if (rewrites.fuse_attention) opened.attention_note = std::string("attention fusion off: ") + error.what();
+      if (rewrites.cpu_fusion) opened.fusion_note = std::string("CPU graph fusion off: ") + error.what();
       if (rewrites.slice_lm_head) opened.lm_head_note = std::string("LM-head slicing off: ") + error.what();
       rewrites = {false, false};
     }
   }
   // A model loaded from memory finds its external-data files through this folder.
   const std::string folder = std::filesystem::path(model_path).parent_path().string();
-  while (rewrites.fuse_attention || rewrites.slice_lm_head) {
+  while (rewrites.cpu_fusion || rewrites.slice_lm_head) {
     Attempt attempt = rewrite(mapped->bytes(), rewrites, opened);
     if (attempt.model.empty()) break;
     session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", folder.c_str());
-    if (attempt.fused) runtime.attention_ops().add_to(session_options);
+    if (attempt.attention_fused) runtime.attention_ops().add_to(session_options);
     try {
       opened.session = std::make_unique<Ort::Session>(runtime.env(), attempt.model.data(), attempt.model.size(), session_options);
       opened.sliced_logits = std::move(attempt.sliced_logits);
+      opened.attention_fused = attempt.attention_fused;
       return opened;
     } catch (const Ort::Exception& error) {
       // Undo the rewrite most likely at fault first: the fused ops only accept float32 tensors.
       const std::string refused = std::string("ONNX Runtime refused the rewritten graph (") + error.what() + ")";
-      if (attempt.fused) {
-        rewrites.fuse_attention = false;
-        opened.attention_note = "attention fusion off: " + refused;
+      if (attempt.cpu_fused) {
+        rewrites.cpu_fusion = false;
+        opened.fusion_note = "CPU graph fusion off: " + refused;
       } else {
         rewrites.slice_lm_head = false;
         opened.lm_head_note = "LM-head slicing off: " + refused;

@@ -1,5 +1,5 @@
-// Opens the ORT session over a model with the load-time graph rewrites applied: attention fusion
-// (graph/attention_fusion.h, CPU only) and LM-head slicing (graph/lm_head_slice.h). A rewrite that does
+// Opens the ORT session over a model with the load-time graph rewrites applied: CPU graph fusion
+// (graph/cpu_fusion.h: attention blocks, RMSNorm; CPU only) and LM-head slicing (graph/lm_head_slice.h). A rewrite that does
 // not match leaves the graph alone; a rewritten graph ORT refuses is retried without that rewrite. Either
 // way the reason ends up in a note, so `--verbose` can say what ran.
 #pragma once
@@ -12,15 +12,16 @@
 namespace mlrb {
 
 struct LoadRewrites {
-  bool fuse_attention = true;
+  bool cpu_fusion = true;
   bool slice_lm_head = true;
 };
 
 struct OpenedSession {
   std::unique_ptr<Ort::Session> session;
   std::string sliced_logits;  // the [positions, vocab] output when the head was sliced, else empty
+  bool attention_fused = false;
   std::string lm_head_note;
-  std::string attention_note;
+  std::string fusion_note;
 };
 
 // Throws Ort::Exception when even the unmodified model cannot be loaded.

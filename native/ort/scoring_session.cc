@@ -111,13 +111,14 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   OpenedSession opened;
   try {
     // The fused attention ops are CPU kernels: on CUDA they would move every layer's tensors to the host.
-    opened = open_rewritten_session(runtime, model_path, session_options, {!on_cuda && options_.fuse_attention, options_.slice_lm_head});
+    opened = open_rewritten_session(runtime, model_path, session_options, {!on_cuda && options_.cpu_fusion, options_.slice_lm_head});
   } catch (const Ort::Exception& error) {
     throw Error(code_for_load_failure(error.GetOrtErrorCode()), "cannot load " + model_path + ": " + error.what());
   }
   session_ = std::move(opened.session);
   lm_head_note_ = std::move(opened.lm_head_note);
-  attention_note_ = on_cuda ? "attention fusion off: the fused ops run on the CPU provider only" : std::move(opened.attention_note);
+  attention_fused_ = opened.attention_fused;
+  fusion_note_ = on_cuda ? "CPU graph fusion off: the fused ops run on the CPU provider only" : std::move(opened.fusion_note);
   signature_ = detect_signature(describe_inputs(*session_), describe_outputs(*session_), options_.kv_hints, opened.sliced_logits);
   present_outputs_ = match_present_outputs(signature_);
   const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());

@@ -25,7 +25,7 @@ struct ScoringSessionOptions {
   KvHints kv_hints;
   int32_t pad_token_id = 0;
   bool slice_lm_head = true;
-  bool fuse_attention = true;  // CPU provider only
+  bool cpu_fusion = true;  // CPU provider only
 };
 
 struct BatchScores {
@@ -44,8 +44,9 @@ class ScoringSession {
   [[nodiscard]] const ScoringSessionOptions& options() const { return options_; }
   // What the LM-head rewrite did, or why it did nothing.
   [[nodiscard]] const std::string& lm_head_note() const { return lm_head_note_; }
-  // What the attention fusion did, or why it did nothing.
-  [[nodiscard]] const std::string& attention_note() const { return attention_note_; }
+  // What the CPU graph fusion did (attention blocks, RMSNorm), or why it did nothing.
+  [[nodiscard]] const std::string& fusion_note() const { return fusion_note_; }
+  [[nodiscard]] bool attention_fused() const { return attention_fused_; }
   // Where the forward pass and the reduction run; empty on the CPU provider.
   [[nodiscard]] const std::string& provider_note() const { return provider_note_; }
   // True when every past input has a matching present output, so a prefix's KV can be computed and reused.
@@ -66,7 +67,8 @@ class ScoringSession {
   std::unique_ptr<Ort::Session> session_;
   GraphSignature signature_;
   std::string lm_head_note_;
-  std::string attention_note_;
+  std::string fusion_note_;
+  bool attention_fused_ = false;
   std::string provider_note_;
   std::unique_ptr<DeviceScorer> device_scorer_;  // set on CUDA in CUDA builds: logits stay on the device
   std::vector<std::string> present_outputs_;  // present output for each past input, in signature order

@@ -7,7 +7,7 @@
  *   - the attention score matrices, [rows, heads, T, past + T], twice (scores and softmax);
  *   - with a reused prefix, its KV copied to every row and the concatenated present KV ORT builds.
  * The budget keeps peak memory predictable; a token budget per pass (below) keeps passes at the size that
- * runs fastest per token.
+ * runs fastest per token. With fused attention the score matrices are never materialized and drop out.
  */
 import type { BatchFits } from './collator.js';
 
@@ -19,6 +19,8 @@ export interface ModelDimensions {
   readonly logitsSliced?: boolean;
   /** Floats of KV cache per token over all layers (0 when the graph has no KV inputs). */
   readonly kvFloatsPerToken?: number;
+  /** Attention runs as fused kernels (no [rows, heads, T, T] tensors). */
+  readonly attentionFused?: boolean;
 }
 
 export interface PrefixShape {
@@ -33,6 +35,21 @@ export const DEFAULT_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
  * [tokens, 4 × hidden] tensors out of cache and run slower per token (measured in bench/RESULTS.md).
  */
 export const DEFAULT_TOKENS_PER_BATCH = 512;
+/**
+ * With fused attention a pass's working set is its activations, [tokens, hidden], so the budget is set in
+ * activation elements: what 512 tokens of GPT-2 small (hidden 768) hold, the size measured fastest there.
+ * Narrow models then batch more tokens per pass (stories260K, hidden 64: 6,144), which amortizes ORT's
+ * per-operator cost; unfused graphs keep 512 tokens, since their [rows, heads, T, T] scores grow with T.
+ */
+export const FUSED_ACTIVATIONS_PER_BATCH = 512 * 768;
+const MAX_TOKENS_PER_BATCH = 8192;
+
+/** The token budget per pass under `auto` when the caller does not set one. */
+export function defaultTokensPerBatch(dims: ModelDimensions): number {
+  if (!dims.attentionFused) return DEFAULT_TOKENS_PER_BATCH;
+  const hidden = dims.hiddenSize ?? FALLBACK_HIDDEN;
+  return Math.max(DEFAULT_TOKENS_PER_BATCH, Math.min(MAX_TOKENS_PER_BATCH, Math.floor(FUSED_ACTIVATIONS_PER_BATCH / hidden)));
+}
 // When config.json does not say, assume a GPT-2-small-like width so the estimate errs large.
 const FALLBACK_HIDDEN = 768;
 const FALLBACK_HEADS = 12;
@@ -52,7 +69,7 @@ export function estimateBatchBytes(
   const logits = logitRows * dims.vocabSize * FLOAT_BYTES;
   const activations = tokens * (dims.hiddenSize ?? FALLBACK_HIDDEN) * ACTIVATION_FLOATS_PER_HIDDEN * FLOAT_BYTES;
   const keyLength = prefix.pastLength + paddedLength;
-  const attention = rows * (dims.attentionHeads ?? FALLBACK_HEADS) * paddedLength * keyLength * FLOAT_BYTES * 2;
+  const attention = dims.attentionFused ? 0 : rows * (dims.attentionHeads ?? FALLBACK_HEADS) * paddedLength * keyLength * FLOAT_BYTES * 2;
   // The past fed to every layer, and the present KV ORT concatenates from it (graph outputs, so they may
   // all stay allocated until the run ends even when not requested): twice the KV of past + new tokens.
   const kvCache = prefix.pastLength > 0 ? 2 * rows * (dims.kvFloatsPerToken ?? 0) * keyLength * FLOAT_BYTES : 0;
@@ -70,7 +87,7 @@ export function batchFitsFor(
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer or 'auto', got ${batchSize}`);
     return (rows) => rows <= batchSize;
   }
-  const tokenBudget = tokensPerBatch ?? DEFAULT_TOKENS_PER_BATCH;
+  const tokenBudget = tokensPerBatch ?? defaultTokensPerBatch(dims);
   return (rows, paddedLength, scoredPositions) =>
     rows * paddedLength <= tokenBudget && estimateBatchBytes(rows, paddedLength, dims, scoredPositions, prefix) <= memoryBudgetBytes;
 }

@@ -8,7 +8,7 @@ import { MlrbError } from '../errors.js';
 import type { GraphSignature, PrefixId } from '../native/binding.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './instance.js';
-import { batchFitsFor, DEFAULT_MEMORY_BUDGET_BYTES, type ModelDimensions } from './batch-size.js';
+import { batchFitsFor, DEFAULT_MEMORY_BUDGET_BYTES, DEFAULT_TOKENS_PER_BATCH, defaultTokensPerBatch, type ModelDimensions } from './batch-size.js';
 import { DEFAULT_MAX_PADDING_FRACTION, packBatch, planBatches, planRows, type PackedPlan, type PlannedRow } from './collator.js';
 import { DEFAULT_MIN_PREFIX_TOKENS, planPrefixGroups, type PrefixGroup } from './prefix-plan.js';
 import { encodeRequest, modelInputFor, type ModelInput } from './request-encoding.js';
@@ -27,7 +27,7 @@ export interface ScoreProgress {
 export interface ScoreOptions {
   readonly batchSize?: number | 'auto';
   readonly memoryBudgetBytes?: number;
-  /** Under `auto`, tokens (rows × padded length) per forward pass; default DEFAULT_TOKENS_PER_BATCH. */
+  /** Under `auto`, tokens (rows × padded length) per forward pass; default defaultTokensPerBatch(). */
   readonly tokensPerBatch?: number;
   readonly onProgress?: (progress: ScoreProgress) => void;
   /** Compute a shared prompt prefix once and reuse its KV, when the model has KV inputs (default true). */
@@ -103,8 +103,21 @@ export function modelDimensions(model: LanguageModel): ModelDimensions {
     hiddenSize: model.metadata.hiddenSize,
     attentionHeads: model.metadata.attentionHeads,
     logitsSliced: model.signature.logitsSliced,
+    attentionFused: model.attentionFused,
     kvFloatsPerToken: kvFloatsPerToken(model.signature, model.metadata.numKeyValueHeads, model.metadata.headDim),
   };
+}
+
+const BATCHES_PER_CONCURRENT_PASS = 8;
+
+/**
+ * The default token budget, lowered for small jobs so that they still split into enough passes to keep
+ * every concurrent pass busy until the end (BATCHES_PER_CONCURRENT_PASS each; passes vary in cost).
+ */
+function tokensPerBatchFor(rows: readonly PlannedRow[], dims: ModelDimensions, concurrency: number): number {
+  const totalTokens = rows.reduce((sum, row) => sum + row.tokens.length, 0);
+  const spread = Math.ceil(totalTokens / (concurrency * BATCHES_PER_CONCURRENT_PASS));
+  return Math.min(defaultTokensPerBatch(dims), Math.max(DEFAULT_TOKENS_PER_BATCH, spread));
 }
 
 function planJobs(model: LanguageModel, rows: readonly PlannedRow[], options: ScoreOptions, concurrency: number): { jobs: Job[]; groups: PrefixGroup[] } {
@@ -115,10 +128,11 @@ function planJobs(model: LanguageModel, rows: readonly PlannedRow[], options: Sc
   const plan = reuse ? planPrefixGroups(rows, options.minPrefixTokens ?? DEFAULT_MIN_PREFIX_TOKENS) : { groups: [], plainRows: [...rows] };
   // A fixed --batch-size keeps lm-eval's meaning (N rows per pass); auto also bounds padding.
   const padding = batchSize === 'auto' ? DEFAULT_MAX_PADDING_FRACTION : 1;
-  const fits = batchFitsFor(batchSize, dims, budget, undefined, options.tokensPerBatch);
+  const tokensPerBatch = options.tokensPerBatch ?? tokensPerBatchFor(rows, dims, concurrency);
+  const fits = batchFitsFor(batchSize, dims, budget, undefined, tokensPerBatch);
   const jobs: Job[] = planBatches(plan.plainRows, fits, padding).map((batch) => ({ rows: batch }));
   for (const group of plan.groups) {
-    const groupFits = batchFitsFor(batchSize, dims, budget, { pastLength: group.prefix.length }, options.tokensPerBatch);
+    const groupFits = batchFitsFor(batchSize, dims, budget, { pastLength: group.prefix.length }, tokensPerBatch);
     for (const batch of planBatches(group.suffixRows, groupFits, padding)) jobs.push({ rows: batch, group });
   }
   return { jobs, groups: plan.groups };

@@ -40,10 +40,11 @@ export interface LoadModelOptions {
   /** Rewrite the LM head to run only at scored positions when the graph allows it (default true). */
   readonly sliceLmHead?: boolean | undefined;
   /**
-   * Run each decomposed attention block (MatMul, scale, mask, Softmax, MatMul) as one fused CPU kernel when
-   * the graph has them (default true; the CPU provider only).
+   * CPU graph fusion (default true; the CPU provider only): each decomposed attention block (MatMul, scale,
+   * mask, Softmax, MatMul) runs as one fused kernel, and RMSNorm squares become Pow(x, 2) so ONNX Runtime
+   * fuses the RMSNorm. Off, the graph runs as exported (apart from LM-head slicing).
    */
-  readonly fuseAttention?: boolean | undefined;
+  readonly cpuFusion?: boolean | undefined;
   /** Receives what loading decided (LM-head slicing, prefix reuse, the device), for verbose output. */
   readonly onLog?: ((message: string) => void) | undefined;
   /** Receives warnings (the 'auto' provider falling back to the CPU); default onLog, else stderr. */
@@ -70,6 +71,8 @@ export interface LanguageModel {
   scoreBatch(batch: PackedBatch, prefix?: PrefixId): Promise<BatchScores>;
   /** The graph has KV-cache inputs, so a shared prefix can be computed once and reused. */
   readonly supportsPrefix: boolean;
+  /** Attention runs as fused kernels, so passes hold no [rows, heads, T, T] score tensors. */
+  readonly attentionFused: boolean;
   computePrefix(tokens: readonly number[]): Promise<PrefixId>;
   releasePrefix(prefix: PrefixId): void;
   dispose(): void;
@@ -119,6 +122,10 @@ class OnnxLanguageModel implements LanguageModel {
 
   get supportsPrefix(): boolean {
     return this.session.supportsPrefix;
+  }
+
+  get attentionFused(): boolean {
+    return this.session.attentionFused;
   }
 
   computePrefix(tokens: readonly number[]): Promise<PrefixId> {
@@ -172,7 +179,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
     ...(metadata.numKeyValueHeads !== null ? { numKeyValueHeads: metadata.numKeyValueHeads } : {}),
     ...(metadata.headDim !== null ? { headDim: metadata.headDim } : {}),
     ...(options.sliceLmHead !== undefined ? { sliceLmHead: options.sliceLmHead } : {}),
-    ...(options.fuseAttention !== undefined ? { fuseAttention: options.fuseAttention } : {}),
+    ...(options.cpuFusion !== undefined ? { cpuFusion: options.cpuFusion } : {}),
   };
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   const { session, provider } = await openSession(
@@ -182,7 +189,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
   );
   const parallelBatches = parallelBatchesFor(provider, threads);
   options.onLog?.(`${path.basename(modelPath)}: ${session.lmHeadNote}`);
-  options.onLog?.(`${path.basename(modelPath)}: ${session.attentionNote}`);
+  options.onLog?.(`${path.basename(modelPath)}: ${session.fusionNote}`);
   if (provider === 'cuda') options.onLog?.(`${path.basename(modelPath)}: ${session.providerNote}`);
   if (session.supportsPrefix) options.onLog?.(`${path.basename(modelPath)}: KV-cache inputs found; shared prompt prefixes are computed once and reused`);
   const maxLength = options.maxLength ?? metadata.maxLength ?? DEFAULT_MAX_LENGTH;

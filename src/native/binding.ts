@@ -70,8 +70,11 @@ export interface NativeSessionOptions {
   readonly padTokenId?: number;
   /** Rewrite the LM head to run only at scored positions when the graph allows (default true). */
   readonly sliceLmHead?: boolean;
-  /** Run decomposed attention blocks as one fused CPU kernel each when the graph allows (default true; CPU only). */
-  readonly fuseAttention?: boolean;
+  /**
+   * CPU graph fusion (default true; CPU provider only): decomposed attention blocks run as one fused kernel
+   * each, and RMSNorm squares become Pow(x, 2) so ORT fuses the RMSNorm.
+   */
+  readonly cpuFusion?: boolean;
 }
 
 export interface NativeSession {
@@ -83,8 +86,10 @@ export interface NativeSession {
   releasePrefix(prefix: PrefixId): void;
   /** What LM-head slicing did at load, or why it did nothing. */
   readonly lmHeadNote: string;
-  /** What attention fusion did at load, or why it did nothing. */
-  readonly attentionNote: string;
+  /** What CPU graph fusion (attention blocks, RMSNorm) did at load, or why it did nothing. */
+  readonly fusionNote: string;
+  /** Attention blocks run as fused kernels (no [rows, heads, T, T] score tensors are materialized). */
+  readonly attentionFused: boolean;
   /** On CUDA: the device, and whether logits are reduced on it or on the host. '' on CPU. */
   readonly providerNote: string;
   /** The graph has KV-cache inputs with matching present outputs. */

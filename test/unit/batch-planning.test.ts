@@ -1,6 +1,6 @@
 /** Batch planning without a model: padding bounds, scored positions, memory and token budgets, prefix groups. */
 import { describe, expect, it } from 'vitest';
-import { batchFitsFor, DEFAULT_TOKENS_PER_BATCH, estimateBatchBytes } from '../../src/eval/batch-size.js';
+import { batchFitsFor, DEFAULT_TOKENS_PER_BATCH, defaultTokensPerBatch, estimateBatchBytes, FUSED_ACTIVATIONS_PER_BATCH } from '../../src/eval/batch-size.js';
 import { packBatch, planBatches, planRows, type PlannedRow } from '../../src/eval/collator.js';
 import { planPrefixGroups } from '../../src/eval/prefix-plan.js';
 
@@ -79,6 +79,20 @@ describe('auto batch size', () => {
     const sliced = rowsAllowed(batchFitsFor('auto', { ...dims, logitsSliced: true }, 64 * 1024 * 1024, undefined, 1_000_000), 128);
     expect(sliced).toBeGreaterThan(4 * full);
     expect(rowsAllowed(batchFitsFor('auto', { ...dims, logitsSliced: true }, 1024 ** 3), 128)).toBe(Math.floor(DEFAULT_TOKENS_PER_BATCH / 128));
+  });
+
+  it('drops the attention score matrices from the estimate when attention is fused', () => {
+    const unfused = estimateBatchBytes(4, 256, dims, 4);
+    const fused = estimateBatchBytes(4, 256, { ...dims, attentionFused: true }, 4);
+    expect(unfused - fused).toBe(4 * 12 * 256 * 256 * 4 * 2);
+  });
+
+  it('sizes fused passes by activation elements: narrow models batch more tokens, unfused graphs keep 512', () => {
+    expect(defaultTokensPerBatch(dims)).toBe(DEFAULT_TOKENS_PER_BATCH);
+    expect(defaultTokensPerBatch({ ...dims, attentionFused: true })).toBe(FUSED_ACTIVATIONS_PER_BATCH / 768);
+    expect(defaultTokensPerBatch({ vocabSize: 512, hiddenSize: 64, attentionHeads: 8, attentionFused: true })).toBe(6144);
+    expect(defaultTokensPerBatch({ vocabSize: 512, hiddenSize: 4096, attentionHeads: 32, attentionFused: true })).toBe(DEFAULT_TOKENS_PER_BATCH);
+    expect(defaultTokensPerBatch({ vocabSize: 512, hiddenSize: 8, attentionHeads: 1, attentionFused: true })).toBe(8192);
   });
 
   it('charges the broadcast prefix KV per row', () => {

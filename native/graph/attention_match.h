@@ -1,0 +1,39 @@
+// Finds decomposed attention blocks in a graph:
+//
+//   scores = MatMul(Q, Transpose(K, swap last two axes))
+//   scores = Mul(scores, c) | Div(scores, c)           (optional constant scale)
+//   scores = Where(mask, scores, fill) | Where(mask, fill, scores) | Add(scores, float mask)
+//   out    = MatMul(Softmax(scores, axis=-1), V)
+//
+// and the reshaping around them that the fused op can absorb: K / V heads repeated for grouped-query
+// attention (Unsqueeze(axis 2) -> Expand -> Reshape, as repeat_kv is exported) and the Transposes between
+// [B, T, H, D] and [B, H, T, D] on Q, K, V and the output.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph_view.h"
+
+namespace mlrb::graph {
+
+struct AttentionBlock {
+  std::string query, key, value, mask, output;
+  bool bool_mask = true;
+  bool keep_where_true = true;
+  float fill = 0.0F;
+  float scale = 1.0F;
+  // 0: [B, H, T, D]; 1: [B, T, H, D] (a head Transpose was absorbed).
+  int64_t query_layout = 0, key_layout = 0, value_layout = 0, output_layout = 0;
+  int64_t kv_repeat = 1;
+  size_t output_node = 0;            // where the fused node goes: the last node the block replaces
+  std::vector<size_t> fused_nodes;   // every replaced node
+  std::vector<std::string> dropped;  // values that no longer exist
+};
+
+// The block whose Softmax is node softmax_index, if it has the pattern. opset: the default domain's.
+[[nodiscard]] std::optional<AttentionBlock> match_attention(const GraphView& view, size_t softmax_index, int64_t opset);
+
+}  // namespace mlrb::graph

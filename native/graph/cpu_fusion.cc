@@ -1,0 +1,128 @@
+#include "cpu_fusion.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "../core/attention_contract.h"
+#include "attention_match.h"
+#include "graph_rewrite.h"
+#include "graph_view.h"
+#include "square_to_pow.h"
+
+namespace mlrb::graph {
+
+namespace {
+
+ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
+  const std::string name = "mlrb_attention_" + std::to_string(ordinal);
+  ProtoBuilder built = node({block.query, block.key, block.value, block.mask}, block.output,
+                            block.bool_mask ? kMaskedAttentionOp : kBiasedAttentionOp, kAttentionOpDomain, name);
+  built.message_field(field::kNodeAttribute, float_attribute("scale", block.scale));
+  if (block.bool_mask) {
+    built.message_field(field::kNodeAttribute, float_attribute("fill", block.fill));
+    built.message_field(field::kNodeAttribute, int_attribute("keep_where_true", block.keep_where_true ? 1 : 0));
+  }
+  const std::pair<const char*, int64_t> optional_ints[] = {{"query_layout", block.query_layout}, {"key_layout", block.key_layout},
+                                                           {"value_layout", block.value_layout}, {"output_layout", block.output_layout},
+                                                           {"kv_repeat", block.kv_repeat}};
+  for (const auto& [attribute, value] : optional_ints) {
+    const int64_t default_value = std::string_view(attribute) == "kv_repeat" ? 1 : 0;
+    if (value != default_value) built.message_field(field::kNodeAttribute, int_attribute(attribute, value));
+  }
+  return built;
+}
+
+std::vector<AttentionBlock> find_blocks(const GraphView& view, int64_t opset, size_t& softmax_count) {
+  std::vector<AttentionBlock> blocks;
+  std::unordered_set<size_t> claimed;
+  for (size_t index = 0; index < view.nodes.size(); ++index) {
+    if (view.nodes[index].op_type != "Softmax") continue;
+    ++softmax_count;
+    std::optional<AttentionBlock> block = match_attention(view, index, opset);
+    if (!block) continue;
+    bool overlaps = false;
+    for (const size_t node : block->fused_nodes) overlaps = overlaps || claimed.contains(node);
+    if (overlaps) continue;
+    claimed.insert(block->fused_nodes.begin(), block->fused_nodes.end());
+    blocks.push_back(std::move(*block));
+  }
+  return blocks;
+}
+
+Pieces rewrite_graph(const GraphView& view, const std::vector<AttentionBlock>& blocks, const std::vector<size_t>& squares) {
+  std::unordered_map<size_t, size_t> block_at;  // node where a fused node goes -> block
+  std::unordered_set<size_t> removed;
+  std::unordered_set<std::string> dropped;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    block_at[blocks[i].output_node] = i;
+    removed.insert(blocks[i].fused_nodes.begin(), blocks[i].fused_nodes.end());
+    dropped.insert(blocks[i].dropped.begin(), blocks[i].dropped.end());
+  }
+  const std::unordered_set<size_t> square_nodes(squares.begin(), squares.end());
+  Pieces graph;
+  if (!squares.empty()) graph.own(field::kGraphInitializer, float_initializer(kSquareExponent, 2.0F));
+  size_t next_node = 0;
+  for (const Field& part : view.fields) {
+    if (part.number == field::kGraphNode) {
+      const size_t node_index = next_node++;
+      if (const auto block = block_at.find(node_index); block != block_at.end()) {
+        graph.own(field::kGraphNode, fused_node(blocks[block->second], block->second));
+      } else if (square_nodes.contains(node_index)) {
+        graph.own(field::kGraphNode, square_as_pow(view.nodes[node_index]));
+      } else if (!removed.contains(node_index)) {
+        graph.view(part.encoded);
+      }
+    } else if (part.number == field::kGraphValueInfo) {
+      if (!dropped.contains(read_value_view(part.payload).name)) graph.view(part.encoded);
+    } else {
+      graph.view(part.encoded);
+    }
+  }
+  return graph;
+}
+
+std::string describe(size_t blocks, size_t softmax_count, size_t squares) {
+  std::string note = "CPU graph fusion on: ";
+  note += blocks == 0 ? "no attention block fused (" + std::to_string(softmax_count) + " Softmax, none in a MatMul / scale / mask / MatMul block)"
+                      : std::to_string(blocks) + " of " + std::to_string(softmax_count) + " Softmax attention blocks run as one " +
+                            kAttentionOpDomain + " node each";
+  if (squares > 0) note += "; " + std::to_string(squares) + " RMSNorm squares as Pow(x, 2) for ORT's RMSNorm fusion";
+  return note;
+}
+
+CpuFusion fallback(std::string note) {
+  CpuFusion result;
+  result.note = "CPU graph fusion off: " + note;
+  return result;
+}
+
+}  // namespace
+
+CpuFusion fuse_for_cpu(Bytes model) {
+  try {
+    const ModelParts parts = read_model_parts(model);
+    if (!parts.graph) return fallback("the model has no graph");
+    const GraphView view = read_graph_view(*parts.graph);
+    size_t softmax_count = 0;
+    const std::vector<AttentionBlock> blocks = find_blocks(view, default_opset_version(parts), softmax_count);
+    std::vector<size_t> squares = find_rms_squares(view);
+    if (!squares.empty() && view.name_in_use(kSquareExponent)) squares.clear();
+    if (blocks.empty() && squares.empty()) {
+      return fallback(softmax_count == 0 ? "the graph has no Softmax and no RMSNorm square"
+                                         : "no Softmax sits in a MatMul / scale / mask / MatMul attention block");
+    }
+    CpuFusion result;
+    result.applied = true;
+    result.attention_blocks = static_cast<int>(blocks.size());
+    result.rms_squares = static_cast<int>(squares.size());
+    std::vector<ProtoBuilder> opsets;
+    if (!blocks.empty()) opsets.push_back(opset_import(kAttentionOpDomain, 1));
+    result.model = assemble_model(parts, rewrite_graph(view, blocks, squares), opsets);
+    result.note = describe(blocks.size(), softmax_count, squares.size());
+    return result;
+  } catch (const MalformedProto& error) {
+    return fallback("the model could not be parsed (" + error.what + ")");
+  }
+}
+
+}  // namespace mlrb::graph
