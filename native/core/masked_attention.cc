@@ -28,8 +28,14 @@ bool keeps(const MaskLayout& mask, int64_t at) {
 
 struct RowScan {
   int64_t limit = 0;  // one past the last included key: later columns are not computed at all
-  bool gaps = false;  // some key before the limit is excluded, so the mask must be applied
+  bool gaps = false;  // the mask changes some score before the limit, so it must be applied
 };
+
+// Whether the mask changes the score at `at` of an included key: an excluded key always does, an
+// additive mask wherever its value is not 0 (a -1e9 "mask" or a position bias).
+bool changes_score(const MaskLayout& mask, int64_t at) {
+  return mask.kind == MaskKind::kAdditive ? mask.additive[at] != 0.0F : !keeps(mask, at);
+}
 
 // Causal masks make most rows end in a long excluded run; over contiguous bool rows it is skipped a
 // machine word (8 keys) at a time.
@@ -37,7 +43,7 @@ RowScan scan_row(const MaskLayout& mask, int64_t row_base, int64_t keys) {
   RowScan scan;
   if (mask.key_stride == 0) {
     scan.limit = keys;
-    scan.gaps = !keeps(mask, row_base);
+    scan.gaps = changes_score(mask, row_base);
     return scan;
   }
   int64_t key = keys;
@@ -53,7 +59,7 @@ RowScan scan_row(const MaskLayout& mask, int64_t row_base, int64_t keys) {
   }
   while (key > 0 && !keeps(mask, row_base + (key - 1) * mask.key_stride)) --key;
   scan.limit = key;
-  for (int64_t j = 0; j < key && !scan.gaps; ++j) scan.gaps = !keeps(mask, row_base + j * mask.key_stride);
+  for (int64_t j = 0; j < key && !scan.gaps; ++j) scan.gaps = changes_score(mask, row_base + j * mask.key_stride);
   return scan;
 }
 

@@ -32,7 +32,7 @@ struct MaskLayout {
   // serves every head of a row) share one entry per query.
   std::vector<int64_t> head_group;      // per head: its group
   std::vector<int64_t> included_limit;  // [groups, queries]: one past the last included key
-  std::vector<uint8_t> has_gaps;        // [groups, queries]: an excluded key lies before that limit
+  std::vector<uint8_t> has_gaps;        // [groups, queries]: the mask changes some score before that limit
 };
 
 struct AttentionShape {

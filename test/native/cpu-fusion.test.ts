@@ -1,0 +1,120 @@
+/**
+ * CPU graph fusion: attention blocks written the ways exporters write them run as one fused ai.mlrb kernel
+ * (reading Q, K and V in place through absorbed transposes and repeat_kv), and every loglik still matches
+ * the independent path: the unmodified graph in onnxruntime-node, batch 1, float64 log-softmax. Padded
+ * batches, long rows, each mask style, grouped-query attention, a KV-cache graph and head_dim 64 are covered.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeTinyCausalLm, type WriteTinyCausalLmOptions } from '../../src/fixtures/tiny-causal-lm.js';
+import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import type { ModelInput } from '../../src/eval/request-encoding.js';
+import { loadModel } from '../../src/model/onnx-model.js';
+import { expectReferenceLogliks, LOGLIK_TOLERANCE } from '../support/expect-reference.js';
+import { writeNanLogitsModel } from '../support/odd-models.js';
+import { randomModelInputs, seededRandom } from '../support/random-requests.js';
+import { hasShared, sharedPaths } from '../support/shared-data.js';
+
+const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-fusion-'));
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+const FUSED_NOTE = /CPU graph fusion on: (\d+) of (\d+) Softmax attention blocks run as one ai\.mlrb node each/;
+
+/** Random requests plus rows long enough to span several 16-query blocks, and rows sharing a prefix. */
+function requestsFor(vocabSize: number, maxPositions: number, seed: number): ModelInput[] {
+  const random = seededRandom(seed + 1);
+  const id = (): number => 4 + Math.floor(random() * (vocabSize - 4));
+  const long = (length: number): ModelInput => ({ inputTokens: Array.from({ length }, id), continuationTokens: [id(), id()] });
+  const prefix = Array.from({ length: 24 }, id);
+  const sharing = Array.from({ length: 6 }, (): ModelInput => ({ inputTokens: [...prefix, id(), id()], continuationTokens: [id()] }));
+  return [...randomModelInputs(36, vocabSize, Math.min(40, maxPositions - 1), seed, 4), long(maxPositions - 1), long(33), long(17), ...sharing];
+}
+
+async function loadBoth(modelPath: string) {
+  const logs: string[] = [];
+  const fused = await loadModel({ model: modelPath, threads: 1, onLog: (message) => logs.push(message) });
+  const plain = await loadModel({ model: modelPath, threads: 1, cpuFusion: false });
+  return { fused, plain, logs };
+}
+
+const variants: [string, WriteTinyCausalLmOptions][] = [
+  ['Where(mask, scores, fill) with a Mul scale', {}],
+  ['Where(Not(mask), fill, scores) with a Div scale', { maskStyle: 'where-inverted', scaleOp: 'div' }],
+  ['an additive float mask of -1e9 (no key skipped)', { maskStyle: 'additive' }],
+  ['an additive float-min mask (excluded keys skipped)', { maskStyle: 'additive', maskFill: -3.4028234663852886e38 }],
+  ['grouped-query attention through repeat_kv (4 query heads, 2 key/value heads)', { hiddenSize: 32, numHeads: 4, kvRepeat: 2 }],
+  ['head_dim 64 over 3 layers and 96 positions', { hiddenSize: 128, numHeads: 2, numLayers: 3, maxPositions: 96, mlpSize: 64 }],
+  ['an optimum KV-cache graph with int32 ids (shared prefixes reuse their KV)', { idsType: 'int32', pastConvention: 'optimum' }],
+];
+
+describe('CPU graph fusion', () => {
+  variants.forEach(([name, options], index) => {
+    it(`fuses ${name} and matches the independent path`, async () => {
+      const dir = mkdtempSync(path.join(workDir, 'variant-'));
+      const lm = writeTinyCausalLm(dir, { ...options, seed: 100 + index });
+      const inputs = requestsFor(lm.options.vocabSize, lm.options.maxPositions, 7 + index);
+      const { fused, plain, logs } = await loadBoth(lm.modelPath);
+      try {
+        expect(fused.attentionFused).toBe(true);
+        const note = logs.find((message) => FUSED_NOTE.test(message)) ?? '';
+        const [, fusedBlocks, softmaxes] = FUSED_NOTE.exec(note) ?? [];
+        expect(Number(fusedBlocks), note).toBe(lm.options.numLayers);
+        expect(Number(softmaxes)).toBe(lm.options.numLayers);
+        expect(plain.attentionFused).toBe(false);
+
+        const { results } = await scoreModelInputs(fused, inputs);
+        await expectReferenceLogliks(lm.modelPath, inputs, results);
+        const unfused = await scoreModelInputs(plain, inputs);
+        results.forEach((result, request) => {
+          expect(Math.abs(result.loglik - (unfused.results[request]?.loglik ?? Number.NaN)), `request ${request}`).toBeLessThan(LOGLIK_TOLERANCE);
+        });
+      } finally {
+        fused.dispose();
+        plain.dispose();
+      }
+    });
+  });
+
+  it('keeps masked keys that still weigh: a mild fill (-4) gives every excluded key e^-4 of weight', async () => {
+    // Unpadded batches (batch size 1), since with such a fill padding would leak into the rows.
+    const dir = mkdtempSync(path.join(workDir, 'mild-'));
+    const lm = writeTinyCausalLm(dir, { maskFill: -4, seed: 31 });
+    const inputs = requestsFor(lm.options.vocabSize, lm.options.maxPositions, 31);
+    const { fused, plain } = await loadBoth(lm.modelPath);
+    try {
+      expect(fused.attentionFused).toBe(true);
+      const { results } = await scoreModelInputs(fused, inputs, { batchSize: 1 });
+      await expectReferenceLogliks(lm.modelPath, inputs, results);
+    } finally {
+      fused.dispose();
+      plain.dispose();
+    }
+  });
+
+  it('says why a graph without attention is left alone, and obeys cpuFusion: false', async () => {
+    const dir = mkdtempSync(path.join(workDir, 'plain-'));
+    const logs: string[] = [];
+    const lookup = await loadModel({ model: writeNanLogitsModel(dir), onLog: (message) => logs.push(message) });
+    lookup.dispose();
+    expect(logs.join('\n')).toMatch(/CPU graph fusion off: the graph has no Softmax and no RMSNorm square/);
+
+    const lm = writeTinyCausalLm(mkdtempSync(path.join(workDir, 'off-')));
+    const offLogs: string[] = [];
+    const off = await loadModel({ model: lm.modelPath, cpuFusion: false, onLog: (message) => offLogs.push(message) });
+    const offFused = off.attentionFused;
+    off.dispose();
+    expect(offFused).toBe(false);
+    expect(offLogs.join('\n')).toMatch(/CPU graph fusion off: disabled by the caller/);
+  });
+
+  it.skipIf(!hasShared)('fuses stories260K: 5 attention blocks (GQA, value and output transposes absorbed) and 11 RMSNorms', async () => {
+    const logs: string[] = [];
+    const model = await loadModel({ model: sharedPaths.stories, onLog: (message) => logs.push(message) });
+    const fused = model.attentionFused;
+    model.dispose();
+    expect(fused).toBe(true);
+    expect(logs.join('\n')).toMatch(/5 of 5 Softmax attention blocks run as one ai\.mlrb node each; 11 RMSNorm squares as Pow\(x, 2\)/);
+  });
+});
