@@ -1,4 +1,4 @@
-// The names shared by the graph rewrite that emits fused attention nodes (graph/attention_fusion.h) and
+// The names shared by the graph rewrite that emits fused attention nodes (graph/cpu_fusion.h) and
 // the ONNX Runtime custom ops that run them (ort/attention_op.h).
 #pragma once
 

@@ -95,14 +95,14 @@ MLRB_VECTOR_INLINE void apply_mask_to_lane(const MaskLayout& mask, int64_t row_b
 }
 
 // scores[j, lane] = dot(scaled query of lane, key j), -inf past the lane's limit; returns the lane maxima.
-MLRB_VECTOR_INLINE vec::Floats score_block(const float* query_columns, const float* k, int64_t key_row_stride, int64_t key_dim,
+MLRB_VECTOR_INLINE vec::Floats score_block(const float* query_columns, float scale, const float* k, int64_t key_row_stride, int64_t key_dim,
                                            const BlockLanes& lanes, const MaskLayout& mask, const int64_t* row_base, float* scores) {
   const vec::Floats minus_infinity = vec::splat(-std::numeric_limits<float>::infinity());
   const auto dot = [&](int64_t j) {
     const float* key = k + j * key_row_stride;
     vec::Floats total{};
     for (int64_t d = 0; d < key_dim; ++d) total += vec::splat(key[d]) * vec::load(query_columns + d * vec::kLanes);
-    return total;
+    return total * scale;
   };
   vec::Floats maxima = minus_infinity;
   int64_t j = 0;
@@ -192,9 +192,9 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
     std::fill(scratch.query_columns.begin(), scratch.query_columns.end(), 0.0F);
     for (int lane = 0; lane < rows; ++lane) {
       const float* query = operands.query + (first + lane) * operands.query_row_stride;
-      for (int64_t d = 0; d < shape.key_dim; ++d) scratch.query_columns[d * kLanes + lane] = query[d] * scale;
+      for (int64_t d = 0; d < shape.key_dim; ++d) scratch.query_columns[d * kLanes + lane] = query[d];
     }
-    vec::Floats maxima = score_block(scratch.query_columns.data(), operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
+    vec::Floats maxima = score_block(scratch.query_columns.data(), scale, operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
                          scratch.scores.data());
     // Rows whose excluded tail would still weigh (a mild fill, or every key excluded) take every key.
     bool widened = false;
@@ -208,7 +208,7 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
     if (widened) {
       lanes.keys = shape.keys;
       lanes.common = 0;
-      maxima = score_block(scratch.query_columns.data(), operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
+      maxima = score_block(scratch.query_columns.data(), scale, operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
                          scratch.scores.data());
     }
     const vec::Floats sums = exponentiate_block(scratch.scores.data(), maxima, lanes);

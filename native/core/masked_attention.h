@@ -1,10 +1,10 @@
 // Fused masked attention for one head at a time: softmax(scale * Q Kᵀ, masked) V, with the mask applied
-// the way the graph it replaces applies it (graph/attention_fusion.h). Plain C++ with no ONNX Runtime
+// the way the graph it replaces applies it (graph/attention_match.h). Plain C++ with no ONNX Runtime
 // types, so the custom op (ort/attention_op.h) only unpacks tensors and calls it.
 //
 // Why it exists: small causal LMs spend most of a forward pass in the separate Where / Softmax / MatMul
-// nodes over [batch, heads, queries, keys] tensors, each a trip through memory. Done per query row in L1,
-// with the columns a mask excludes never computed, that work mostly disappears.
+// nodes over [batch, heads, queries, keys] tensors, each a trip through memory. Computed 16 query rows at a
+// time in cache, with the keys a mask excludes never computed, that work mostly disappears.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +50,7 @@ struct AttentionScratch {
   std::vector<float> weighted;       // [value_dim, lanes]
 };
 
-// Scans the mask once: each row's last included key, and whether excluded keys come before it.
+// Scans the mask once: each row's last included key, and whether the mask changes a score before it.
 void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys);
 
 // One head's operands: row r of each starts at base + r * row_stride with its D floats contiguous, so
@@ -66,9 +66,9 @@ struct HeadOperands {
   int64_t output_row_stride = 0;
 };
 
-// Computes output rows for one head (after prepare_mask_rows). Equal to the unfused graph up to float rounding, except
-// that scores whose softmax weight is below float resolution next to the row's maximum (exp(x - max) with
-// x - max < -87) are skipped instead of adding a zero.
+// Computes output rows for one head (after prepare_mask_rows). Equal to the unfused graph up to float
+// rounding, except that excluded keys whose softmax weight is below float resolution next to the row's
+// maximum (exp(x - max) with x - max < -87) are skipped instead of adding a zero.
 void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
                      AttentionScratch& scratch);
 

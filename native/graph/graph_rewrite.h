@@ -1,4 +1,4 @@
-// Building blocks shared by the graph rewrites (lm_head_slice, attention_fusion): nodes, attributes and
+// Building blocks shared by the graph rewrites (lm_head_slice, cpu_fusion): nodes, attributes and
 // value infos as protobuf builders, a graph assembled from verbatim spans of the original plus the few
 // messages a rewrite adds, and the model around it. Weights are copied once, when the model is assembled.
 #pragma once

@@ -1,5 +1,5 @@
 // The fused attention kernel (core/masked_attention.h) as ONNX Runtime custom ops on the CPU provider.
-// graph/attention_fusion.h rewrites a graph's decomposed attention into these nodes; ORT runs the rest of
+// graph/cpu_fusion.h rewrites a graph's decomposed attention into these nodes; ORT runs the rest of
 // the graph as before. Two ops, one per mask type, so each declares exact input types to ORT:
 //   ai.mlrb.MaskedAttention(Q, K, V, mask: bool)     attributes scale, fill, keep_where_true
 //   ai.mlrb.BiasedAttention(Q, K, V, mask: float)    attribute scale

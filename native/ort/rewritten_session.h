@@ -12,7 +12,7 @@
 namespace mlrb {
 
 struct LoadRewrites {
-  bool cpu_fusion = true;
+  bool cpu_fusion = false;
   bool slice_lm_head = true;
 };
 

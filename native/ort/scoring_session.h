@@ -25,7 +25,7 @@ struct ScoringSessionOptions {
   KvHints kv_hints;
   int32_t pad_token_id = 0;
   bool slice_lm_head = true;
-  bool cpu_fusion = true;  // CPU provider only
+  bool cpu_fusion = false;  // CPU provider only; opt-in, see README "CPU graph fusion"
 };
 
 struct BatchScores {

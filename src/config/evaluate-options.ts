@@ -26,6 +26,11 @@ export const evaluateOptionsSchema = z.strictObject({
   /** cpu, cuda, or auto (CUDA when it loads, else the CPU with a warning). */
   provider: z.enum(PROVIDER_CHOICES).default('cpu'),
   ortLibrary: z.string().min(1).optional(),
+  /**
+   * Fused attention and RMSNorm kernels on the CPU (faster; logliks move by up to ~1e-4 from the exported
+   * graph's, predictions do not in the verified runs). Default off: the graph runs as exported.
+   */
+  cpuFusion: z.boolean().default(false),
   /** Keep per-document records (lm-eval's --log_samples). */
   logSamples: z.boolean().default(false),
   /** Folder of the tokenized-request cache (default ~/.cache/mlrb-eval); false turns it off. */

@@ -87,6 +87,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     threads: options.threads,
     provider: options.provider,
     ortLibrary: options.ortLibrary,
+    cpuFusion: options.cpuFusion,
     onLog: options.onLog,
     onWarning: options.onWarning,
   });
@@ -135,6 +136,8 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         // What ran, not what was asked: 'auto' resolves to cuda or cpu.
         provider: model.provider,
         ort_version: model.runtime.version,
+        // Whether attention ran as the fused CPU kernel (--cpu-fusion and a graph it applies to).
+        attention_fused: model.attentionFused,
         wall_time_s: wallSeconds,
         scoring_time_s: stats.wallMs / 1000,
         tokens_scored: stats.inputTokens,

@@ -71,7 +71,7 @@ export interface NativeSessionOptions {
   /** Rewrite the LM head to run only at scored positions when the graph allows (default true). */
   readonly sliceLmHead?: boolean;
   /**
-   * CPU graph fusion (default true; CPU provider only): decomposed attention blocks run as one fused kernel
+   * CPU graph fusion (default false; CPU provider only): decomposed attention blocks run as one fused kernel
    * each, and RMSNorm squares become Pow(x, 2) so ORT fuses the RMSNorm.
    */
   readonly cpuFusion?: boolean;

@@ -90,6 +90,22 @@ describe('mlrb-eval CLI', () => {
     expect(results.results['mmlu_virology']).toHaveProperty('acc_stderr,none');
   });
 
+  it('--cpu-fusion runs the fused kernels, says so with --verbose, records it, and keeps the accuracy', async () => {
+    const plainOutput = path.join(workDir, 'out', 'blimp-plain.json');
+    const fusedOutput = path.join(workDir, 'out', 'blimp-fused.json');
+    const plain = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', plainOutput, '--quiet', '--no-cache']);
+    const fused = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', fusedOutput, '--quiet', '--no-cache', '--cpu-fusion', '--verbose']);
+    expect(plain.code).toBe(0);
+    expect(fused.code).toBe(0);
+    expect(fused.stderr).toMatch(/CPU graph fusion on: \d+ of \d+ Softmax attention blocks/);
+    type Run = ResultsFile & { mlrb: { attention_fused: boolean } };
+    const plainResults = JSON.parse(readFileSync(plainOutput, 'utf8')) as Run;
+    const fusedResults = JSON.parse(readFileSync(fusedOutput, 'utf8')) as Run;
+    expect(plainResults.mlrb.attention_fused).toBe(false);
+    expect(fusedResults.mlrb.attention_fused).toBe(true);
+    expect(fusedResults.groups?.blimp?.['acc,none']).toBe(plainResults.groups?.blimp?.['acc,none']);
+  });
+
   it('runs through the bin shim as a separate process', () => {
     const stdout = execFileSync(process.execPath, [path.join(repoRoot, 'bin', 'mlrb-eval.js'), modelPath, '--suite', 'blimp', '--data', blimpDir, '--quiet'], { encoding: 'utf8' });
     expect(stdout).toMatch(/\|blimp\s+\|/);

@@ -1,8 +1,9 @@
 /**
- * CPU graph fusion: attention blocks written the ways exporters write them run as one fused ai.mlrb kernel
- * (reading Q, K and V in place through absorbed transposes and repeat_kv), and every loglik still matches
- * the independent path: the unmodified graph in onnxruntime-node, batch 1, float64 log-softmax. Padded
- * batches, long rows, each mask style, grouped-query attention, a KV-cache graph and head_dim 64 are covered.
+ * CPU graph fusion (opt-in, cpuFusion: true): attention blocks written the ways exporters write them run as
+ * one fused ai.mlrb kernel (reading Q, K and V in place through absorbed transposes and repeat_kv), and every
+ * loglik still matches the independent path: the unmodified graph in onnxruntime-node, batch 1, float64
+ * log-softmax. Padded batches, long rows, each mask style, grouped-query attention, a KV-cache graph and
+ * head_dim 64 are covered.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,8 +35,8 @@ function requestsFor(vocabSize: number, maxPositions: number, seed: number): Mod
 
 async function loadBoth(modelPath: string) {
   const logs: string[] = [];
-  const fused = await loadModel({ model: modelPath, threads: 1, onLog: (message) => logs.push(message) });
-  const plain = await loadModel({ model: modelPath, threads: 1, cpuFusion: false });
+  const fused = await loadModel({ model: modelPath, threads: 1, cpuFusion: true, onLog: (message) => logs.push(message) });
+  const plain = await loadModel({ model: modelPath, threads: 1 });
   return { fused, plain, logs };
 }
 
@@ -93,25 +94,25 @@ describe('CPU graph fusion', () => {
     }
   });
 
-  it('says why a graph without attention is left alone, and obeys cpuFusion: false', async () => {
+  it('is off unless asked for, and says why a graph without attention is left alone', async () => {
     const dir = mkdtempSync(path.join(workDir, 'plain-'));
     const logs: string[] = [];
-    const lookup = await loadModel({ model: writeNanLogitsModel(dir), onLog: (message) => logs.push(message) });
+    const lookup = await loadModel({ model: writeNanLogitsModel(dir), cpuFusion: true, onLog: (message) => logs.push(message) });
     lookup.dispose();
     expect(logs.join('\n')).toMatch(/CPU graph fusion off: the graph has no Softmax and no RMSNorm square/);
 
     const lm = writeTinyCausalLm(mkdtempSync(path.join(workDir, 'off-')));
     const offLogs: string[] = [];
-    const off = await loadModel({ model: lm.modelPath, cpuFusion: false, onLog: (message) => offLogs.push(message) });
+    const off = await loadModel({ model: lm.modelPath, onLog: (message) => offLogs.push(message) });
     const offFused = off.attentionFused;
     off.dispose();
     expect(offFused).toBe(false);
-    expect(offLogs.join('\n')).toMatch(/CPU graph fusion off: disabled by the caller/);
+    expect(offLogs.join('\n')).toMatch(/CPU graph fusion off: not asked for/);
   });
 
   it.skipIf(!hasShared)('fuses stories260K: 5 attention blocks (GQA, value and output transposes absorbed) and 11 RMSNorms', async () => {
     const logs: string[] = [];
-    const model = await loadModel({ model: sharedPaths.stories, onLog: (message) => logs.push(message) });
+    const model = await loadModel({ model: sharedPaths.stories, cpuFusion: true, onLog: (message) => logs.push(message) });
     const fused = model.attentionFused;
     model.dispose();
     expect(fused).toBe(true);
