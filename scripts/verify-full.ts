@@ -2,7 +2,8 @@
  * Full-data exactness check (too long for `npm test`): every BLiMP pair, every MMLU 0-shot question and every
  * SuperGLUE validation request in ../shared on
  * stories260K, request by request against the independent path. Usage:
- *   npx tsx scripts/verify-full.ts [--shared ../shared] [--suite mmlu|blimp|superglue|all] [--output FILE]
+ *   npx tsx scripts/verify-full.ts [--shared ../shared] [--suite mmlu|blimp|superglue|all] [--cpu-fusion] [--output FILE]
+ * --cpu-fusion checks the opt-in fused kernels instead of the exported graph (README, "CPU graph fusion").
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,12 @@ import { loadSuite } from '../src/tasks/registry.js';
 import { compareSuiteWithReference } from '../test/support/compare-with-reference.js';
 
 const { values } = parseArgs({
-  options: { shared: { type: 'string', default: '../shared' }, suite: { type: 'string', default: 'all' }, output: { type: 'string' } },
+  options: {
+    shared: { type: 'string', default: '../shared' },
+    suite: { type: 'string', default: 'all' },
+    output: { type: 'string' },
+    'cpu-fusion': { type: 'boolean', default: false },
+  },
 });
 const shared = path.resolve(values.shared);
 const model = path.join(shared, 'models', 'stories260K', 'model.onnx');
@@ -30,7 +36,7 @@ for (const name of suites) {
       lastReport = performance.now();
       process.stderr.write(`[${name}] reference rows ${done}/${total}\n`);
     }
-  });
+  }, { cpuFusion: values['cpu-fusion'] });
   report[name] = { ...comparison, seconds: (performance.now() - started) / 1000 };
   process.stdout.write(`${name}: ${JSON.stringify(report[name])}\n`);
 }

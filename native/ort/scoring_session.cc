@@ -118,7 +118,8 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   session_ = std::move(opened.session);
   lm_head_note_ = std::move(opened.lm_head_note);
   attention_fused_ = opened.attention_fused;
-  fusion_note_ = on_cuda ? "CPU graph fusion off: the fused ops run on the CPU provider only" : std::move(opened.fusion_note);
+  fusion_note_ = on_cuda && options_.cpu_fusion ? "CPU graph fusion off: the fused ops run on the CPU provider only"
+                                               : std::move(opened.fusion_note);
   signature_ = detect_signature(describe_inputs(*session_), describe_outputs(*session_), options_.kv_hints, opened.sliced_logits);
   present_outputs_ = match_present_outputs(signature_);
   const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());

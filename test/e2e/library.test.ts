@@ -16,6 +16,7 @@ describe('library API', () => {
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', batchSize: 0 })).toThrow(/batchSize/);
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', numFewshot: -1 })).toThrow(TypeError);
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', unknownOption: 1 } as never)).toThrow(/unknownOption/);
+    expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', cpuFusion: 'yes' } as never)).toThrow(/cpuFusion/);
   });
 
   it('evaluate() returns lm-eval keys plus mlrb facts and samples on request', async () => {

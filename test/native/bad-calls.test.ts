@@ -119,6 +119,7 @@ describe('EXPECTED FAILURE – bad scoring calls', () => {
   it('bad options are argument errors', async () => {
     await expect(loadModel({ model: tinyModelPath, threads: -1 })).rejects.toThrow(RangeError);
     await expect(loadModel({ model: tinyModelPath, maxLength: 0 })).rejects.toThrow(RangeError);
+    await expect(loadModel({ model: tinyModelPath, cpuFusion: 'yes' as never })).rejects.toThrow(/cpuFusion must be a boolean/);
     await expect(scoreModelInputs(model, [{ inputTokens: [4], continuationTokens: [5] }], { batchSize: 0 })).rejects.toThrow(RangeError);
   });
 });

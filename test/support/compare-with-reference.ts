@@ -23,8 +23,13 @@ export interface Comparison {
 
 const firstArgmax = (values: readonly number[]): number => values.reduce((best, value, index) => (value > (values[best] as number) ? index : best), 0);
 
-export async function compareSuiteWithReference(modelPath: string, suite: Suite, onRow?: (done: number, total: number) => void): Promise<Comparison> {
-  const model = await loadModel({ model: modelPath });
+export async function compareSuiteWithReference(
+  modelPath: string,
+  suite: Suite,
+  onRow?: (done: number, total: number) => void,
+  load: { readonly cpuFusion?: boolean } = {},
+): Promise<Comparison> {
+  const model = await loadModel({ model: modelPath, ...load });
   const requests = suite.tasks.flatMap((task) => buildTaskRequests(task));
   const inputs = buildModelInputs(model, requests, (index) => `request ${index}`);
   const { results } = await scoreModelInputs(model, inputs);
