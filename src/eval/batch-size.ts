@@ -36,19 +36,24 @@ export const DEFAULT_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
  */
 export const DEFAULT_TOKENS_PER_BATCH = 512;
 /**
- * With fused attention a pass's working set is its activations, [tokens, hidden], so the budget is set in
- * activation elements: what 512 tokens of GPT-2 small (hidden 768) hold, the size measured fastest there.
- * Narrow models then batch more tokens per pass (stories260K, hidden 64: 6,144), which amortizes ORT's
- * per-operator cost; unfused graphs keep 512 tokens, since their [rows, heads, T, T] scores grow with T.
+ * A pass's working set, and so the token count that runs fastest, depends on the graph:
+ *   - its activations, [tokens, hidden]: the budget is set in activation elements, what 512 tokens of GPT-2
+ *     small (hidden 768) hold, the size measured fastest there; narrow models batch more tokens (stories260K,
+ *     hidden 64: 6,144), which amortizes ORT's per-operator cost;
+ *   - unless attention is fused, its [rows, heads, T, T] scores too: rows × T² stays within what 512 rows×tokens
+ *     of 256-token rows make, so short rows (BLiMP) batch more and long ones (MMLU) stay at 512 tokens.
+ * Batching never changes a row's numbers: each row's results are those of the same row alone.
  */
-export const FUSED_ACTIVATIONS_PER_BATCH = 512 * 768;
+export const ACTIVATIONS_PER_BATCH = 512 * 768;
+export const SCORE_ROWS_PER_BATCH = 512 * 256;
 const MAX_TOKENS_PER_BATCH = 8192;
 
-/** The token budget per pass under `auto` when the caller does not set one. */
-export function defaultTokensPerBatch(dims: ModelDimensions): number {
-  if (!dims.attentionFused) return DEFAULT_TOKENS_PER_BATCH;
+/** The token budget of an `auto` pass whose rows are padded to `paddedLength`, when the caller sets none. */
+export function defaultTokensPerBatch(dims: ModelDimensions, paddedLength: number): number {
   const hidden = dims.hiddenSize ?? FALLBACK_HIDDEN;
-  return Math.max(DEFAULT_TOKENS_PER_BATCH, Math.min(MAX_TOKENS_PER_BATCH, Math.floor(FUSED_ACTIVATIONS_PER_BATCH / hidden)));
+  const byActivations = Math.floor(ACTIVATIONS_PER_BATCH / hidden);
+  const byScores = dims.attentionFused ? Number.POSITIVE_INFINITY : Math.floor(SCORE_ROWS_PER_BATCH / Math.max(1, paddedLength));
+  return Math.max(DEFAULT_TOKENS_PER_BATCH, Math.min(MAX_TOKENS_PER_BATCH, byActivations, byScores));
 }
 // When config.json does not say, assume a GPT-2-small-like width so the estimate errs large.
 const FALLBACK_HIDDEN = 768;
@@ -76,18 +81,23 @@ export function estimateBatchBytes(
   return logits + activations + attention + kvCache;
 }
 
+/**
+ * tokensPerBatch fixes the token budget of `auto` passes; without it the budget is defaultTokensPerBatch(),
+ * capped at maxTokensPerBatch (small jobs lower it so every concurrent pass gets work).
+ */
 export function batchFitsFor(
   batchSize: number | 'auto',
   dims: ModelDimensions,
   memoryBudgetBytes = DEFAULT_MEMORY_BUDGET_BYTES,
   prefix: PrefixShape = { pastLength: 0 },
   tokensPerBatch?: number,
+  maxTokensPerBatch = Number.POSITIVE_INFINITY,
 ): BatchFits {
   if (batchSize !== 'auto') {
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer or 'auto', got ${batchSize}`);
     return (rows) => rows <= batchSize;
   }
-  const tokenBudget = tokensPerBatch ?? defaultTokensPerBatch(dims);
+  const tokenBudget = (paddedLength: number): number => tokensPerBatch ?? Math.min(defaultTokensPerBatch(dims, paddedLength), maxTokensPerBatch);
   return (rows, paddedLength, scoredPositions) =>
-    rows * paddedLength <= tokenBudget && estimateBatchBytes(rows, paddedLength, dims, scoredPositions, prefix) <= memoryBudgetBytes;
+    rows * paddedLength <= tokenBudget(paddedLength) && estimateBatchBytes(rows, paddedLength, dims, scoredPositions, prefix) <= memoryBudgetBytes;
 }

@@ -8,7 +8,7 @@ import { MlrbError } from '../errors.js';
 import type { GraphSignature, PrefixId } from '../native/binding.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './instance.js';
-import { batchFitsFor, DEFAULT_MEMORY_BUDGET_BYTES, DEFAULT_TOKENS_PER_BATCH, defaultTokensPerBatch, type ModelDimensions } from './batch-size.js';
+import { batchFitsFor, DEFAULT_MEMORY_BUDGET_BYTES, DEFAULT_TOKENS_PER_BATCH, type ModelDimensions } from './batch-size.js';
 import { DEFAULT_MAX_PADDING_FRACTION, packBatch, planBatches, planRows, type PackedPlan, type PlannedRow } from './collator.js';
 import { DEFAULT_MIN_PREFIX_TOKENS, planPrefixGroups, type PrefixGroup } from './prefix-plan.js';
 import { encodeRequest, modelInputFor, type ModelInput } from './request-encoding.js';
@@ -111,13 +111,12 @@ export function modelDimensions(model: LanguageModel): ModelDimensions {
 const BATCHES_PER_CONCURRENT_PASS = 8;
 
 /**
- * The default token budget, lowered for small jobs so that they still split into enough passes to keep
- * every concurrent pass busy until the end (BATCHES_PER_CONCURRENT_PASS each; passes vary in cost).
+ * The most tokens an `auto` pass may take so that a small job still splits into enough passes to keep every
+ * concurrent pass busy until the end (BATCHES_PER_CONCURRENT_PASS each; passes vary in cost).
  */
-function tokensPerBatchFor(rows: readonly PlannedRow[], dims: ModelDimensions, concurrency: number): number {
+function spreadTokenCap(rows: readonly PlannedRow[], concurrency: number): number {
   const totalTokens = rows.reduce((sum, row) => sum + row.tokens.length, 0);
-  const spread = Math.ceil(totalTokens / (concurrency * BATCHES_PER_CONCURRENT_PASS));
-  return Math.min(defaultTokensPerBatch(dims), Math.max(DEFAULT_TOKENS_PER_BATCH, spread));
+  return Math.max(DEFAULT_TOKENS_PER_BATCH, Math.ceil(totalTokens / (concurrency * BATCHES_PER_CONCURRENT_PASS)));
 }
 
 function planJobs(model: LanguageModel, rows: readonly PlannedRow[], options: ScoreOptions, concurrency: number): { jobs: Job[]; groups: PrefixGroup[] } {
@@ -128,11 +127,11 @@ function planJobs(model: LanguageModel, rows: readonly PlannedRow[], options: Sc
   const plan = reuse ? planPrefixGroups(rows, options.minPrefixTokens ?? DEFAULT_MIN_PREFIX_TOKENS) : { groups: [], plainRows: [...rows] };
   // A fixed --batch-size keeps lm-eval's meaning (N rows per pass); auto also bounds padding.
   const padding = batchSize === 'auto' ? DEFAULT_MAX_PADDING_FRACTION : 1;
-  const tokensPerBatch = options.tokensPerBatch ?? tokensPerBatchFor(rows, dims, concurrency);
-  const fits = batchFitsFor(batchSize, dims, budget, undefined, tokensPerBatch);
+  const cap = spreadTokenCap(rows, concurrency);
+  const fits = batchFitsFor(batchSize, dims, budget, undefined, options.tokensPerBatch, cap);
   const jobs: Job[] = planBatches(plan.plainRows, fits, padding).map((batch) => ({ rows: batch }));
   for (const group of plan.groups) {
-    const groupFits = batchFitsFor(batchSize, dims, budget, { pastLength: group.prefix.length }, tokensPerBatch);
+    const groupFits = batchFitsFor(batchSize, dims, budget, { pastLength: group.prefix.length }, options.tokensPerBatch, cap);
     for (const batch of planBatches(group.suffixRows, groupFits, padding)) jobs.push({ rows: batch, group });
   }
   return { jobs, groups: plan.groups };

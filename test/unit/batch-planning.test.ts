@@ -1,6 +1,6 @@
 /** Batch planning without a model: padding bounds, scored positions, memory and token budgets, prefix groups. */
 import { describe, expect, it } from 'vitest';
-import { batchFitsFor, DEFAULT_TOKENS_PER_BATCH, defaultTokensPerBatch, estimateBatchBytes, FUSED_ACTIVATIONS_PER_BATCH } from '../../src/eval/batch-size.js';
+import { batchFitsFor, DEFAULT_TOKENS_PER_BATCH, defaultTokensPerBatch, estimateBatchBytes, ACTIVATIONS_PER_BATCH, SCORE_ROWS_PER_BATCH } from '../../src/eval/batch-size.js';
 import { packBatch, planBatches, planRows, type PlannedRow } from '../../src/eval/collator.js';
 import { planPrefixGroups } from '../../src/eval/prefix-plan.js';
 
@@ -87,12 +87,30 @@ describe('auto batch size', () => {
     expect(unfused - fused).toBe(4 * 12 * 256 * 256 * 4 * 2);
   });
 
-  it('sizes fused passes by activation elements: narrow models batch more tokens, unfused graphs keep 512', () => {
-    expect(defaultTokensPerBatch(dims)).toBe(DEFAULT_TOKENS_PER_BATCH);
-    expect(defaultTokensPerBatch({ ...dims, attentionFused: true })).toBe(FUSED_ACTIVATIONS_PER_BATCH / 768);
-    expect(defaultTokensPerBatch({ vocabSize: 512, hiddenSize: 64, attentionHeads: 8, attentionFused: true })).toBe(6144);
-    expect(defaultTokensPerBatch({ vocabSize: 512, hiddenSize: 4096, attentionHeads: 32, attentionFused: true })).toBe(DEFAULT_TOKENS_PER_BATCH);
-    expect(defaultTokensPerBatch({ vocabSize: 512, hiddenSize: 8, attentionHeads: 1, attentionFused: true })).toBe(8192);
+  it('sizes auto passes by activation elements and, unfused, by attention scores', () => {
+    // GPT-2 small: 512 tokens whatever the row length (the activation budget binds first).
+    expect(defaultTokensPerBatch(dims, 30)).toBe(DEFAULT_TOKENS_PER_BATCH);
+    expect(defaultTokensPerBatch({ ...dims, attentionFused: true }, 30)).toBe(ACTIVATIONS_PER_BATCH / 768);
+    // A 64-wide model: fused, the activations allow 6,144 tokens at any length; unfused, short rows batch more
+    // and long rows stay at 512, where rows × T² reaches the score budget.
+    const narrow = { vocabSize: 512, hiddenSize: 64, attentionHeads: 8 };
+    expect(defaultTokensPerBatch({ ...narrow, attentionFused: true }, 300)).toBe(6144);
+    expect(defaultTokensPerBatch(narrow, 32)).toBe(SCORE_ROWS_PER_BATCH / 32);
+    expect(defaultTokensPerBatch(narrow, 300)).toBe(DEFAULT_TOKENS_PER_BATCH);
+    expect(defaultTokensPerBatch({ vocabSize: 512, hiddenSize: 4096, attentionHeads: 32, attentionFused: true }, 10)).toBe(DEFAULT_TOKENS_PER_BATCH);
+    expect(defaultTokensPerBatch({ vocabSize: 512, hiddenSize: 8, attentionHeads: 1, attentionFused: true }, 10)).toBe(8192);
+  });
+
+  it('caps auto passes at the small-job cap, and a fixed token budget overrides both', () => {
+    const narrow = { vocabSize: 512, hiddenSize: 64, attentionHeads: 8, logitsSliced: true };
+    const rowsAllowed = (fits: ReturnType<typeof batchFitsFor>, length: number): number => {
+      let rows = 1;
+      while (fits(rows + 1, length, rows + 1)) rows += 1;
+      return rows;
+    };
+    expect(rowsAllowed(batchFitsFor('auto', narrow, 1024 ** 3), 32)).toBe(SCORE_ROWS_PER_BATCH / 32 / 32);
+    expect(rowsAllowed(batchFitsFor('auto', narrow, 1024 ** 3, undefined, undefined, 1024), 32)).toBe(32);
+    expect(rowsAllowed(batchFitsFor('auto', narrow, 1024 ** 3, undefined, 256, 1024), 32)).toBe(8);
   });
 
   it('charges the broadcast prefix KV per row', () => {
