@@ -5,138 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "../core/attention_operands.h"
 #include "../core/masked_attention.h"
 
 namespace mlrb {
 
 namespace {
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i > 0 ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-// How a rank-4 operand is laid out: ONNX attention's [batch, heads, rows, D], or [batch, rows, heads, D]
-// when the fusion folded away the Transpose that turned one into the other.
-enum class Layout : int64_t { kHeadsFirst = 0, kRowsFirst = 1 };
-
-struct Strides {
-  int64_t batch = 0;
-  int64_t head = 0;
-  int64_t row = 0;
-};
-
-struct OperandLayouts {
-  Layout query = Layout::kHeadsFirst;
-  Layout key = Layout::kHeadsFirst;
-  Layout value = Layout::kHeadsFirst;
-  Layout output = Layout::kHeadsFirst;
-  int64_t kv_repeat = 1;  // each key/value head serves this many consecutive query heads
-
-  [[nodiscard]] bool plain() const {
-    return query == Layout::kHeadsFirst && key == Layout::kHeadsFirst && value == Layout::kHeadsFirst &&
-           output == Layout::kHeadsFirst && kv_repeat == 1;
-  }
-};
-
-// [batch, heads, rows, D] of a rank-4 tensor in the given layout.
-std::vector<int64_t> logical(const std::vector<int64_t>& shape, Layout layout) {
-  if (layout == Layout::kHeadsFirst) return shape;
-  return {shape[0], shape[2], shape[1], shape[3]};
-}
-
-Strides strides_of(const std::vector<int64_t>& logical_shape, Layout layout) {
-  const int64_t heads = logical_shape[1], rows = logical_shape[2], dim = logical_shape[3];
-  if (layout == Layout::kHeadsFirst) return {heads * rows * dim, rows * dim, dim};
-  return {rows * heads * dim, dim, heads * dim};
-}
-
-struct Operands {
-  AttentionShape shape;
-  std::vector<int64_t> output_shape;
-  MaskLayout mask;
-  int64_t query_heads = 1;  // query heads per batch entry
-  Strides query, key, value, output;
-};
-
-// Checks the operands against the op's contract, works out where each head's rows live and lays the mask
-// out per head. Throws std::invalid_argument naming the shapes.
-Operands describe(const std::vector<int64_t>& q_shape, const std::vector<int64_t>& k_shape, const std::vector<int64_t>& v_shape,
-                  const std::vector<int64_t>& mask, const OperandLayouts& layouts) {
-  const auto mismatch = [&](const std::string& what) {
-    return std::invalid_argument(what + " (Q " + shape_text(q_shape) + ", K " + shape_text(k_shape) + ", V " + shape_text(v_shape) +
-                                 ", mask " + shape_text(mask) + ")");
-  };
-  const size_t rank = q_shape.size();
-  if (rank < 2 || k_shape.size() != rank || v_shape.size() != rank) throw mismatch("Q, K and V must have the same rank, at least 2");
-  if (!layouts.plain() && rank != 4) throw mismatch("folded layouts and shared key/value heads need rank-4 operands");
-  if (mask.size() > rank) throw mismatch("the mask has a higher rank than the scores");
-
-  Operands operands;
-  std::vector<int64_t> q = q_shape, k = k_shape, v = v_shape;
-  if (rank == 4) {
-    q = logical(q_shape, layouts.query);
-    k = logical(k_shape, layouts.key);
-    v = logical(v_shape, layouts.value);
-    if (q[0] != k[0] || q[0] != v[0] || q[1] != k[1] * layouts.kv_repeat || k[1] != v[1]) {
-      throw mismatch("Q, K and V must share the batch, with " + std::to_string(layouts.kv_repeat) + " query head(s) per key/value head");
-    }
-    operands.query_heads = q[1];
-  } else if (!std::equal(q.begin(), q.end() - 2, k.begin()) || !std::equal(q.begin(), q.end() - 2, v.begin())) {
-    throw mismatch("Q, K and V must have the same leading dimensions");
-  }
-  if (q[rank - 1] != k[rank - 1] || k[rank - 2] != v[rank - 2]) throw mismatch("Q·Kᵀ and the weighted sum over V need matching dimensions");
-
-  AttentionShape& shape = operands.shape;
-  shape.queries = q[rank - 2];
-  shape.keys = k[rank - 2];
-  shape.key_dim = q[rank - 1];
-  shape.value_dim = v[rank - 1];
-  shape.heads = 1;
-  for (size_t axis = 0; axis + 2 < rank; ++axis) shape.heads *= q[axis];
-  if (rank != 4) operands.query_heads = shape.heads;  // one flattened batch of heads
-
-  std::vector<int64_t> output_logical = q;
-  output_logical.back() = shape.value_dim;
-  operands.output_shape = rank == 4 ? logical(output_logical, layouts.output) : output_logical;  // the swap is its own inverse
-  const auto strides = [&](const std::vector<int64_t>& shape_of, Layout layout) {
-    if (rank == 4) return strides_of(shape_of, layout);
-    const int64_t rows = shape_of[rank - 2], dim = shape_of[rank - 1];
-    return Strides{0, rows * dim, dim};
-  };
-  operands.query = strides(q, layouts.query);
-  operands.key = strides(k, layouts.key);
-  operands.value = strides(v, layouts.value);
-  operands.output = strides(output_logical, layouts.output);
-
-  // The scores are [..leading, T, S]; the mask is right-aligned against them, each axis 1 or full.
-  std::vector<int64_t> scores_shape(q.begin(), q.end() - 1);
-  scores_shape.push_back(shape.keys);
-  std::vector<int64_t> mask_strides(rank, 0);
-  int64_t step = 1;
-  for (size_t from_end = 0; from_end < mask.size(); ++from_end) {
-    const size_t axis = rank - 1 - from_end;
-    const int64_t extent = mask[mask.size() - 1 - from_end];
-    if (extent != 1 && extent != scores_shape[axis]) throw mismatch("the mask does not broadcast to the attention scores");
-    mask_strides[axis] = extent == 1 ? 0 : step;
-    step *= extent;
-  }
-  MaskLayout& layout = operands.mask;
-  layout.query_stride = mask_strides[rank - 2];
-  layout.key_stride = mask_strides[rank - 1];
-  layout.head_offset.resize(static_cast<size_t>(shape.heads));
-  for (int64_t head = 0; head < shape.heads; ++head) {
-    int64_t remaining = head;
-    int64_t offset = 0;
-    for (size_t axis = rank - 2; axis-- > 0;) {
-      offset += (remaining % scores_shape[axis]) * mask_strides[axis];
-      remaining /= scores_shape[axis];
-    }
-    layout.head_offset[static_cast<size_t>(head)] = offset;
-  }
-  return operands;
-}
 
 struct HeadWork {
   const Operands* operands;
@@ -150,27 +24,11 @@ struct HeadWork {
 
 void attend_head(void* data, size_t head_index) {
   const auto& work = *static_cast<const HeadWork*>(data);
-  const Operands& operands = *work.operands;
   const auto head = static_cast<int64_t>(head_index);
-  const int64_t batch = head / operands.query_heads;
-  const int64_t query_head = head % operands.query_heads;
-  const int64_t kv_head = query_head / work.kv_repeat;
-  HeadOperands rows;
-  rows.query = work.q + batch * operands.query.batch + query_head * operands.query.head;
-  rows.key = work.k + batch * operands.key.batch + kv_head * operands.key.head;
-  rows.value = work.v + batch * operands.value.batch + kv_head * operands.value.head;
-  rows.output = work.output + batch * operands.output.batch + query_head * operands.output.head;
-  rows.query_row_stride = operands.query.row;
-  rows.key_row_stride = operands.key.row;
-  rows.value_row_stride = operands.value.row;
-  rows.output_row_stride = operands.output.row;
   thread_local AttentionScratch scratch;  // ORT's pool threads keep theirs between runs
-  attend_one_head(operands.shape, work.scale, rows, operands.mask, head, scratch);
+  attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.kv_repeat, work.q, work.k, work.v, work.output, head),
+                  work.operands->mask, head, scratch);
 }
-
-}  // namespace
-
-namespace {
 
 int64_t optional_int(const Ort::ConstKernelInfo& info, const char* name, int64_t fallback) {
   try {
@@ -213,7 +71,7 @@ class AttentionKernel {
       const Ort::ConstValue k = context.GetInput(1);
       const Ort::ConstValue v = context.GetInput(2);
       const Ort::ConstValue mask = context.GetInput(3);
-      Operands operands = describe(q.GetTensorTypeAndShapeInfo().GetShape(), k.GetTensorTypeAndShapeInfo().GetShape(),
+      Operands operands = describe_operands(q.GetTensorTypeAndShapeInfo().GetShape(), k.GetTensorTypeAndShapeInfo().GetShape(),
                                    v.GetTensorTypeAndShapeInfo().GetShape(), mask.GetTensorTypeAndShapeInfo().GetShape(), layouts_);
       MaskLayout& layout = operands.mask;
       if (bool_mask_) {

@@ -1,0 +1,52 @@
+// How the fused attention op's operands map onto the kernel (core/masked_attention.h): their logical
+// [batch, heads, rows, D] shapes whatever their layout, each head's row strides, grouped key/value heads,
+// and the mask's broadcast laid out per head. Plain C++: the ORT op (ort/attention_op.cc) reads tensors
+// and attributes, this checks and describes them.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "masked_attention.h"
+
+namespace mlrb {
+
+// How a rank-4 operand is laid out: ONNX attention's [batch, heads, rows, D], or [batch, rows, heads, D]
+// when the fusion folded away the Transpose that turned one into the other.
+enum class Layout : int64_t { kHeadsFirst = 0, kRowsFirst = 1 };
+
+struct OperandLayouts {
+  Layout query = Layout::kHeadsFirst;
+  Layout key = Layout::kHeadsFirst;
+  Layout value = Layout::kHeadsFirst;
+  Layout output = Layout::kHeadsFirst;
+  int64_t kv_repeat = 1;  // each key/value head serves this many consecutive query heads
+
+  [[nodiscard]] bool plain() const;
+};
+
+// Element offsets of a head's batch entry, of the head within it, and of consecutive rows.
+struct Strides {
+  int64_t batch = 0;
+  int64_t head = 0;
+  int64_t row = 0;
+};
+
+struct Operands {
+  AttentionShape shape;
+  std::vector<int64_t> output_shape;
+  MaskLayout mask;          // kind and data pointers are the caller's to set
+  int64_t query_heads = 1;  // query heads per batch entry
+  Strides query, key, value, output;
+};
+
+// Checks Q, K, V and mask shapes against the op's contract. Throws std::invalid_argument naming the shapes.
+[[nodiscard]] Operands describe_operands(const std::vector<int64_t>& q_shape, const std::vector<int64_t>& k_shape,
+                                         const std::vector<int64_t>& v_shape, const std::vector<int64_t>& mask,
+                                         const OperandLayouts& layouts);
+
+// Where head `head` (over the whole batch) finds its rows, given the tensors' base pointers.
+[[nodiscard]] HeadOperands head_operands(const Operands& operands, int64_t kv_repeat, const float* q, const float* k, const float* v,
+                                         float* output, int64_t head);
+
+}  // namespace mlrb
