@@ -54,6 +54,7 @@ Operands describe_operands(const std::vector<int64_t>& q_shape, const std::vecto
       throw mismatch("Q, K and V must share the batch, with " + std::to_string(layouts.kv_repeat) + " query head(s) per key/value head");
     }
     operands.query_heads = q[1];
+    operands.kv_repeat = layouts.kv_repeat;
   } else if (!std::equal(q.begin(), q.end() - 2, k.begin()) || !std::equal(q.begin(), q.end() - 2, v.begin())) {
     throw mismatch("Q, K and V must have the same leading dimensions");
   }
@@ -109,11 +110,10 @@ Operands describe_operands(const std::vector<int64_t>& q_shape, const std::vecto
   return operands;
 }
 
-HeadOperands head_operands(const Operands& operands, int64_t kv_repeat, const float* q, const float* k, const float* v, float* output,
-                           int64_t head) {
+HeadOperands head_operands(const Operands& operands, const float* q, const float* k, const float* v, float* output, int64_t head) {
   const int64_t batch = head / operands.query_heads;
   const int64_t query_head = head % operands.query_heads;
-  const int64_t kv_head = query_head / kv_repeat;
+  const int64_t kv_head = query_head / operands.kv_repeat;
   HeadOperands rows;
   rows.query = q + batch * operands.query.batch + query_head * operands.query.head;
   rows.key = k + batch * operands.key.batch + kv_head * operands.key.head;

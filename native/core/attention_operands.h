@@ -37,6 +37,7 @@ struct Operands {
   std::vector<int64_t> output_shape;
   MaskLayout mask;          // kind and data pointers are the caller's to set
   int64_t query_heads = 1;  // query heads per batch entry
+  int64_t kv_repeat = 1;    // query heads per key/value head
   Strides query, key, value, output;
 };
 
@@ -46,7 +47,7 @@ struct Operands {
                                          const OperandLayouts& layouts);
 
 // Where head `head` (over the whole batch) finds its rows, given the tensors' base pointers.
-[[nodiscard]] HeadOperands head_operands(const Operands& operands, int64_t kv_repeat, const float* q, const float* k, const float* v,
-                                         float* output, int64_t head);
+[[nodiscard]] HeadOperands head_operands(const Operands& operands, const float* q, const float* k, const float* v, float* output,
+                                         int64_t head);
 
 }  // namespace mlrb

@@ -42,16 +42,7 @@ MLRB_VECTOR_INLINE Floats load(const float* from) {
 
 MLRB_VECTOR_INLINE void store(float* to, Floats value) { std::memcpy(to, &value, sizeof(value)); }
 
-MLRB_VECTOR_INLINE Floats8 load8(const float* from) {
-  Floats8 value;
-  std::memcpy(&value, from, sizeof(value));
-  return value;
-}
-
-MLRB_VECTOR_INLINE void store8(float* to, Floats8 value) { std::memcpy(to, &value, sizeof(value)); }
-
 MLRB_VECTOR_INLINE Floats maximum(Floats a, Floats b) { return a > b ? a : b; }
-
 
 // Halves folded onto each other (16 -> 8 -> 4 -> 2 -> 1 lanes) with register shuffles: a few
 // instructions rather than sixteen dependent adds through memory.

@@ -22,12 +22,17 @@ ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
     built.message_field(field::kNodeAttribute, float_attribute("fill", block.fill));
     built.message_field(field::kNodeAttribute, int_attribute("keep_where_true", block.keep_where_true ? 1 : 0));
   }
-  const std::pair<const char*, int64_t> optional_ints[] = {{"query_layout", block.query_layout}, {"key_layout", block.key_layout},
-                                                           {"value_layout", block.value_layout}, {"output_layout", block.output_layout},
-                                                           {"kv_repeat", block.kv_repeat}};
-  for (const auto& [attribute, value] : optional_ints) {
-    const int64_t default_value = std::string_view(attribute) == "kv_repeat" ? 1 : 0;
-    if (value != default_value) built.message_field(field::kNodeAttribute, int_attribute(attribute, value));
+  // Optional attributes are written only when they differ from the op's default.
+  struct OptionalInt {
+    const char* name;
+    int64_t value;
+    int64_t default_value;
+  };
+  const OptionalInt optional_ints[] = {{"query_layout", block.query_layout, 0}, {"key_layout", block.key_layout, 0},
+                                       {"value_layout", block.value_layout, 0}, {"output_layout", block.output_layout, 0},
+                                       {"kv_repeat", block.kv_repeat, 1}};
+  for (const OptionalInt& attribute : optional_ints) {
+    if (attribute.value != attribute.default_value) built.message_field(field::kNodeAttribute, int_attribute(attribute.name, attribute.value));
   }
   return built;
 }

@@ -14,7 +14,6 @@ namespace {
 
 struct HeadWork {
   const Operands* operands;
-  int64_t kv_repeat;
   float scale;
   const float* q;
   const float* k;
@@ -26,7 +25,7 @@ void attend_head(void* data, size_t head_index) {
   const auto& work = *static_cast<const HeadWork*>(data);
   const auto head = static_cast<int64_t>(head_index);
   thread_local AttentionScratch scratch;  // ORT's pool threads keep theirs between runs
-  attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.kv_repeat, work.q, work.k, work.v, work.output, head),
+  attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.q, work.k, work.v, work.output, head),
                   work.operands->mask, head, scratch);
 }
 
@@ -84,7 +83,7 @@ class AttentionKernel {
       }
       prepare_mask_rows(layout, operands.shape.queries, operands.shape.keys);
       Ort::UnownedValue output = context.GetOutput(0, operands.output_shape);
-      HeadWork work{&operands, layouts_.kv_repeat, scale_, q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(),
+      HeadWork work{&operands, scale_, q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(),
                     output.GetTensorMutableData<float>()};
       const auto heads = static_cast<size_t>(operands.shape.heads);
       if (operands.shape.queries > 0 && operands.shape.value_dim > 0) context.ParallelFor(attend_head, heads, 0, &work);

@@ -29,6 +29,9 @@ export interface PrefixShape {
 }
 
 export const DEFAULT_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
+// When config.json does not say, assume a GPT-2-small-like width so the estimate errs large.
+const FALLBACK_HIDDEN = 768;
+const FALLBACK_HEADS = 12;
 /**
  * Tokens per forward pass under `auto` (a batch's first row may exceed it alone). On CPU a pass of a few
  * hundred tokens already feeds ORT's GEMMs at full speed, while larger passes push the element-wise ops'
@@ -40,8 +43,8 @@ export const DEFAULT_TOKENS_PER_BATCH = 512;
  *   - its activations, [tokens, hidden]: the budget is set in activation elements, what 512 tokens of GPT-2
  *     small (hidden 768) hold, the size measured fastest there; narrow models batch more tokens (stories260K,
  *     hidden 64: 6,144), which amortizes ORT's per-operator cost;
- *   - unless attention is fused, its [rows, heads, T, T] scores too: rows × T² stays within what 512 rows×tokens
- *     of 256-token rows make, so short rows (BLiMP) batch more and long ones (MMLU) stay at 512 tokens.
+ *   - unless attention is fused, its [rows, heads, T, T] scores too: rows × T² ≤ 512 × 256 (two 256-token rows),
+ *     so short rows (BLiMP) batch more and long ones (MMLU) stay at 512 tokens.
  * Batching never changes a row's numbers: each row's results are those of the same row alone.
  */
 export const ACTIVATIONS_PER_BATCH = 512 * 768;
@@ -55,9 +58,6 @@ export function defaultTokensPerBatch(dims: ModelDimensions, paddedLength: numbe
   const byScores = dims.attentionFused ? Number.POSITIVE_INFINITY : Math.floor(SCORE_ROWS_PER_BATCH / Math.max(1, paddedLength));
   return Math.max(DEFAULT_TOKENS_PER_BATCH, Math.min(MAX_TOKENS_PER_BATCH, byActivations, byScores));
 }
-// When config.json does not say, assume a GPT-2-small-like width so the estimate errs large.
-const FALLBACK_HIDDEN = 768;
-const FALLBACK_HEADS = 12;
 // Live fp32 activations per token per hidden unit across a layer (q, k, v, attention output, MLP ×4 …).
 const ACTIVATION_FLOATS_PER_HIDDEN = 16;
 const FLOAT_BYTES = 4;
