@@ -110,15 +110,29 @@ Operands describe_operands(const std::vector<int64_t>& q_shape, const std::vecto
   return operands;
 }
 
-HeadOperands head_operands(const Operands& operands, const float* q, const float* k, const float* v, float* output, int64_t head) {
+void add_rotary(Operands& operands, const std::vector<int64_t>& cos_shape, const std::vector<int64_t>& sin_shape, int64_t half) {
+  const AttentionShape& shape = operands.shape;
+  if (shape.queries != shape.keys) {
+    throw std::invalid_argument("rotary embedding: queries (" + std::to_string(shape.queries) + ") and keys (" + std::to_string(shape.keys) +
+                                ") must sit at the same positions");
+  }
+  const int64_t batch = shape.heads / operands.query_heads;
+  operands.rotary = describe_rotary(cos_shape, sin_shape, half, batch, shape.queries, shape.key_dim);
+}
+
+HeadOperands head_operands(const Operands& operands, const AttentionTensors& tensors, int64_t head) {
   const int64_t batch = head / operands.query_heads;
   const int64_t query_head = head % operands.query_heads;
   const int64_t kv_head = query_head / operands.kv_repeat;
   HeadOperands rows;
-  rows.query = q + batch * operands.query.batch + query_head * operands.query.head;
-  rows.key = k + batch * operands.key.batch + kv_head * operands.key.head;
-  rows.value = v + batch * operands.value.batch + kv_head * operands.value.head;
-  rows.output = output + batch * operands.output.batch + query_head * operands.output.head;
+  rows.query = tensors.query + batch * operands.query.batch + query_head * operands.query.head;
+  rows.key = tensors.key + batch * operands.key.batch + kv_head * operands.key.head;
+  rows.value = tensors.value + batch * operands.value.batch + kv_head * operands.value.head;
+  rows.output = tensors.output + batch * operands.output.batch + query_head * operands.output.head;
+  if (operands.rotary.half > 0) {
+    const int64_t table_offset = batch * operands.rotary.batch_stride;
+    rows.rotary = RotaryRows{tensors.cos + table_offset, tensors.sin + table_offset, operands.rotary.row_stride, operands.rotary.half};
+  }
   rows.query_row_stride = operands.query.row;
   rows.key_row_stride = operands.key.row;
   rows.value_row_stride = operands.value.row;

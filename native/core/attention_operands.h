@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "masked_attention.h"
+#include "rotary.h"
 
 namespace mlrb {
 
@@ -39,6 +40,17 @@ struct Operands {
   int64_t query_heads = 1;  // query heads per batch entry
   int64_t kv_repeat = 1;    // query heads per key/value head
   Strides query, key, value, output;
+  RotaryLayout rotary;  // half 0: the op rotates nothing
+};
+
+// The op's tensors; cos and sin only when it folds a rotary embedding.
+struct AttentionTensors {
+  const float* query = nullptr;
+  const float* key = nullptr;
+  const float* value = nullptr;
+  float* output = nullptr;
+  const float* cos = nullptr;
+  const float* sin = nullptr;
 };
 
 // Checks Q, K, V and mask shapes against the op's contract. Throws std::invalid_argument naming the shapes.
@@ -46,8 +58,11 @@ struct Operands {
                                          const std::vector<int64_t>& v_shape, const std::vector<int64_t>& mask,
                                          const OperandLayouts& layouts);
 
+// Adds a rotary embedding of Q and K (core/rotary.h) split at `half`, for queries and keys at the same
+// positions (no KV cache). Throws std::invalid_argument naming the shapes.
+void add_rotary(Operands& operands, const std::vector<int64_t>& cos_shape, const std::vector<int64_t>& sin_shape, int64_t half);
+
 // Where head `head` (over the whole batch) finds its rows, given the tensors' base pointers.
-[[nodiscard]] HeadOperands head_operands(const Operands& operands, const float* q, const float* k, const float* v, float* output,
-                                         int64_t head);
+[[nodiscard]] HeadOperands head_operands(const Operands& operands, const AttentionTensors& tensors, int64_t head);
 
 }  // namespace mlrb

@@ -106,6 +106,21 @@ MLRB_VECTOR_INLINE vec::Floats score_block(const float* query_columns, float sca
   };
   vec::Floats maxima = minus_infinity;
   int64_t j = 0;
+  // Four keys at a time: each dot product is a chain of dependent multiply-adds (in d order, as a GEMM
+  // sums them), and four independent chains keep the FMA units busy where one would wait on latency.
+  constexpr int kKeys = 4;
+  for (; j + kKeys <= lanes.common; j += kKeys) {
+    vec::Floats totals[kKeys] = {};
+    for (int64_t d = 0; d < key_dim; ++d) {
+      const vec::Floats query = vec::load(query_columns + d * vec::kLanes);
+      for (int key = 0; key < kKeys; ++key) totals[key] += vec::splat(k[(j + key) * key_row_stride + d]) * query;
+    }
+    for (int key = 0; key < kKeys; ++key) {
+      const vec::Floats total = totals[key] * scale;
+      vec::store(scores + (j + key) * vec::kLanes, total);
+      maxima = vec::maximum(maxima, total);
+    }
+  }
   for (; j < lanes.common; ++j) {
     const vec::Floats total = dot(j);
     vec::store(scores + j * vec::kLanes, total);
@@ -246,7 +261,21 @@ void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
 
 void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
                      AttentionScratch& scratch) {
-  attend_head_blocks(shape, scale, operands, mask, head, scratch);
+  if (!operands.rotary.active()) {
+    attend_head_blocks(shape, scale, operands, mask, head, scratch);
+    return;
+  }
+  scratch.rotated_query.resize(static_cast<size_t>(shape.queries * shape.key_dim));
+  scratch.rotated_key.resize(static_cast<size_t>(shape.keys * shape.key_dim));
+  rotate_rows(operands.query, operands.query_row_stride, shape.queries, operands.rotary, scratch.rotated_query.data());
+  rotate_rows(operands.key, operands.key_row_stride, shape.keys, operands.rotary, scratch.rotated_key.data());
+  HeadOperands rotated = operands;
+  rotated.query = scratch.rotated_query.data();
+  rotated.key = scratch.rotated_key.data();
+  rotated.query_row_stride = shape.key_dim;
+  rotated.key_row_stride = shape.key_dim;
+  rotated.rotary = RotaryRows{};
+  attend_head_blocks(shape, scale, rotated, mask, head, scratch);
 }
 
 }  // namespace mlrb

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "rotary.h"
+
 namespace mlrb {
 
 enum class MaskKind : uint8_t {
@@ -48,13 +50,16 @@ struct AttentionScratch {
   std::vector<float> query_columns;  // [key_dim, lanes]: a block of query rows, transposed
   std::vector<float> scores;         // [keys, lanes]
   std::vector<float> weighted;       // [value_dim, lanes]
+  std::vector<float> rotated_query;  // [queries, key_dim]: the head's queries after the rotary embedding
+  std::vector<float> rotated_key;    // [keys, key_dim]
 };
 
 // Scans the mask once: each row's last included key, and whether the mask changes a score before it.
 void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys);
 
 // One head's operands: row r of each starts at base + r * row_stride with its D floats contiguous, so
-// [.., heads, rows, D] and [.., rows, heads, D] layouts are read in place.
+// [.., heads, rows, D] and [.., rows, heads, D] layouts are read in place. With an active rotary, query and
+// key rows are rotated (core/rotary.h) before use.
 struct HeadOperands {
   const float* query = nullptr;
   const float* key = nullptr;
@@ -64,6 +69,7 @@ struct HeadOperands {
   int64_t key_row_stride = 0;
   int64_t value_row_stride = 0;
   int64_t output_row_stride = 0;
+  RotaryRows rotary;
 };
 
 // Computes output rows for one head (after prepare_mask_rows). Equal to the unfused graph up to float

@@ -4,29 +4,14 @@
 #include <cstdint>
 
 #include "graph_rewrite.h"
+#include "node_match.h"
+#include "rotary_match.h"
 
 namespace mlrb::graph {
 
 namespace {
 
 constexpr uint32_t kSoftmaxLastAxisDefaultOpset = 13;  // before 13, Softmax's default axis was 1
-
-bool is_default_domain(const NodeView& node) { return node.domain.empty() || node.domain == "ai.onnx"; }
-
-const NodeView* producer_of(const GraphView& view, const std::string& value, std::string_view op_type, size_t* index = nullptr) {
-  const auto found = view.producer.find(value);
-  if (found == view.producer.end()) return nullptr;
-  const NodeView& node = view.nodes[found->second];
-  if (node.op_type != op_type || !is_default_domain(node) || node.outputs.size() != 1) return nullptr;
-  if (index != nullptr) *index = found->second;
-  return &node;
-}
-
-// A value the block alone reads: it can go when the block is fused.
-bool used_only_once(const GraphView& view, const std::string& value) {
-  const auto found = view.consumers.find(value);
-  return found != view.consumers.end() && found->second.size() == 1 && !view.is_graph_output(value);
-}
 
 bool swaps_last_two_axes(const std::vector<int64_t>& perm) {
   if (perm.size() < 2) return false;
@@ -124,17 +109,11 @@ std::optional<AttentionBlock> match_core(const GraphView& view, size_t softmax_i
   return block;
 }
 
-// The single node reading `value`, when there is exactly one and the value is not a graph output.
-std::optional<size_t> only_consumer(const GraphView& view, const std::string& value) {
-  if (!used_only_once(view, value)) return std::nullopt;
-  return view.consumers.at(value).front();
-}
-
 bool is_heads_transpose(const NodeView& node) {
   return node.op_type == "Transpose" && is_default_domain(node) && node.perm == std::vector<int64_t>{0, 2, 1, 3};
 }
 
-// value = Reshape(Expand(Unsqueeze(source, axes=[2]), [1, 1, n, 1, 1])) read only by `reader`: repeat_kv
+// value = Reshape(Expand(Unsqueeze(source, axes=[2]), [1, 1, n, 1, 1])) read only by the block: repeat_kv
 // as exported, each of the source's heads repeated n times in a row. Absorbed when both K and V have it.
 struct RepeatedHeads {
   std::string source;
@@ -143,8 +122,8 @@ struct RepeatedHeads {
   std::vector<std::string> dropped;
 };
 
-std::optional<RepeatedHeads> match_repeat(const GraphView& view, const std::string& value, size_t reader) {
-  if (only_consumer(view, value) != reader) return std::nullopt;
+std::optional<RepeatedHeads> match_repeat(const GraphView& view, const std::string& value, const AttentionBlock& block) {
+  if (!read_only_by(view, value, block.fused_nodes)) return std::nullopt;
   size_t reshape_index = 0, expand_index = 0, unsqueeze_index = 0;
   const NodeView* reshape = producer_of(view, value, "Reshape", &reshape_index);
   if (reshape == nullptr || reshape->inputs.empty() || only_consumer(view, reshape->inputs[0]) != reshape_index) return std::nullopt;
@@ -164,48 +143,62 @@ std::optional<RepeatedHeads> match_repeat(const GraphView& view, const std::stri
                        {value, reshape->inputs[0], expand->inputs[0]}};
 }
 
-// A [B, H, T, D] operand made by Transpose(0, 2, 1, 3) from [B, T, H, D] and read only by `reader`: the
+void absorb(AttentionBlock& block, const std::vector<size_t>& nodes, const std::vector<std::string>& dropped) {
+  block.fused_nodes.insert(block.fused_nodes.end(), nodes.begin(), nodes.end());
+  block.dropped.insert(block.dropped.end(), dropped.begin(), dropped.end());
+}
+
+void absorb_repeat_kv(const GraphView& view, AttentionBlock& block) {
+  const std::optional<RepeatedHeads> key_repeat = match_repeat(view, block.key, block);
+  const std::optional<RepeatedHeads> value_repeat = match_repeat(view, block.value, block);
+  if (!key_repeat || !value_repeat || key_repeat->repeat != value_repeat->repeat) return;
+  absorb(block, key_repeat->nodes, key_repeat->dropped);
+  absorb(block, value_repeat->nodes, value_repeat->dropped);
+  block.key = key_repeat->source;
+  block.value = value_repeat->source;
+  block.kv_repeat = key_repeat->repeat;
+}
+
+// Q and K rotated by the same tables (no KV cache: queries and keys at the same positions), in the
+// heads-first layout the tables broadcast against.
+void absorb_rotary(const GraphView& view, AttentionBlock& block) {
+  if (block.query_layout != 0 || block.key_layout != 0) return;
+  if (!read_only_by(view, block.query, block.fused_nodes) || !read_only_by(view, block.key, block.fused_nodes)) return;
+  const std::optional<RotaryMatch> query = match_rotary(view, block.query);
+  const std::optional<RotaryMatch> key = match_rotary(view, block.key);
+  if (!query || !key || query->cos != key->cos || query->sin != key->sin || query->half != key->half) return;
+  absorb(block, query->nodes, query->dropped);
+  absorb(block, key->nodes, key->dropped);
+  block.query = query->source;
+  block.key = key->source;
+  block.cos = query->cos;
+  block.sin = query->sin;
+  block.rotary_half = query->half;
+}
+
+// A [B, H, T, D] operand made by Transpose(0, 2, 1, 3) from [B, T, H, D] and read only by the block: the
 // fused op reads the [B, T, H, D] tensor in place instead.
-std::optional<size_t> heads_transpose_behind(const GraphView& view, const std::string& value, size_t reader) {
-  if (only_consumer(view, value) != reader) return std::nullopt;
+void absorb_transpose(const GraphView& view, std::string& operand, int64_t& layout, AttentionBlock& block) {
   size_t index = 0;
-  const NodeView* transpose = producer_of(view, value, "Transpose", &index);
-  if (transpose == nullptr || !is_heads_transpose(*transpose)) return std::nullopt;
-  return index;
+  const NodeView* transpose = producer_of(view, operand, "Transpose", &index);
+  if (transpose == nullptr || !is_heads_transpose(*transpose) || !read_only_by(view, operand, block.fused_nodes)) return;
+  absorb(block, {index}, {operand});
+  operand = transpose->inputs[0];
+  layout = 1;
 }
 
-void absorb_transpose(const GraphView& view, std::string& operand, int64_t& layout, size_t reader, AttentionBlock& block) {
-  if (const std::optional<size_t> transpose = heads_transpose_behind(view, operand, reader)) {
-    block.fused_nodes.push_back(*transpose);
-    block.dropped.push_back(operand);
-    operand = view.nodes[*transpose].inputs[0];
-    layout = 1;
-  }
-}
-
-// Absorbs repeat_kv and the head Transposes around a matched block, where the graph allows.
-void absorb_reshaping(const GraphView& view, size_t query_reader, size_t key_reader, size_t value_reader, AttentionBlock& block) {
-  const std::optional<RepeatedHeads> key_repeat = match_repeat(view, block.key, key_reader);
-  const std::optional<RepeatedHeads> value_repeat = match_repeat(view, block.value, value_reader);
-  if (key_repeat && value_repeat && key_repeat->repeat == value_repeat->repeat) {
-    for (const RepeatedHeads* repeat : {&*key_repeat, &*value_repeat}) {
-      block.fused_nodes.insert(block.fused_nodes.end(), repeat->nodes.begin(), repeat->nodes.end());
-      block.dropped.insert(block.dropped.end(), repeat->dropped.begin(), repeat->dropped.end());
-    }
-    block.key = key_repeat->source;
-    block.value = value_repeat->source;
-    block.kv_repeat = key_repeat->repeat;
-    key_reader = key_repeat->nodes.back();  // the Unsqueeze now reads the source
-    value_reader = value_repeat->nodes.back();
-  }
-  absorb_transpose(view, block.query, block.query_layout, query_reader, block);
-  absorb_transpose(view, block.key, block.key_layout, key_reader, block);
-  absorb_transpose(view, block.value, block.value_layout, value_reader, block);
+// Absorbs repeat_kv, a rotary embedding and the head Transposes around a matched block, where the graph
+// allows; each step reads the operands the previous one left.
+void absorb_surroundings(const GraphView& view, AttentionBlock& block) {
+  absorb_repeat_kv(view, block);
+  absorb_rotary(view, block);
+  absorb_transpose(view, block.query, block.query_layout, block);
+  absorb_transpose(view, block.key, block.key_layout, block);
+  absorb_transpose(view, block.value, block.value_layout, block);
   // The output back to [B, T, H, D]: the fused node writes that layout and takes the Transpose's place.
   const std::optional<size_t> reader = only_consumer(view, block.output);
   if (reader && is_heads_transpose(view.nodes[*reader]) && view.nodes[*reader].outputs.size() == 1) {
-    block.fused_nodes.push_back(*reader);
-    block.dropped.push_back(block.output);
+    absorb(block, {*reader}, {block.output});
     block.output = view.nodes[*reader].outputs[0];
     block.output_layout = 1;
     block.output_node = *reader;
@@ -216,14 +209,7 @@ void absorb_reshaping(const GraphView& view, size_t query_reader, size_t key_rea
 
 std::optional<AttentionBlock> match_attention(const GraphView& view, size_t softmax_index, int64_t opset) {
   std::optional<AttentionBlock> block = match_core(view, softmax_index, opset);
-  if (!block) return std::nullopt;
-  // The nodes that read Q, K and V inside the block: the scores MatMul (Q, and K through the Transpose
-  // that swaps its last axes) and the final MatMul (V).
-  const size_t scores_matmul = view.consumers.at(block->query).size() == 1 ? view.consumers.at(block->query).front() : SIZE_MAX;
-  const std::optional<size_t> key_transpose = only_consumer(view, block->key);
-  const size_t value_matmul = block->output_node;
-  const bool key_read_in_block = key_transpose && std::find(block->fused_nodes.begin(), block->fused_nodes.end(), *key_transpose) != block->fused_nodes.end();
-  absorb_reshaping(view, scores_matmul, key_read_in_block ? *key_transpose : SIZE_MAX, value_matmul, *block);
+  if (block) absorb_surroundings(view, *block);
   return block;
 }
 

@@ -5,9 +5,9 @@
 //   scores = Where(mask, scores, fill) | Where(mask, fill, scores) | Add(scores, float mask)
 //   out    = MatMul(Softmax(scores, axis=-1), V)
 //
-// and the reshaping around them that the fused op can absorb: K / V heads repeated for grouped-query
-// attention (Unsqueeze(axis 2) -> Expand -> Reshape, as repeat_kv is exported) and the Transposes between
-// [B, T, H, D] and [B, H, T, D] on Q, K, V and the output.
+// and what around them the fused op can absorb: K / V heads repeated for grouped-query attention
+// (Unsqueeze(axis 2) -> Expand -> Reshape, as repeat_kv is exported), a rotary embedding of Q and K
+// (graph/rotary_match.h) and the Transposes between [B, T, H, D] and [B, H, T, D] on Q, K, V and the output.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +28,8 @@ struct AttentionBlock {
   // 0: [B, H, T, D]; 1: [B, T, H, D] (a head Transpose was absorbed).
   int64_t query_layout = 0, key_layout = 0, value_layout = 0, output_layout = 0;
   int64_t kv_repeat = 1;
+  std::string cos, sin;      // a folded rotary embedding's tables, when rotary_half > 0
+  int64_t rotary_half = 0;
   size_t output_node = 0;            // where the fused node goes: the last node the block replaces
   std::vector<size_t> fused_nodes;   // every replaced node
   std::vector<std::string> dropped;  // values that no longer exist

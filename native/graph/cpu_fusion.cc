@@ -1,5 +1,6 @@
 #include "cpu_fusion.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -15,8 +16,10 @@ namespace {
 
 ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
   const std::string name = "mlrb_attention_" + std::to_string(ordinal);
-  ProtoBuilder built = node({block.query, block.key, block.value, block.mask}, block.output,
-                            block.bool_mask ? kMaskedAttentionOp : kBiasedAttentionOp, kAttentionOpDomain, name);
+  const char* op_type = block.bool_mask ? kMaskedAttentionOp : kBiasedAttentionOp;
+  ProtoBuilder built = block.rotary_half > 0
+                           ? node({block.query, block.key, block.value, block.mask, block.cos, block.sin}, block.output, op_type, kAttentionOpDomain, name)
+                           : node({block.query, block.key, block.value, block.mask}, block.output, op_type, kAttentionOpDomain, name);
   built.message_field(field::kNodeAttribute, float_attribute("scale", block.scale));
   if (block.bool_mask) {
     built.message_field(field::kNodeAttribute, float_attribute("fill", block.fill));
@@ -30,7 +33,7 @@ ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
   };
   const OptionalInt optional_ints[] = {{"query_layout", block.query_layout, 0}, {"key_layout", block.key_layout, 0},
                                        {"value_layout", block.value_layout, 0}, {"output_layout", block.output_layout, 0},
-                                       {"kv_repeat", block.kv_repeat, 1}};
+                                       {"kv_repeat", block.kv_repeat, 1}, {"rotary_half", block.rotary_half, 0}};
   for (const OptionalInt& attribute : optional_ints) {
     if (attribute.value != attribute.default_value) built.message_field(field::kNodeAttribute, int_attribute(attribute.name, attribute.value));
   }
@@ -86,11 +89,13 @@ Pieces rewrite_graph(const GraphView& view, const std::vector<AttentionBlock>& b
   return graph;
 }
 
-std::string describe(size_t blocks, size_t softmax_count, size_t squares) {
+std::string describe(const std::vector<AttentionBlock>& blocks, size_t softmax_count, size_t squares) {
   std::string note = "CPU graph fusion on: ";
-  note += blocks == 0 ? "no attention block fused (" + std::to_string(softmax_count) + " Softmax, none in a MatMul / scale / mask / MatMul block)"
-                      : std::to_string(blocks) + " of " + std::to_string(softmax_count) + " Softmax attention blocks run as one " +
-                            kAttentionOpDomain + " node each";
+  const auto rotary = std::count_if(blocks.begin(), blocks.end(), [](const AttentionBlock& block) { return block.rotary_half > 0; });
+  note += blocks.empty() ? "no attention block fused (" + std::to_string(softmax_count) + " Softmax, none in a MatMul / scale / mask / MatMul block)"
+                         : std::to_string(blocks.size()) + " of " + std::to_string(softmax_count) + " Softmax attention blocks run as one " +
+                               kAttentionOpDomain + " node each";
+  if (rotary > 0) note += " (" + std::to_string(rotary) + " with the rotary embedding of Q and K folded in)";
   if (squares > 0) note += "; " + std::to_string(squares) + " RMSNorm squares as Pow(x, 2) for ORT's RMSNorm fusion";
   return note;
 }
@@ -123,7 +128,7 @@ CpuFusion fuse_for_cpu(Bytes model) {
     std::vector<ProtoBuilder> opsets;
     if (!blocks.empty()) opsets.push_back(opset_import(kAttentionOpDomain, 1));
     result.model = assemble_model(parts, rewrite_graph(view, blocks, squares), opsets);
-    result.note = describe(blocks.size(), softmax_count, squares.size());
+    result.note = describe(blocks, softmax_count, squares.size());
     return result;
   } catch (const MalformedProto& error) {
     return fallback("the model could not be parsed (" + error.what + ")");

@@ -1,8 +1,9 @@
 // The load-time rewrites that make a graph cheaper on ONNX Runtime's CPU provider, in one pass over the
 // model's bytes:
-//   - every decomposed attention block (attention_match.h) becomes one ai.mlrb MaskedAttention /
-//     BiasedAttention node (ort/attention_op.h), which never materialises the [.., T, S] score tensors
-//     and skips the keys the mask excludes;
+//   - every decomposed attention block (attention_match.h), with its rotary embedding, repeat_kv and head
+//     Transposes where present, becomes one ai.mlrb MaskedAttention / BiasedAttention node
+//     (ort/attention_op.h), which never materialises the [.., T, S] score tensors and skips the keys the
+//     mask excludes;
 //   - RMSNorm squares become Pow(x, 2) so ORT fuses each RMSNorm (square_to_pow.h).
 // Nodes whose outputs only the replaced blocks used are dropped; everything else is copied byte for byte.
 // CPU only: the fused ops are CPU kernels.

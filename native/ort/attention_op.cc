@@ -15,19 +15,18 @@ namespace {
 struct HeadWork {
   const Operands* operands;
   float scale;
-  const float* q;
-  const float* k;
-  const float* v;
-  float* output;
+  AttentionTensors tensors;
 };
 
 void attend_head(void* data, size_t head_index) {
   const auto& work = *static_cast<const HeadWork*>(data);
   const auto head = static_cast<int64_t>(head_index);
   thread_local AttentionScratch scratch;  // ORT's pool threads keep theirs between runs
-  attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.q, work.k, work.v, work.output, head),
-                  work.operands->mask, head, scratch);
+  attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.tensors, head), work.operands->mask, head, scratch);
 }
+
+constexpr size_t kCosInput = 4;
+constexpr size_t kSinInput = 5;
 
 int64_t optional_int(const Ort::ConstKernelInfo& info, const char* name, int64_t fallback) {
   try {
@@ -57,6 +56,8 @@ class AttentionKernel {
     layouts_.output = layout_attribute(kernel_info, "output_layout");
     layouts_.kv_repeat = optional_int(kernel_info, "kv_repeat", 1);
     if (layouts_.kv_repeat < 1) throw std::invalid_argument("kv_repeat must be at least 1");
+    rotary_half_ = optional_int(kernel_info, "rotary_half", 0);
+    if (rotary_half_ < 0) throw std::invalid_argument("rotary_half must not be negative");
     if (bool_mask_) {
       fill_ = kernel_info.GetAttribute<float>("fill");
       keep_where_true_ = kernel_info.GetAttribute<int64_t>("keep_where_true") != 0;
@@ -83,8 +84,17 @@ class AttentionKernel {
       }
       prepare_mask_rows(layout, operands.shape.queries, operands.shape.keys);
       Ort::UnownedValue output = context.GetOutput(0, operands.output_shape);
-      HeadWork work{&operands, scale_, q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(),
-                    output.GetTensorMutableData<float>()};
+      HeadWork work{&operands, scale_,
+                    {q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(), output.GetTensorMutableData<float>()}};
+      if (rotary_half_ > 0) {
+        const bool tables_given = context.GetInputCount() > kSinInput && context.GetInput(kCosInput) != nullptr && context.GetInput(kSinInput) != nullptr;
+        if (!tables_given) throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");
+        const Ort::ConstValue cos = context.GetInput(kCosInput);
+        const Ort::ConstValue sin = context.GetInput(kSinInput);
+        add_rotary(operands, cos.GetTensorTypeAndShapeInfo().GetShape(), sin.GetTensorTypeAndShapeInfo().GetShape(), rotary_half_);
+        work.tensors.cos = cos.GetTensorData<float>();
+        work.tensors.sin = sin.GetTensorData<float>();
+      }
       const auto heads = static_cast<size_t>(operands.shape.heads);
       if (operands.shape.queries > 0 && operands.shape.value_dim > 0) context.ParallelFor(attend_head, heads, 0, &work);
       return nullptr;
@@ -99,6 +109,7 @@ class AttentionKernel {
   float scale_ = 1.0F;
   float fill_ = 0.0F;
   bool keep_where_true_ = true;
+  int64_t rotary_half_ = 0;
   OperandLayouts layouts_;
 };
 
@@ -124,6 +135,11 @@ template <bool kBoolMask>
 ONNXTensorElementDataType AttentionOp<kBoolMask>::GetInputType(size_t index) const {
   if (index == 3 && kBoolMask) return ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
   return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
+}
+
+template <bool kBoolMask>
+OrtCustomOpInputOutputCharacteristic AttentionOp<kBoolMask>::GetInputCharacteristic(size_t index) const {
+  return index == kCosInput || index == kSinInput ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
 }
 
 template <bool kBoolMask>

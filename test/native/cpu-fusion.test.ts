@@ -2,8 +2,8 @@
  * CPU graph fusion (opt-in, cpuFusion: true): attention blocks written the ways exporters write them run as
  * one fused ai.mlrb kernel (reading Q, K and V in place through absorbed transposes and repeat_kv), and every
  * loglik still matches the independent path: the unmodified graph in onnxruntime-node, batch 1, float64
- * log-softmax. Padded batches, long rows, each mask style, grouped-query attention, a KV-cache graph and
- * head_dim 64 are covered.
+ * log-softmax. Padded batches, long rows, each mask style, grouped-query attention, rotary embeddings, a
+ * KV-cache graph and head_dim 64 are covered.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,7 +40,8 @@ async function loadBoth(modelPath: string) {
   return { fused, plain, logs };
 }
 
-const variants: [string, WriteTinyCausalLmOptions][] = [
+/** [what the graph has, fixture options, whether the rotary embedding should be folded into the kernel] */
+const variants: [string, WriteTinyCausalLmOptions, boolean?][] = [
   ['Where(mask, scores, fill) with a Mul scale', {}],
   ['Where(Not(mask), fill, scores) with a Div scale', { maskStyle: 'where-inverted', scaleOp: 'div' }],
   ['an additive float mask of -1e9 (no key skipped)', { maskStyle: 'additive' }],
@@ -48,10 +49,15 @@ const variants: [string, WriteTinyCausalLmOptions][] = [
   ['grouped-query attention through repeat_kv (4 query heads, 2 key/value heads)', { hiddenSize: 32, numHeads: 4, kvRepeat: 2 }],
   ['head_dim 64 over 3 layers and 96 positions', { hiddenSize: 128, numHeads: 2, numLayers: 3, maxPositions: 96, mlpSize: 64 }],
   ['an optimum KV-cache graph with int32 ids (shared prefixes reuse their KV)', { idsType: 'int32', pastConvention: 'optimum' }],
+  ['Llama\'s rotary embedding with grouped-query attention', { rotary: true, hiddenSize: 32, numHeads: 4, kvRepeat: 2 }, true],
+  ['a rotary embedding at position_ids (tables broadcast as [batch, 1, seq, d])', { rotary: true, withPositionIds: true }, true],
+  ['a rotary embedding under a KV cache (cached keys: the graph keeps the rotation)', { rotary: true, pastConvention: 'optimum' }, false],
 ];
 
+const ROTARY_NOTE = /\((\d+) with the rotary embedding of Q and K folded in\)/;
+
 describe('CPU graph fusion', () => {
-  variants.forEach(([name, options], index) => {
+  variants.forEach(([name, options, rotaryFolded = false], index) => {
     it(`fuses ${name} and matches the independent path`, async () => {
       const dir = mkdtempSync(path.join(workDir, 'variant-'));
       const lm = writeTinyCausalLm(dir, { ...options, seed: 100 + index });
@@ -63,6 +69,7 @@ describe('CPU graph fusion', () => {
         const [, fusedBlocks, softmaxes] = FUSED_NOTE.exec(note) ?? [];
         expect(Number(fusedBlocks), note).toBe(lm.options.numLayers);
         expect(Number(softmaxes)).toBe(lm.options.numLayers);
+        expect(ROTARY_NOTE.exec(note)?.[1], note).toBe(rotaryFolded ? String(lm.options.numLayers) : undefined);
         expect(plain.attentionFused).toBe(false);
 
         const { results } = await scoreModelInputs(fused, inputs);
@@ -110,12 +117,14 @@ describe('CPU graph fusion', () => {
     expect(offLogs.join('\n')).toMatch(/CPU graph fusion off: not asked for/);
   });
 
-  it.skipIf(!hasShared)('fuses stories260K: 5 attention blocks (GQA, value and output transposes absorbed) and 11 RMSNorms', async () => {
+  it.skipIf(!hasShared)('fuses stories260K: 5 attention blocks (GQA, rotary embedding and head transposes absorbed) and 11 RMSNorms', async () => {
     const logs: string[] = [];
     const model = await loadModel({ model: sharedPaths.stories, cpuFusion: true, onLog: (message) => logs.push(message) });
     const fused = model.attentionFused;
     model.dispose();
     expect(fused).toBe(true);
-    expect(logs.join('\n')).toMatch(/5 of 5 Softmax attention blocks run as one ai\.mlrb node each; 11 RMSNorm squares as Pow\(x, 2\)/);
+    expect(logs.join('\n')).toMatch(
+      /5 of 5 Softmax attention blocks run as one ai\.mlrb node each \(5 with the rotary embedding of Q and K folded in\); 11 RMSNorm squares as Pow\(x, 2\)/,
+    );
   });
 });
