@@ -12,7 +12,9 @@
       "defines": ["NAPI_VERSION=8", "NAPI_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17"],
-      "cflags_cc": ["-std=c++20", "-fexceptions", "-O3", "-Wno-psabi"],
+      # -ffp-contract=fast as in CMakeLists.txt: -std=c++20 alone would turn FMA contraction off, and the fused
+      # attention must round as ONNX Runtime does (native/core/ort_cpu_rounding.h).
+      "cflags_cc": ["-std=c++20", "-fexceptions", "-O3", "-ffp-contract=fast", "-Wno-psabi"],
       "libraries": ["-ldl", "-lpthread"]
     }
   ]

@@ -12,10 +12,10 @@ import { usefulFlops } from './parts/workloads.js';
 import { createNaiveScorer } from './peers/naive-ort-js.js';
 import { createTransformersJsScorer } from './peers/transformers-js.js';
 
-/** mlrb-eval with its opt-in fused CPU kernels (loadModel({ cpuFusion: true }), CLI --cpu-fusion). */
-export const FUSED_SCORER = 'mlrb-eval --cpu-fusion';
+/** mlrb-eval with attention as the exported graph's nodes (loadModel({ cpuFusion: false }), CLI --no-cpu-fusion). */
+export const UNFUSED_SCORER = 'mlrb-eval --no-cpu-fusion';
 /** The scorers that are mlrb-eval itself, as opposed to peers. */
-export const OUR_SCORERS = ['mlrb-eval', FUSED_SCORER] as const;
+export const OUR_SCORERS = ['mlrb-eval', UNFUSED_SCORER] as const;
 
 export interface ThroughputRow {
   readonly model: string;
@@ -44,7 +44,7 @@ export interface ScoringBenchOptions {
 export async function runScoringBenchmarks(options: ScoringBenchOptions): Promise<ThroughputRow[]> {
   const { model: benchModel, workloads } = options;
   const model = await loadModel({ model: benchModel.modelPath, threads: options.threads });
-  const fused = await loadModel({ model: benchModel.modelPath, threads: options.threads, cpuFusion: true });
+  const unfused = await loadModel({ model: benchModel.modelPath, threads: options.threads, cpuFusion: false });
   const naive = await createNaiveScorer(benchModel.modelPath);
   const transformersJs = await createTransformersJsScorer(benchModel.dir, { batchSize: options.peerBatchSize, ...(options.threads ? { threads: options.threads } : {}) });
   const logliks = new Map<string, number[]>();
@@ -54,9 +54,9 @@ export async function runScoringBenchmarks(options: ScoringBenchOptions): Promis
       const { results } = await scoreModelInputs(model, workload.inputs);
       logliks.set(`${workload.name} | mlrb-eval`, results.map((result) => result.loglik));
     });
-    bench.add(`${workload.name} | ${FUSED_SCORER}`, async () => {
-      const { results } = await scoreModelInputs(fused, workload.inputs);
-      logliks.set(`${workload.name} | ${FUSED_SCORER}`, results.map((result) => result.loglik));
+    bench.add(`${workload.name} | ${UNFUSED_SCORER}`, async () => {
+      const { results } = await scoreModelInputs(unfused, workload.inputs);
+      logliks.set(`${workload.name} | ${UNFUSED_SCORER}`, results.map((result) => result.loglik));
     });
     bench.add(`${workload.name} | naive ORT-JS loop`, async () => {
       logliks.set(`${workload.name} | naive ORT-JS loop`, await naive.scoreAll(workload.inputs));
@@ -67,7 +67,7 @@ export async function runScoringBenchmarks(options: ScoringBenchOptions): Promis
   }
   await bench.run();
   model.dispose();
-  fused.dispose();
+  unfused.dispose();
   await naive.dispose();
   await transformersJs.dispose();
   return bench.tasks.map((task) => {

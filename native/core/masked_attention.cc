@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_map>
 
+#include "ort_cpu_rounding.h"
 #include "vector_math.h"
 
 namespace mlrb {
@@ -140,44 +141,63 @@ MLRB_VECTOR_INLINE vec::Floats score_block(const float* query_columns, float sca
   return maxima;
 }
 
-// Turns the stored scores into softmax numerators in place (excluded keys exactly 0); returns their sums.
+// Turns the stored scores into softmax numerators in place (excluded keys exactly 0) and returns each
+// lane's 1 / sum, with ONNX Runtime's exp and summation order (ort_cpu_rounding.h): key j adds into
+// partial sum j mod 16. Keys a lane excludes add exact zeros (ONNX Runtime adds exp(fill - max), below
+// float resolution next to the sum's own 1).
 MLRB_VECTOR_INLINE vec::Floats exponentiate_block(float* scores, vec::Floats maxima, const BlockLanes& lanes) {
-  vec::Floats sums{};
+  constexpr int kResidues = ort_cpu::kSumLanes;
+  vec::Floats partial[kResidues] = {};
   int64_t j = 0;
-  for (; j < lanes.common; ++j) {
-    const vec::Floats weights = vec::exp_nonpositive(vec::load(scores + j * vec::kLanes) - maxima);
-    vec::store(scores + j * vec::kLanes, weights);
-    sums += weights;
+  for (; j + kResidues <= lanes.common; j += kResidues) {
+    for (int residue = 0; residue < kResidues; ++residue) {
+      float* at = scores + (j + residue) * vec::kLanes;
+      const vec::Floats weights = ort_cpu::softmax_exp(vec::load(at) - maxima);
+      vec::store(at, weights);
+      partial[residue] += weights;
+    }
   }
-  for (vec::Ints key_index = vec::Ints{} + static_cast<int32_t>(j); j < lanes.keys; ++j, key_index += 1) {
-    const vec::Floats raw = vec::exp_nonpositive(vec::load(scores + j * vec::kLanes) - maxima);
-    const vec::Floats weights = key_index < lanes.limit ? raw : vec::Floats{};
-    vec::store(scores + j * vec::kLanes, weights);
-    sums += weights;
+  for (; j < lanes.keys; j += kResidues) {
+    const int count = static_cast<int>(std::min<int64_t>(kResidues, lanes.keys - j));
+    for (int residue = 0; residue < count; ++residue) {
+      float* at = scores + (j + residue) * vec::kLanes;
+      const vec::Ints key_index = vec::Ints{} + static_cast<int32_t>(j + residue);
+      const vec::Floats raw = ort_cpu::softmax_exp(vec::load(at) - maxima);
+      const vec::Floats weights = key_index < lanes.limit ? raw : vec::Floats{};
+      vec::store(at, weights);
+      partial[residue] += weights;
+    }
   }
-  return sums;
+  return 1.0F / ort_cpu::fold_sum_lanes(partial);
 }
 
-// weighted[d, lane] = sum_j weights[j, lane] * v[j, d], kChunk value dimensions at a time so their
-// accumulators stay in registers across the keys.
+// weighted[d, lane] = sum_j (weights[j, lane] * inverse_sum[lane]) * v[j, d]: softmax probabilities first,
+// then the weighted sum as SGEMM forms it (one multiply-add chain per output in key order, block by block).
+// kChunk value dimensions at a time so their accumulators stay in registers across the keys.
 template <int kChunk>
-MLRB_VECTOR_INLINE void weigh_chunk(const float* weights, int64_t keys, const float* v, int64_t value_row_stride, int64_t first_dim,
-                                    float* weighted) {
+MLRB_VECTOR_INLINE void weigh_chunk(const float* weights, vec::Floats inverse_sum, int64_t keys, int64_t depth_block, const float* v,
+                                    int64_t value_row_stride, int64_t first_dim, float* weighted) {
   vec::Floats totals[kChunk] = {};
-  for (int64_t j = 0; j < keys; ++j) {
-    const vec::Floats w = vec::load(weights + j * vec::kLanes);
-    const float* value = v + j * value_row_stride + first_dim;
-    for (int c = 0; c < kChunk; ++c) totals[c] += w * vec::splat(value[c]);
+  for (int64_t block = 0; block < keys; block += depth_block) {
+    vec::Floats block_totals[kChunk] = {};
+    const int64_t end = std::min(keys, block + depth_block);
+    for (int64_t j = block; j < end; ++j) {
+      const vec::Floats probability = vec::load(weights + j * vec::kLanes) * inverse_sum;
+      const float* value = v + j * value_row_stride + first_dim;
+      for (int c = 0; c < kChunk; ++c) block_totals[c] += probability * vec::splat(value[c]);
+    }
+    for (int c = 0; c < kChunk; ++c) totals[c] = block == 0 ? block_totals[c] : totals[c] + block_totals[c];
   }
   for (int c = 0; c < kChunk; ++c) vec::store(weighted + (first_dim + c) * vec::kLanes, totals[c]);
 }
 
-MLRB_VECTOR_INLINE void weigh_block(const float* weights, int64_t keys, const float* v, int64_t value_row_stride, int64_t value_dim,
-                                     float* weighted) {
+MLRB_VECTOR_INLINE void weigh_block(const float* weights, vec::Floats inverse_sum, int64_t keys, const float* v, int64_t value_row_stride,
+                                     int64_t value_dim, float* weighted) {
   constexpr int kChunk = 8;
+  const int64_t depth_block = ort_cpu::gemm_depth_block(value_dim, keys);
   int64_t d = 0;
-  for (; d + kChunk <= value_dim; d += kChunk) weigh_chunk<kChunk>(weights, keys, v, value_row_stride, d, weighted);
-  for (; d < value_dim; ++d) weigh_chunk<1>(weights, keys, v, value_row_stride, d, weighted);
+  for (; d + kChunk <= value_dim; d += kChunk) weigh_chunk<kChunk>(weights, inverse_sum, keys, depth_block, v, value_row_stride, d, weighted);
+  for (; d < value_dim; ++d) weigh_chunk<1>(weights, inverse_sum, keys, depth_block, v, value_row_stride, d, weighted);
 }
 
 MLRB_VECTOR_CLONES
@@ -226,15 +246,15 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
       maxima = score_block(scratch.query_columns.data(), scale, operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
                          scratch.scores.data());
     }
-    const vec::Floats sums = exponentiate_block(scratch.scores.data(), maxima, lanes);
-    weigh_block(scratch.scores.data(), lanes.keys, operands.value, operands.value_row_stride, shape.value_dim, scratch.weighted.data());
+    const vec::Floats inverse_sum = exponentiate_block(scratch.scores.data(), maxima, lanes);
+    weigh_block(scratch.scores.data(), inverse_sum, lanes.keys, operands.value, operands.value_row_stride, shape.value_dim,
+                scratch.weighted.data());
     for (int lane = 0; lane < rows; ++lane) {
       float* output_row = operands.output + (first + lane) * operands.output_row_stride;
       // Every score -inf (or NaN): the graph's softmax yields NaN, and so does this.
       const bool undefined = !(maxima[lane] > -std::numeric_limits<float>::infinity());
-      const float factor = 1.0F / sums[lane];
       for (int64_t d = 0; d < shape.value_dim; ++d) {
-        output_row[d] = undefined ? std::numeric_limits<float>::quiet_NaN() : scratch.weighted[d * kLanes + lane] * factor;
+        output_row[d] = undefined ? std::numeric_limits<float>::quiet_NaN() : scratch.weighted[d * kLanes + lane];
       }
     }
   }

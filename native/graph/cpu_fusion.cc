@@ -8,7 +8,6 @@
 #include "attention_match.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
-#include "square_to_pow.h"
 
 namespace mlrb::graph {
 
@@ -57,7 +56,7 @@ std::vector<AttentionBlock> find_blocks(const GraphView& view, int64_t opset, si
   return blocks;
 }
 
-Pieces rewrite_graph(const GraphView& view, const std::vector<AttentionBlock>& blocks, const std::vector<size_t>& squares) {
+Pieces rewrite_graph(const GraphView& view, const std::vector<AttentionBlock>& blocks) {
   std::unordered_map<size_t, size_t> block_at;  // node where a fused node goes -> block
   std::unordered_set<size_t> removed;
   std::unordered_set<std::string> dropped;
@@ -66,17 +65,13 @@ Pieces rewrite_graph(const GraphView& view, const std::vector<AttentionBlock>& b
     removed.insert(blocks[i].fused_nodes.begin(), blocks[i].fused_nodes.end());
     dropped.insert(blocks[i].dropped.begin(), blocks[i].dropped.end());
   }
-  const std::unordered_set<size_t> square_nodes(squares.begin(), squares.end());
   Pieces graph;
-  if (!squares.empty()) graph.own(field::kGraphInitializer, float_initializer(kSquareExponent, 2.0F));
   size_t next_node = 0;
   for (const Field& part : view.fields) {
     if (part.number == field::kGraphNode) {
       const size_t node_index = next_node++;
       if (const auto block = block_at.find(node_index); block != block_at.end()) {
         graph.own(field::kGraphNode, fused_node(blocks[block->second], block->second));
-      } else if (square_nodes.contains(node_index)) {
-        graph.own(field::kGraphNode, square_as_pow(view.nodes[node_index]));
       } else if (!removed.contains(node_index)) {
         graph.view(part.encoded);
       }
@@ -89,14 +84,12 @@ Pieces rewrite_graph(const GraphView& view, const std::vector<AttentionBlock>& b
   return graph;
 }
 
-std::string describe(const std::vector<AttentionBlock>& blocks, size_t softmax_count, size_t squares) {
+std::string describe(const std::vector<AttentionBlock>& blocks, size_t softmax_count) {
   std::string note = "CPU graph fusion on: ";
   const auto rotary = std::count_if(blocks.begin(), blocks.end(), [](const AttentionBlock& block) { return block.rotary_half > 0; });
-  note += blocks.empty() ? "no attention block fused (" + std::to_string(softmax_count) + " Softmax, none in a MatMul / scale / mask / MatMul block)"
-                         : std::to_string(blocks.size()) + " of " + std::to_string(softmax_count) + " Softmax attention blocks run as one " +
-                               kAttentionOpDomain + " node each";
+  note += std::to_string(blocks.size()) + " of " + std::to_string(softmax_count) + " Softmax attention blocks run as one " + kAttentionOpDomain +
+          " node each";
   if (rotary > 0) note += " (" + std::to_string(rotary) + " with the rotary embedding of Q and K folded in)";
-  if (squares > 0) note += "; " + std::to_string(squares) + " RMSNorm squares as Pow(x, 2) for ORT's RMSNorm fusion";
   return note;
 }
 
@@ -115,20 +108,15 @@ CpuFusion fuse_for_cpu(Bytes model) {
     const GraphView view = read_graph_view(*parts.graph);
     size_t softmax_count = 0;
     const std::vector<AttentionBlock> blocks = find_blocks(view, default_opset_version(parts), softmax_count);
-    std::vector<size_t> squares = find_rms_squares(view);
-    if (!squares.empty() && view.name_in_use(kSquareExponent)) squares.clear();
-    if (blocks.empty() && squares.empty()) {
-      return fallback(softmax_count == 0 ? "the graph has no Softmax and no RMSNorm square"
+    if (blocks.empty()) {
+      return fallback(softmax_count == 0 ? "the graph has no Softmax"
                                          : "no Softmax sits in a MatMul / scale / mask / MatMul attention block");
     }
     CpuFusion result;
     result.applied = true;
     result.attention_blocks = static_cast<int>(blocks.size());
-    result.rms_squares = static_cast<int>(squares.size());
-    std::vector<ProtoBuilder> opsets;
-    if (!blocks.empty()) opsets.push_back(opset_import(kAttentionOpDomain, 1));
-    result.model = assemble_model(parts, rewrite_graph(view, blocks, squares), opsets);
-    result.note = describe(blocks, softmax_count, squares.size());
+    result.model = assemble_model(parts, rewrite_graph(view, blocks), {opset_import(kAttentionOpDomain, 1)});
+    result.note = describe(blocks, softmax_count);
     return result;
   } catch (const MalformedProto& error) {
     return fallback("the model could not be parsed (" + error.what + ")");

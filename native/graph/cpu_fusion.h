@@ -1,12 +1,10 @@
-// The load-time rewrites that make a graph cheaper on ONNX Runtime's CPU provider, in one pass over the
-// model's bytes:
-//   - every decomposed attention block (attention_match.h), with its rotary embedding, repeat_kv and head
-//     Transposes where present, becomes one ai.mlrb MaskedAttention / BiasedAttention node
-//     (ort/attention_op.h), which never materialises the [.., T, S] score tensors and skips the keys the
-//     mask excludes;
-//   - RMSNorm squares become Pow(x, 2) so ORT fuses each RMSNorm (square_to_pow.h).
-// Nodes whose outputs only the replaced blocks used are dropped; everything else is copied byte for byte.
-// CPU only: the fused ops are CPU kernels.
+// The load-time rewrite that makes a graph cheaper on ONNX Runtime's CPU provider, in one pass over the
+// model's bytes: every decomposed attention block (attention_match.h), with its rotary embedding,
+// repeat_kv and head Transposes where present, becomes one ai.mlrb MaskedAttention / BiasedAttention node
+// (ort/attention_op.h), which never materialises the [.., T, S] score tensors and skips the keys the mask
+// excludes, while rounding as ONNX Runtime's own kernels round (core/ort_cpu_rounding.h). Nodes whose
+// outputs only the replaced blocks used are dropped; everything else is copied byte for byte. CPU only:
+// the fused ops are CPU kernels.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +18,6 @@ namespace mlrb::graph {
 struct CpuFusion {
   bool applied = false;
   int attention_blocks = 0;
-  int rms_squares = 0;
   std::string note;            // what was rewritten, or why nothing was; shown in verbose output
   std::vector<uint8_t> model;  // the rewritten ModelProto, when applied
 };

@@ -109,13 +109,6 @@ std::optional<std::vector<int64_t>> int64_values(const GraphView& view, const st
   return values;
 }
 
-ProtoBuilder float_initializer(std::string_view name, float value) {
-  ProtoBuilder tensor;
-  tensor.varint_field(kTensorDataType, kOnnxFloat).string_field(field::kTensorName, name);
-  tensor.fixed32_field(kTensorFloatData, std::bit_cast<uint32_t>(value));
-  return tensor;
-}
-
 void Pieces::view(Bytes bytes) {
   pieces_.push_back(bytes);
   size_ += bytes.size();

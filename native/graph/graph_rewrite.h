@@ -29,8 +29,6 @@ namespace mlrb::graph {
 [[nodiscard]] std::optional<float> scalar_float(const GraphView& view, const std::string& name);
 // The values of an int64 initializer (shapes, axes); nullopt for anything else.
 [[nodiscard]] std::optional<std::vector<int64_t>> int64_values(const GraphView& view, const std::string& name);
-// A scalar float initializer (a TensorProto) named `name`.
-[[nodiscard]] ProtoBuilder float_initializer(std::string_view name, float value);
 
 // A message as a list of pieces: spans of the original model for every field copied verbatim, small owned
 // buffers for what the rewrite adds.

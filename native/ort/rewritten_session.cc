@@ -50,7 +50,7 @@ Attempt rewrite(graph::Bytes original, LoadRewrites wanted, OpenedSession& notes
 OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& model_path, Ort::SessionOptions& session_options,
                                      LoadRewrites rewrites) {
   OpenedSession opened;
-  opened.fusion_note = rewrites.cpu_fusion ? "" : "CPU graph fusion off: not asked for (the default; --cpu-fusion turns it on)";
+  opened.fusion_note = rewrites.cpu_fusion ? "" : "CPU graph fusion off: turned off by the caller (--no-cpu-fusion)";
   opened.lm_head_note = rewrites.slice_lm_head ? "" : "LM-head slicing off: disabled by the caller";
   std::optional<onnx::FileHandle> file;
   std::optional<onnx::MappedRange> mapped;

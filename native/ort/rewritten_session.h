@@ -1,5 +1,5 @@
 // Opens the ORT session over a model with the load-time graph rewrites applied: CPU graph fusion
-// (graph/cpu_fusion.h: attention blocks, RMSNorm; CPU only) and LM-head slicing (graph/lm_head_slice.h). A rewrite that does
+// (graph/cpu_fusion.h: attention blocks; CPU only) and LM-head slicing (graph/lm_head_slice.h). A rewrite that does
 // not match leaves the graph alone; a rewritten graph ORT refuses is retried without that rewrite. Either
 // way the reason ends up in a note, so `--verbose` can say what ran.
 #pragma once

@@ -25,7 +25,7 @@ struct ScoringSessionOptions {
   KvHints kv_hints;
   int32_t pad_token_id = 0;
   bool slice_lm_head = true;
-  bool cpu_fusion = false;  // CPU provider only; opt-in, see README "CPU graph fusion"
+  bool cpu_fusion = true;  // CPU provider only; see README "CPU graph fusion"
 };
 
 struct BatchScores {
@@ -44,7 +44,7 @@ class ScoringSession {
   [[nodiscard]] const ScoringSessionOptions& options() const { return options_; }
   // What the LM-head rewrite did, or why it did nothing.
   [[nodiscard]] const std::string& lm_head_note() const { return lm_head_note_; }
-  // What the CPU graph fusion did (attention blocks, RMSNorm), or why it did nothing.
+  // What the CPU graph fusion did (attention blocks), or why it did nothing.
   [[nodiscard]] const std::string& fusion_note() const { return fusion_note_; }
   [[nodiscard]] bool attention_fused() const { return attention_fused_; }
   // Where the forward pass and the reduction run; empty on the CPU provider.

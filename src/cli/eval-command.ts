@@ -27,8 +27,8 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --suite NAME[,…] --data DIR 
                         0: ORT's default, all cores on one pass at a time)
   --provider P          cpu (default), cuda, or auto (cuda when it loads, else cpu with a warning)
   --ort-library FILE    another ONNX Runtime shared library (also MLRB_ORT_LIBRARY)
-  --cpu-fusion          fused attention / RMSNorm kernels on the CPU: faster, logliks within ~1e-4
-                        of the exported graph's (default off: the graph runs as exported)
+  --no-cpu-fusion       run attention as the exported graph's separate nodes instead of the fused
+                        CPU kernel (same numbers, slower; for comparison)
   --output FILE         write lm-eval-compatible results JSON
   --log-samples FILE    write per-document records as JSON lines
   --cache-dir DIR       tokenized-request cache (default ~/.cache/mlrb-eval)
@@ -67,7 +67,7 @@ function parseEvalArgs(argv: readonly string[], io: CliIo): { options: EvaluateO
       threads: { type: 'string' },
       provider: { type: 'string' },
       'ort-library': { type: 'string' },
-      'cpu-fusion': { type: 'boolean' },
+      'no-cpu-fusion': { type: 'boolean' },
       output: { type: 'string' },
       'log-samples': { type: 'string' },
       'cache-dir': { type: 'string' },
@@ -95,7 +95,7 @@ function parseEvalArgs(argv: readonly string[], io: CliIo): { options: EvaluateO
     threads: integerFlag(values.threads, '--threads'),
     provider: providerFlag(values.provider),
     ortLibrary: values['ort-library'],
-    cpuFusion: values['cpu-fusion'],
+    cpuFusion: values['no-cpu-fusion'] ? false : undefined,
     logSamples: values['log-samples'] !== undefined,
     onProgress: values.quiet ? undefined : progressFor(io),
     cacheDir: values['no-cache'] ? false : values['cache-dir'],

@@ -136,7 +136,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         // What ran, not what was asked: 'auto' resolves to cuda or cpu.
         provider: model.provider,
         ort_version: model.runtime.version,
-        // Whether attention ran as the fused CPU kernel (--cpu-fusion and a graph it applies to).
+        // Whether attention ran as the fused CPU kernel (the default on the CPU, for graphs it applies to).
         attention_fused: model.attentionFused,
         wall_time_s: wallSeconds,
         scoring_time_s: stats.wallMs / 1000,

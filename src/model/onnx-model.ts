@@ -40,11 +40,11 @@ export interface LoadModelOptions {
   /** Rewrite the LM head to run only at scored positions when the graph allows it (default true). */
   readonly sliceLmHead?: boolean | undefined;
   /**
-   * CPU graph fusion (default false; the CPU provider only): each decomposed attention block (MatMul, scale,
-   * mask, Softmax, MatMul) runs as one fused kernel, and RMSNorm squares become Pow(x, 2) so ONNX Runtime
-   * fuses the RMSNorm. Faster (stories260K: 2× per token on 270-token rows), but float32 work done in
-   * another order: logliks move by up to ~1e-4 from the exported graph's (README, "CPU graph fusion").
-   * Off, the graph runs as exported (apart from LM-head slicing).
+   * CPU graph fusion (default true; the CPU provider only): each decomposed attention block (MatMul, scale,
+   * mask, Softmax, MatMul, with its rotary embedding and head reshaping) runs as one fused kernel that rounds
+   * as ONNX Runtime's own kernels do, so logliks stay those of the exported graph (bit for bit on AVX-512
+   * CPUs) while long rows run several times faster (README, "CPU graph fusion"). false runs the graph as
+   * exported (apart from LM-head slicing).
    */
   readonly cpuFusion?: boolean | undefined;
   /** Receives what loading decided (LM-head slicing, prefix reuse, the device), for verbose output. */

@@ -71,8 +71,8 @@ export interface NativeSessionOptions {
   /** Rewrite the LM head to run only at scored positions when the graph allows (default true). */
   readonly sliceLmHead?: boolean;
   /**
-   * CPU graph fusion (default false; CPU provider only): decomposed attention blocks run as one fused kernel
-   * each, and RMSNorm squares become Pow(x, 2) so ORT fuses the RMSNorm.
+   * CPU graph fusion (default true; CPU provider only): decomposed attention blocks run as one fused kernel
+   * each, rounding as ORT's own kernels do.
    */
   readonly cpuFusion?: boolean;
 }
@@ -86,7 +86,7 @@ export interface NativeSession {
   releasePrefix(prefix: PrefixId): void;
   /** What LM-head slicing did at load, or why it did nothing. */
   readonly lmHeadNote: string;
-  /** What CPU graph fusion (attention blocks, RMSNorm) did at load, or why it did nothing. */
+  /** What CPU graph fusion (attention blocks) did at load, or why it did nothing. */
   readonly fusionNote: string;
   /** Attention blocks run as fused kernels (no [rows, heads, T, T] score tensors are materialized). */
   readonly attentionFused: boolean;

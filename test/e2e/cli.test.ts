@@ -90,11 +90,11 @@ describe('mlrb-eval CLI', () => {
     expect(results.results['mmlu_virology']).toHaveProperty('acc_stderr,none');
   });
 
-  it('--cpu-fusion runs the fused kernels, says so with --verbose, records it, and keeps the accuracy', async () => {
+  it('runs the fused kernels by default, says so with --verbose, records it; --no-cpu-fusion gives the same accuracy', async () => {
     const plainOutput = path.join(workDir, 'out', 'blimp-plain.json');
     const fusedOutput = path.join(workDir, 'out', 'blimp-fused.json');
-    const plain = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', plainOutput, '--quiet', '--no-cache']);
-    const fused = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', fusedOutput, '--quiet', '--no-cache', '--cpu-fusion', '--verbose']);
+    const plain = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', plainOutput, '--quiet', '--no-cache', '--no-cpu-fusion']);
+    const fused = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', fusedOutput, '--quiet', '--no-cache', '--verbose']);
     expect(plain.code).toBe(0);
     expect(fused.code).toBe(0);
     expect(fused.stderr).toMatch(/CPU graph fusion on: \d+ of \d+ Softmax attention blocks/);
