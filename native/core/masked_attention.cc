@@ -95,42 +95,47 @@ MLRB_VECTOR_INLINE void apply_mask_to_lane(const MaskLayout& mask, int64_t row_b
   }
 }
 
-// scores[j, lane] = dot(scaled query of lane, key j), -inf past the lane's limit; returns the lane maxima.
+// Dot products of the query columns with keys first .. first + kKeys - 1 (rows past `last` repeat it), each
+// a chain of multiply-adds in d order as SGEMM sums them; kKeys independent chains keep the FMA units busy
+// where one would wait on latency.
+template <int kKeys>
+MLRB_VECTOR_INLINE void dot_keys(const float* query_columns, const float* k, int64_t key_row_stride, int64_t key_dim, int64_t first, int64_t last,
+                                 vec::Floats (&totals)[kKeys]) {
+  const float* key_rows[kKeys];
+  for (int key = 0; key < kKeys; ++key) key_rows[key] = k + std::min(first + key, last) * key_row_stride;
+  for (int key = 0; key < kKeys; ++key) totals[key] = vec::Floats{};
+  for (int64_t d = 0; d < key_dim; ++d) {
+    const vec::Floats query = vec::load(query_columns + d * vec::kLanes);
+    for (int key = 0; key < kKeys; ++key) totals[key] += vec::splat(key_rows[key][d]) * query;
+  }
+}
+
+// scores[j, lane] = dot(query of lane, key j) * scale, -inf past the lane's limit; returns the lane maxima.
+// Four keys at a time; past the keys every lane includes, each score is checked against its lane's limit.
 MLRB_VECTOR_INLINE vec::Floats score_block(const float* query_columns, float scale, const float* k, int64_t key_row_stride, int64_t key_dim,
                                            const BlockLanes& lanes, const MaskLayout& mask, const int64_t* row_base, float* scores) {
-  const vec::Floats minus_infinity = vec::splat(-std::numeric_limits<float>::infinity());
-  const auto dot = [&](int64_t j) {
-    const float* key = k + j * key_row_stride;
-    vec::Floats total{};
-    for (int64_t d = 0; d < key_dim; ++d) total += vec::splat(key[d]) * vec::load(query_columns + d * vec::kLanes);
-    return total * scale;
-  };
-  vec::Floats maxima = minus_infinity;
-  int64_t j = 0;
-  // Four keys at a time: each dot product is a chain of dependent multiply-adds (in d order, as a GEMM
-  // sums them), and four independent chains keep the FMA units busy where one would wait on latency.
   constexpr int kKeys = 4;
+  const vec::Floats minus_infinity = vec::splat(-std::numeric_limits<float>::infinity());
+  vec::Floats maxima = minus_infinity;
+  vec::Floats totals[kKeys];
+  int64_t j = 0;
   for (; j + kKeys <= lanes.common; j += kKeys) {
-    vec::Floats totals[kKeys] = {};
-    for (int64_t d = 0; d < key_dim; ++d) {
-      const vec::Floats query = vec::load(query_columns + d * vec::kLanes);
-      for (int key = 0; key < kKeys; ++key) totals[key] += vec::splat(k[(j + key) * key_row_stride + d]) * query;
-    }
+    dot_keys<kKeys>(query_columns, k, key_row_stride, key_dim, j, j + kKeys - 1, totals);
     for (int key = 0; key < kKeys; ++key) {
       const vec::Floats total = totals[key] * scale;
       vec::store(scores + (j + key) * vec::kLanes, total);
       maxima = vec::maximum(maxima, total);
     }
   }
-  for (; j < lanes.common; ++j) {
-    const vec::Floats total = dot(j);
-    vec::store(scores + j * vec::kLanes, total);
-    maxima = vec::maximum(maxima, total);
-  }
-  for (vec::Ints key_index = vec::Ints{} + static_cast<int32_t>(j); j < lanes.keys; ++j, key_index += 1) {
-    const vec::Floats total = key_index < lanes.limit ? dot(j) : minus_infinity;
-    vec::store(scores + j * vec::kLanes, total);
-    maxima = vec::maximum(maxima, total);
+  for (; j < lanes.keys; j += kKeys) {
+    dot_keys<kKeys>(query_columns, k, key_row_stride, key_dim, j, lanes.keys - 1, totals);
+    const int count = static_cast<int>(std::min<int64_t>(kKeys, lanes.keys - j));
+    for (int key = 0; key < count; ++key) {
+      const vec::Ints key_index = vec::Ints{} + static_cast<int32_t>(j + key);
+      const vec::Floats total = key_index < lanes.limit ? totals[key] * scale : minus_infinity;
+      vec::store(scores + (j + key) * vec::kLanes, total);
+      maxima = vec::maximum(maxima, total);
+    }
   }
   if (lanes.gap_lanes == 0) return maxima;
   for (int lane = 0; lane < vec::kLanes; ++lane) {

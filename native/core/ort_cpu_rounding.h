@@ -43,8 +43,10 @@ MLRB_VECTOR_INLINE vec::Floats softmax_exp(vec::Floats x) {
   p = p * r + 1.0F;
   p = p * r + 1.0F;
   // p · 2^m rounded once, as VSCALEFPS does: m >= -128 here, so 2^(m + 64) is a normal float and the
-  // first product exact; only the second one (by 2^-64) can round, into the subnormal range.
-  const vec::Ints exponent = (__builtin_convertvector(m, vec::Ints) + (127 + 64)) << 23;
+  // first product exact; only the second one (by 2^-64) can round, into the subnormal range. biased holds m
+  // in its low mantissa bits, so shifting them into the exponent field (modulo 2^32) and adding the offset
+  // gives the bits of 2^(m + 64) without a conversion.
+  const vec::Ints exponent = (std::bit_cast<vec::Ints>(biased) << 23) + ((127 + 64) << 23);
   return (p * std::bit_cast<vec::Floats>(exponent)) * 0x1p-64F;
 }
 
