@@ -120,6 +120,36 @@ void add_rotary(Operands& operands, const std::vector<int64_t>& cos_shape, const
   operands.rotary = describe_rotary(cos_shape, sin_shape, half, batch, shape.queries, shape.key_dim);
 }
 
+void pick_query_rows(Operands& operands, std::span<const int64_t> flat_positions) {
+  const int64_t queries = operands.shape.queries;
+  const int64_t batch = operands.shape.heads / operands.query_heads;
+  if (operands.output_shape.size() != 4 || operands.output.row != operands.query_heads * operands.shape.value_dim) {
+    throw std::invalid_argument("picked query rows need rank-4 operands and the rows-first output layout");
+  }
+  operands.picks_rows = true;
+  operands.picked_positions.clear();
+  operands.picked_begin.assign(static_cast<size_t>(batch + 1), 0);
+  int64_t previous = -1;
+  for (const int64_t flat : flat_positions) {
+    if (flat < previous || flat < 0 || flat >= batch * queries) {
+      throw std::invalid_argument("query positions must ascend within [0, " + std::to_string(batch * queries) + "), got " + std::to_string(flat));
+    }
+    previous = flat;
+    operands.picked_positions.push_back(flat % queries);
+    ++operands.picked_begin[static_cast<size_t>(flat / queries + 1)];
+  }
+  for (size_t entry = 1; entry < operands.picked_begin.size(); ++entry) operands.picked_begin[entry] += operands.picked_begin[entry - 1];
+  const auto picked = static_cast<int64_t>(flat_positions.size());
+  operands.output_shape = {1, picked, operands.query_heads, operands.shape.value_dim};
+  operands.output = Strides{0, operands.shape.value_dim, operands.query_heads * operands.shape.value_dim};
+}
+
+bool has_rows(const Operands& operands, int64_t head) {
+  if (!operands.picks_rows) return true;
+  const auto entry = static_cast<size_t>(head / operands.query_heads);
+  return operands.picked_begin[entry + 1] > operands.picked_begin[entry];
+}
+
 HeadOperands head_operands(const Operands& operands, const AttentionTensors& tensors, int64_t head) {
   const int64_t batch = head / operands.query_heads;
   const int64_t query_head = head % operands.query_heads;
@@ -129,6 +159,12 @@ HeadOperands head_operands(const Operands& operands, const AttentionTensors& ten
   rows.key = tensors.key + batch * operands.key.batch + kv_head * operands.key.head;
   rows.value = tensors.value + batch * operands.value.batch + kv_head * operands.value.head;
   rows.output = tensors.output + batch * operands.output.batch + query_head * operands.output.head;
+  if (operands.picks_rows) {
+    const int64_t begin = operands.picked_begin[static_cast<size_t>(batch)];
+    const int64_t end = operands.picked_begin[static_cast<size_t>(batch + 1)];
+    rows.output += begin * operands.output.row;
+    rows.query_positions = std::span<const int64_t>(operands.picked_positions).subspan(static_cast<size_t>(begin), static_cast<size_t>(end - begin));
+  }
   if (operands.rotary.half > 0) {
     const int64_t table_offset = batch * operands.rotary.batch_stride;
     rows.rotary = RotaryRows{tensors.cos + table_offset, tensors.sin + table_offset, operands.rotary.row_stride, operands.rotary.half};

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "masked_attention.h"
@@ -41,6 +42,10 @@ struct Operands {
   int64_t kv_repeat = 1;    // query heads per key/value head
   Strides query, key, value, output;
   RotaryLayout rotary;  // half 0: the op rotates nothing
+  // Set by pick_query_rows: per picked row its query position, and per batch entry where its rows start.
+  bool picks_rows = false;
+  std::vector<int64_t> picked_positions;
+  std::vector<int64_t> picked_begin;  // [batch + 1]
 };
 
 // The op's tensors; cos and sin only when it folds a rotary embedding.
@@ -62,7 +67,14 @@ struct AttentionTensors {
 // positions (no KV cache). Throws std::invalid_argument naming the shapes.
 void add_rotary(Operands& operands, const std::vector<int64_t>& cos_shape, const std::vector<int64_t>& sin_shape, int64_t half);
 
-// Where head `head` (over the whole batch) finds its rows, given the tensors' base pointers.
+// Restricts the op to the query rows at `flat_positions` (row index over [batch, queries], ascending, as the
+// LM-head slicing's positions input lists them); the output becomes [1, positions, heads, value_dim]. Needs
+// rank-4 operands and the rows-first output layout. Throws std::invalid_argument naming the problem.
+void pick_query_rows(Operands& operands, std::span<const int64_t> flat_positions);
+
+// Where head `head` (over the whole batch) finds its rows, given the tensors' base pointers. With picked
+// rows, a head whose batch entry has none gets an empty query_positions and must be skipped (has_rows).
+[[nodiscard]] bool has_rows(const Operands& operands, int64_t head);
 [[nodiscard]] HeadOperands head_operands(const Operands& operands, const AttentionTensors& tensors, int64_t head);
 
 }  // namespace mlrb

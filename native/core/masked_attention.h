@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "rotary.h"
@@ -50,8 +51,8 @@ struct AttentionScratch {
   std::vector<float> query_columns;  // [key_dim, lanes]: a block of query rows, transposed
   std::vector<float> scores;         // [keys, lanes]
   std::vector<float> weighted;       // [value_dim, lanes]
-  std::vector<float> rotated_query;  // [queries, key_dim]: the head's queries after the rotary embedding
-  std::vector<float> rotated_key;    // [keys, key_dim]
+  std::vector<float> prepared_queries;  // [queries, key_dim]: the head's queries, picked and / or rotated
+  std::vector<float> rotated_keys;      // [keys, key_dim]
 };
 
 // Scans the mask once: each row's last included key, and whether the mask changes a score before it.
@@ -70,6 +71,9 @@ struct HeadOperands {
   int64_t value_row_stride = 0;
   int64_t output_row_stride = 0;
   RotaryRows rotary;
+  // Empty: every query row. Else only these query positions (ascending), their outputs written as rows
+  // 0, 1, ... of `output`: the last attention block of a graph whose head reads a few positions.
+  std::span<const int64_t> query_positions;
 };
 
 // Computes output rows for one head (after prepare_mask_rows). Equal to the unfused graph up to float

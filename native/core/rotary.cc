@@ -39,28 +39,39 @@ RotaryLayout describe_rotary(const std::vector<int64_t>& cos_shape, const std::v
   return RotaryLayout{half, strides[0], strides[2]};
 }
 
+namespace {
+
 // Products and sum rounded separately, as the graph's Mul, Mul and Add round them: a fused multiply-add
 // would be closer to exact but further from the graph being replaced.
 #if defined(__GNUC__) && !defined(__clang__)
 __attribute__((optimize("fp-contract=off")))
 #endif
+void rotate_row(const float* in, const float* cos, const float* sin, int64_t half, float* rotated) {
+  for (int64_t d = 0; d < half; ++d) {
+    const float direct = in[d] * cos[d];
+    const float turned = -in[d + half] * sin[d];
+    rotated[d] = direct + turned;
+  }
+  for (int64_t d = half; d < 2 * half; ++d) {
+    const float direct = in[d] * cos[d];
+    const float turned = in[d - half] * sin[d];
+    rotated[d] = direct + turned;
+  }
+}
+
+}  // namespace
+
 void rotate_rows(const float* x, int64_t x_row_stride, int64_t rows, const RotaryRows& table, float* out) {
-  const int64_t half = table.half;
   for (int64_t row = 0; row < rows; ++row) {
-    const float* in = x + row * x_row_stride;
-    const float* cos = table.cos + row * table.row_stride;
-    const float* sin = table.sin + row * table.row_stride;
-    float* rotated = out + row * 2 * half;
-    for (int64_t d = 0; d < half; ++d) {
-      const float direct = in[d] * cos[d];
-      const float turned = -in[d + half] * sin[d];
-      rotated[d] = direct + turned;
-    }
-    for (int64_t d = half; d < 2 * half; ++d) {
-      const float direct = in[d] * cos[d];
-      const float turned = in[d - half] * sin[d];
-      rotated[d] = direct + turned;
-    }
+    rotate_row(x + row * x_row_stride, table.cos + row * table.row_stride, table.sin + row * table.row_stride, table.half, out + row * 2 * table.half);
+  }
+}
+
+void rotate_rows_at(const float* x, int64_t x_row_stride, std::span<const int64_t> positions, const RotaryRows& table, float* out) {
+  for (size_t i = 0; i < positions.size(); ++i) {
+    const int64_t row = positions[i];
+    rotate_row(x + row * x_row_stride, table.cos + row * table.row_stride, table.sin + row * table.row_stride, table.half,
+               out + static_cast<int64_t>(i) * 2 * table.half);
   }
 }
 

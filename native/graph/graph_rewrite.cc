@@ -41,6 +41,17 @@ ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_vi
   return built;
 }
 
+ProtoBuilder with_inputs(const NodeView& node, const std::vector<std::string>& inputs) {
+  ProtoBuilder rewired;
+  for (const std::string& input : inputs) rewired.string_field(field::kNodeInput, input);
+  FieldReader reader(node.payload);
+  Field part;
+  while (reader.next(part)) {
+    if (part.number != field::kNodeInput) rewired.raw(part.encoded);
+  }
+  return rewired;
+}
+
 ProtoBuilder tensor_value_info(std::string_view name, int64_t element_type, const std::vector<ProtoBuilder>& dims) {
   ProtoBuilder shape;
   for (const auto& dim : dims) shape.message_field(field::kShapeDim, dim);

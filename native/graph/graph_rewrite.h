@@ -21,6 +21,8 @@ namespace mlrb::graph {
 // A NodeProto without attributes; add them with message_field(field::kNodeAttribute, ...).
 [[nodiscard]] ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_view output, std::string_view op_type,
                                 std::string_view domain = {}, std::string_view name = {});
+// The node with its inputs replaced by `inputs`; every other field verbatim.
+[[nodiscard]] ProtoBuilder with_inputs(const NodeView& node, const std::vector<std::string>& inputs);
 [[nodiscard]] ProtoBuilder tensor_value_info(std::string_view name, int64_t element_type, const std::vector<ProtoBuilder>& dims);
 [[nodiscard]] ProtoBuilder symbolic_dim(std::string_view name);
 [[nodiscard]] ProtoBuilder opset_import(std::string_view domain, int64_t version);

@@ -30,8 +30,9 @@ NodeView read_node(Bytes payload) {
             ints.insert(ints.end(), more.begin(), more.end());
           }
         });
-        if (name == "perm") node.perm = std::move(ints);
         if (single) node.int_attributes[name] = *single;
+        if (!ints.empty()) node.int_list_attributes[name] = ints;
+        if (name == "perm") node.perm = std::move(ints);
         break;
       }
       default: break;

@@ -32,6 +32,7 @@ struct NodeView {
   std::string domain;
   std::vector<int64_t> perm;  // Transpose's perm attribute, empty when absent
   std::unordered_map<std::string, int64_t> int_attributes;  // single-int attributes (axis, to, ...)
+  std::unordered_map<std::string, std::vector<int64_t>> int_list_attributes;  // ints attributes (axes, ...)
   Bytes payload;              // the NodeProto's bytes
 };
 

@@ -11,8 +11,6 @@ namespace mlrb::graph {
 
 namespace {
 
-constexpr const char* kFlatHidden = "mlrb_flat_hidden";
-constexpr const char* kGatheredHidden = "mlrb_gathered_hidden";
 constexpr const char* kPositionsDim = "mlrb_positions";
 constexpr int64_t kOnnxInt64 = 7;
 // Longest run of element-wise ops allowed between the head MatMul and the output (bias, soft-capping, casts).

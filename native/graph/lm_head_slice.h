@@ -17,6 +17,9 @@
 namespace mlrb::graph {
 
 inline constexpr const char* kLogitPositionsInput = "mlrb_logit_positions";
+// The values the rewrite adds: the final hidden state flattened to [batch*seq, hidden], and its gathered rows.
+inline constexpr const char* kFlatHidden = "mlrb_flat_hidden";
+inline constexpr const char* kGatheredHidden = "mlrb_gathered_hidden";
 
 struct LmHeadSlice {
   bool applied = false;

@@ -1,6 +1,7 @@
 #include "attention_op.h"
 
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -21,12 +22,16 @@ struct HeadWork {
 void attend_head(void* data, size_t head_index) {
   const auto& work = *static_cast<const HeadWork*>(data);
   const auto head = static_cast<int64_t>(head_index);
+  if (!has_rows(*work.operands, head)) return;
   thread_local AttentionScratch scratch;  // ORT's pool threads keep theirs between runs
   attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.tensors, head), work.operands->mask, head, scratch);
 }
 
 constexpr size_t kCosInput = 4;
 constexpr size_t kSinInput = 5;
+constexpr size_t kQueryPositionsInput = 6;
+
+bool has_input(Ort::KernelContext& context, size_t index) { return context.GetInputCount() > index && context.GetInput(index) != nullptr; }
 
 int64_t optional_int(const Ort::ConstKernelInfo& info, const char* name, int64_t fallback) {
   try {
@@ -83,12 +88,16 @@ class AttentionKernel {
         layout.additive = mask.GetTensorData<float>();
       }
       prepare_mask_rows(layout, operands.shape.queries, operands.shape.keys);
+      if (has_input(context, kQueryPositionsInput)) {
+        const Ort::ConstValue positions = context.GetInput(kQueryPositionsInput);
+        const size_t count = positions.GetTensorTypeAndShapeInfo().GetElementCount();
+        pick_query_rows(operands, std::span<const int64_t>(positions.GetTensorData<int64_t>(), count));
+      }
       Ort::UnownedValue output = context.GetOutput(0, operands.output_shape);
       HeadWork work{&operands, scale_,
                     {q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(), output.GetTensorMutableData<float>()}};
       if (rotary_half_ > 0) {
-        const bool tables_given = context.GetInputCount() > kSinInput && context.GetInput(kCosInput) != nullptr && context.GetInput(kSinInput) != nullptr;
-        if (!tables_given) throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");
+        if (!has_input(context, kCosInput) || !has_input(context, kSinInput)) throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");
         const Ort::ConstValue cos = context.GetInput(kCosInput);
         const Ort::ConstValue sin = context.GetInput(kSinInput);
         add_rotary(operands, cos.GetTensorTypeAndShapeInfo().GetShape(), sin.GetTensorTypeAndShapeInfo().GetShape(), rotary_half_);
@@ -134,12 +143,13 @@ OrtStatusPtr AttentionOp<kBoolMask>::CreateKernelV2(const OrtApi& api, const Ort
 template <bool kBoolMask>
 ONNXTensorElementDataType AttentionOp<kBoolMask>::GetInputType(size_t index) const {
   if (index == 3 && kBoolMask) return ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
+  if (index == kQueryPositionsInput) return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
   return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
 }
 
 template <bool kBoolMask>
 OrtCustomOpInputOutputCharacteristic AttentionOp<kBoolMask>::GetInputCharacteristic(size_t index) const {
-  return index == kCosInput || index == kSinInput ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
+  return index >= kCosInput ? INPUT_OUTPUT_OPTIONAL : INPUT_OUTPUT_REQUIRED;
 }
 
 template <bool kBoolMask>
@@ -157,6 +167,11 @@ OrtStatusPtr AttentionOp<kBoolMask>::InferOutputShape(Ort::ShapeInferContext& co
     if (!shape.empty() && !values.empty()) shape.back() = values.back();
     // Output rows-first and query heads-first (or the reverse): the heads and rows axes trade places.
     if (shape.size() == 4 && layout_of("query_layout") != layout_of("output_layout")) std::swap(shape[1], shape[2]);
+    // Picked query rows: [1, positions, heads, value_dim].
+    if (shape.size() == 4 && context.GetInputCount() > kQueryPositionsInput) {
+      const Ort::ShapeInferContext::Shape positions = context.GetInputShape(kQueryPositionsInput);
+      if (positions.size() == 1) shape = {Ort::ShapeInferContext::SymbolicInteger(int64_t{1}), positions[0], shape[2], shape[3]};
+    }
     context.SetOutputShape(0, shape);
     return nullptr;
   } catch (const std::exception& error) {

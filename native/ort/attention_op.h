@@ -9,7 +9,9 @@
 // (0: [B, H, T, D]; 1: [B, T, H, D], the layout before the graph's head Transpose) and kv_repeat (key and
 // value carry H / kv_repeat heads, each serving kv_repeat consecutive query heads, as repeat_kv does).
 // Optional inputs cos and sin with attribute rotary_half = D / 2 fold Hugging Face's rotary embedding of Q
-// and K (core/rotary.h); the tables broadcast to [B, 1, T, D] against the heads-first operands.
+// and K (core/rotary.h); the tables broadcast to [B, 1, T, D] against the heads-first operands. Optional
+// input 6, int64 query positions flat over [B, T] (ascending), computes only those query rows: the output
+// is then [1, positions, H, Dv] (graph/last_block_rows.h).
 #pragma once
 
 #include <cstdint>
@@ -27,7 +29,7 @@ struct AttentionOp : Ort::CustomOpBase<AttentionOp<kBoolMask>, AttentionKernel, 
 
   OrtStatusPtr CreateKernelV2(const OrtApi& api, const OrtKernelInfo* info, void** kernel) const;
   [[nodiscard]] const char* GetName() const { return kBoolMask ? kMaskedAttentionOp : kBiasedAttentionOp; }
-  [[nodiscard]] size_t GetInputTypeCount() const { return 6; }
+  [[nodiscard]] size_t GetInputTypeCount() const { return 7; }
   [[nodiscard]] ONNXTensorElementDataType GetInputType(size_t index) const;
   [[nodiscard]] OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t index) const;
   [[nodiscard]] size_t GetOutputTypeCount() const { return 1; }

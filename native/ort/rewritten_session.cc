@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "../graph/cpu_fusion.h"
+#include "../graph/last_block_rows.h"
 #include "../graph/lm_head_slice.h"
 #include "../onnx/file_handle.h"
 #include "../onnx/mapped_range.h"
@@ -17,6 +18,7 @@ struct Attempt {
   std::vector<uint8_t> model;  // empty: nothing applied, load the file as it is
   bool cpu_fused = false;        // the CPU fusion pass rewrote the graph
   bool attention_fused = false;  // ... and its graph has ai.mlrb attention nodes
+  bool pruned = false;           // the last block computes only the scored rows
   std::string sliced_logits;
 };
 
@@ -40,6 +42,15 @@ Attempt rewrite(graph::Bytes original, LoadRewrites wanted, OpenedSession& notes
     if (slice.applied) {
       attempt.model = std::move(slice.model);  // also frees the fused intermediate
       attempt.sliced_logits = std::move(slice.logits_output);
+      current = attempt.model;
+    }
+  }
+  if (wanted.prune_last_block && attempt.attention_fused && !attempt.sliced_logits.empty()) {
+    graph::LastBlockRows pruning = graph::prune_last_block_rows(current);
+    notes.pruning_note = std::move(pruning.note);
+    if (pruning.applied) {
+      attempt.model = std::move(pruning.model);
+      attempt.pruned = true;
     }
   }
   return attempt;
@@ -62,7 +73,7 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
       // ORT's own load below reports the unreadable file with its usual error.
       if (rewrites.cpu_fusion) opened.fusion_note = std::string("CPU graph fusion off: ") + error.what();
       if (rewrites.slice_lm_head) opened.lm_head_note = std::string("LM-head slicing off: ") + error.what();
-      rewrites = {false, false};
+      rewrites = {false, false, false};
     }
   }
   // A model loaded from memory finds its external-data files through this folder.
@@ -78,9 +89,12 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
       opened.attention_fused = attempt.attention_fused;
       return opened;
     } catch (const Ort::Exception& error) {
-      // Undo the rewrite most likely at fault first: the fused ops only accept float32 tensors.
+      // Undo the rewrite most likely at fault first: the last one, then the fused ops (float32 only).
       const std::string refused = std::string("ONNX Runtime refused the rewritten graph (") + error.what() + ")";
-      if (attempt.cpu_fused) {
+      if (attempt.pruned) {
+        rewrites.prune_last_block = false;
+        opened.pruning_note = "last-block row pruning off: " + refused;
+      } else if (attempt.cpu_fused) {
         rewrites.cpu_fusion = false;
         opened.fusion_note = "CPU graph fusion off: " + refused;
       } else {

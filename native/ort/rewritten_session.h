@@ -1,5 +1,6 @@
 // Opens the ORT session over a model with the load-time graph rewrites applied: CPU graph fusion
-// (graph/cpu_fusion.h: attention blocks; CPU only) and LM-head slicing (graph/lm_head_slice.h). A rewrite that does
+// (graph/cpu_fusion.h: attention blocks; CPU only), LM-head slicing (graph/lm_head_slice.h) and, when both
+// applied, row pruning of the last block (graph/last_block_rows.h). A rewrite that does
 // not match leaves the graph alone; a rewritten graph ORT refuses is retried without that rewrite. Either
 // way the reason ends up in a note, so `--verbose` can say what ran.
 #pragma once
@@ -14,6 +15,7 @@ namespace mlrb {
 struct LoadRewrites {
   bool cpu_fusion = false;
   bool slice_lm_head = true;
+  bool prune_last_block = true;  // needs the other two
 };
 
 struct OpenedSession {
@@ -22,6 +24,7 @@ struct OpenedSession {
   bool attention_fused = false;
   std::string lm_head_note;
   std::string fusion_note;
+  std::string pruning_note;  // empty when pruning was not tried (no fused attention or no sliced head)
 };
 
 // Throws Ort::Exception when even the unmodified model cannot be loaded.

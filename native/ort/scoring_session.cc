@@ -120,6 +120,7 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   attention_fused_ = opened.attention_fused;
   fusion_note_ = on_cuda && options_.cpu_fusion ? "CPU graph fusion off: the fused ops run on the CPU provider only"
                                                : std::move(opened.fusion_note);
+  if (!opened.pruning_note.empty()) fusion_note_ += "; " + opened.pruning_note;
   signature_ = detect_signature(describe_inputs(*session_), describe_outputs(*session_), options_.kv_hints, opened.sliced_logits);
   present_outputs_ = match_present_outputs(signature_);
   const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());

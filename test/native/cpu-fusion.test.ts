@@ -77,6 +77,8 @@ describe('CPU graph fusion', () => {
         expect(Number(fusedBlocks), note).toBe(lm.options.numLayers);
         expect(Number(softmaxes)).toBe(lm.options.numLayers);
         expect(ROTARY_NOTE.exec(note)?.[1], note).toBe(rotaryFolded ? String(lm.options.numLayers) : undefined);
+        // The sliced head reads few positions, so the last block computes only those rows.
+        expect(note).toMatch(/last-block row pruning on: the last attention and the \d+ nodes after it run only on the scored positions \(1 residual/);
         expect(plain.attentionFused).toBe(false);
 
         const { results } = await scoreModelInputs(fused, inputs);
@@ -122,6 +124,16 @@ describe('CPU graph fusion', () => {
     off.dispose();
     expect(offFused).toBe(false);
     expect(offLogs.join('\n')).toMatch(/CPU graph fusion off: turned off by the caller/);
+  });
+
+  it('prunes the last block only where the head is sliced, and says why not otherwise', async () => {
+    const lm = writeTinyCausalLm(mkdtempSync(path.join(workDir, 'unsliced-')));
+    const logs: string[] = [];
+    const unsliced = await loadModel({ model: lm.modelPath, sliceLmHead: false, onLog: (message) => logs.push(message) });
+    const fused = unsliced.attentionFused;
+    unsliced.dispose();
+    expect(fused).toBe(true);
+    expect(logs.join('\n')).not.toMatch(/last-block row pruning/);
   });
 
   it.skipIf(!hasShared)('fuses stories260K: 5 attention blocks with GQA, rotary embedding and head transposes absorbed', async () => {

@@ -1,0 +1,246 @@
+#include "last_block_rows.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "../core/attention_contract.h"
+#include "graph_rewrite.h"
+#include "graph_view.h"
+#include "lm_head_slice.h"
+#include "node_match.h"
+
+namespace mlrb::graph {
+
+namespace {
+
+constexpr size_t kQueryPositionsInput = 6;  // the fused attention op's optional input (ort/attention_op.h)
+
+bool is_attention(const NodeView& node) {
+  return node.domain == kAttentionOpDomain && (node.op_type == kMaskedAttentionOp || node.op_type == kBiasedAttentionOp);
+}
+
+bool is_constant(const GraphView& view, const std::string& value) { return view.initializer_dims.contains(value); }
+
+bool one_of(std::string_view op_type, std::initializer_list<std::string_view> names) {
+  return std::find(names.begin(), names.end(), op_type) != names.end();
+}
+
+bool on_last_axis(const NodeView& node, const std::string& attribute, int64_t fallback) {
+  const auto single = node.int_attributes.find(attribute);
+  if (single != node.int_attributes.end()) return single->second == -1;
+  const auto list = node.int_list_attributes.find(attribute);
+  if (list != node.int_list_attributes.end()) return list->second == std::vector<int64_t>{-1};
+  return fallback == -1;
+}
+
+// Whether `node` computes each position's output from that position's inputs alone, so that it gives the
+// same rows on [1, picked, ...] as on [batch, seq, ...]. Constant operands are allowed where they act on
+// the last axis only (weights, biases, scales).
+std::string row_wise_problem(const GraphView& view, const NodeView& node) {
+  const std::string what = node.op_type + " (" + node.outputs.front() + ")";
+  if (!is_default_domain(node)) return what + " is not a standard ONNX op";
+  if (one_of(node.op_type, {"Sqrt", "Reciprocal", "Sigmoid", "Tanh", "Erf", "Neg", "Cast", "Identity", "Relu"})) return {};
+  if (one_of(node.op_type, {"Add", "Sub", "Mul", "Div", "Pow"})) {
+    for (const std::string& input : node.inputs) {
+      const auto dims = view.initializer_dims.find(input);
+      if (dims != view.initializer_dims.end() && dims->second.size() > 1) return what + " has a constant operand of rank above 1";
+    }
+    return {};
+  }
+  if (node.op_type == "MatMul") {
+    const auto weight = view.initializer_dims.find(node.inputs.size() == 2 ? node.inputs[1] : std::string());
+    return weight != view.initializer_dims.end() && weight->second.size() == 2 ? std::string() : what + " is not a product with a constant matrix";
+  }
+  if (node.op_type == "ReduceMean") {
+    const auto keep = node.int_attributes.find("keepdims");
+    const bool keeps = keep == node.int_attributes.end() || keep->second == 1;
+    const bool last = node.inputs.size() >= 2 ? int64_values(view, node.inputs[1]) == std::vector<int64_t>{-1} : on_last_axis(node, "axes", 0);
+    return keeps && last ? std::string() : what + " does not reduce the last axis alone";
+  }
+  if (node.op_type == "LayerNormalization") return on_last_axis(node, "axis", -1) ? std::string() : what + " does not normalise the last axis";
+  if (node.op_type == "Reshape") {
+    const std::optional<std::vector<int64_t>> shape = node.inputs.size() == 2 ? int64_values(view, node.inputs[1]) : std::nullopt;
+    const bool keeps_leading = shape && shape->size() >= 2 && (*shape)[0] == 0 && (*shape)[1] == 0;
+    return keeps_leading ? std::string() : what + " does not keep the batch and sequence axes (shape [0, 0, ...])";
+  }
+  return what + " is not an op known to work row by row";
+}
+
+// Every node whose output `value` depends on, walking back through node inputs.
+std::unordered_set<size_t> ancestors_of(const GraphView& view, const std::string& value) {
+  std::unordered_set<size_t> seen;
+  std::vector<std::string> pending{value};
+  while (!pending.empty()) {
+    const std::string current = pending.back();
+    pending.pop_back();
+    const auto producer = view.producer.find(current);
+    if (producer == view.producer.end() || !seen.insert(producer->second).second) continue;
+    for (const std::string& input : view.nodes[producer->second].inputs) pending.push_back(input);
+  }
+  return seen;
+}
+
+// Every node that depends on `value`, walking forward through consumers.
+std::unordered_set<size_t> descendants_of(const GraphView& view, const std::string& value) {
+  std::unordered_set<size_t> seen;
+  std::vector<std::string> pending{value};
+  while (!pending.empty()) {
+    const std::string current = pending.back();
+    pending.pop_back();
+    const auto readers = view.consumers.find(current);
+    if (readers == view.consumers.end()) continue;
+    for (const size_t reader : readers->second) {
+      if (!seen.insert(reader).second) continue;
+      for (const std::string& output : view.nodes[reader].outputs) pending.push_back(output);
+    }
+  }
+  return seen;
+}
+
+struct Plan {
+  size_t attention = 0;
+  size_t head_gather = 0;                          // the slicing's Gather, now redundant
+  std::vector<size_t> block;                       // the row-wise nodes after the attention
+  std::vector<std::string> joining;                // per-position tensors entering the block from outside
+  std::unordered_set<std::string> reshaped;        // values whose leading axes become [1, picked]
+};
+
+std::string plan_pruning(const GraphView& view, Plan& plan) {
+  const auto gather = view.producer.find(kGatheredHidden);
+  const auto flatten = view.producer.find(kFlatHidden);
+  if (gather == view.producer.end() || flatten == view.producer.end()) return "the LM head is not sliced";
+  plan.head_gather = gather->second;
+  const std::string& hidden = view.nodes[flatten->second].inputs.front();
+  const std::unordered_set<size_t> before_head = ancestors_of(view, hidden);
+
+  // The last attention: the one that no other attention node before the head depends on.
+  std::optional<size_t> last;
+  for (const size_t index : before_head) {
+    if (!is_attention(view.nodes[index])) continue;
+    if (!last || descendants_of(view, view.nodes[*last].outputs.front()).contains(index)) last = index;
+  }
+  if (!last) return "no fused attention node feeds the LM head";
+  plan.attention = *last;
+  const NodeView& attention = view.nodes[*last];
+  if (attention.inputs.size() > kQueryPositionsInput) return "the last attention node already picks its rows";
+  const auto layout = attention.int_attributes.find("output_layout");
+  if (layout == attention.int_attributes.end() || layout->second != 1) return "the last attention writes [batch, heads, seq, dim]";
+
+  // The block: nodes between the attention's output and the head's input.
+  for (const size_t index : descendants_of(view, attention.outputs.front())) {
+    if (before_head.contains(index)) plan.block.push_back(index);
+  }
+  std::sort(plan.block.begin(), plan.block.end());
+  std::unordered_set<size_t> members(plan.block.begin(), plan.block.end());
+  members.insert(*last);
+  const std::unordered_set<size_t> query_sources = ancestors_of(view, attention.inputs.front());
+  for (const size_t index : plan.block) {
+    const NodeView& node = view.nodes[index];
+    if (std::string problem = row_wise_problem(view, node); !problem.empty()) return problem;
+    for (const std::string& input : node.inputs) {
+      const auto producer = view.producer.find(input);
+      if (is_constant(view, input) || (producer != view.producer.end() && members.contains(producer->second))) continue;
+      // A per-position tensor joining the block (the residual stream): it must be one the attention's query
+      // is computed from, so that it has the [batch, seq, ...] rows the positions index.
+      if (producer == view.producer.end() || !query_sources.contains(producer->second)) {
+        return "the block after the last attention reads " + input + ", which is neither a constant nor part of the residual stream";
+      }
+      if (std::find(plan.joining.begin(), plan.joining.end(), input) == plan.joining.end()) plan.joining.push_back(input);
+    }
+  }
+  for (const size_t index : members) {
+    for (const std::string& output : view.nodes[index].outputs) {
+      if (view.is_graph_output(output)) return "the block after the last attention has a graph output (" + output + ")";
+      const auto readers = view.consumers.find(output);
+      if (readers == view.consumers.end()) continue;
+      for (const size_t reader : readers->second) {
+        if (!members.contains(reader) && reader != flatten->second) return output + " in the last block also feeds " + view.nodes[reader].op_type;
+      }
+      plan.reshaped.insert(output);
+    }
+  }
+  return {};
+}
+
+std::string picked_name(size_t joining) { return "mlrb_picked_rows_" + std::to_string(joining); }
+
+Pieces rewrite(const GraphView& view, const Plan& plan) {
+  std::unordered_map<std::string, std::string> renamed;
+  for (size_t i = 0; i < plan.joining.size(); ++i) renamed[plan.joining[i]] = picked_name(i);
+  const std::unordered_set<size_t> block(plan.block.begin(), plan.block.end());
+  Pieces graph;
+  size_t next_node = 0;
+  for (const Field& part : view.fields) {
+    if (part.number == field::kGraphNode) {
+      const size_t index = next_node++;
+      const NodeView& node = view.nodes[index];
+      if (index == plan.attention) {
+        // The joining tensors' rows, flattened to [batch * seq, ...] and gathered like the head's: [picked, ...],
+        // which broadcasts against the block's [1, picked, ...].
+        for (size_t i = 0; i < plan.joining.size(); ++i) {
+          const std::string name = picked_name(i);
+          ProtoBuilder flat = graph::node({plan.joining[i]}, name + "_flat", "Flatten", {}, name + "_flatten");
+          flat.message_field(field::kNodeAttribute, int_attribute("axis", 2));
+          graph.own(field::kGraphNode, flat);
+          graph.own(field::kGraphNode, graph::node({name + "_flat", kLogitPositionsInput}, name, "Gather", {}, name + "_gather"));
+        }
+        std::vector<std::string> inputs = node.inputs;
+        inputs.resize(kQueryPositionsInput, "");  // absent optional inputs (cos, sin) are empty names
+        inputs.push_back(kLogitPositionsInput);
+        graph.own(field::kGraphNode, with_inputs(node, inputs));
+      } else if (index == plan.head_gather) {
+        // The hidden state already holds only the picked rows.
+        graph.own(field::kGraphNode, graph::node({kFlatHidden}, kGatheredHidden, "Identity", {}, "mlrb_picked_hidden"));
+      } else if (block.contains(index)) {
+        std::vector<std::string> inputs = node.inputs;
+        for (std::string& input : inputs) {
+          if (const auto found = renamed.find(input); found != renamed.end()) input = found->second;
+        }
+        graph.own(field::kGraphNode, with_inputs(node, inputs));
+      } else {
+        graph.view(part.encoded);
+      }
+    } else if (part.number == field::kGraphValueInfo) {
+      // Declared [batch, seq, ...] shapes of the block's values would contradict the new graph.
+      if (!plan.reshaped.contains(read_value_view(part.payload).name)) graph.view(part.encoded);
+    } else {
+      graph.view(part.encoded);
+    }
+  }
+  return graph;
+}
+
+LastBlockRows fallback(std::string note) {
+  LastBlockRows result;
+  result.note = "last-block row pruning off: " + note;
+  return result;
+}
+
+}  // namespace
+
+LastBlockRows prune_last_block_rows(Bytes model) {
+  try {
+    const ModelParts parts = read_model_parts(model);
+    if (!parts.graph) return fallback("the model has no graph");
+    const GraphView view = read_graph_view(*parts.graph);
+    Plan plan;
+    if (std::string reason = plan_pruning(view, plan); !reason.empty()) return fallback(reason);
+    for (size_t i = 0; i < plan.joining.size(); ++i) {
+      if (view.name_in_use(picked_name(i)) || view.name_in_use(picked_name(i) + "_flat")) return fallback("the graph already uses the name " + picked_name(i));
+    }
+    LastBlockRows result;
+    result.applied = true;
+    result.model = assemble_model(parts, rewrite(view, plan));
+    result.note = "last-block row pruning on: the last attention and the " + std::to_string(plan.block.size()) +
+                  " nodes after it run only on the scored positions (" + std::to_string(plan.joining.size()) + " residual input(s) gathered)";
+    return result;
+  } catch (const MalformedProto& error) {
+    return fallback("the model could not be parsed (" + error.what + ")");
+  }
+}
+
+}  // namespace mlrb::graph
