@@ -196,10 +196,11 @@ MLRB_VECTOR_INLINE void weigh_chunk(const float* weights, vec::Floats inverse_su
   for (int c = 0; c < kChunk; ++c) vec::store(weighted + (first_dim + c) * vec::kLanes, totals[c]);
 }
 
-MLRB_VECTOR_INLINE void weigh_block(const float* weights, vec::Floats inverse_sum, int64_t keys, const float* v, int64_t value_row_stride,
-                                     int64_t value_dim, float* weighted) {
+// keys: those the block reads (its furthest limit); all_keys: the head's, which set SGEMM's K blocks.
+MLRB_VECTOR_INLINE void weigh_block(const float* weights, vec::Floats inverse_sum, int64_t keys, int64_t all_keys, const float* v,
+                                     int64_t value_row_stride, int64_t value_dim, float* weighted) {
   constexpr int kChunk = 8;
-  const int64_t depth_block = ort_cpu::gemm_depth_block(value_dim, keys);
+  const int64_t depth_block = ort_cpu::gemm_depth_block(value_dim, all_keys);
   int64_t d = 0;
   for (; d + kChunk <= value_dim; d += kChunk) weigh_chunk<kChunk>(weights, inverse_sum, keys, depth_block, v, value_row_stride, d, weighted);
   for (; d < value_dim; ++d) weigh_chunk<1>(weights, inverse_sum, keys, depth_block, v, value_row_stride, d, weighted);
@@ -258,7 +259,7 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
                          scratch.scores.data());
     }
     const vec::Floats inverse_sum = exponentiate_block(scratch.scores.data(), maxima, lanes);
-    weigh_block(scratch.scores.data(), inverse_sum, lanes.keys, operands.value, operands.value_row_stride, shape.value_dim,
+    weigh_block(scratch.scores.data(), inverse_sum, lanes.keys, shape.keys, operands.value, operands.value_row_stride, shape.value_dim,
                 scratch.weighted.data());
     for (int lane = 0; lane < rows; ++lane) {
       float* output_row = operands.output + (first + lane) * operands.output_row_stride;

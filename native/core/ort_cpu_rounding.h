@@ -11,7 +11,8 @@
 //   - SGEMM: each output element is a chain of fused multiply-adds over k in order, starting from zero, in
 //     blocks of K whose partial results are added to the output (gemm_depth_block below).
 // Where a CPU lacks AVX-512 or FMA, MLAS uses narrower kernels that sum in another order: results then
-// agree to float32 rounding rather than bit for bit.
+// agree to float32 rounding rather than bit for bit. So do heads wider than 128, whose Q·K products SGEMM
+// splits into K blocks while the kernel sums each in one chain.
 #pragma once
 
 #include <bit>

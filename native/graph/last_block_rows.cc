@@ -64,7 +64,9 @@ std::string row_wise_problem(const GraphView& view, const NodeView& node) {
   if (node.op_type == "LayerNormalization") return on_last_axis(node, "axis", -1) ? std::string() : what + " does not normalise the last axis";
   if (node.op_type == "Reshape") {
     const std::optional<std::vector<int64_t>> shape = node.inputs.size() == 2 ? int64_values(view, node.inputs[1]) : std::nullopt;
-    const bool keeps_leading = shape && shape->size() >= 2 && (*shape)[0] == 0 && (*shape)[1] == 0;
+    const auto allow_zero = node.int_attributes.find("allowzero");  // 1: a 0 is a zero-sized axis, not "keep"
+    const bool keeps_leading = shape && shape->size() >= 2 && (*shape)[0] == 0 && (*shape)[1] == 0 &&
+                               (allow_zero == node.int_attributes.end() || allow_zero->second == 0);
     return keeps_leading ? std::string() : what + " does not keep the batch and sequence axes (shape [0, 0, ...])";
   }
   return what + " is not an op known to work row by row";
@@ -103,10 +105,10 @@ std::unordered_set<size_t> descendants_of(const GraphView& view, const std::stri
 
 struct Plan {
   size_t attention = 0;
-  size_t head_gather = 0;                          // the slicing's Gather, now redundant
-  std::vector<size_t> block;                       // the row-wise nodes after the attention
-  std::vector<std::string> joining;                // per-position tensors entering the block from outside
-  std::unordered_set<std::string> reshaped;        // values whose leading axes become [1, picked]
+  size_t head_gather = 0;                    // the slicing's Gather, now redundant
+  std::vector<size_t> block;                 // the row-wise nodes after the attention
+  std::vector<std::string> joining;          // per-position tensors entering the block from outside
+  std::unordered_set<std::string> reshaped;  // values whose leading axes become [1, picked]
 };
 
 std::string plan_pruning(const GraphView& view, Plan& plan) {

@@ -43,7 +43,8 @@ export interface LoadModelOptions {
    * CPU graph fusion (default true; the CPU provider only): each decomposed attention block (MatMul, scale,
    * mask, Softmax, MatMul, with its rotary embedding and head reshaping) runs as one fused kernel that rounds
    * as ONNX Runtime's own kernels do, so logliks stay those of the exported graph (bit for bit on AVX-512
-   * CPUs) while long rows run several times faster (README, "CPU graph fusion"). false runs the graph as
+   * CPUs) while long rows run several times faster; with a sliced head, the last block also runs on the
+   * scored rows only (README, "CPU graph fusion", "Last-block row pruning"). false runs the graph as
    * exported (apart from LM-head slicing).
    */
   readonly cpuFusion?: boolean | undefined;
