@@ -48,7 +48,9 @@ export async function runScoringBenchmarks(options: ScoringBenchOptions): Promis
   const naive = await createNaiveScorer(benchModel.modelPath);
   const transformersJs = await createTransformersJsScorer(benchModel.dir, { batchSize: options.peerBatchSize, ...(options.threads ? { threads: options.threads } : {}) });
   const logliks = new Map<string, number[]>();
-  const bench = new Bench({ iterations: options.iterations, time: 0, warmupIterations: options.iterations > 1 ? 1 : 0, warmupTime: 0 });
+  // One untimed run per scorer and workload, whatever the iteration count: a session's first run pays for
+  // allocations and first touches of its weights, which would otherwise land on whichever scorer runs first.
+  const bench = new Bench({ iterations: options.iterations, time: 0, warmupIterations: 1, warmupTime: 0 });
   for (const workload of workloads) {
     bench.add(`${workload.name} | mlrb-eval`, async () => {
       const { results } = await scoreModelInputs(model, workload.inputs);

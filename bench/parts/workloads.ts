@@ -54,12 +54,17 @@ export function uniqueRows(inputs: readonly ModelInput[]): { tokens: number; sco
 
 /**
  * FLOPs of the useful work in a workload: each unique row once, no padding, projections and MLP at every
- * token, causal attention over the row's own prefix, and the LM head only at scored positions.
+ * token, causal attention over the row's own prefix, and the LM head only at scored positions. In the last
+ * layer only keys and values are needed at every token: nothing after its attention mixes positions, so
+ * its queries, attention, output projection and MLP are needed only where a position is scored.
  */
 export function usefulFlops(inputs: readonly ModelInput[], dims: BenchModel['dims']): number {
-  const perTokenMatmul = 2 * dims.layers * (4 * dims.hidden * dims.hidden + 2 * dims.hidden * dims.mlp);
+  const perLayerToken = 2 * (4 * dims.hidden * dims.hidden + 2 * dims.hidden * dims.mlp);
+  const keyValueToken = 2 * 2 * dims.hidden * dims.hidden;
   return uniqueRows(inputs).reduce((sum, row) => {
-    const attention = 2 * 2 * dims.layers * dims.hidden * ((row.tokens * (row.tokens + 1)) / 2);
-    return sum + row.tokens * perTokenMatmul + attention + row.scoredPositions * 2 * dims.hidden * dims.vocab;
+    const earlierAttention = 2 * 2 * (dims.layers - 1) * dims.hidden * ((row.tokens * (row.tokens + 1)) / 2);
+    const lastAttention = 2 * 2 * dims.hidden * row.tokens * row.scoredPositions;  // scored positions sit at the row's end
+    const layers = row.tokens * ((dims.layers - 1) * perLayerToken + keyValueToken) + row.scoredPositions * (perLayerToken - keyValueToken);
+    return sum + layers + earlierAttention + lastAttention + row.scoredPositions * 2 * dims.hidden * dims.vocab;
   }, 0);
 }
