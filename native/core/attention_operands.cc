@@ -4,15 +4,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "shape_text.h"
+
 namespace mlrb {
 
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i > 0 ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 // [batch, heads, rows, D] of a rank-4 tensor in the given layout.
 std::vector<int64_t> logical(const std::vector<int64_t>& shape, Layout layout) {

@@ -3,17 +3,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "shape_text.h"
+
 namespace mlrb {
-
-namespace {
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i > 0 ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-}  // namespace
 
 RotaryLayout describe_rotary(const std::vector<int64_t>& cos_shape, const std::vector<int64_t>& sin_shape, int64_t half, int64_t batch,
                              int64_t rows, int64_t dim) {

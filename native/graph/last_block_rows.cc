@@ -72,36 +72,33 @@ std::string row_wise_problem(const GraphView& view, const NodeView& node) {
   return what + " is not an op known to work row by row";
 }
 
-// Every node whose output `value` depends on, walking back through node inputs.
-std::unordered_set<size_t> ancestors_of(const GraphView& view, const std::string& value) {
-  std::unordered_set<size_t> seen;
-  std::vector<std::string> pending{value};
-  while (!pending.empty()) {
-    const std::string current = pending.back();
-    pending.pop_back();
-    const auto producer = view.producer.find(current);
-    if (producer == view.producer.end() || !seen.insert(producer->second).second) continue;
-    for (const std::string& input : view.nodes[producer->second].inputs) pending.push_back(input);
-  }
-  return seen;
-}
+// The nodes reachable from `value`: backward (every node it depends on, through producers) or forward
+// (every node that depends on it, through consumers).
+enum class Direction { kBack, kForward };
 
-// Every node that depends on `value`, walking forward through consumers.
-std::unordered_set<size_t> descendants_of(const GraphView& view, const std::string& value) {
+std::unordered_set<size_t> reachable(const GraphView& view, const std::string& value, Direction direction) {
   std::unordered_set<size_t> seen;
   std::vector<std::string> pending{value};
+  const auto visit = [&](size_t index) {
+    if (!seen.insert(index).second) return;
+    const NodeView& node = view.nodes[index];
+    const std::vector<std::string>& next = direction == Direction::kBack ? node.inputs : node.outputs;
+    pending.insert(pending.end(), next.begin(), next.end());
+  };
   while (!pending.empty()) {
     const std::string current = pending.back();
     pending.pop_back();
-    const auto readers = view.consumers.find(current);
-    if (readers == view.consumers.end()) continue;
-    for (const size_t reader : readers->second) {
-      if (!seen.insert(reader).second) continue;
-      for (const std::string& output : view.nodes[reader].outputs) pending.push_back(output);
+    if (direction == Direction::kBack) {
+      if (const auto producer = view.producer.find(current); producer != view.producer.end()) visit(producer->second);
+    } else if (const auto readers = view.consumers.find(current); readers != view.consumers.end()) {
+      for (const size_t reader : readers->second) visit(reader);
     }
   }
   return seen;
 }
+
+std::unordered_set<size_t> ancestors_of(const GraphView& view, const std::string& value) { return reachable(view, value, Direction::kBack); }
+std::unordered_set<size_t> descendants_of(const GraphView& view, const std::string& value) { return reachable(view, value, Direction::kForward); }
 
 struct Plan {
   size_t attention = 0;
