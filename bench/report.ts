@@ -40,9 +40,9 @@ export function printRoofline(points: readonly MatMulPoint[]): void {
 }
 
 export function printThroughput(rows: readonly ThroughputRow[]): void {
-  out(`\n## Throughput — ${rows[0]?.model ?? ''}\n\n| workload | scorer | requests | mean s | requests/s | tokens/s | useful GFLOP/s | max abs diff vs mlrb-eval |\n|---|---|---:|---:|---:|---:|---:|---:|\n`);
+  out(`\n## Throughput — ${rows[0]?.model ?? ''}\n\n| workload | scorer | requests | median s | requests/s | tokens/s | useful GFLOP/s | max abs diff vs mlrb-eval |\n|---|---|---:|---:|---:|---:|---:|---:|\n`);
   for (const row of rows) {
-    out(`| ${row.workload} | ${row.scorer} | ${row.requests} | ${fixed(row.meanSeconds, 3)} | ${fixed(row.requestsPerSecond, 1)} | ${fixed(row.tokensPerSecond)} | ${fixed(row.usefulGflops, 1)} | ${row.scorer === 'mlrb-eval' ? '—' : sci(row.maxAbsDiff)} |\n`);
+    out(`| ${row.workload} | ${row.scorer} | ${row.requests} | ${fixed(row.medianSeconds, 3)} | ${fixed(row.requestsPerSecond, 1)} | ${fixed(row.tokensPerSecond)} | ${fixed(row.usefulGflops, 1)} | ${row.scorer === 'mlrb-eval' ? '—' : sci(row.maxAbsDiff)} |\n`);
   }
   const isOurs = (scorer: string): boolean => (OUR_SCORERS as readonly string[]).includes(scorer);
   for (const workload of new Set(rows.map((row) => row.workload))) {

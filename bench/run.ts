@@ -43,7 +43,7 @@ process.stdout.write(`# mlrb-eval benchmarks — ${new Date().toISOString()} —
 const stories = stories260K(shared);
 const gpt2 = syntheticGpt2Small(shared);
 const throughputPlans: [BenchModel, { mmluPerSubject: number; blimpPerParadigm: number }, number][] = [
-  [stories, quick ? { mmluPerSubject: 1, blimpPerParadigm: 1 } : { mmluPerSubject: 2, blimpPerParadigm: 6 }, quick ? 1 : 3],
+  [stories, quick ? { mmluPerSubject: 1, blimpPerParadigm: 1 } : { mmluPerSubject: 2, blimpPerParadigm: 6 }, quick ? 1 : 5],
   [gpt2, { mmluPerSubject: 1, blimpPerParadigm: 1 }, 1],
 ];
 figures.throughput = [];
