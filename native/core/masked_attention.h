@@ -76,9 +76,10 @@ struct HeadOperands {
   std::span<const int64_t> query_positions;
 };
 
-// Computes output rows for one head (after prepare_mask_rows). Equal to the unfused graph up to float
-// rounding, except that excluded keys whose softmax weight is below float resolution next to the row's
-// maximum (exp(x - max) with x - max < -87) are skipped instead of adding a zero.
+// Computes output rows for one head (after prepare_mask_rows), rounding as ONNX Runtime's MatMul / Softmax /
+// MatMul do (ort_cpu_rounding.h): bit for bit equal to the unfused graph where MLAS runs its AVX-512
+// kernels. Excluded keys whose softmax weight is below float resolution next to the row's maximum (exp(x -
+// max) with x - max < -87) are skipped; the graph adds their weights, which change no float sum.
 void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
                      AttentionScratch& scratch);
 

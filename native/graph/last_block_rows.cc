@@ -1,7 +1,7 @@
 #include "last_block_rows.h"
 
 #include <algorithm>
-#include <array>
+#include <initializer_list>
 #include <optional>
 #include <string_view>
 #include <unordered_map>
