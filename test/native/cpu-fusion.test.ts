@@ -18,7 +18,7 @@ import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-request
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import type { ModelInput } from '../../src/eval/request-encoding.js';
-import { loadModel } from '../../src/model/onnx-model.js';
+import { loadModel, type LoadModelOptions } from '../../src/model/onnx-model.js';
 import { cpuHasAvx512 } from '../support/cpu-features.js';
 import { expectReferenceLogliks, LOGLIK_TOLERANCE } from '../support/expect-reference.js';
 import { writeNanLogitsModel } from '../support/odd-models.js';
@@ -38,6 +38,15 @@ function requestsFor(vocabSize: number, maxPositions: number, seed: number): Mod
   const prefix = Array.from({ length: 24 }, id);
   const sharing = Array.from({ length: 6 }, (): ModelInput => ({ inputTokens: [...prefix, id(), id()], continuationTokens: [id()] }));
   return [...randomModelInputs(36, vocabSize, Math.min(40, maxPositions - 1), seed, 4), long(maxPositions - 1), long(33), long(17), ...sharing];
+}
+
+/** Loads a model only to see what loading decided: whether attention was fused, and the notes it logged. */
+async function loadingNotes(options: LoadModelOptions): Promise<{ fused: boolean; notes: string }> {
+  const logs: string[] = [];
+  const model = await loadModel({ ...options, onLog: (message) => logs.push(message) });
+  const fused = model.attentionFused;
+  model.dispose();
+  return { fused, notes: logs.join('\n') };
 }
 
 async function loadBoth(modelPath: string) {
@@ -111,38 +120,27 @@ describe('CPU graph fusion', () => {
   });
 
   it('is on by default, off when turned off, and says why a graph without attention is left alone', async () => {
-    const dir = mkdtempSync(path.join(workDir, 'plain-'));
-    const logs: string[] = [];
-    const lookup = await loadModel({ model: writeNanLogitsModel(dir), onLog: (message) => logs.push(message) });
-    lookup.dispose();
-    expect(logs.join('\n')).toMatch(/CPU graph fusion off: the graph has no Softmax/);
+    const lookup = await loadingNotes({ model: writeNanLogitsModel(mkdtempSync(path.join(workDir, 'plain-'))) });
+    expect(lookup.notes).toMatch(/CPU graph fusion off: the graph has no Softmax/);
 
     const lm = writeTinyCausalLm(mkdtempSync(path.join(workDir, 'off-')));
-    const offLogs: string[] = [];
-    const off = await loadModel({ model: lm.modelPath, cpuFusion: false, onLog: (message) => offLogs.push(message) });
-    const offFused = off.attentionFused;
-    off.dispose();
-    expect(offFused).toBe(false);
-    expect(offLogs.join('\n')).toMatch(/CPU graph fusion off: turned off by the caller/);
+    const off = await loadingNotes({ model: lm.modelPath, cpuFusion: false });
+    expect(off.fused).toBe(false);
+    expect(off.notes).toMatch(/CPU graph fusion off: turned off by the caller/);
   });
 
-  it('prunes the last block only where the head is sliced, and says why not otherwise', async () => {
+  it('prunes the last block only where the head is sliced: without slicing it is not attempted', async () => {
     const lm = writeTinyCausalLm(mkdtempSync(path.join(workDir, 'unsliced-')));
-    const logs: string[] = [];
-    const unsliced = await loadModel({ model: lm.modelPath, sliceLmHead: false, onLog: (message) => logs.push(message) });
-    const fused = unsliced.attentionFused;
-    unsliced.dispose();
-    expect(fused).toBe(true);
-    expect(logs.join('\n')).not.toMatch(/last-block row pruning/);
+    const unsliced = await loadingNotes({ model: lm.modelPath, sliceLmHead: false });
+    expect(unsliced.fused).toBe(true);
+    expect(unsliced.notes).not.toMatch(/last-block row pruning/);
   });
 
   it.skipIf(!hasShared)('fuses stories260K: 5 attention blocks with GQA, rotary embedding and head transposes absorbed', async () => {
-    const logs: string[] = [];
-    const model = await loadModel({ model: sharedPaths.stories, onLog: (message) => logs.push(message) });
-    const fused = model.attentionFused;
-    model.dispose();
-    expect(fused).toBe(true);
-    expect(logs.join('\n')).toMatch(/5 of 5 Softmax attention blocks run as one ai\.mlrb node each \(5 with the rotary embedding of Q and K folded in\)/);
+    const stories = await loadingNotes({ model: sharedPaths.stories });
+    expect(stories.fused).toBe(true);
+    expect(stories.notes).toMatch(/5 of 5 Softmax attention blocks run as one ai\.mlrb node each \(5 with the rotary embedding of Q and K folded in\)/);
+    expect(stories.notes).toMatch(/last-block row pruning on: the last attention and the 22 nodes after it run only on the scored positions/);
   });
 
   it.skipIf(!hasShared)(`gives stories260K's unfused logliks on real MMLU and BLiMP rows ${cpuHasAvx512 ? 'bit for bit (AVX-512 CPU)' : 'to float32 rounding (no AVX-512 here)'}`, async () => {
