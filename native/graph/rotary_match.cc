@@ -7,7 +7,8 @@ namespace mlrb::graph {
 
 namespace {
 
-// Exporters write the last axis of the rank-4 [batch, heads, rows, D] operands as -1 or 3.
+// Exporters write the last axis of the rank-4 [batch, heads, rows, D] operands as -1 or 3 (a graph with
+// lower-rank operands could not run a Slice on axis 3 in the first place).
 bool is_last_axis(int64_t axis) { return axis == -1 || axis == 3; }
 
 struct SliceRange {
@@ -32,16 +33,14 @@ std::optional<SliceRange> last_axis_slice(const GraphView& view, const std::stri
   return SliceRange{slice->inputs[0], starts->front(), ends->front()};
 }
 
-// Concat(Neg(Slice(x, h:)), Slice(x, :h)) on the last axis: rotate_half(x), up to the sign of its parts.
+// Concat(Neg(Slice(x, h:)), Slice(x, :h)) on the last axis: Llama's rotate_half(x).
 std::optional<RotaryMatch> match_rotate_half(const GraphView& view, const std::string& value) {
   RotaryMatch match;
   size_t index = 0;
   const NodeView* concat = producer_of(view, value, "Concat", &index);
-  const auto axis = concat != nullptr ? concat->int_attributes.find("axis") : std::unordered_map<std::string, int64_t>::const_iterator{};
-  if (concat == nullptr || concat->inputs.size() != 2 || axis == concat->int_attributes.end() || !is_last_axis(axis->second) ||
-      !used_only_once(view, value)) {
-    return std::nullopt;
-  }
+  if (concat == nullptr || concat->inputs.size() != 2 || !used_only_once(view, value)) return std::nullopt;
+  const auto axis = concat->int_attributes.find("axis");
+  if (axis == concat->int_attributes.end() || !is_last_axis(axis->second)) return std::nullopt;
   match.nodes.push_back(index);
   const NodeView* neg = producer_of(view, concat->inputs[0], "Neg", &index);
   if (neg == nullptr || neg->inputs.size() != 1 || !used_only_once(view, concat->inputs[0])) return std::nullopt;
