@@ -10,7 +10,6 @@ namespace mlrb {
 
 namespace {
 
-
 // [batch, heads, rows, D] of a rank-4 tensor in the given layout.
 std::vector<int64_t> logical(const std::vector<int64_t>& shape, Layout layout) {
   if (layout == Layout::kHeadsFirst) return shape;
@@ -113,17 +112,15 @@ void add_rotary(Operands& operands, const std::vector<int64_t>& cos_shape, const
     throw std::invalid_argument("rotary embedding: queries (" + std::to_string(shape.queries) + ") and keys (" + std::to_string(shape.keys) +
                                 ") must sit at the same positions");
   }
-  const int64_t batch = shape.heads / operands.query_heads;
-  operands.rotary = describe_rotary(cos_shape, sin_shape, half, batch, shape.queries, shape.key_dim);
+  operands.rotary = describe_rotary(cos_shape, sin_shape, half, operands.batch(), shape.queries, shape.key_dim);
 }
 
 void pick_query_rows(Operands& operands, std::span<const int64_t> flat_positions) {
   const int64_t queries = operands.shape.queries;
-  const int64_t batch = operands.shape.heads / operands.query_heads;
+  const int64_t batch = operands.batch();
   if (operands.output_shape.size() != 4 || operands.output.row != operands.query_heads * operands.shape.value_dim) {
     throw std::invalid_argument("picked query rows need rank-4 operands and the rows-first output layout");
   }
-  operands.picks_rows = true;
   operands.picked_positions.clear();
   operands.picked_begin.assign(static_cast<size_t>(batch + 1), 0);
   int64_t previous = -1;
@@ -142,7 +139,7 @@ void pick_query_rows(Operands& operands, std::span<const int64_t> flat_positions
 }
 
 bool has_rows(const Operands& operands, int64_t head) {
-  if (!operands.picks_rows) return true;
+  if (!operands.picks_rows()) return true;
   const auto entry = static_cast<size_t>(head / operands.query_heads);
   return operands.picked_begin[entry + 1] > operands.picked_begin[entry];
 }
@@ -156,7 +153,7 @@ HeadOperands head_operands(const Operands& operands, const AttentionTensors& ten
   rows.key = tensors.key + batch * operands.key.batch + kv_head * operands.key.head;
   rows.value = tensors.value + batch * operands.value.batch + kv_head * operands.value.head;
   rows.output = tensors.output + batch * operands.output.batch + query_head * operands.output.head;
-  if (operands.picks_rows) {
+  if (operands.picks_rows()) {
     const int64_t begin = operands.picked_begin[static_cast<size_t>(batch)];
     const int64_t end = operands.picked_begin[static_cast<size_t>(batch + 1)];
     rows.output += begin * operands.output.row;

@@ -43,9 +43,11 @@ struct Operands {
   Strides query, key, value, output;
   RotaryLayout rotary;  // half 0: the op rotates nothing
   // Set by pick_query_rows: per picked row its query position, and per batch entry where its rows start.
-  bool picks_rows = false;
   std::vector<int64_t> picked_positions;
-  std::vector<int64_t> picked_begin;  // [batch + 1]
+  std::vector<int64_t> picked_begin;  // [batch + 1]; empty: every query row is computed
+
+  [[nodiscard]] int64_t batch() const { return shape.heads / query_heads; }
+  [[nodiscard]] bool picks_rows() const { return !picked_begin.empty(); }
 };
 
 // The op's tensors; cos and sin only when it folds a rotary embedding.

@@ -216,8 +216,8 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
   const int64_t group = mask.head_group[static_cast<size_t>(head)];
   const int64_t head_offset = mask.head_offset[static_cast<size_t>(head)];
 
-  // Computed row i is query position i, or query_positions[i] when the caller picked rows; queries and
-  // outputs are read and written at i either way (picked queries arrive gathered).
+  // Computed row i is query position i, or query_positions[i] when the caller picked rows; the query is read
+  // at that position, the output written as row i.
   const bool picked = !operands.query_positions.empty();
   const auto computed = picked ? static_cast<int64_t>(operands.query_positions.size()) : shape.queries;
   const auto position_of = [&](int64_t i) { return picked ? operands.query_positions[static_cast<size_t>(i)] : i; };
@@ -235,10 +235,10 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
       if (mask.has_gaps[row] != 0) lanes.gap_lanes |= 1U << lane;
       row_base[lane] = head_offset + position * mask.query_stride;
     }
-    // Query columns [key_dim, kLanes], scaled as the graph scales the scores; missing rows are zero.
+    // Query columns [key_dim, kLanes]; missing rows are zero.
     std::fill(scratch.query_columns.begin(), scratch.query_columns.end(), 0.0F);
     for (int lane = 0; lane < rows; ++lane) {
-      const float* query = operands.query + (first + lane) * operands.query_row_stride;
+      const float* query = operands.query + position_of(first + lane) * operands.query_row_stride;
       for (int64_t d = 0; d < shape.key_dim; ++d) scratch.query_columns[d * kLanes + lane] = query[d];
     }
     vec::Floats maxima = score_block(scratch.query_columns.data(), scale, operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
@@ -293,34 +293,22 @@ void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
 
 void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
                      AttentionScratch& scratch) {
-  const std::span<const int64_t> picked = operands.query_positions;
-  if (!operands.rotary.active() && picked.empty()) {
+  if (!operands.rotary.active()) {
     attend_head_blocks(shape, scale, operands, mask, head, scratch);
     return;
   }
-  // Queries (the picked ones, rotated if need be) and, with a rotary embedding, keys go to scratch first.
-  HeadOperands prepared = operands;
-  const int64_t query_rows = picked.empty() ? shape.queries : static_cast<int64_t>(picked.size());
-  scratch.prepared_queries.resize(static_cast<size_t>(query_rows * shape.key_dim));
-  if (operands.rotary.active() && picked.empty()) {
-    rotate_rows(operands.query, operands.query_row_stride, shape.queries, operands.rotary, scratch.prepared_queries.data());
-  } else if (operands.rotary.active()) {
-    rotate_rows_at(operands.query, operands.query_row_stride, picked, operands.rotary, scratch.prepared_queries.data());
-  } else {
-    for (size_t i = 0; i < picked.size(); ++i) {
-      std::copy_n(operands.query + picked[i] * operands.query_row_stride, shape.key_dim, scratch.prepared_queries.data() + i * shape.key_dim);
-    }
-  }
-  prepared.query = scratch.prepared_queries.data();
-  prepared.query_row_stride = shape.key_dim;
-  if (operands.rotary.active()) {
-    scratch.rotated_keys.resize(static_cast<size_t>(shape.keys * shape.key_dim));
-    rotate_rows(operands.key, operands.key_row_stride, shape.keys, operands.rotary, scratch.rotated_keys.data());
-    prepared.key = scratch.rotated_keys.data();
-    prepared.key_row_stride = shape.key_dim;
-    prepared.rotary = RotaryRows{};
-  }
-  attend_head_blocks(shape, scale, prepared, mask, head, scratch);
+  // The head's queries and keys rotated into scratch first: O(rows · D) beside attention's O(rows² · D).
+  HeadOperands rotated = operands;
+  scratch.rotated_queries.resize(static_cast<size_t>(shape.queries * shape.key_dim));
+  scratch.rotated_keys.resize(static_cast<size_t>(shape.keys * shape.key_dim));
+  rotate_rows(operands.query, operands.query_row_stride, shape.queries, operands.rotary, scratch.rotated_queries.data());
+  rotate_rows(operands.key, operands.key_row_stride, shape.keys, operands.rotary, scratch.rotated_keys.data());
+  rotated.query = scratch.rotated_queries.data();
+  rotated.key = scratch.rotated_keys.data();
+  rotated.query_row_stride = shape.key_dim;
+  rotated.key_row_stride = shape.key_dim;
+  rotated.rotary = RotaryRows{};
+  attend_head_blocks(shape, scale, rotated, mask, head, scratch);
 }
 
 }  // namespace mlrb

@@ -51,8 +51,8 @@ struct AttentionScratch {
   std::vector<float> query_columns;  // [key_dim, lanes]: a block of query rows, transposed
   std::vector<float> scores;         // [keys, lanes]
   std::vector<float> weighted;       // [value_dim, lanes]
-  std::vector<float> prepared_queries;  // [queries, key_dim]: the head's queries, picked and / or rotated
-  std::vector<float> rotated_keys;      // [keys, key_dim]
+  std::vector<float> rotated_queries;  // [queries, key_dim]: the head's queries after the rotary embedding
+  std::vector<float> rotated_keys;     // [keys, key_dim]
 };
 
 // Scans the mask once: each row's last included key, and whether the mask changes a score before it.

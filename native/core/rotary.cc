@@ -59,12 +59,4 @@ void rotate_rows(const float* x, int64_t x_row_stride, int64_t rows, const Rotar
   }
 }
 
-void rotate_rows_at(const float* x, int64_t x_row_stride, std::span<const int64_t> positions, const RotaryRows& table, float* out) {
-  for (size_t i = 0; i < positions.size(); ++i) {
-    const int64_t row = positions[i];
-    rotate_row(x + row * x_row_stride, table.cos + row * table.row_stride, table.sin + row * table.row_stride, table.half,
-               out + static_cast<int64_t>(i) * 2 * table.half);
-  }
-}
-
 }  // namespace mlrb

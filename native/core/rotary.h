@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <vector>
 
 namespace mlrb {
@@ -38,7 +37,5 @@ struct RotaryRows {
 // Writes the rotated rows [rows, 2 * half] contiguously to `out`; row r of x starts at x + r * x_row_stride.
 void rotate_rows(const float* x, int64_t x_row_stride, int64_t rows, const RotaryRows& table, float* out);
 
-// The same for the rows at `positions` only, written one after another.
-void rotate_rows_at(const float* x, int64_t x_row_stride, std::span<const int64_t> positions, const RotaryRows& table, float* out);
 
 }  // namespace mlrb
