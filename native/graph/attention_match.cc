@@ -46,7 +46,7 @@ bool match_scores(const GraphView& view, const std::string& scores, AttentionBlo
   block.fused_nodes.push_back(index);
   size_t transpose_index = 0;
   const NodeView* transpose = producer_of(view, matmul->inputs[1], "Transpose", &transpose_index);
-  if (transpose == nullptr || !swaps_last_two_axes(transpose->perm)) return false;
+  if (transpose == nullptr || !swaps_last_two_axes(transpose->ints("perm"))) return false;
   block.query = matmul->inputs[0];
   block.key = transpose->inputs[0];
   if (used_only_once(view, matmul->inputs[1])) {
@@ -110,7 +110,7 @@ std::optional<AttentionBlock> match_core(const GraphView& view, size_t softmax_i
 }
 
 bool is_heads_transpose(const NodeView& node) {
-  return node.op_type == "Transpose" && is_default_domain(node) && node.perm == std::vector<int64_t>{0, 2, 1, 3};
+  return node.op_type == "Transpose" && is_default_domain(node) && node.ints("perm") == std::vector<int64_t>{0, 2, 1, 3};
 }
 
 // value = Reshape(Expand(Unsqueeze(source, axes=[2]), [1, 1, n, 1, 1])) read only by the block: repeat_kv

@@ -5,6 +5,12 @@
 
 namespace mlrb::graph {
 
+const std::vector<int64_t>& NodeView::ints(const std::string& name) const {
+  static const std::vector<int64_t> kAbsent;
+  const auto found = int_list_attributes.find(name);
+  return found == int_list_attributes.end() ? kAbsent : found->second;
+}
+
 namespace {
 
 NodeView read_node(Bytes payload) {
@@ -31,8 +37,7 @@ NodeView read_node(Bytes payload) {
           }
         });
         if (single) node.int_attributes[name] = *single;
-        if (!ints.empty()) node.int_list_attributes[name] = ints;
-        if (name == "perm") node.perm = std::move(ints);
+        if (!ints.empty()) node.int_list_attributes[name] = std::move(ints);
         break;
       }
       default: break;

@@ -32,8 +32,7 @@ bool one_of(std::string_view op_type, std::initializer_list<std::string_view> na
 bool on_last_axis(const NodeView& node, const std::string& attribute, int64_t fallback) {
   const auto single = node.int_attributes.find(attribute);
   if (single != node.int_attributes.end()) return single->second == -1;
-  const auto list = node.int_list_attributes.find(attribute);
-  if (list != node.int_list_attributes.end()) return list->second == std::vector<int64_t>{-1};
+  if (const std::vector<int64_t>& list = node.ints(attribute); !list.empty()) return list == std::vector<int64_t>{-1};
   return fallback == -1;
 }
 

@@ -46,7 +46,7 @@ bool is_constant_matrix(const GraphView& view, const std::string& name) {
   if (producer == view.producer.end()) return false;
   const NodeView& node = view.nodes[producer->second];
   const bool plain_transpose = node.op_type == "Transpose" && node.domain.empty() && node.inputs.size() == 1 &&
-                               (node.perm.empty() || node.perm == std::vector<int64_t>{1, 0});
+                               (node.ints("perm").empty() || node.ints("perm") == std::vector<int64_t>{1, 0});
   return plain_transpose && is_constant_matrix(view, node.inputs[0]);
 }
 
