@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram-check.js';
+import { DRAM_PROVIDERS } from '../inspect/dram-measure.js';
 import { checkEdgeModel } from '../inspect/edge-check.js';
 import { formatEdgeReport } from '../inspect/format-inspect.js';
 import { parseByteSize } from '../inspect/units.js';
@@ -19,6 +20,8 @@ export const INSPECT_USAGE = `usage: mlrb-eval inspect MODEL [options]
   --dram-budget BYTES    judge DRAM against a budget (e.g. 12GB, 1.5GiB, 1000000000)
   --context N            tokens for the estimate and the measurement (default 2000 or the max length)
   --measure              measure peak RSS in a child process (default when a budget is set)
+  --provider P           where the measurement runs: cpu (default, peak RSS) or cuda (peak device memory,
+                         which the verdict then judges)
   --estimate-only        never measure
   --bf16 warn|fail       what bfloat16 weights do to the verdict (default warn)
   --threads N            ONNX Runtime threads for the measurement
@@ -43,6 +46,8 @@ const optionsSchema = z.object({
   measure: z.boolean().default(false),
   'estimate-only': z.boolean().default(false),
   bf16: z.enum(['warn', 'fail']).default('warn'),
+  // The eval command's wording; 'auto' is not offered: a measurement must say where it ran.
+  provider: z.enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` }).default('cpu'),
   threads: z.coerce.number().int().nonnegative().optional(),
   'ort-library': z.string().min(1).optional(),
 });
@@ -55,7 +60,7 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
     flags: {
       json: { type: 'boolean' }, strict: { type: 'boolean' }, tensors: { type: 'boolean' }, track: { type: 'string' },
       'dram-budget': { type: 'string' }, context: { type: 'string' }, measure: { type: 'boolean' }, 'estimate-only': { type: 'boolean' },
-      bf16: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' },
+      bf16: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, provider: { type: 'string' },
     },
   });
   if (parsed.help) {
@@ -71,6 +76,7 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
     ...(o.context !== undefined ? { contextTokens: o.context } : {}),
     ...(o.measure ? { measure: true } : o['estimate-only'] ? { measure: false } : {}),
     bf16: o.bf16,
+    provider: o.provider,
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
   });

@@ -1,7 +1,8 @@
 /**
  * The DRAM verdict against a budget: an Edge-LLM track's or an explicit one. The measurement decides
  * when there is one (it is what the tracks check); otherwise the estimate does, and the verdict says so.
- * Budgets are decimal (1 GB = 10^9 bytes): the stricter reading of the track rules.
+ * A measurement on the GPU is judged by its peak device memory: on the GPU, that is what the Edge-LLM kit
+ * measured. Budgets are decimal (1 GB = 10^9 bytes): the stricter reading of the track rules.
  */
 import type { DramEstimate } from './dram-estimate.js';
 import type { DramMeasurement } from './dram-measure.js';
@@ -25,8 +26,11 @@ export interface DramCheck {
   readonly budget: DramBudget | null;
   readonly estimate: DramEstimate;
   readonly measurement: DramMeasurement | null;
-  /** What the verdict compared with the budget. */
-  readonly basis: 'measured' | 'estimate';
+  /**
+   * What the verdict compared with the budget: the measured peak RSS delta ('measured', on the CPU), the
+   * measured peak device memory ('measured-device', on CUDA), or the estimate.
+   */
+  readonly basis: 'measured' | 'measured-device' | 'estimate';
   readonly usedBytes: number;
   /** Why the measurement did not happen when it was asked for (the model does not load or run …). */
   readonly measurementError: { readonly code: string; readonly message: string } | null;
@@ -47,17 +51,20 @@ export function checkDramBudget(
   estimate: DramEstimate, measurement: DramMeasurement | null, budget: DramBudget | null,
   measurementError: DramCheck['measurementError'] = null,
 ): DramCheck {
-  const basis = measurement ? 'measured' : 'estimate';
-  const usedBytes = measurement ? measurement.peakDeltaBytes : estimate.totalBytes;
+  const deviceBytes = measurement?.devicePeakBytes ?? null;
+  const measuredBytes = measurement ? (deviceBytes ?? measurement.peakDeltaBytes) : null;
+  const basis = measurement ? (deviceBytes !== null ? 'measured-device' : 'measured') : 'estimate';
+  const usedBytes = measuredBytes ?? estimate.totalBytes;
   const reasons: string[] = [];
   const warnings: string[] = [];
   if (budget) {
     const label = budget.source === 'custom' ? 'the DRAM budget' : `the ${budget.source} budget`;
     if (usedBytes > budget.bytes) {
-      reasons.push(`${basis === 'measured' ? 'measured peak' : 'estimated'} DRAM ${formatBytes(usedBytes)} exceeds ${label} of ${formatBytes(budget.bytes)} by ${formatBytes(usedBytes - budget.bytes)}`);
+      const what = { measured: 'measured peak DRAM', 'measured-device': 'measured peak device memory', estimate: 'estimated DRAM' }[basis];
+      reasons.push(`${what} ${formatBytes(usedBytes)} exceeds ${label} of ${formatBytes(budget.bytes)} by ${formatBytes(usedBytes - budget.bytes)}`);
     }
-    if (measurement && (estimate.totalBytes > budget.bytes) !== (measurement.peakDeltaBytes > budget.bytes)) {
-      warnings.push(`the estimate (${formatBytes(estimate.totalBytes)}) and the measurement (${formatBytes(measurement.peakDeltaBytes)}) fall on different sides of the budget`);
+    if (measuredBytes !== null && (estimate.totalBytes > budget.bytes) !== (measuredBytes > budget.bytes)) {
+      warnings.push(`the estimate (${formatBytes(estimate.totalBytes)}) and the measurement (${formatBytes(measuredBytes)}) fall on different sides of the budget`);
     }
     if (!measurement && !measurementError) warnings.push('verdict from the estimate: no measurement was made');
   }

@@ -1,7 +1,8 @@
 /**
  * The DRAM measurement, as the NeurIPS'24 Edge-LLM kit did it: batch 1, a 2,000-token input (or the
- * model's max length if smaller), peak process RSS over the baseline on CPU. It runs in a fresh child
- * process (dram-probe) so the parent's own memory never pollutes the figure.
+ * model's max length if smaller), peak process RSS over the baseline on CPU; on the GPU ('cuda'), the
+ * peak device memory as well, which is what the kit measured there. It runs in a fresh child process
+ * (dram-probe) so the parent's own memory never pollutes the figure.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,7 +11,11 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MlrbError, type ErrorCode } from '../errors.js';
 import { DEFAULT_CONTEXT_TOKENS } from './dram-estimate.js';
-import { PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type ProbeRequest, type ProbeResult } from './dram-probe-protocol.js';
+import {
+  DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type DramProvider, type ProbeRequest, type ProbeResult,
+} from './dram-probe-protocol.js';
+
+export { DRAM_PROVIDERS, type DramProvider } from './dram-probe-protocol.js';
 
 export interface DramMeasurement extends ProbeResult {
   /** Peak RSS minus the baseline (after ONNX Runtime itself was loaded, before the model). */
@@ -23,6 +28,20 @@ export interface MeasureDramOptions {
   readonly threads?: number;
   readonly ortLibrary?: string;
   readonly timeoutMs?: number;
+  /**
+   * 'cpu' (default) or 'cuda': on 'cuda' the model loads on ONNX Runtime's CUDA provider and the peak device
+   * memory is measured too (devicePeakBytes). CUDA_UNAVAILABLE when the provider or the device cannot be used.
+   */
+  readonly provider?: DramProvider;
+}
+
+/** The provider option, checked: a RangeError (before any work) for anything but 'cpu' or 'cuda'. */
+export function checkDramProvider(provider: unknown): DramProvider {
+  if (provider === undefined) return 'cpu';
+  if (!(DRAM_PROVIDERS as readonly unknown[]).includes(provider)) {
+    throw new RangeError(`provider must be ${DRAM_PROVIDERS.map((p) => `'${p}'`).join(' or ')}, got ${JSON.stringify(provider)}`);
+  }
+  return provider as DramProvider;
 }
 
 /** The probe as compiled JS beside this module, else (running from sources) its TS through tsx. */
@@ -43,7 +62,8 @@ export async function measureDram(modelPath: string, options: MeasureDramOptions
   if (!Number.isInteger(tokens) || tokens < 1) throw new RangeError(`tokens must be a positive integer, got ${tokens}`);
   const threads = options.threads ?? 0;
   if (!Number.isInteger(threads) || threads < 0) throw new RangeError(`threads must be a non-negative integer, got ${threads}`);
-  const request: ProbeRequest = { model: path.resolve(modelPath), tokens, threads, ortLibrary: options.ortLibrary ?? null };
+  const provider = checkDramProvider(options.provider);
+  const request: ProbeRequest = { model: path.resolve(modelPath), tokens, threads, ortLibrary: options.ortLibrary ?? null, provider };
   const args = [...probeCommand(), JSON.stringify(request)];
   const { stdout, stderr, failed } = await new Promise<{ stdout: string; stderr: string; failed: Error | null }>((resolve) => {
     execFile(process.execPath, args, { timeout: options.timeoutMs ?? 600_000, maxBuffer: 16 << 20 }, (error, out, err) =>

@@ -1,5 +1,9 @@
 /** What the DRAM probe child process (dram-probe.ts) is asked and answers, one marked JSON line each way. */
 
+/** Where the measured forward pass runs. 'auto' is not one: a measurement must say what it measured. */
+export const DRAM_PROVIDERS = ['cpu', 'cuda'] as const;
+export type DramProvider = (typeof DRAM_PROVIDERS)[number];
+
 export const PROBE_RESULT_MARKER = 'MLRB_DRAM_PROBE_RESULT ';
 export const PROBE_ERROR_MARKER = 'MLRB_DRAM_PROBE_ERROR ';
 
@@ -8,6 +12,7 @@ export interface ProbeRequest {
   readonly tokens: number;
   readonly threads: number;
   readonly ortLibrary: string | null;
+  readonly provider: DramProvider;
 }
 
 export interface ProbeResult {
@@ -18,4 +23,14 @@ export interface ProbeResult {
   readonly loadMs: number;
   readonly forwardMs: number;
   readonly peakResetSupported: boolean;
+  readonly provider: DramProvider;
+  /** On 'cuda': the device (cudaDevice() before the model loaded); null on 'cpu'. */
+  readonly deviceName: string | null;
+  /** On 'cuda': the device's free memory before the model loaded; null on 'cpu'. */
+  readonly deviceBaselineFreeBytes: number | null;
+  /**
+   * On 'cuda': free memory before loading minus free memory after scoring. ORT's CUDA arena grows only by
+   * what is requested and never shrinks, so this is the peak device footprint. null on 'cpu'.
+   */
+  readonly devicePeakBytes: number | null;
 }

@@ -4,7 +4,7 @@
  */
 import { checkDramBudget, resolveBudget, type DramCheck, type EdgeTrack } from './dram-check.js';
 import { estimateDram } from './dram-estimate.js';
-import { measureDram, type DramMeasurement } from './dram-measure.js';
+import { checkDramProvider, measureDram, type DramMeasurement, type DramProvider } from './dram-measure.js';
 import { isMlrbError } from '../errors.js';
 import { buildInspectReport, optionalConfigBeside, type InspectReport } from './inspect-report.js';
 import { readModelGraph } from './model-graph.js';
@@ -22,6 +22,11 @@ export interface EdgeCheckOptions {
   readonly bf16?: 'warn' | 'fail';
   readonly threads?: number;
   readonly ortLibrary?: string;
+  /**
+   * Where the measurement runs: 'cpu' (default; judged by peak RSS) or 'cuda' (judged by peak device memory,
+   * as the Edge-LLM kit measured on the GPU). Anything else is a RangeError before any work.
+   */
+  readonly provider?: DramProvider;
 }
 
 export interface EdgeCheckReport {
@@ -33,6 +38,7 @@ export interface EdgeCheckReport {
 
 export async function checkEdgeModel(modelPath: string, options: EdgeCheckOptions = {}): Promise<EdgeCheckReport> {
   const budget = resolveBudget(options.track, options.dramBudgetBytes);
+  const provider = checkDramProvider(options.provider);
   const graph = await readModelGraph(modelPath);
   const { config, note } = optionalConfigBeside(modelPath);
   const inspect = buildInspectReport(graph, config, note);
@@ -45,6 +51,7 @@ export async function checkEdgeModel(modelPath: string, options: EdgeCheckOption
     try {
       measurement = await measureDram(modelPath, {
         tokens: estimate.contextTokens,
+        provider,
         ...(options.threads !== undefined ? { threads: options.threads } : {}),
         ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
       });

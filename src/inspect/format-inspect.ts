@@ -41,12 +41,16 @@ export function formatEdgeReport(report: EdgeCheckReport, options: { readonly te
   for (const assumption of dram.estimate.assumptions.filter((a) => !report.inspect.architecture.assumptions.includes(a))) lines.push(`  (${assumption})`);
   const m = dram.measurement;
   lines.push(m
-    ? `DRAM measured (batch 1, ${formatCount(m.tokens)} tokens, child process): peak RSS ${formatBytes(m.peakRssBytes)}, ${formatBytes(m.peakDeltaBytes)} over the ${formatBytes(m.baselineRssBytes)} baseline (load ${m.loadMs.toFixed(0)} ms, forward ${m.forwardMs.toFixed(0)} ms${m.peakResetSupported ? '' : '; peak not resettable, figure may include startup'})`
+    ? `DRAM measured (batch 1, ${formatCount(m.tokens)} tokens, child process${m.provider === 'cuda' ? ', CUDA' : ''}): peak RSS ${formatBytes(m.peakRssBytes)}, ${formatBytes(m.peakDeltaBytes)} over the ${formatBytes(m.baselineRssBytes)} baseline (load ${m.loadMs.toFixed(0)} ms, forward ${m.forwardMs.toFixed(0)} ms${m.peakResetSupported ? '' : '; peak not resettable, figure may include startup'})`
     : dram.measurementError ? `DRAM measured: FAILED (${dram.measurementError.code}: ${dram.measurementError.message})`
       : 'DRAM measured: not run (pass --measure, or a --track / --dram-budget)');
+  if (m?.devicePeakBytes != null) {
+    lines.push(`Device memory measured (${m.deviceName ?? 'CUDA device'}): peak ${formatBytes(m.devicePeakBytes)} (free before loading ${formatBytes(m.deviceBaselineFreeBytes ?? 0)} minus free after scoring)`);
+  }
   if (dram.budget) {
     const label = dram.budget.source === 'custom' ? 'budget' : `${dram.budget.source} budget`;
-    lines.push(...formatVerdict(`DRAM vs ${label} ${formatBytes(dram.budget.bytes)} (${dram.basis} ${formatBytes(dram.usedBytes)})`, dram.verdict));
+    const what = dram.basis === 'measured-device' ? `Device memory vs ${label} ${formatBytes(dram.budget.bytes)} (peak device memory` : `DRAM vs ${label} ${formatBytes(dram.budget.bytes)} (${dram.basis}`;
+    lines.push(...formatVerdict(`${what} ${formatBytes(dram.usedBytes)})`, dram.verdict));
   }
   lines.push('', ...formatVerdict('Verdict', report.verdict));
   return `${lines.join('\n')}\n`;
