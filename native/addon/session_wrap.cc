@@ -224,8 +224,9 @@ Napi::Value SessionWrap::dispose(const Napi::CallbackInfo& info) {
                                              "cannot dispose a session while " + std::to_string(active_runs_->load()) +
                                                  " score() call(s) are running; await them first"));
   }
-  session_.reset();
+  // Prefixes first: on the GPU their KV lives in the session's device arena.
   prefix_table_->prefixes.clear();
+  session_.reset();
   return info.Env().Undefined();
 }
 

@@ -35,14 +35,13 @@ __device__ inline LseState merge(LseState a, LseState b) {
   return {a.max, a.sum + scaled, a.argmax};
 }
 
-// One block per scored position: each thread walks a strided slice of the vocabulary, then the block
+// One block per distinct logits row: each thread walks a strided slice of the vocabulary, then the block
 // merges the states. All arithmetic is fp32 whatever the logits type (fp16 / bf16 widen on load).
 template <typename T>
-__global__ void score_positions(const T* logits, int64_t vocab, const int64_t* offsets, const int32_t* targets,
-                                int32_t positions, double* log_probs, uint8_t* is_argmax) {
-  const int32_t position = blockIdx.x;
-  if (position >= positions) return;
-  const T* row = logits + offsets[position];
+__global__ void reduce_rows(const T* logits, int64_t vocab, const int64_t* rows, int32_t row_count, RowStats* stats) {
+  const int32_t index = blockIdx.x;
+  if (index >= row_count) return;
+  const T* row = logits + rows[index] * vocab;
   LseState state{-FLT_MAX, 0.0F, vocab};
   bool finite = true;
   for (int64_t i = threadIdx.x; i < vocab; i += blockDim.x) {
@@ -63,54 +62,57 @@ __global__ void score_positions(const T* logits, int64_t vocab, const int64_t* o
   }
   if (threadIdx.x == 0) {
     const LseState total = shared[0];
-    const int32_t target = targets[position];
-    if (any_non_finite != 0 || !(total.sum > 0.0F)) {
-      log_probs[position] = 0.0;
-      is_argmax[position] = 2;
-      return;
-    }
-    log_probs[position] = static_cast<double>(to_float(row[target])) - static_cast<double>(total.max) -
-                          log(static_cast<double>(total.sum));
-    is_argmax[position] = total.argmax == target ? 1 : 0;
+    stats[index] = RowStats{total.max, total.sum, total.argmax, any_non_finite == 0 && total.sum > 0.0F ? 1 : 0, 0};
   }
 }
 
-__global__ void sum_requests(const int32_t* request_offsets, int32_t requests, const double* log_probs,
-                             const uint8_t* is_argmax, double* logliks, uint8_t* greedy) {
+// One thread per request: its positions read their row's statistics and their target's logit.
+template <typename T>
+__global__ void sum_requests(const T* logits, int64_t vocab, const int64_t* rows, const RowStats* stats,
+                             const int32_t* position_rows, const int32_t* targets, const int32_t* request_offsets,
+                             int32_t requests, uint8_t* is_argmax, double* logliks, uint8_t* greedy) {
   const int32_t request = blockIdx.x * blockDim.x + threadIdx.x;
   if (request >= requests) return;
   double sum = 0.0;
   uint8_t all = 1;
   for (int32_t p = request_offsets[request]; p < request_offsets[request + 1]; ++p) {
-    sum += log_probs[p];
-    if (is_argmax[p] == 2) all = 2;
-    else if (all == 1 && is_argmax[p] == 0) all = 0;
+    const int32_t index = position_rows[p];
+    const RowStats row = stats[index];
+    const int32_t target = targets[p];
+    if (row.finite == 0) {
+      is_argmax[p] = 2;
+      all = 2;
+      continue;
+    }
+    const float logit = to_float(logits[rows[index] * vocab + target]);
+    sum += static_cast<double>(logit) - static_cast<double>(row.max) - log(static_cast<double>(row.sum));
+    is_argmax[p] = row.argmax == target ? 1 : 0;
+    if (all == 1 && row.argmax != target) all = 0;
   }
-  logliks[request] = sum;
+  logliks[request] = all == 2 ? 0.0 : sum;
   greedy[request] = all;
 }
 
 template <typename T>
-void launch_positions(const DeviceReduceArgs& args, cudaStream_t stream) {
-  score_positions<T><<<args.positions, kThreads, 0, stream>>>(static_cast<const T*>(args.logits), args.vocab_size,
-                                                              args.position_offsets, args.position_targets,
-                                                              args.positions, args.position_log_probs,
-                                                              args.position_is_argmax);
+void launch(const DeviceReduceArgs& args, cudaStream_t stream) {
+  const auto* logits = static_cast<const T*>(args.logits);
+  reduce_rows<T><<<args.row_count, kThreads, 0, stream>>>(logits, args.vocab_size, args.rows, args.row_count, args.row_stats);
+  const int blocks = (args.requests + kThreads - 1) / kThreads;
+  sum_requests<T><<<blocks, kThreads, 0, stream>>>(logits, args.vocab_size, args.rows, args.row_stats, args.position_rows,
+                                                   args.position_targets, args.request_offsets, args.requests,
+                                                   args.position_is_argmax, args.request_logliks, args.request_greedy);
 }
 
 }  // namespace
 
 std::string reduce_on_device(const DeviceReduceArgs& args) {
-  if (args.positions == 0 || args.requests == 0) return {};
+  if (args.positions == 0 || args.requests == 0 || args.row_count == 0) return {};
   auto stream = static_cast<cudaStream_t>(args.stream);
   switch (args.type) {
-    case LogitsType::kFloat32: launch_positions<float>(args, stream); break;
-    case LogitsType::kFloat16: launch_positions<__half>(args, stream); break;
-    case LogitsType::kBFloat16: launch_positions<__nv_bfloat16>(args, stream); break;
+    case LogitsType::kFloat32: launch<float>(args, stream); break;
+    case LogitsType::kFloat16: launch<__half>(args, stream); break;
+    case LogitsType::kBFloat16: launch<__nv_bfloat16>(args, stream); break;
   }
-  const int blocks = (args.requests + kThreads - 1) / kThreads;
-  sum_requests<<<blocks, kThreads, 0, stream>>>(args.request_offsets, args.requests, args.position_log_probs,
-                                               args.position_is_argmax, args.request_logliks, args.request_greedy);
   const cudaError_t status = cudaGetLastError();
   return status == cudaSuccess ? std::string() : std::string("CUDA kernel launch failed: ") + cudaGetErrorString(status);
 }

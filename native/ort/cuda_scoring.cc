@@ -1,5 +1,6 @@
 #include "cuda_scoring.h"
 
+#include <algorithm>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "../cuda/cuda_memory.h"
 #include "../cuda/device_reduce.h"
 #include "logits_check.h"
+#include "ort_failure.h"
 #include "scoring_session.h"
 
 namespace mlrb {
@@ -25,6 +27,9 @@ size_t tensor_bytes(const Ort::TensorTypeAndShapeInfo& info) {
   return info.GetElementCount() * (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 ? 8 : 4);
 }
 
+// Past inputs are float32, float16 or bfloat16 (graph_signature refuses anything else).
+size_t element_bytes(ONNXTensorElementDataType type) { return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ? 4 : 2; }
+
 cuda::LogitsType logits_type_of(ONNXTensorElementDataType type) {
   switch (type) {
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return cuda::LogitsType::kFloat32;
@@ -34,23 +39,49 @@ cuda::LogitsType logits_type_of(ONNXTensorElementDataType type) {
   }
 }
 
+// The logits rows the reduction walks, each once however many requests read it (cuda/device_reduce.h),
+// and for each scored position (requests' positions in order) the index of its row among them.
+struct ReductionRows {
+  std::vector<int64_t> rows;
+  std::vector<int32_t> position_rows;
+};
+
+ReductionRows plan_reduction_rows(const PackedBatch& batch, const LogitRows& layout) {
+  ReductionRows plan;
+  std::vector<int32_t> index_of(static_cast<size_t>(layout.logit_rows), -1);
+  plan.position_rows.reserve(batch.targets.size());
+  for (size_t request = 0; request < batch.request_count(); ++request) {
+    for (int64_t j = 0; j < batch.target_count(request); ++j) {
+      const int64_t row = layout.request_first_row[request] + j;
+      int32_t& index = index_of[static_cast<size_t>(row)];
+      if (index < 0) {
+        index = static_cast<int32_t>(plan.rows.size());
+        plan.rows.push_back(row);
+      }
+      plan.position_rows.push_back(index);
+    }
+  }
+  return plan;
+}
+
 // Byte offsets of one batch's regions. The pinned and the device buffer share the layout, so each upload
 // or download is one contiguous copy: [inputs][reduction indices][device scratch][results].
 struct StagingLayout {
-  std::vector<size_t> input_offsets;  // per signature input (unused for past inputs, which stay on the host)
+  std::vector<size_t> input_offsets;  // per signature input (unused for past inputs, which are bound apart)
   size_t inputs_end = 0;
-  size_t position_offsets = 0;  // int64 [positions]
+  size_t rows = 0;              // int64 [distinct rows]
+  size_t position_rows = 0;     // int32 [positions]
   size_t position_targets = 0;  // int32 [positions]
   size_t request_offsets = 0;   // int32 [requests + 1]
   size_t indices_end = 0;
-  size_t position_log_probs = 0;  // double [positions], device scratch
+  size_t row_stats = 0;           // cuda::RowStats [distinct rows], device scratch
   size_t position_is_argmax = 0;  // uint8 [positions], device scratch
   size_t request_logliks = 0;     // double [requests]
   size_t request_greedy = 0;      // uint8 [requests]
   size_t total = 0;
 };
 
-StagingLayout plan_staging(const GraphSignature& signature, const DeviceBatch& in) {
+StagingLayout plan_staging(const GraphSignature& signature, const DeviceBatch& in, const ReductionRows& reduction) {
   StagingLayout layout;
   size_t cursor = 0;
   for (size_t i = 0; i < signature.inputs.size(); ++i) {
@@ -65,11 +96,12 @@ StagingLayout plan_staging(const GraphSignature& signature, const DeviceBatch& i
     cursor = align_up(cursor + bytes);
     return start;
   };
-  layout.position_offsets = region(positions * sizeof(int64_t));
+  layout.rows = region(reduction.rows.size() * sizeof(int64_t));
+  layout.position_rows = region(positions * sizeof(int32_t));
   layout.position_targets = region(positions * sizeof(int32_t));
   layout.request_offsets = region((requests + 1) * sizeof(int32_t));
   layout.indices_end = cursor;
-  layout.position_log_probs = region(positions * sizeof(double));
+  layout.row_stats = region(reduction.rows.size() * sizeof(cuda::RowStats));
   layout.position_is_argmax = region(positions);
   layout.request_logliks = region(requests * sizeof(double));
   layout.request_greedy = region(requests);
@@ -146,20 +178,16 @@ class CudaScorer final : public DeviceScorer {
     cuda::check(cudaSetDevice(device_id_), "selecting CUDA device " + std::to_string(device_id_));
     const StagingPool::Lease lease = pool_->acquire();
     Staging& staging = *lease;
-    const StagingLayout layout = plan_staging(signature, in);
+    const ReductionRows reduction = plan_reduction_rows(in.batch, in.layout);
+    const StagingLayout layout = plan_staging(signature, in, reduction);
     staging.host.reserve(layout.total);
     staging.device.reserve(layout.total);
 
     Ort::IoBinding binding(session);
-    const std::vector<Ort::Value> device_inputs = upload_inputs(signature, in, layout, staging, binding);
+    const std::vector<Ort::Value> device_inputs = upload_inputs(session, signature, in, layout, staging, binding);
     binding.BindOutput(signature.logits_output.c_str(), device_memory_);
     const std::string what = "a batch of " + std::to_string(in.padded.rows) + " x " + std::to_string(in.padded.max_length) + " tokens";
-    try {
-      session.Run(Ort::RunOptions{nullptr}, binding);
-      binding.SynchronizeOutputs();
-    } catch (const Ort::Exception& error) {
-      throw Error("ORT_RUN", "forward pass failed on " + what + " on CUDA for " + model_path + ": " + error.what());
-    }
+    run(session, binding, "forward pass failed on " + what + " on CUDA for " + model_path);
     // The logits stay alive (ORT's arena may hand their memory to another run once freed) until the
     // stream that reads them has finished.
     const std::vector<Ort::Value> outputs = binding.GetOutputValues();
@@ -169,7 +197,7 @@ class CudaScorer final : public DeviceScorer {
     }
     const auto info = logits.GetTensorTypeAndShapeInfo();
     const int64_t vocab_size = checked_vocab_size(info, signature, in.batch, in.padded, in.layout);
-    reduce(logits, logits_type_of(info.GetElementType()), vocab_size, in, layout, staging);
+    reduce(logits, logits_type_of(info.GetElementType()), vocab_size, in.batch, reduction, layout, staging);
 
     BatchScores scores;
     const size_t requests = in.batch.request_count();
@@ -185,13 +213,33 @@ class CudaScorer final : public DeviceScorer {
     return scores;
   }
 
+  std::vector<Ort::Value> compute_prefix(Ort::Session& session, const BoundInputs& inputs, const std::vector<std::string>& outputs,
+                                         const std::string& failure) const override {
+    cuda::check(cudaSetDevice(device_id_), "selecting CUDA device " + std::to_string(device_id_));
+    Ort::IoBinding binding(session);
+    for (size_t i = 0; i < inputs.values.size(); ++i) binding.BindInput(inputs.names[i], inputs.values[i]);
+    for (const std::string& output : outputs) binding.BindOutput(output.c_str(), device_memory_);
+    run(session, binding, failure);
+    return binding.GetOutputValues();
+  }
+
  private:
+  static void run(Ort::Session& session, Ort::IoBinding& binding, const std::string& failure) {
+    try {
+      session.Run(Ort::RunOptions{nullptr}, binding);
+      binding.SynchronizeOutputs();
+    } catch (const Ort::Exception& error) {
+      throw ort_failure(error, "ORT_RUN", failure);
+    }
+  }
+
   // Copies every non-past input into the pinned buffer and uploads them in one asynchronous copy, then binds
-  // device tensors over them. Past KV (empty, or a reused prefix) is bound from the host; ORT copies it.
-  // Binding comes after the upload has finished: ORT copies a bound input at once to wherever the graph
-  // reads it, so a tensor bound too early could be read before it holds the batch.
-  std::vector<Ort::Value> upload_inputs(const GraphSignature& signature, const DeviceBatch& in, const StagingLayout& layout,
-                                        Staging& staging, Ort::IoBinding& binding) const {
+  // device tensors over them. An empty past is bound from the host (it has no bytes); a prefix computed on
+  // the device is repeated for every row there (broadcast_on_device).
+  // Binding comes after the copies have finished: ORT copies a bound input at once to wherever the graph
+  // reads it, and runs on its own stream, so a tensor bound too early could be read before it holds the batch.
+  std::vector<Ort::Value> upload_inputs(Ort::Session& session, const GraphSignature& signature, const DeviceBatch& in,
+                                        const StagingLayout& layout, Staging& staging, Ort::IoBinding& binding) const {
     std::vector<Ort::Value> device_inputs;
     device_inputs.reserve(signature.inputs.size());
     for (size_t i = 0; i < signature.inputs.size(); ++i) {
@@ -210,26 +258,55 @@ class CudaScorer final : public DeviceScorer {
     cuda::check(cudaMemcpyAsync(staging.device.data(), staging.host.data(), layout.inputs_end, cudaMemcpyHostToDevice,
                                 staging.stream.get()),
                 "uploading the batch's inputs");
-    // ORT runs on its own stream, so the upload must be complete before anything of ORT's reads it.
+    if (in.prefix != nullptr && in.prefix->on_device) {
+      Ort::Allocator allocator(session, device_memory_);
+      size_t past_index = 0;
+      for (size_t i = 0; i < signature.inputs.size(); ++i) {
+        if (!is_past(signature.inputs[i].role)) continue;
+        device_inputs[i] = broadcast_on_device(in.prefix->values.at(past_index++), signature.inputs[i], in.padded.rows, allocator,
+                                               staging.stream.get());
+      }
+    }
     staging.stream.synchronize("uploading the batch's inputs");
     for (size_t i = 0; i < signature.inputs.size(); ++i) {
-      binding.BindInput(in.inputs.names[i], is_past(signature.inputs[i].role) ? in.inputs.values[i] : device_inputs[i]);
+      binding.BindInput(in.inputs.names[i], device_inputs[i] != nullptr ? device_inputs[i] : in.inputs.values[i]);
     }
     return device_inputs;
   }
 
-  // Uploads the positions each request reads, runs the fused reduction on the stream and brings back the
+  // Repeats a batch-1 prefix tensor on the device for `rows` rows along the input's batch axis. Within each
+  // block of rows the copies double: one row, then two, four …, so a batch costs log2(rows) copies per block.
+  static Ort::Value broadcast_on_device(const Ort::Value& prefix, const InputPlan& plan, int64_t rows, Ort::Allocator& allocator,
+                                        cudaStream_t stream) {
+    const std::vector<int64_t> shape = broadcast_shape(prefix, plan, rows);
+    Ort::Value expanded = Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), plan.tensor.type);
+    const auto axis = static_cast<size_t>(plan.batch_axis);
+    size_t outer = 1;
+    for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
+    const size_t row_bytes = prefix.GetTensorTypeAndShapeInfo().GetElementCount() * element_bytes(plan.tensor.type) / outer;
+    const auto* source = static_cast<const std::byte*>(prefix.GetTensorRawData());
+    auto* target = static_cast<std::byte*>(expanded.GetTensorMutableRawData());
+    const auto count = static_cast<size_t>(rows);
+    for (size_t o = 0; o < outer; ++o) {
+      std::byte* block = target + o * count * row_bytes;
+      cuda::check(cudaMemcpyAsync(block, source + o * row_bytes, row_bytes, cudaMemcpyDeviceToDevice, stream), "repeating the prefix KV");
+      for (size_t done = 1; done < count; done *= 2) {
+        const size_t copies = std::min(done, count - done);
+        cuda::check(cudaMemcpyAsync(block + done * row_bytes, block, copies * row_bytes, cudaMemcpyDeviceToDevice, stream),
+                    "repeating the prefix KV");
+      }
+    }
+    return expanded;
+  }
+
+  // Uploads the reduction's rows and positions, runs the fused reduction on the stream and brings back the
   // per-request results; returns once they are in the pinned buffer.
-  static void reduce(const Ort::Value& logits, cuda::LogitsType type, int64_t vocab_size, const DeviceBatch& in,
-                     const StagingLayout& layout, Staging& staging) {
+  static void reduce(const Ort::Value& logits, cuda::LogitsType type, int64_t vocab_size, const PackedBatch& batch,
+                     const ReductionRows& reduction, const StagingLayout& layout, Staging& staging) {
     std::byte* host = staging.host.data();
     std::byte* device = staging.device.data();
-    const PackedBatch& batch = in.batch;
-    auto* offsets = reinterpret_cast<int64_t*>(host + layout.position_offsets);
-    for (size_t request = 0; request < batch.request_count(); ++request) {
-      const int32_t first = batch.target_offsets[request];
-      for (int64_t j = 0; j < batch.target_count(request); ++j) offsets[first + j] = (in.layout.request_first_row[request] + j) * vocab_size;
-    }
+    std::memcpy(host + layout.rows, reduction.rows.data(), reduction.rows.size() * sizeof(int64_t));
+    std::memcpy(host + layout.position_rows, reduction.position_rows.data(), reduction.position_rows.size() * sizeof(int32_t));
     std::memcpy(host + layout.position_targets, batch.targets.data(), batch.targets.size() * sizeof(int32_t));
     std::memcpy(host + layout.request_offsets, batch.target_offsets.data(), batch.target_offsets.size() * sizeof(int32_t));
     const cudaStream_t stream = staging.stream.get();
@@ -240,12 +317,14 @@ class CudaScorer final : public DeviceScorer {
     args.logits = logits.GetTensorRawData();
     args.type = type;
     args.vocab_size = vocab_size;
-    args.position_offsets = reinterpret_cast<const int64_t*>(device + layout.position_offsets);
+    args.rows = reinterpret_cast<const int64_t*>(device + layout.rows);
+    args.row_count = static_cast<int32_t>(reduction.rows.size());
+    args.position_rows = reinterpret_cast<const int32_t*>(device + layout.position_rows);
     args.position_targets = reinterpret_cast<const int32_t*>(device + layout.position_targets);
     args.positions = static_cast<int32_t>(batch.targets.size());
     args.request_offsets = reinterpret_cast<const int32_t*>(device + layout.request_offsets);
     args.requests = static_cast<int32_t>(batch.request_count());
-    args.position_log_probs = reinterpret_cast<double*>(device + layout.position_log_probs);
+    args.row_stats = reinterpret_cast<cuda::RowStats*>(device + layout.row_stats);
     args.position_is_argmax = reinterpret_cast<uint8_t*>(device + layout.position_is_argmax);
     args.request_logliks = reinterpret_cast<double*>(device + layout.request_logliks);
     args.request_greedy = reinterpret_cast<uint8_t*>(device + layout.request_greedy);

@@ -8,6 +8,7 @@
 #include "cuda_provider.h"
 #include "cuda_scoring.h"
 #include "logits_check.h"
+#include "ort_failure.h"
 #include "rewritten_session.h"
 
 namespace mlrb {
@@ -113,7 +114,7 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
     // The fused attention ops are CPU kernels: on CUDA they would move every layer's tensors to the host.
     opened = open_rewritten_session(runtime, model_path, session_options, {!on_cuda && options_.cpu_fusion, options_.slice_lm_head});
   } catch (const Ort::Exception& error) {
-    throw Error(code_for_load_failure(error.GetOrtErrorCode()), "cannot load " + model_path + ": " + error.what());
+    throw ort_failure(error, code_for_load_failure(error.GetOrtErrorCode()), "cannot load " + model_path);
   }
   session_ = std::move(opened.session);
   lm_head_note_ = std::move(opened.lm_head_note);
@@ -143,7 +144,7 @@ std::vector<Ort::Value> ScoringSession::run(const BoundInputs& inputs, const std
     return session_->Run(Ort::RunOptions{nullptr}, inputs.names.data(), inputs.values.data(), inputs.values.size(), outputs.data(),
                          outputs.size());
   } catch (const Ort::Exception& error) {
-    throw Error("ORT_RUN", "forward pass failed on " + what + " for " + model_path_ + ": " + error.what());
+    throw ort_failure(error, "ORT_RUN", "forward pass failed on " + what + " for " + model_path_);
   }
 }
 
@@ -154,7 +155,7 @@ BatchScores ScoringSession::score(const PackedBatch& batch, const KvPrefix* pref
   const PaddedInputs padded = pad_rows(batch, options_.pad_token_id, prefix != nullptr ? prefix->length : 0);
   const LogitRows layout = plan_logit_rows(batch, padded.max_length, signature_.logits_sliced);
   const BoundInputs bound = bind_inputs(signature_, padded, layout.gather_positions, prefix);
-  if (device_scorer_) return device_scorer_->score(*session_, signature_, DeviceBatch{batch, padded, layout, bound}, model_path_);
+  if (device_scorer_) return device_scorer_->score(*session_, signature_, DeviceBatch{batch, padded, layout, bound, prefix}, model_path_);
   std::vector<Ort::Value> outputs = run(bound, {signature_.logits_output.c_str()},
                                         "a batch of " + std::to_string(padded.rows) + " x " + std::to_string(padded.max_length) + " tokens");
   const Ort::Value& logits = outputs.front();
@@ -196,11 +197,18 @@ std::shared_ptr<const KvPrefix> ScoringSession::compute_prefix(std::span<const i
   // A sliced graph still needs its positions input; one position keeps the unused head to one row.
   const std::vector<int64_t> one_position{static_cast<int64_t>(tokens.size()) - 1};
   const BoundInputs bound = bind_inputs(signature_, padded, one_position, nullptr);
-  std::vector<const char*> names;
-  for (const auto& present : present_outputs_) names.push_back(present.c_str());
   auto prefix = std::make_shared<KvPrefix>();
   prefix->length = static_cast<int64_t>(tokens.size());
-  prefix->values = run(bound, names, "a prefix of " + std::to_string(tokens.size()) + " tokens");
+  const std::string what = "a prefix of " + std::to_string(tokens.size()) + " tokens";
+  if (device_scorer_) {
+    // On the GPU the KV stays where ORT computed it; each batch broadcasts it there (cuda_scoring.h).
+    prefix->values = device_scorer_->compute_prefix(*session_, bound, present_outputs_, "forward pass failed on " + what + " for " + model_path_);
+    prefix->on_device = true;
+    return prefix;
+  }
+  std::vector<const char*> names;
+  for (const auto& present : present_outputs_) names.push_back(present.c_str());
+  prefix->values = run(bound, names, what);
   return prefix;
 }
 

@@ -16,17 +16,13 @@ size_t element_bytes(ONNXTensorElementDataType type) {
 // the same prefix, so the copy is what ORT's Concat with the new keys needs; it costs a memcpy per row.
 Ort::Value broadcast_prefix(const Ort::Value& prefix, const InputPlan& plan, int64_t rows) {
   Ort::AllocatorWithDefaultOptions allocator;
-  const auto info = prefix.GetTensorTypeAndShapeInfo();
-  std::vector<int64_t> shape = info.GetShape();
+  const std::vector<int64_t> source_shape = prefix.GetTensorTypeAndShapeInfo().GetShape();
+  const std::vector<int64_t> shape = broadcast_shape(prefix, plan, rows);
   const auto axis = static_cast<size_t>(plan.batch_axis);
-  if (info.GetElementType() != plan.tensor.type || axis >= shape.size() || shape[axis] != 1) {
-    throw Error("INTERNAL", "the prefix KV for " + plan.tensor.name + " does not have the input's type and a batch of 1");
-  }
   size_t outer = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
+  for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(source_shape[d]);
   size_t inner_bytes = element_bytes(plan.tensor.type);
-  for (size_t d = axis + 1; d < shape.size(); ++d) inner_bytes *= static_cast<size_t>(shape[d]);
-  shape[axis] = rows;
+  for (size_t d = axis + 1; d < source_shape.size(); ++d) inner_bytes *= static_cast<size_t>(source_shape[d]);
   Ort::Value expanded = Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), plan.tensor.type);
   const auto* source = static_cast<const uint8_t*>(prefix.GetTensorRawData());
   auto* target = static_cast<uint8_t*>(expanded.GetTensorMutableRawData());
@@ -47,6 +43,17 @@ Ort::Value empty_past(const InputPlan& plan, int64_t rows) {
 
 }  // namespace
 
+std::vector<int64_t> broadcast_shape(const Ort::Value& prefix, const InputPlan& plan, int64_t rows) {
+  const auto info = prefix.GetTensorTypeAndShapeInfo();
+  std::vector<int64_t> shape = info.GetShape();
+  const auto axis = static_cast<size_t>(plan.batch_axis);
+  if (info.GetElementType() != plan.tensor.type || axis >= shape.size() || shape[axis] != 1) {
+    throw Error("INTERNAL", "the prefix KV for " + plan.tensor.name + " does not have the input's type and a batch of 1");
+  }
+  shape[axis] = rows;
+  return shape;
+}
+
 BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& padded, const std::vector<int64_t>& gather_positions,
                         const KvPrefix* prefix) {
   Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
@@ -56,8 +63,11 @@ BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& pad
   for (const InputPlan& plan : signature.inputs) {
     bound.names.push_back(plan.tensor.name.c_str());
     if (plan.role == InputRole::kPastKeyValue || plan.role == InputRole::kPastStacked) {
-      bound.values.push_back(prefix != nullptr ? broadcast_prefix(prefix->values.at(past_index), plan, padded.rows)
-                                               : empty_past(plan, padded.rows));
+      if (prefix == nullptr) {
+        bound.values.push_back(empty_past(plan, padded.rows));
+      } else {
+        bound.values.push_back(prefix->on_device ? Ort::Value(nullptr) : broadcast_prefix(prefix->values.at(past_index), plan, padded.rows));
+      }
       ++past_index;
       continue;
     }

@@ -12,9 +12,10 @@
 namespace mlrb {
 
 // The KV of a shared prompt prefix, computed once with batch 1: one value per past input of the graph,
-// in signature order, each holding `length` positions.
+// in signature order, each holding `length` positions. On the CUDA path the values live in device memory.
 struct KvPrefix {
   int64_t length = 0;
+  bool on_device = false;
   std::vector<Ort::Value> values;
 };
 
@@ -27,8 +28,13 @@ struct BoundInputs {
 };
 
 // `prefix` may be null (an empty past). The returned tensors point into `padded` and `gather_positions`,
-// which must outlive the Run.
+// which must outlive the Run. A prefix on the device is not broadcast here: its past inputs are left as
+// empty values for the device path to fill (see broadcast_shape).
 [[nodiscard]] BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& padded,
                                       const std::vector<int64_t>& gather_positions, const KvPrefix* prefix);
+
+// The shape of a batch-1 prefix tensor repeated for `rows` rows along the input's batch axis. Throws
+// INTERNAL when the prefix does not have the input's type and a batch of 1.
+[[nodiscard]] std::vector<int64_t> broadcast_shape(const Ort::Value& prefix, const InputPlan& plan, int64_t rows);
 
 }  // namespace mlrb
