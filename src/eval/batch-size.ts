@@ -48,6 +48,20 @@ export const DEFAULT_TOKENS_PER_BATCH = 512;
  * Batching never changes a row's numbers: each row's results are those of the same row alone.
  */
 export const ACTIVATIONS_PER_BATCH = 512 * 768;
+/**
+ * On a GPU a pass needs far more tokens than on a CPU before its matrix products run at full speed, and
+ * memory is plentiful: `auto` there plans passes of this many tokens (measured on an H100, bench/RESULTS.md)
+ * within GPU_MEMORY_SHARE of the device memory left free once the model is loaded.
+ */
+export const GPU_TOKENS_PER_BATCH = 16_384;
+export const GPU_MEMORY_SHARE = 0.5;
+/** When the device cannot be asked (a build without CUDA kernels), a budget any datacenter GPU has. */
+export const GPU_FALLBACK_BUDGET_BYTES = 8 * 1024 ** 3;
+
+/** The `auto` memory budget on a GPU with `freeBytes` free (null: unknown). */
+export function gpuMemoryBudgetBytes(freeBytes: number | null): number {
+  return freeBytes === null ? GPU_FALLBACK_BUDGET_BYTES : Math.floor(freeBytes * GPU_MEMORY_SHARE);
+}
 export const SCORE_ROWS_PER_BATCH = 512 * 256;
 const MAX_TOKENS_PER_BATCH = 8192;
 

@@ -8,7 +8,10 @@ import { MlrbError } from '../errors.js';
 import type { GraphSignature, PrefixId } from '../native/binding.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './instance.js';
-import { batchFitsFor, DEFAULT_MEMORY_BUDGET_BYTES, DEFAULT_TOKENS_PER_BATCH, type ModelDimensions } from './batch-size.js';
+import {
+  batchFitsFor, DEFAULT_MEMORY_BUDGET_BYTES, DEFAULT_TOKENS_PER_BATCH, GPU_TOKENS_PER_BATCH, gpuMemoryBudgetBytes, type ModelDimensions,
+} from './batch-size.js';
+import { loadBinding } from '../native/binding.js';
 import { DEFAULT_MAX_PADDING_FRACTION, packBatch, planBatches, planRows, type PackedPlan, type PlannedRow } from './collator.js';
 import { DEFAULT_MIN_PREFIX_TOKENS, planPrefixGroups, type PrefixGroup } from './prefix-plan.js';
 import { encodeRequest, modelInputFor, type ModelInput } from './request-encoding.js';
@@ -119,19 +122,32 @@ function spreadTokenCap(rows: readonly PlannedRow[], concurrency: number): numbe
   return Math.max(DEFAULT_TOKENS_PER_BATCH, Math.ceil(totalTokens / (concurrency * BATCHES_PER_CONCURRENT_PASS)));
 }
 
+/**
+ * The memory and per-pass token budgets `auto` plans for, unless the caller set them: CPU-sized, or GPU-sized
+ * on CUDA (where `spreadCap` still splits a small job so that every concurrent pass gets work).
+ */
+function autoBudgets(model: LanguageModel, options: ScoreOptions, spreadCap: number): { memoryBytes: number; tokensPerBatch: number | undefined } {
+  if (model.provider !== 'cuda') return { memoryBytes: options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES, tokensPerBatch: options.tokensPerBatch };
+  return {
+    memoryBytes: options.memoryBudgetBytes ?? gpuMemoryBudgetBytes(loadBinding().cudaDevice()?.freeBytes ?? null),
+    tokensPerBatch: options.tokensPerBatch ?? Math.min(GPU_TOKENS_PER_BATCH, spreadCap),
+  };
+}
+
 function planJobs(model: LanguageModel, rows: readonly PlannedRow[], options: ScoreOptions, concurrency: number): { jobs: Job[]; groups: PrefixGroup[] } {
   const dims = modelDimensions(model);
-  const budget = (options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES) / concurrency;
+  const cap = spreadTokenCap(rows, concurrency);
+  const budgets = autoBudgets(model, options, cap);
+  const budget = budgets.memoryBytes / concurrency;
   const batchSize = options.batchSize ?? 'auto';
   const reuse = (options.prefixReuse ?? true) && model.supportsPrefix;
   const plan = reuse ? planPrefixGroups(rows, options.minPrefixTokens ?? DEFAULT_MIN_PREFIX_TOKENS) : { groups: [], plainRows: [...rows] };
   // A fixed --batch-size keeps lm-eval's meaning (N rows per pass); auto also bounds padding.
   const padding = batchSize === 'auto' ? DEFAULT_MAX_PADDING_FRACTION : 1;
-  const cap = spreadTokenCap(rows, concurrency);
-  const fits = batchFitsFor(batchSize, dims, budget, undefined, options.tokensPerBatch, cap);
+  const fits = batchFitsFor(batchSize, dims, budget, undefined, budgets.tokensPerBatch, cap);
   const jobs: Job[] = planBatches(plan.plainRows, fits, padding).map((batch) => ({ rows: batch }));
   for (const group of plan.groups) {
-    const groupFits = batchFitsFor(batchSize, dims, budget, { pastLength: group.prefix.length }, options.tokensPerBatch, cap);
+    const groupFits = batchFitsFor(batchSize, dims, budget, { pastLength: group.prefix.length }, budgets.tokensPerBatch, cap);
     for (const batch of planBatches(group.suffixRows, groupFits, padding)) jobs.push({ rows: batch, group });
   }
   return { jobs, groups: plan.groups };
