@@ -65,9 +65,11 @@ ReductionRows plan_reduction_rows(const PackedBatch& batch, const LogitRows& lay
 }
 
 // Byte offsets of one batch's regions. The pinned and the device buffer share the layout, so each upload
-// or download is one contiguous copy: [inputs][reduction indices][device scratch][results].
+// or download is one contiguous copy: [inputs][reduction indices][device scratch][results][repeated prefix KV].
+// The last region exists on the device only: a prefix computed there is repeated there (broadcast_on_device),
+// into memory the staging owns, so its tensors need no allocator that could be gone before they are freed.
 struct StagingLayout {
-  std::vector<size_t> input_offsets;  // per signature input (unused for past inputs, which are bound apart)
+  std::vector<size_t> input_offsets;  // per signature input: host-uploaded inputs, or the repeated prefix KV of a past input
   size_t inputs_end = 0;
   size_t rows = 0;              // int64 [distinct rows]
   size_t position_rows = 0;     // int32 [positions]
@@ -78,24 +80,27 @@ struct StagingLayout {
   size_t position_is_argmax = 0;  // uint8 [positions], device scratch
   size_t request_logliks = 0;     // double [requests]
   size_t request_greedy = 0;      // uint8 [requests]
-  size_t total = 0;
+  size_t results_end = 0;         // the pinned buffer's size
+  size_t total = 0;               // the device buffer's size
 };
+
+bool prefix_on_device(const DeviceBatch& in) { return in.prefix != nullptr && in.prefix->on_device; }
 
 StagingLayout plan_staging(const GraphSignature& signature, const DeviceBatch& in, const ReductionRows& reduction) {
   StagingLayout layout;
   size_t cursor = 0;
-  for (size_t i = 0; i < signature.inputs.size(); ++i) {
-    layout.input_offsets.push_back(cursor);
-    if (!is_past(signature.inputs[i].role)) cursor = align_up(cursor + tensor_bytes(in.inputs.values[i].GetTensorTypeAndShapeInfo()));
-  }
-  layout.inputs_end = cursor;
-  const size_t positions = in.batch.targets.size();
-  const size_t requests = in.batch.request_count();
   const auto region = [&cursor](size_t bytes) {
     const size_t start = cursor;
     cursor = align_up(cursor + bytes);
     return start;
   };
+  layout.input_offsets.assign(signature.inputs.size(), 0);
+  for (size_t i = 0; i < signature.inputs.size(); ++i) {
+    if (!is_past(signature.inputs[i].role)) layout.input_offsets[i] = region(tensor_bytes(in.inputs.values[i].GetTensorTypeAndShapeInfo()));
+  }
+  layout.inputs_end = cursor;
+  const size_t positions = in.batch.targets.size();
+  const size_t requests = in.batch.request_count();
   layout.rows = region(reduction.rows.size() * sizeof(int64_t));
   layout.position_rows = region(positions * sizeof(int32_t));
   layout.position_targets = region(positions * sizeof(int32_t));
@@ -105,6 +110,16 @@ StagingLayout plan_staging(const GraphSignature& signature, const DeviceBatch& i
   layout.position_is_argmax = region(positions);
   layout.request_logliks = region(requests * sizeof(double));
   layout.request_greedy = region(requests);
+  layout.results_end = cursor;
+  if (prefix_on_device(in)) {
+    size_t past_index = 0;
+    for (size_t i = 0; i < signature.inputs.size(); ++i) {
+      if (!is_past(signature.inputs[i].role)) continue;
+      const Ort::Value& prefix = in.prefix->values.at(past_index++);
+      const size_t prefix_bytes = prefix.GetTensorTypeAndShapeInfo().GetElementCount() * element_bytes(signature.inputs[i].tensor.type);
+      layout.input_offsets[i] = region(prefix_bytes * static_cast<size_t>(in.padded.rows));
+    }
+  }
   layout.total = cursor;
   return layout;
 }
@@ -180,11 +195,11 @@ class CudaScorer final : public DeviceScorer {
     Staging& staging = *lease;
     const ReductionRows reduction = plan_reduction_rows(in.batch, in.layout);
     const StagingLayout layout = plan_staging(signature, in, reduction);
-    staging.host.reserve(layout.total);
+    staging.host.reserve(layout.results_end);
     staging.device.reserve(layout.total);
 
     Ort::IoBinding binding(session);
-    const std::vector<Ort::Value> device_inputs = upload_inputs(session, signature, in, layout, staging, binding);
+    const std::vector<Ort::Value> device_inputs = upload_inputs(signature, in, layout, staging, binding);
     binding.BindOutput(signature.logits_output.c_str(), device_memory_);
     const std::string what = "a batch of " + std::to_string(in.padded.rows) + " x " + std::to_string(in.padded.max_length) + " tokens";
     run(session, binding, "forward pass failed on " + what + " on CUDA for " + model_path);
@@ -235,10 +250,10 @@ class CudaScorer final : public DeviceScorer {
 
   // Copies every non-past input into the pinned buffer and uploads them in one asynchronous copy, then binds
   // device tensors over them. An empty past is bound from the host (it has no bytes); a prefix computed on
-  // the device is repeated for every row there (broadcast_on_device).
+  // the device is repeated for every row there, in the staging buffer (broadcast_on_device).
   // Binding comes after the copies have finished: ORT copies a bound input at once to wherever the graph
   // reads it, and runs on its own stream, so a tensor bound too early could be read before it holds the batch.
-  std::vector<Ort::Value> upload_inputs(Ort::Session& session, const GraphSignature& signature, const DeviceBatch& in,
+  std::vector<Ort::Value> upload_inputs(const GraphSignature& signature, const DeviceBatch& in,
                                         const StagingLayout& layout, Staging& staging, Ort::IoBinding& binding) const {
     std::vector<Ort::Value> device_inputs;
     device_inputs.reserve(signature.inputs.size());
@@ -258,13 +273,12 @@ class CudaScorer final : public DeviceScorer {
     cuda::check(cudaMemcpyAsync(staging.device.data(), staging.host.data(), layout.inputs_end, cudaMemcpyHostToDevice,
                                 staging.stream.get()),
                 "uploading the batch's inputs");
-    if (in.prefix != nullptr && in.prefix->on_device) {
-      Ort::Allocator allocator(session, device_memory_);
+    if (prefix_on_device(in)) {
       size_t past_index = 0;
       for (size_t i = 0; i < signature.inputs.size(); ++i) {
         if (!is_past(signature.inputs[i].role)) continue;
-        device_inputs[i] = broadcast_on_device(in.prefix->values.at(past_index++), signature.inputs[i], in.padded.rows, allocator,
-                                               staging.stream.get());
+        device_inputs[i] = broadcast_on_device(in.prefix->values.at(past_index++), signature.inputs[i], in.padded.rows,
+                                               staging.device.data() + layout.input_offsets[i], staging.stream.get());
       }
     }
     staging.stream.synchronize("uploading the batch's inputs");
@@ -274,18 +288,20 @@ class CudaScorer final : public DeviceScorer {
     return device_inputs;
   }
 
-  // Repeats a batch-1 prefix tensor on the device for `rows` rows along the input's batch axis. Within each
-  // block of rows the copies double: one row, then two, four …, so a batch costs log2(rows) copies per block.
-  static Ort::Value broadcast_on_device(const Ort::Value& prefix, const InputPlan& plan, int64_t rows, Ort::Allocator& allocator,
-                                        cudaStream_t stream) {
+  // Repeats a batch-1 prefix tensor on the device for `rows` rows along the input's batch axis, into `target`
+  // (rows times the prefix's bytes, in the staging buffer). Within each block of rows the copies double: one
+  // row, then two, four …, so a batch costs log2(rows) copies per block.
+  Ort::Value broadcast_on_device(const Ort::Value& prefix, const InputPlan& plan, int64_t rows, std::byte* target,
+                                 cudaStream_t stream) const {
     const std::vector<int64_t> shape = broadcast_shape(prefix, plan, rows);
-    Ort::Value expanded = Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), plan.tensor.type);
+    const size_t prefix_bytes = prefix.GetTensorTypeAndShapeInfo().GetElementCount() * element_bytes(plan.tensor.type);
+    Ort::Value expanded = Ort::Value::CreateTensor(device_memory_, target, prefix_bytes * static_cast<size_t>(rows), shape.data(),
+                                                   shape.size(), plan.tensor.type);
     const auto axis = static_cast<size_t>(plan.batch_axis);
     size_t outer = 1;
     for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
-    const size_t row_bytes = prefix.GetTensorTypeAndShapeInfo().GetElementCount() * element_bytes(plan.tensor.type) / outer;
+    const size_t row_bytes = prefix_bytes / outer;
     const auto* source = static_cast<const std::byte*>(prefix.GetTensorRawData());
-    auto* target = static_cast<std::byte*>(expanded.GetTensorMutableRawData());
     const auto count = static_cast<size_t>(rows);
     for (size_t o = 0; o < outer; ++o) {
       std::byte* block = target + o * count * row_bytes;
@@ -330,7 +346,7 @@ class CudaScorer final : public DeviceScorer {
     args.request_greedy = reinterpret_cast<uint8_t*>(device + layout.request_greedy);
     args.stream = stream;
     if (const std::string failure = cuda::reduce_on_device(args); !failure.empty()) throw Error("INTERNAL", failure);
-    cuda::check(cudaMemcpyAsync(host + layout.request_logliks, device + layout.request_logliks, layout.total - layout.request_logliks,
+    cuda::check(cudaMemcpyAsync(host + layout.request_logliks, device + layout.request_logliks, layout.results_end - layout.request_logliks,
                                 cudaMemcpyDeviceToHost, stream),
                 "downloading the request scores");
     staging.stream.synchronize("reducing the logits on the GPU");
