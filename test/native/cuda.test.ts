@@ -104,7 +104,7 @@ describe.skipIf(!hasCuda)(`GPU scores match the CPU path${hasCuda ? '' : ' (SKIP
     });
   }
 
-  it('reused prefixes (past KV bound from the host) and four batches in flight', async () => {
+  it('reused prefixes (KV computed, kept and repeated on the device) and four batches in flight', async () => {
     const { modelPath } = writeTinyCausalLm(path.join(workDir, 'prefix'), { pastConvention: 'optimum', maxPositions: 128 });
     const prefix = Array.from({ length: 40 }, (_, index) => 4 + ((index * 13) % 60));
     const inputs = randomModelInputs(40, 64, 12, 9, 4).map((input) => ({ ...input, inputTokens: [...prefix, ...input.inputTokens] }));
