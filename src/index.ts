@@ -24,3 +24,9 @@ export type { LmEvalResults } from './eval/results.js';
 export { MlrbError, isMlrbError, type ErrorCode } from './errors.js';
 // Edge-track checks (parameters, DRAM, quantization, pruning): the objects `inspect` / `check-pruning` print.
 export * from './inspect/index.js';
+// One verdict per edge track (`check-track`): the checks above that a track's rules need, findings labelled by check.
+export { checkTrack, type TrackChecks, type TrackReport } from './inspect/track-check.js';
+export { formatTrackReport } from './inspect/track-format.js';
+export { TRACK_NAMES, trackCheckOptionsSchema, type TrackCheckOptions } from './inspect/track-options.js';
+export { combineTrackVerdicts, TRACK_CHECK_NAMES, type TrackCheckName, type TrackFinding, type TrackVerdict } from './inspect/track-verdict.js';
+export { PHI2_CONFIG_PATH } from './inspect/phi2-config.js';

@@ -13,6 +13,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   eval: async () => runEvalCommand,
   inspect: async () => (await import('./inspect-command.js')).runInspectCommand,
   'check-pruning': async () => (await import('./check-pruning-command.js')).runCheckPruningCommand,
+  'check-track': async () => (await import('./check-track-command.js')).runCheckTrackCommand,
 };
 
 const USAGE = `${EVAL_USAGE}
@@ -20,6 +21,7 @@ const USAGE = `${EVAL_USAGE}
 other commands:
   mlrb-eval inspect MODEL [--json] [--track edge-training|edge-compression | --dram-budget BYTES] [--strict] …
   mlrb-eval check-pruning MODEL --base BASE [--json] [--strict] …
+  mlrb-eval check-track edge-compression|edge-training MODEL [--base BASE] [--json] [--strict] …
   mlrb-eval --version
   (each command's --help lists its options)`;
 

@@ -1,0 +1,95 @@
+/**
+ * `mlrb-eval check-track TRACK MODEL`: one verdict for an Edge-LLM track (quantization, DRAM and, for
+ * edge-compression, pruning against Phi-2 or --base). Exit 0, or 1 with --strict when the verdict fails,
+ * 2 for bad usage. Runtime failures propagate as MlrbError to the CLI's one error boundary.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { z } from 'zod';
+import { DRAM_PROVIDERS } from '../inspect/dram-measure.js';
+import { checkTrack } from '../inspect/track-check.js';
+import { formatTrackReport } from '../inspect/track-format.js';
+import { TRACK_NAMES } from '../inspect/track-options.js';
+import { parseByteSize } from '../inspect/units.js';
+import { parseModelCommand } from './command-args.js';
+import { ExitError, type CliIo } from './exit-error.js';
+
+export const CHECK_TRACK_USAGE = `usage: mlrb-eval check-track ${TRACK_NAMES.join('|')} MODEL [options]
+  edge-compression: no quantization, DRAM within 12 GB, structurally pruned from Phi-2 (or --base)
+  edge-training:    no quantization, DRAM within 1 GB
+  --base BASE           edge-compression: the base ONNX model or its config.json (default: Phi-2's config)
+  --json                print the report as JSON
+  --strict              exit 1 when the verdict is FAIL
+  --provider P          where DRAM is measured: cpu (default, peak RSS) or cuda (peak device memory)
+  --skip-dram           do not measure DRAM: judge the estimate (the verdict then warns)
+  --dram-budget BYTES   operator override of the track's DRAM limit (e.g. 8GB, 1.5GiB)
+  --threads N           threads for ONNX Runtime and the zero scan
+  --ort-library PATH    ONNX Runtime shared library to use
+`;
+
+const FLAGS: NonNullable<ParseArgsConfig['options']> = {
+  base: { type: 'string' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, provider: { type: 'string' },
+  'skip-dram': { type: 'boolean' }, 'dram-budget': { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' },
+};
+
+const optionsSchema = z.object({
+  base: z.string().min(1).optional(),
+  json: z.boolean().default(false),
+  strict: z.boolean().default(false),
+  provider: z.enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` }).default('cpu'),
+  'skip-dram': z.boolean().default(false),
+  'dram-budget': z.string().transform((text, context) => {
+    try {
+      return parseByteSize(text);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  }).optional(),
+  threads: z.coerce.number().int().nonnegative().optional(),
+  'ort-library': z.string().min(1).optional(),
+});
+
+const usageError = (message: string): ExitError => new ExitError(2, `check-track: ${message}\n${CHECK_TRACK_USAGE}`);
+
+/**
+ * The first positional is the track and the second the model, wherever the flags sit. parseArgs finds the
+ * positional tokens (a flag's value is never one); the track is taken out and the rest goes to the shared
+ * MODEL parser, which reports any syntax mistake. --help is looked for here too, so it works without a track.
+ */
+function takeTrack(argv: readonly string[]): { track: string | undefined; help: boolean; rest: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { ...FLAGS, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true });
+  } catch {
+    return { track: undefined, help: false, rest: [...argv] };
+  }
+  const help = parsed.values.help === true;
+  const first = parsed.tokens.find((token) => token.kind === 'positional');
+  if (first === undefined) return { track: undefined, help, rest: [...argv] };
+  return { track: first.value, help, rest: argv.filter((_, index) => index !== first.index) };
+}
+
+export async function runCheckTrackCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { track, help, rest } = takeTrack(argv);
+  if (help) {
+    io.stdout.write(CHECK_TRACK_USAGE);
+    return 0;
+  }
+  const knownTrack = TRACK_NAMES.find((name) => name === track);
+  // Checked before MODEL, so `check-track model.onnx` says the track is missing rather than the model.
+  if (knownTrack === undefined) throw usageError(`expected a track first (${TRACK_NAMES.join(' or ')}), got ${track === undefined ? 'none' : JSON.stringify(track)}`);
+  const parsed = parseModelCommand(rest, { command: 'check-track', usage: CHECK_TRACK_USAGE, schema: optionsSchema, flags: FLAGS });
+  if (parsed.help) return 0; // answered above; this narrows the type
+  const o = parsed.options;
+
+  const report = await checkTrack(knownTrack, parsed.model, {
+    ...(o.base !== undefined ? { base: o.base } : {}),
+    ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
+    measureDram: !o['skip-dram'],
+    provider: o.provider,
+    ...(o.threads !== undefined ? { threads: o.threads } : {}),
+    ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
+  });
+  io.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatTrackReport(report));
+  return o.strict && report.verdict.status === 'fail' ? 1 : 0;
+}
