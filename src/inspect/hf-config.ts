@@ -34,18 +34,25 @@ const configSchema = z.looseObject({
   tie_word_embeddings: z.boolean().nullish(),
 });
 
-function parseJson(file: string): unknown {
+/** A config.json as a JSON object, or BAD_MODEL naming the file (missing, unreadable, not an object). */
+export function readConfigJson(file: string): { readonly resolved: string; readonly json: Readonly<Record<string, unknown>> } {
+  const resolved = path.resolve(file);
+  if (!existsSync(resolved)) throw new MlrbError('BAD_MODEL', `config file ${resolved} does not exist`, { file: resolved });
+  let json: unknown;
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    json = JSON.parse(readFileSync(resolved, 'utf8'));
   } catch (cause) {
-    throw new MlrbError('BAD_MODEL', `${file} is not readable JSON`, { file }, { cause });
+    throw new MlrbError('BAD_MODEL', `${resolved} is not readable JSON`, { file: resolved }, { cause });
   }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new MlrbError('BAD_MODEL', `${resolved} is not a JSON object`, { file: resolved });
+  }
+  return { resolved, json: json as Record<string, unknown> };
 }
 
 export function readHfArchitecture(file: string): HfArchitecture {
-  const resolved = path.resolve(file);
-  if (!existsSync(resolved)) throw new MlrbError('BAD_MODEL', `config file ${resolved} does not exist`, { file: resolved });
-  const parsed = configSchema.safeParse(parseJson(resolved));
+  const { resolved, json } = readConfigJson(file);
+  const parsed = configSchema.safeParse(json);
   if (!parsed.success) throw new MlrbError('BAD_MODEL', `${resolved}: ${z.prettifyError(parsed.error)}`, { file: resolved });
   const config = parsed.data;
   const assumptions: string[] = [];
