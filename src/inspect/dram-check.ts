@@ -6,7 +6,7 @@
  */
 import type { DramEstimate } from './dram-estimate.js';
 import type { DramMeasurement } from './dram-measure.js';
-import { formatBytes } from './units.js';
+import { formatBytes, formatCount } from './units.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export const EDGE_TRACKS = {
@@ -67,6 +67,11 @@ export function checkDramBudget(
       warnings.push(`the estimate (${formatBytes(estimate.totalBytes)}) and the measurement (${formatBytes(measuredBytes)}) fall on different sides of the budget`);
     }
     if (!measurement && !measurementError) warnings.push('verdict from the estimate: no measurement was made');
+    const limit = estimate.inputLimit;
+    // Measured, the probe refuses such a graph (measurementError); estimated, the figure is for an input it cannot run.
+    if (limit && !measurementError) {
+      warnings.push(`the graph cannot run the ${formatCount(estimate.contextTokens)}-token input: its position table ${limit.tensor} has ${formatCount(limit.rows)} rows`);
+    }
   }
   // A model that cannot be measured cannot be shown to fit: the failure is the finding.
   if (measurementError) reasons.push(`the DRAM measurement failed (${measurementError.code}): ${measurementError.message}`);

@@ -1,8 +1,10 @@
 /**
- * The DRAM measurement, as the NeurIPS'24 Edge-LLM kit did it: batch 1, a 2,000-token input (or the
- * model's max length if smaller), peak process RSS over the baseline on CPU; on the GPU ('cuda'), the
- * peak device memory as well, which is what the kit measured there. It runs in a fresh child process
- * (dram-probe) so the parent's own memory never pollutes the figure.
+ * The DRAM measurement, as the NeurIPS'24 Edge-LLM kit did it: one plain forward pass of the graph as
+ * submitted, batch 1, a 2,000-token input (or the caller's length, never config.json's), full logits, peak
+ * process RSS over the baseline on CPU; on the GPU ('cuda'), the peak device memory as well, which is what
+ * the kit measured there. It runs in a fresh child process (dram-probe) so the parent's own memory never
+ * pollutes the figure. A graph that cannot take the input (a position table with fewer rows) is refused
+ * before the child starts, naming the limit: a shorter input would measure a smaller footprint.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -10,10 +12,14 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MlrbError, type ErrorCode } from '../errors.js';
+import { describeShape } from './architecture.js';
 import { DEFAULT_CONTEXT_TOKENS } from './dram-estimate.js';
 import {
   DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type DramProvider, type ProbeRequest, type ProbeResult,
 } from './dram-probe-protocol.js';
+import { readGraphFacts } from './graph-facts.js';
+import { readModelGraph } from './model-graph.js';
+import { formatCount } from './units.js';
 
 export { DRAM_PROVIDERS, type DramProvider } from './dram-probe-protocol.js';
 
@@ -23,7 +29,7 @@ export interface DramMeasurement extends ProbeResult {
 }
 
 export interface MeasureDramOptions {
-  /** Input length; default 2,000 (capped at the model's max length by the probe). */
+  /** Input length; default 2,000. Exactly this many tokens run, whatever config.json states. */
   readonly tokens?: number;
   readonly threads?: number;
   readonly ortLibrary?: string;
@@ -57,6 +63,18 @@ function lineAfter(stdout: string, marker: string): string | undefined {
   return stdout.split('\n').find((line) => line.startsWith(marker))?.slice(marker.length);
 }
 
+/** BAD_MODEL naming the table when the graph's positions stop short of `tokens` (metadata only, no weights read). */
+async function requirePositions(modelPath: string, tokens: number): Promise<void> {
+  const graph = await readModelGraph(modelPath);
+  const limit = readGraphFacts(graph, describeShape(graph)).positionLimit;
+  if (limit === null || limit.rows >= tokens) return;
+  throw new MlrbError(
+    'BAD_MODEL',
+    `${modelPath} cannot run the ${formatCount(tokens)}-token input the DRAM measurement needs: its position table ${limit.tensor} has ${formatCount(limit.rows)} rows, so the longest input is ${formatCount(limit.rows)} tokens`,
+    { file: modelPath, tensor: limit.tensor, positionLimit: limit.rows, tokens },
+  );
+}
+
 export async function measureDram(modelPath: string, options: MeasureDramOptions = {}): Promise<DramMeasurement> {
   const tokens = options.tokens ?? DEFAULT_CONTEXT_TOKENS;
   if (!Number.isInteger(tokens) || tokens < 1) throw new RangeError(`tokens must be a positive integer, got ${tokens}`);
@@ -64,6 +82,7 @@ export async function measureDram(modelPath: string, options: MeasureDramOptions
   if (!Number.isInteger(threads) || threads < 0) throw new RangeError(`threads must be a non-negative integer, got ${threads}`);
   const provider = checkDramProvider(options.provider);
   const request: ProbeRequest = { model: path.resolve(modelPath), tokens, threads, ortLibrary: options.ortLibrary ?? null, provider };
+  await requirePositions(request.model, tokens);
   const args = [...probeCommand(), JSON.stringify(request)];
   const { stdout, stderr, failed } = await new Promise<{ stdout: string; stderr: string; failed: Error | null }>((resolve) => {
     execFile(process.execPath, args, { timeout: options.timeoutMs ?? 600_000, maxBuffer: 16 << 20 }, (error, out, err) =>

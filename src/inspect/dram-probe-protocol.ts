@@ -9,6 +9,7 @@ export const PROBE_ERROR_MARKER = 'MLRB_DRAM_PROBE_ERROR ';
 
 export interface ProbeRequest {
   readonly model: string;
+  /** Exactly this many tokens are run: the probe never shortens the input. */
   readonly tokens: number;
   readonly threads: number;
   readonly ortLibrary: string | null;
@@ -16,7 +17,17 @@ export interface ProbeRequest {
 }
 
 export interface ProbeResult {
+  /** The input length that ran (always the requested one). */
   readonly tokens: number;
+  /**
+   * Rows of logits the forward pass produced: every position (tokens), since the graph runs as submitted,
+   * without mlrb-eval's LM-head slicing.
+   */
+  readonly logitRows: number;
+  /** The logits' last dimension (the vocabulary), as the session reports it; null when symbolic. */
+  readonly vocabSize: number | null;
+  /** The logits' element type as ONNX Runtime names it ('float32', 'float16' …). */
+  readonly logitsType: string;
   readonly baselineRssBytes: number;
   readonly afterLoadRssBytes: number;
   readonly peakRssBytes: number;

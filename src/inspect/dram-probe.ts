@@ -1,14 +1,17 @@
 /**
- * The child process `measureDram` runs: loads one model through the library, scores one batch-1 request
- * of N tokens and reports the peak RSS over its baseline (and, on 'cuda', the peak device memory: free
- * memory before loading minus free memory after scoring). It runs alone in its own process so nothing
- * else (the parent's heap, other models, test runners) is counted. Output: one marked JSON line.
+ * The child process `measureDram` runs. It loads the submitted graph as submitted and runs one plain
+ * batch-1 forward pass of exactly N tokens, as the Edge-LLM kit measured: no LM-head slicing (the logits
+ * [1, N, vocab] are computed in full), no CPU attention fusion and so no last-block row pruning. Those
+ * load-time rewrites are mlrb-eval's scoring optimisations; measured through them, a model whose logits
+ * alone exceed a track's budget would pass it. It reports the peak RSS over its baseline (and, on 'cuda',
+ * the peak device memory: free memory before loading minus free memory after the pass). It runs alone in
+ * its own process so nothing else (the parent's heap, other models, test runners) is counted.
+ * Output: one marked JSON line.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isMlrbError, MlrbError } from '../errors.js';
-import { modelInputsFromTokens, scoreModelInputs } from '../eval/score-requests.js';
-import { loadModel } from '../model/onnx-model.js';
-import { loadBinding, type CudaDeviceInfo } from '../native/binding.js';
+import { loadModel, type LanguageModel } from '../model/onnx-model.js';
+import { loadBinding, type CudaDeviceInfo, type PackedBatch } from '../native/binding.js';
 import { initOrtRuntime } from '../native/ort-library.js';
 import { PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type ProbeRequest, type ProbeResult } from './dram-probe-protocol.js';
 
@@ -37,6 +40,31 @@ function readDevice(device: CudaDeviceInfo | null): CudaDeviceInfo {
   throw new MlrbError('CUDA_UNAVAILABLE', `device memory cannot be read: ${why}`);
 }
 
+/**
+ * One row of `tokens` ids and one request that scores every position after the first token, so each row of
+ * the logits is read: nothing the pass computes is dead. Any ids in the vocabulary do; memory depends on
+ * the length, not on the text.
+ */
+function wholeRowBatch(tokens: number, vocab: number): PackedBatch {
+  const ids = Int32Array.from({ length: tokens + 1 }, (_, index) => (index * 7919 + 13) % vocab);
+  return {
+    tokens: ids.subarray(0, tokens),
+    rowOffsets: Int32Array.of(0, tokens),
+    requestRows: Int32Array.of(0),
+    targets: ids.subarray(1),
+    targetOffsets: Int32Array.of(0, tokens),
+  };
+}
+
+/** The guarantees the measurement rests on, checked on the loaded session rather than assumed. */
+function requirePlainGraph(model: LanguageModel): void {
+  if (model.signature.logitsSliced || model.attentionFused) {
+    throw new MlrbError('INTERNAL', `${model.modelPath} was loaded with scoring rewrites (LM-head slicing or fused attention) although the DRAM probe turned them off`, {
+      file: model.modelPath,
+    });
+  }
+}
+
 async function probe(request: ProbeRequest): Promise<ProbeResult> {
   initOrtRuntime(request.ortLibrary ?? undefined); // the runtime's own code is not the model's footprint
   const onCuda = request.provider === 'cuda';
@@ -49,23 +77,24 @@ async function probe(request: ProbeRequest): Promise<ProbeResult> {
   // so it comes before the one about device memory.
   const model = await loadModel({
     model: request.model, threads: request.threads, ortLibrary: request.ortLibrary ?? undefined, provider: request.provider,
+    sliceLmHead: false, cpuFusion: false, tokenizer: null,
   });
   const loadMs = performance.now() - loadStarted;
+  requirePlainGraph(model);
   const device = onCuda ? readDevice(deviceBefore) : null; // (the process ends on failure, the model with it)
   const afterLoad = memoryStatus();
-  const tokens = Math.min(request.tokens, model.maxLength);
-  const vocab = model.vocabSize ?? 2;
-  // Any ids in the vocabulary do: memory depends on the length, not on the text.
-  const ids = Array.from({ length: tokens + 1 }, (_, index) => (index * 7919 + 13) % vocab);
-  const inputs = modelInputsFromTokens(model, [{ contextTokens: ids.slice(0, tokens), continuationTokens: ids.slice(tokens) }]);
   const forwardStarted = performance.now();
-  await scoreModelInputs(model, inputs, { batchSize: 1 });
+  const scores = await model.scoreBatch(wholeRowBatch(request.tokens, model.vocabSize ?? 2));
   const forwardMs = performance.now() - forwardStarted;
   const peak = memoryStatus();
   const deviceAfter = device ? readDevice(loadBinding().cudaDevice()) : null;
+  const { signature } = model;
   model.dispose();
   return {
-    tokens,
+    tokens: request.tokens,
+    logitRows: scores.logitRows,
+    vocabSize: signature.vocabSize,
+    logitsType: signature.logitsType,
     baselineRssBytes: baseline.rss,
     afterLoadRssBytes: afterLoad.rss,
     peakRssBytes: Math.max(peak.hwm, baseline.rss),

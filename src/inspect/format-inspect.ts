@@ -22,8 +22,18 @@ function describeModel(report: InspectReport): string[] {
     `Tensor bytes: ${formatBytes(report.tensorBytes)} · ${dtypes.join(' · ')}`,
     `Architecture: hidden ${known(a.hidden)} · layers ${a.layers} · heads ${known(a.heads)} (kv ${known(a.kvHeads)}, head_dim ${known(a.headDim)}) · FFN ${known(a.intermediate)} · vocab ${known(a.vocab)} · max length ${known(a.maxLength)}`,
     ...a.assumptions.map((assumption) => `  (${assumption})`),
+    ...graphLines(report),
     `Ops (${formatCount(report.nodeCount)} nodes): ${report.ops.map((op) => `${op.domain ? `${op.domain}.` : ''}${op.opType} ${op.count}`).join(' · ')}`,
     `Metadata read in ${report.readMs.toFixed(1)} ms (weights not read)`,
+  ];
+}
+
+/** What the graph allows, and where config.json claims otherwise (warnings: the graph is what runs). */
+function graphLines(report: InspectReport): string[] {
+  const limit = report.graph.positionLimit;
+  return [
+    `Graph: longest input ${limit ? `${formatCount(limit.rows)} tokens (position table ${limit.tensor})` : 'not limited by a position table'} · attention ${report.graph.attention} · logits ${report.graph.logitsType ?? '?'}`,
+    ...report.configWarnings.map((warning) => `  ! ${warning}`),
   ];
 }
 
@@ -41,7 +51,7 @@ export function formatEdgeReport(report: EdgeCheckReport, options: { readonly te
   for (const assumption of dram.estimate.assumptions.filter((a) => !report.inspect.architecture.assumptions.includes(a))) lines.push(`  (${assumption})`);
   const m = dram.measurement;
   lines.push(m
-    ? `DRAM measured (batch 1, ${formatCount(m.tokens)} tokens, child process${m.provider === 'cuda' ? ', CUDA' : ''}): peak RSS ${formatBytes(m.peakRssBytes)}, ${formatBytes(m.peakDeltaBytes)} over the ${formatBytes(m.baselineRssBytes)} baseline (load ${m.loadMs.toFixed(0)} ms, forward ${m.forwardMs.toFixed(0)} ms${m.peakResetSupported ? '' : '; peak not resettable, figure may include startup'})`
+    ? `DRAM measured (batch 1, ${formatCount(m.tokens)} tokens, plain forward with full logits [1, ${formatCount(m.logitRows)}, ${m.vocabSize === null ? '?' : formatCount(m.vocabSize)}] ${m.logitsType}, child process${m.provider === 'cuda' ? ', CUDA' : ''}): peak RSS ${formatBytes(m.peakRssBytes)}, ${formatBytes(m.peakDeltaBytes)} over the ${formatBytes(m.baselineRssBytes)} baseline (load ${m.loadMs.toFixed(0)} ms, forward ${m.forwardMs.toFixed(0)} ms${m.peakResetSupported ? '' : '; peak not resettable, figure may include startup'})`
     : dram.measurementError ? `DRAM measured: FAILED (${dram.measurementError.code}: ${dram.measurementError.message})`
       : 'DRAM measured: not run (pass --measure, or a --track / --dram-budget)');
   if (m?.devicePeakBytes != null) {

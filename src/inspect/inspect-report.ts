@@ -4,7 +4,9 @@
  * beside the model where the graph cannot say, e.g. the head size).
  */
 import { describeShape, type ModelShape } from './architecture.js';
+import { compareConfigWithGraph } from './config-graph-check.js';
 import { dtypeFacts } from './dtypes.js';
+import { readGraphFacts, type GraphFacts } from './graph-facts.js';
 import { hfArchitectureBeside, type HfArchitecture } from './hf-config.js';
 import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters, totalsByDtype, type DtypeTotals, type ParameterTotals } from './parameters.js';
@@ -57,6 +59,10 @@ export interface InspectReport {
   readonly nodeCount: number;
   readonly ops: readonly { readonly opType: string; readonly domain: string; readonly count: number }[];
   readonly architecture: ArchitectureSummary;
+  /** What the graph says about running it (position limit, attention form, logits type), whatever config.json claims. */
+  readonly graph: GraphFacts;
+  /** Where config.json and the graph disagree (vocab, hidden size, layers, FFN width, heads, max positions). */
+  readonly configWarnings: readonly string[];
   readonly tensors: readonly TensorSummary[];
   readonly readMs: number;
 }
@@ -90,6 +96,7 @@ function summarizeArchitecture(shape: ModelShape, config: HfArchitecture | null,
 
 export function buildInspectReport(graph: ModelGraph, config: HfArchitecture | null, configNote: string | null = null): InspectReport {
   const shape = describeShape(graph);
+  const facts = readGraphFacts(graph, shape);
   const census = new Map<string, { opType: string; domain: string; count: number }>();
   for (const node of graph.info.nodes) {
     const key = `${node.domain}\u0000${node.opType}`;
@@ -115,6 +122,8 @@ export function buildInspectReport(graph: ModelGraph, config: HfArchitecture | n
     nodeCount: graph.info.nodes.length,
     ops: [...census.values()].sort((a, b) => b.count - a.count || a.opType.localeCompare(b.opType)),
     architecture: summarizeArchitecture(shape, config, configNote),
+    graph: facts,
+    configWarnings: compareConfigWithGraph(config, shape, facts),
     tensors: graph.tensors.map((tensor) => {
       const role = shape.roles.get(tensor.name);
       return { name: tensor.name, dtype: tensor.dtype, shape: tensor.dims, bytes: tensor.length, location: tensor.location, layer: role?.layer ?? null, role: role?.role ?? 'other' };

@@ -21,8 +21,11 @@ export const DEFAULT_MAX_LENGTH = 2048;
 export interface LoadModelOptions {
   /** Path to model.onnx (external-data files beside it are found by ONNX Runtime). */
   readonly model: string;
-  /** tokenizer.json; default: the one beside the model. Missing is fine until text must be encoded. */
-  readonly tokenizer?: string | undefined;
+  /**
+   * tokenizer.json; default: the one beside the model. Missing is fine until text must be encoded. null loads
+   * none (the DRAM probe: a tokenizer's JS heap is not the model's footprint).
+   */
+  readonly tokenizer?: string | null | undefined;
   readonly maxLength?: number | undefined;
   /**
    * ONNX Runtime intra-op threads per forward pass. Default 1, with one pass per core in flight: on CPU,
@@ -174,7 +177,8 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
   const modelDir = path.dirname(modelPath);
   const metadata = readModelMetadata(modelDir);
   const tokenizerPath = path.resolve(options.tokenizer ?? path.join(modelDir, 'tokenizer.json'));
-  const tokenizer = options.tokenizer !== undefined || existsSync(tokenizerPath) ? loadTokenizer(tokenizerPath) : null;
+  const wanted = options.tokenizer !== null && (options.tokenizer !== undefined || existsSync(tokenizerPath));
+  const tokenizer = wanted ? loadTokenizer(tokenizerPath) : null;
   const runtime = initOrtRuntime(options.ortLibrary);
   const threads = options.threads ?? 1;
   const nativeOptions = {

@@ -22,6 +22,8 @@ import { useTempDirectory } from './support/tmp-dir.js';
 const tempPath = useTempDirectory('dram-device');
 const base = buildEdgeBase();
 const basePath = writeEdgeModel(tempPath('base'), base, base.model);
+/** The fixture's position table has 64 rows: measurements here run 64 tokens (2,000 are refused; see dram.test.ts). */
+const TOKENS = 64;
 
 /** null where CUDA works; else the CUDA_UNAVAILABLE error loading on 'cuda' gave (as test/native/cuda.test.ts decides). */
 const cudaUnavailable: MlrbError | null = await loadModel({ model: basePath, provider: 'cuda' }).then(
@@ -57,7 +59,7 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
 describe('the device-memory verdict', () => {
   /** A measurement as the probe reports it on CUDA (the figures are made up; the verdict's logic is under test). */
   const onDevice = (devicePeakBytes: number): DramMeasurement => ({
-    tokens: 64, baselineRssBytes: 50e6, afterLoadRssBytes: 60e6, peakRssBytes: 70e6, peakDeltaBytes: 20e6, loadMs: 1, forwardMs: 1,
+    tokens: 64, logitRows: 64, vocabSize: 64, logitsType: 'float32', baselineRssBytes: 50e6, afterLoadRssBytes: 60e6, peakRssBytes: 70e6, peakDeltaBytes: 20e6, loadMs: 1, forwardMs: 1,
     peakResetSupported: true, provider: 'cuda', deviceName: 'NVIDIA H100 80GB HBM3', deviceBaselineFreeBytes: 80e9, devicePeakBytes,
   });
 
@@ -84,7 +86,7 @@ describe('the device-memory verdict', () => {
   });
 
   it('cpu measurements carry no device figures', async () => {
-    const measurement = await measureDram(basePath, { threads: 1 });
+    const measurement = await measureDram(basePath, { threads: 1, tokens: TOKENS });
     expect(measurement).toMatchObject({ provider: 'cpu', deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null });
   });
 
@@ -106,42 +108,43 @@ describe('the device-memory verdict', () => {
 
 describe.skipIf(hasCuda)('without CUDA: the measurement fails, and so does the verdict', () => {
   it('EXPECTED FAILURE – measuring on cuda is CUDA_UNAVAILABLE naming the provider library', async () => {
-    const failure = await measureDram(basePath, { provider: 'cuda' }).then(() => null, (error: unknown) => error);
+    const failure = await measureDram(basePath, { provider: 'cuda', tokens: TOKENS }).then(() => null, (error: unknown) => error);
     expect(failure).toMatchObject({ code: 'CUDA_UNAVAILABLE' });
     expect((failure as Error).message).toMatch(/^DRAM measurement of .*: .*libonnxruntime_providers_cuda\.so/s);
   });
 
   it('EXPECTED FAILURE – inspect --provider cuda gives a FAIL verdict naming CUDA_UNAVAILABLE; --strict exits 1', async () => {
-    const { code, stdout } = await run([basePath, '--track', 'edge-training', '--provider', 'cuda']);
+    const cuda = [basePath, '--track', 'edge-training', '--provider', 'cuda', '--context', String(TOKENS)];
+    const { code, stdout } = await run(cuda);
     expect(code).toBe(0);
     expect(stdout).toMatch(/DRAM measured: FAILED \(CUDA_UNAVAILABLE: .*libonnxruntime_providers_cuda\.so/);
     expect(stdout).toMatch(/\n {2}- the DRAM measurement failed \(CUDA_UNAVAILABLE\): /);
     expect(stdout).toMatch(/\nVerdict: FAIL\n/);
-    expect((await run([basePath, '--track', 'edge-training', '--provider', 'cuda', '--strict'])).code).toBe(1);
-    const json = JSON.parse((await run([basePath, '--track', 'edge-training', '--provider', 'cuda', '--json'])).stdout) as EdgeCheckReport;
+    expect((await run([...cuda, '--strict'])).code).toBe(1);
+    const json = JSON.parse((await run([...cuda, '--json'])).stdout) as EdgeCheckReport;
     expect(json.dram).toMatchObject({ measurement: null, basis: 'estimate', measurementError: { code: 'CUDA_UNAVAILABLE' } });
   });
 });
 
 describe.skipIf(!hasCuda)(`on the GPU: peak device memory${hasCuda ? '' : ' (SKIPPED: no CUDA device or provider library here)'}`, () => {
   it('measures the device footprint of one batch-1 pass: more than the weights, on a named device', async () => {
-    const measurement = await measureDram(basePath, { provider: 'cuda' });
+    const measurement = await measureDram(basePath, { provider: 'cuda', tokens: TOKENS });
     expect(measurement.provider).toBe('cuda');
     expect(measurement.deviceName).toBeTruthy();
     expect(measurement.deviceBaselineFreeBytes).toBeGreaterThan(0);
     expect(measurement.devicePeakBytes).toBeGreaterThan(initializerBytes(base.model));
     expect(measurement.devicePeakBytes).toBeLessThan(measurement.deviceBaselineFreeBytes ?? 0);
-    expect(measurement.tokens).toBe(64);
+    expect(measurement).toMatchObject({ tokens: TOKENS, logitRows: TOKENS }); // full logits on the device too
   });
 
   it('the verdict judges the device bytes, and the CLI says peak device memory', async () => {
-    const report = await checkEdgeModel(basePath, { track: 'edge-training', provider: 'cuda' });
+    const report = await checkEdgeModel(basePath, { track: 'edge-training', provider: 'cuda', contextTokens: TOKENS });
     expect(report.dram.basis).toBe('measured-device');
     expect(report.dram.usedBytes).toBe(report.dram.measurement?.devicePeakBytes);
     expect(report.verdict.status).toBe('pass');
-    const tiny = await checkEdgeModel(basePath, { dramBudgetBytes: 1000, provider: 'cuda' });
+    const tiny = await checkEdgeModel(basePath, { dramBudgetBytes: 1000, provider: 'cuda', contextTokens: TOKENS });
     expect(tiny.verdict.reasons[0]).toMatch(/^measured peak device memory .* exceeds the DRAM budget of 1.00 kB/);
-    const { stdout } = await run([basePath, '--track', 'edge-training', '--provider', 'cuda']);
+    const { stdout } = await run([basePath, '--track', 'edge-training', '--provider', 'cuda', '--context', String(TOKENS)]);
     expect(stdout).toMatch(/\nDevice memory vs edge-training budget 1.00 GB \(peak device memory .*\): PASS\n/);
   });
 });

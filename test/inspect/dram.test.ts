@@ -1,6 +1,11 @@
+/**
+ * The DRAM estimate's formula and the measurement's protocol on the small edge fixture (3 layers, 4 heads of 8,
+ * hidden 32, FFN 64, vocab 64, a learned position table of 64 rows). Expected figures are computed here from
+ * the fixture's dimensions and the formula the README states, not read back from the estimate.
+ */
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, buildJustOverBudget, initializerBytes, pruneHeads, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
-import { buildTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { buildEdgeBase, initializerBytes, pruneHeads, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
+import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
 import { checkDramBudget, resolveBudget } from '../../src/inspect/dram-check.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
 import { measureDram } from '../../src/inspect/dram-measure.js';
@@ -12,33 +17,51 @@ import { useTempDirectory } from './support/tmp-dir.js';
 const tempPath = useTempDirectory('dram');
 const base = buildEdgeBase();
 const basePath = writeEdgeModel(tempPath('base'), base, base.model);
+const [L, A, hd, H, I, V, POSITIONS] = [3, 4, 8, 32, 64, 64, 64];
 
 describe('DRAM estimate', () => {
-  it('is weights + KV cache + activations, as the formula states (fp32, context capped at max length 64)', async () => {
+  it('is weights + runtime + attention + hidden states at 2,000 tokens whatever config.json says; small logits reuse freed memory', async () => {
     const estimate = estimateDram(await inspectModel(basePath));
-    const [L, C, A, hd, H, I, V, b] = [3, 64, 4, 8, 32, 64, 64, 4];
-    expect(estimate.contextTokens).toBe(64);
-    expect(estimate.weightBytes).toBe(initializerBytes(base.model));
-    expect(estimate.kvCacheBytes).toBe(2 * L * C * A * hd * b);
-    expect(estimate.activationBytes).toBe(b * (4 * C * H + 2 * C * I + 2 * A * C * C + C * V));
-    expect(estimate.totalBytes).toBe(estimate.weightBytes + estimate.kvCacheBytes + estimate.activationBytes);
+    const [C, b] = [2000, 4];
+    const weights = initializerBytes(base.model);
+    const attention = 3.5 * A * C * C * b;
+    const hidden = b * (4 * C * H + 2 * C * I);
+    expect(estimate.contextTokens).toBe(2000); // config.json states max_position_embeddings 64
+    expect(estimate.weightBytes).toBe(weights);
+    expect(estimate.runtimeBytes).toBe(15e6 + weights / 2);
+    expect(estimate.kvCacheBytes).toBe(0); // the graph returns no KV cache
+    expect(estimate.logitsBytes).toBe(C * V * 4);
+    expect(estimate.activationBytes).toBe(attention + hidden); // 512 kB of logits fit in the freed attention memory
+    expect(estimate.totalBytes).toBe(weights + 15e6 + weights / 2 + attention + hidden);
     expect(estimate.formula).toContain(`= ${formatBytes(estimate.totalBytes)}`);
-    expect(estimateDram(await inspectModel(basePath), { contextTokens: 16 }).kvCacheBytes).toBe(2 * L * 16 * A * hd * b);
+    expect(estimate.inputLimit).toEqual({ tensor: 'position_embedding', rows: POSITIONS });
+    expect(estimate.assumptions).toContain('the graph\'s position table position_embedding has 64 rows: it cannot run 2,000 tokens');
   });
 
-  it('EXPECTED FAILURE – a model just over a small budget fails it; the same budget plus one vocabulary row passes', async () => {
-    const budget = 150_000;
-    const over = buildJustOverBudget(budget);
-    const weights = initializerBytes(over.model);
-    const perToken = initializerBytes(buildTinyCausalLm({ ...over.options, vocabSize: over.options.vocabSize + 1 }).model) - weights;
-    expect(weights).toBeGreaterThan(budget);
-    expect(weights - budget).toBeLessThanOrEqual(perToken); // just over: one token fewer would fit
-    const estimate = estimateDram(await inspectModel(writeEdgeModel(tempPath('over'), over, over.model)), { contextTokens: 1 });
-    const failing = checkDramBudget(estimate, null, { bytes: budget, source: 'custom' });
+  it('counts the KV cache a graph returns, and logits larger than the attention memory on top', async () => {
+    const options = { vocabSize: 5000, hiddenSize: 16, numHeads: 2, numLayers: 2, mlpSize: 32, maxPositions: 512, pastConvention: 'optimum' as const };
+    const lm = writeTinyCausalLm(tempPath('with-kv'), { ...options, withTokenizer: false });
+    const [C, b] = [512, 4];
+    const estimate = estimateDram(await inspectModel(lm.modelPath), { contextTokens: C });
+    const attention = 3.5 * 2 * C * C * b;
+    const logits = C * 5000 * 4;
+    expect(logits).toBeGreaterThan(attention);
+    expect(estimate.kvCacheBytes).toBe(2 * 2 * C * 2 * 8 * b); // present.{layer}.key/value, [1, 2, C, 8] each
+    expect(estimate.activationBytes).toBe(attention + b * (4 * C * 16 + 2 * C * 32) + logits);
+    expect(estimate.inputLimit).toBeNull();
+  });
+
+  it('EXPECTED FAILURE – a budget one byte under the estimate fails it; the estimate itself passes', async () => {
+    const estimate = estimateDram(await inspectModel(basePath), { contextTokens: 16 });
+    const failing = checkDramBudget(estimate, null, { bytes: estimate.totalBytes - 1, source: 'custom' });
     expect(failing.verdict.status).toBe('fail');
-    expect(failing.verdict.reasons[0]).toMatch(/^estimated DRAM .* exceeds the DRAM budget of 150.00 kB/);
+    expect(failing.verdict.reasons[0]).toBe(`estimated DRAM ${formatBytes(estimate.totalBytes)} exceeds the DRAM budget of ${formatBytes(estimate.totalBytes - 1)} by 1 B`);
     expect(checkDramBudget(estimate, null, { bytes: estimate.totalBytes, source: 'custom' }).verdict.status).toBe('pass');
-    expect(checkDramBudget(estimate, null, { bytes: estimate.totalBytes - 1, source: 'custom' }).verdict.status).toBe('fail');
+  });
+
+  it('warns, judged on the estimate, that the graph cannot run the input', async () => {
+    const check = checkDramBudget(estimateDram(await inspectModel(basePath)), null, { bytes: 1e9, source: 'edge-training' });
+    expect(check.verdict.warnings).toContain('the graph cannot run the 2,000-token input: its position table position_embedding has 64 rows');
   });
 
   it('takes budgets from the tracks or explicitly, and parses sizes', () => {
@@ -55,37 +78,63 @@ describe('DRAM estimate', () => {
 });
 
 describe('DRAM measurement (child process)', () => {
-  it('measures the peak RSS of one batch-1 forward pass at the max length', async () => {
-    const measurement = await measureDram(basePath, { threads: 1 });
-    expect(measurement.tokens).toBe(64);
+  it('runs exactly the tokens asked for, with a logits row per token', async () => {
+    const measurement = await measureDram(basePath, { threads: 1, tokens: POSITIONS });
+    expect(measurement).toMatchObject({ tokens: 64, logitRows: 64, vocabSize: V, logitsType: 'float32' });
     expect(measurement.baselineRssBytes).toBeGreaterThan(10e6);
     expect(measurement.peakRssBytes).toBeGreaterThanOrEqual(measurement.afterLoadRssBytes);
     expect(measurement.peakDeltaBytes).toBe(measurement.peakRssBytes - measurement.baselineRssBytes);
-    expect(measurement.peakDeltaBytes).toBeGreaterThan(0);
+    expect(measurement.peakDeltaBytes).toBeGreaterThan(initializerBytes(base.model));
     expect(measurement.peakDeltaBytes).toBeLessThan(1e9);
   });
 
-  it('decides the track verdict when a budget is set, the estimate reported beside it', async () => {
+  it('EXPECTED FAILURE – a graph whose position table is shorter than 2,000 rows is refused, naming the limit, never measured shorter', async () => {
+    const failure = await measureDram(basePath).then(() => null, (error: unknown) => error);
+    expect(failure).toMatchObject({ code: 'BAD_MODEL', details: { tensor: 'position_embedding', positionLimit: 64, tokens: 2000 } });
+    expect((failure as Error).message).toContain('cannot run the 2,000-token input the DRAM measurement needs: its position table position_embedding has 64 rows');
+    await expect(measureDram(basePath, { tokens: 65 })).rejects.toMatchObject({ code: 'BAD_MODEL', details: { positionLimit: 64, tokens: 65 } });
+  });
+
+  it('EXPECTED FAILURE – the track verdict fails on such a graph, with the limit as its reason', async () => {
     const report = await checkEdgeModel(basePath, { track: 'edge-training', threads: 1 });
+    expect(report.dram.measurement).toBeNull();
+    expect(report.verdict.status).toBe('fail');
+    expect(report.verdict.reasons.at(-1)).toMatch(/^the DRAM measurement failed \(BAD_MODEL\): .*position table position_embedding has 64 rows/);
+  });
+
+  it('decides the verdict at a length the caller chose, the estimate reported beside it', async () => {
+    const report = await checkEdgeModel(basePath, { track: 'edge-training', threads: 1, contextTokens: POSITIONS });
     expect(report.dram.basis).toBe('measured');
     expect(report.dram.measurement?.tokens).toBe(64);
-    expect(report.dram.estimate.totalBytes).toBeGreaterThan(0);
+    expect(report.dram.estimate.contextTokens).toBe(64);
     expect(report.verdict.status).toBe('pass');
-    const tiny = await checkEdgeModel(basePath, { dramBudgetBytes: 1000, threads: 1 });
+    const tiny = await checkEdgeModel(basePath, { dramBudgetBytes: 1000, threads: 1, contextTokens: POSITIONS });
     expect(tiny.verdict.status).toBe('fail');
     expect(tiny.verdict.reasons[0]).toMatch(/^measured peak DRAM .* exceeds the DRAM budget of 1.00 kB/);
   });
 
   it('EXPECTED FAILURE – a model that does not run fails the budget check with the measurement\'s error', async () => {
     const broken = writeEdgeModel(tempPath('broken'), base, pruneHeads(base, base.model, 0, [1], false));
-    const report = await checkEdgeModel(broken, { track: 'edge-training', threads: 1 });
+    const report = await checkEdgeModel(broken, { track: 'edge-training', threads: 1, contextTokens: 16 });
     expect(report.dram.measurement).toBeNull();
     expect(report.dram.measurementError?.code).toBe('ORT_RUN');
     expect(report.verdict.status).toBe('fail');
     expect(report.verdict.reasons.at(-1)).toMatch(/^the DRAM measurement failed \(ORT_RUN\): /);
   });
 
-  it('EXPECTED FAILURE – a missing model reports the child\'s error code', async () => {
+  it('EXPECTED FAILURE – a missing model is BAD_MODEL', async () => {
     await expect(measureDram(tempPath('nowhere/model.onnx'))).rejects.toMatchObject({ code: 'BAD_MODEL' });
   });
+
+  it('BAD CALL – tokens and threads are checked before any work', async () => {
+    await expect(measureDram(tempPath('nowhere/model.onnx'), { tokens: 0 })).rejects.toThrow(RangeError);
+    await expect(measureDram(tempPath('nowhere/model.onnx'), { threads: -1 })).rejects.toThrow(RangeError);
+  });
+});
+
+// Keeps the fixture builder honest about the dims the expectations above assume.
+it('the edge fixture has the dimensions this file assumes', () => {
+  const { options } = base;
+  expect([options.numLayers, options.numHeads, options.hiddenSize / options.numHeads, options.hiddenSize, options.mlpSize, options.vocabSize, options.maxPositions])
+    .toEqual([L, A, hd, H, I, V, POSITIONS]);
 });

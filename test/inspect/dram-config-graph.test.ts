@@ -1,0 +1,46 @@
+/**
+ * config.json against the graph: the inspect report warns about every figure the two disagree on, since the
+ * DRAM context, the estimate's dimensions and the track rules must follow the graph that runs. The graph's
+ * figures below are the edge fixture's own (hidden 32, 3 layers, FFN 64, vocab 64, 64 positions).
+ */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { buildEdgeBase, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
+import { tinyLmConfigJson } from '../../src/fixtures/tiny-causal-lm.js';
+import { checkEdgeModel } from '../../src/inspect/edge-check.js';
+import { formatEdgeReport } from '../../src/inspect/format-inspect.js';
+import { inspectModel } from '../../src/inspect/inspect-report.js';
+import { useTempDirectory } from './support/tmp-dir.js';
+
+const tempPath = useTempDirectory('dram-config-graph');
+const base = buildEdgeBase();
+
+function writeWithConfig(name: string, overrides: Record<string, number>): string {
+  const modelPath = writeEdgeModel(tempPath(name), base, base.model);
+  writeFileSync(path.join(path.dirname(modelPath), 'config.json'), JSON.stringify({ ...tinyLmConfigJson(base.options), ...overrides }));
+  return modelPath;
+}
+
+describe('config.json vs the graph', () => {
+  it('a config that matches the graph gives no warnings, and the graph\'s own limits are reported', async () => {
+    const report = await inspectModel(writeWithConfig('matching', {}));
+    expect(report.configWarnings).toEqual([]);
+    expect(report.graph).toEqual({ positionLimit: { tensor: 'position_embedding', rows: 64 }, attention: 'decomposed', fusedHeads: null, logitsType: 'float32' });
+  });
+
+  it('EXPECTED FAILURE – every disagreement is a warning naming the key, both figures and where the graph says so', async () => {
+    const lying = writeWithConfig('lying', { vocab_size: 100, hidden_size: 48, num_hidden_layers: 4, intermediate_size: 128, max_position_embeddings: 2048 });
+    const report = await inspectModel(lying);
+    expect(report.configWarnings).toEqual([
+      'config.json states vocab_size 100, but the graph has 64 (the graph\'s token embedding / LM head); the graph is what runs',
+      'config.json states hidden_size 48, but the graph has 32 (the graph\'s hidden size); the graph is what runs',
+      'config.json states num_hidden_layers 4, but the graph has 3 (layers in the graph); the graph is what runs',
+      'config.json states intermediate_size 128, but the graph has 64 (the graph\'s widest FFN); the graph is what runs',
+      'config.json states max_position_embeddings 2,048, but the graph has 64 (rows of the graph\'s position table position_embedding); the graph is what runs',
+    ]);
+    const text = formatEdgeReport(await checkEdgeModel(lying, { measure: false }));
+    expect(text).toContain('\nGraph: longest input 64 tokens (position table position_embedding) · attention decomposed · logits float32\n');
+    expect(text).toContain('\n  ! config.json states max_position_embeddings 2,048, but the graph has 64');
+  });
+});
