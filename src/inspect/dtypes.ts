@@ -58,3 +58,13 @@ export function dtypeFacts(code: number): DtypeFacts {
 export function isAlwaysQuantized(dtype: string): boolean {
   return /^(float8|float6|float4|u?int4$|u?int2$)/.test(dtype);
 }
+
+/** A Cast `to` code that yields fp16 / fp32 / bf16 / fp64 values. */
+export function isFloatDtypeCode(code: number): boolean {
+  return dtypeFacts(code).category === 'float';
+}
+
+/** Storage a quantized weight can hide in: the low-precision types and the wider integers values are packed into. */
+export function isIntegerStorage(category: DtypeCategory): boolean {
+  return category === 'low-precision' || category === 'integer';
+}

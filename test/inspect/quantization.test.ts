@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildEdgeBase, quantizeWeightsInt8, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
+import { intAttribute, makeTensor, writeModelFiles, type NodeProto, type TensorProto } from '../../src/fixtures/onnx-builder.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
 import { checkQuantization, isQuantizationOp } from '../../src/inspect/quantization-check.js';
 import { encodeRawModel, type RawModel } from './support/raw-model.js';
@@ -74,5 +75,97 @@ describe('no-quantization check', () => {
       expect(isQuantizationOp(op), op).toBe(true);
     }
     for (const op of ['MatMul', 'Gemm', 'Gather', 'Attention', 'LayerNormalization', 'Cast']) expect(isQuantizationOp(op), op).toBe(false);
+  });
+});
+
+/**
+ * Small graphs for the slot rules the exported fixtures (quantization-dataflow.test.ts) do not reach. Each
+ * expectation is a fact of how the graph is wired: which integer tensor feeds which slot.
+ */
+describe('no-quantization check: integer data flow, slot by slot', () => {
+  const FLOAT = 1;
+  const UINT32 = 12;
+  const vocab = 32;
+  const hidden = 16;
+  const floats = (name: string, dims: number[]) => makeTensor(name, 'float32', dims, Array.from({ length: dims.reduce((p, d) => p * d, 1) }, (_, i) => (i % 7) / 7));
+  const ints = (name: string, type: 'int64' | 'int32' | 'int8' | 'uint8', dims: number[], value: (index: number) => number) =>
+    makeTensor(name, type, dims, Array.from({ length: dims.reduce((p, d) => p * d, 1) }, (_, i) => value(i)));
+
+  async function check(name: string, nodes: NodeProto[], initializers: TensorProto[]) {
+    const modelPath = writeModelFiles(tempPath(`flow-${name}`), {
+      irVersion: 8,
+      opsetImports: [{ domain: '', version: 17 }, { domain: 'com.example', version: 1 }],
+      graph: {
+        name,
+        nodes,
+        initializers,
+        inputs: [{ name: 'input_ids', elementType: 'int64', shape: ['batch', 'sequence'] }],
+        outputs: [{ name: 'logits', elementType: 'float32', shape: ['batch', 'sequence', vocab] }],
+      },
+    });
+    return checkQuantization(await readModelGraph(modelPath));
+  }
+  const embedAndProject = (table: string, ids: string): NodeProto[] => [
+    { opType: 'Gather', name: 'embed', inputs: [table, ids], outputs: ['hidden'] },
+    { opType: 'MatMul', name: 'lm_head', inputs: ['hidden', 'lm_head.weight'], outputs: ['logits'] },
+  ];
+
+  it('passes an int64 id map read only as Gather indices (a pruned vocabulary)', async () => {
+    const result = await check('id-map', [
+      { opType: 'Gather', name: 'remap', inputs: ['vocab_map', 'input_ids'], outputs: ['kept_ids'] },
+      ...embedAndProject('embed.weight', 'kept_ids'),
+    ], [ints('vocab_map', 'int64', [vocab], (i) => i % 8), floats('embed.weight', [8, hidden]), floats('lm_head.weight', [hidden, vocab])]);
+    expect(result.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
+    expect(result.integerStorage.tensors).toEqual([]);
+  });
+
+  it('fails an embedding packed four int8 to an int32 and unpacked after the Gather, naming the table and the Gather', async () => {
+    const result = await check('packed-embedding', [
+      { opType: 'Gather', name: 'embed_packed', inputs: ['embed.packed', 'input_ids'], outputs: ['rows_packed'] },
+      { opType: 'Cast', name: 'as_u32', inputs: ['rows_packed'], outputs: ['rows_u32'], attributes: [intAttribute('to', UINT32)] },
+      { opType: 'Unsqueeze', name: 'column', inputs: ['rows_u32', 'last_axis'], outputs: ['rows_column'] },
+      { opType: 'BitShift', name: 'shift', inputs: ['rows_column', 'shifts'], outputs: ['rows_shifted'] },
+      { opType: 'Cast', name: 'to_float', inputs: ['rows_shifted'], outputs: ['rows_float'], attributes: [intAttribute('to', FLOAT)] },
+      { opType: 'Reshape', name: 'rows', inputs: ['rows_float', 'hidden_shape'], outputs: ['hidden'] },
+      { opType: 'MatMul', name: 'lm_head', inputs: ['hidden', 'lm_head.weight'], outputs: ['logits'] },
+    ], [
+      ints('embed.packed', 'int32', [vocab, hidden / 4], (i) => i), ints('last_axis', 'int64', [1], () => -1),
+      ints('shifts', 'int64', [4], (i) => i * 8), ints('hidden_shape', 'int64', [3], (i) => [0, -1, hidden][i]!), floats('lm_head.weight', [hidden, vocab]),
+    ]);
+    expect(result.verdict.status).toBe('fail');
+    expect(result.integerWeights.map((w) => [w.name, w.reader.opType, w.reader.node, w.reader.inputIndex])).toEqual([['embed.packed', 'Gather', 'embed_packed', 0]]);
+    expect(result.integerWeights[0]!.route).toBe('embed.packed → Gather embed_packed → Cast as_u32 → Unsqueeze column → BitShift shift → Cast to_float');
+  });
+
+  it('follows values through an op of an unknown domain: int8 read by com.example Dequantize then MatMul fails', async () => {
+    const result = await check('custom-op', [
+      ...embedAndProject('embed.weight', 'input_ids').slice(0, 1),
+      { opType: 'Dequantize', domain: 'com.example', name: 'custom', inputs: ['lm_head.q', 'lm_head.scale'], outputs: ['lm_head.weight'] },
+      ...embedAndProject('embed.weight', 'input_ids').slice(1),
+    ], [floats('embed.weight', [vocab, hidden]), ints('lm_head.q', 'int8', [hidden * vocab], (i) => (i % 255) - 127), floats('lm_head.scale', [1])]);
+    expect(result.integerWeights.map((w) => w.path.map((step) => `${step.opType} ${step.node}`))).toEqual([['Dequantize custom', 'MatMul lm_head']]);
+    expect(result.verdict.status).toBe('fail');
+  });
+
+  it('passes a uint8 causal table turned into an additive mask: it ends in the Softmax, not in the MatMul that follows', async () => {
+    const result = await check('additive-mask', [
+      ...embedAndProject('embed.weight', 'input_ids').slice(0, 1),
+      { opType: 'MatMul', name: 'scores', inputs: ['hidden', 'hidden_t'], outputs: ['scores'] },
+      { opType: 'Transpose', name: 'key_t', inputs: ['hidden'], outputs: ['hidden_t'], attributes: [] },
+      { opType: 'Cast', name: 'mask_float', inputs: ['causal'], outputs: ['causal_float'], attributes: [intAttribute('to', FLOAT)] },
+      { opType: 'Sub', name: 'mask_invert', inputs: ['one', 'causal_float'], outputs: ['blocked'] },
+      { opType: 'Mul', name: 'mask_scale', inputs: ['blocked', 'minus_big'], outputs: ['bias'] },
+      { opType: 'Add', name: 'masked', inputs: ['scores', 'bias'], outputs: ['masked_scores'] },
+      { opType: 'Softmax', name: 'probs', inputs: ['masked_scores'], outputs: ['probs'] },
+      { opType: 'MatMul', name: 'mix', inputs: ['probs', 'hidden'], outputs: ['mixed'] },
+      { opType: 'MatMul', name: 'lm_head', inputs: ['mixed', 'lm_head.weight'], outputs: ['logits'] },
+    ], [
+      floats('embed.weight', [vocab, hidden]), floats('lm_head.weight', [hidden, vocab]), floats('one', [1]), floats('minus_big', [1]),
+      ints('causal', 'uint8', [8, 8], (i) => (i % 8 <= Math.floor(i / 8) ? 1 : 0)),
+    ]);
+    expect(result.integerWeights).toEqual([]);
+    // Its values do enter float math (counted in the storage share), at 64 bytes of the model's 4,168.
+    expect(result.integerStorage.tensors).toEqual(['causal']);
+    expect(result.verdict.status).toBe('pass');
   });
 });

@@ -1,0 +1,146 @@
+/**
+ * Quantization by data flow: follows the values of every stored integer tensor forward through the graph, slot
+ * by slot, to find the ones that become a layer's weights however they are disguised on the way (stored 1-D
+ * and reshaped, packed four to an int32 and unpacked with bit ops, scaled by arithmetic). Dtypes and ranks of
+ * the stored tensors prove nothing: what the graph does with their values does.
+ */
+import type { NativeNodeInfo } from '../native/binding.js';
+import { isIntegerStorage } from './dtypes.js';
+import type { ModelGraph, ModelTensor } from './model-graph.js';
+import { isLookupOp, outputIsFloat, slotRole } from './quantization-slots.js';
+
+/**
+ * Traced integer tensors hold at least this many elements. Smaller ones are scalars and short vectors (offsets
+ * such as `ids - 1`, per-tensor zero points, shapes, axes): none can hold a weight matrix worth quantizing,
+ * and leaving them out keeps position arithmetic from being traced at all.
+ */
+export const MIN_SOURCE_ELEMENTS = 16;
+
+export interface PathStep {
+  readonly opType: string;
+  /** The node's name, or its first output where it has none. */
+  readonly node: string;
+  readonly domain: string;
+  readonly inputIndex: number;
+}
+
+export interface WeightUse {
+  /** The node that reads the values as a weight, and the slot. */
+  readonly reader: PathStep;
+  /** Every node from the tensor to the reader; for an integer lookup table, on to the node that made it float. */
+  readonly path: readonly PathStep[];
+  /** The values entering the weight slot depend on no graph input: stored weights, not activations. */
+  readonly constant: boolean;
+}
+
+export interface IntegerTrace {
+  readonly tensor: ModelTensor;
+  /** Weight slots its values reach, nearest first. */
+  readonly uses: readonly WeightUse[];
+  /** Its values enter float computation (a weight slot or a conversion to float), not only shapes, indices, conditions. */
+  readonly carriesValues: boolean;
+}
+
+interface Hop {
+  readonly node: NativeNodeInfo;
+  readonly inputIndex: number;
+  readonly previous: Hop | null;
+}
+
+interface State {
+  readonly value: string;
+  readonly isFloat: boolean;
+  /** The lookup (Gather of an integer table) the values went through, until they turn float. */
+  readonly lookup: Hop | null;
+  readonly hop: Hop | null;
+}
+
+// Enough to show where a tensor goes; a tensor read by more weight slots than this is reported by the first ones.
+const MAX_USES_PER_TENSOR = 16;
+
+/** Stored integer tensors big enough to hold weights, each with where its values go. */
+export function traceIntegerTensors(graph: ModelGraph): IntegerTrace[] {
+  const dependent = inputDependentValues(graph);
+  return graph.tensors
+    .filter((tensor) => isIntegerStorage(tensor.category) && tensor.elementCount >= MIN_SOURCE_ELEMENTS)
+    .map((tensor) => traceOne(graph, tensor, dependent));
+}
+
+function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet<string>): IntegerTrace {
+  const uses: WeightUse[] = [];
+  let carriesValues = false;
+  // fp8 / fp6 / fp4 storage is float already; the integer types become float only through a conversion.
+  const queue: State[] = [{ value: tensor.name, isFloat: tensor.dtype.startsWith('float'), lookup: null, hop: null }];
+  const seen = new Set<string>();
+  const record = (reader: Hop, end: Hop): void => {
+    carriesValues = true;
+    const input = reader.node.inputs[reader.inputIndex] ?? '';
+    if (uses.length < MAX_USES_PER_TENSOR) uses.push({ reader: stepOf(reader), path: pathOf(end), constant: !dependent.has(input) });
+  };
+  // Breadth first, so the path kept for each reader is a shortest one.
+  for (let next = 0; next < queue.length; next++) {
+    const state = queue[next]!;
+    for (const { node, inputIndex } of graph.consumers.get(state.value) ?? []) {
+      const hop: Hop = { node, inputIndex, previous: state.hop };
+      const role = slotRole(node, inputIndex);
+      if (role === 'control' || role === 'ends') continue;
+      const readsIntegerTable = role === 'weight' && isLookupOp(node) && !state.isFloat;
+      if (role === 'weight' && !readsIntegerTable) {
+        // Rows of an integer table handed to a weight reader (Gather → DequantizeLinear): the table is the weight.
+        record(state.lookup ?? hop, hop);
+        continue;
+      }
+      // A value slot, or an integer table being indexed: the values go on to the outputs.
+      const lookup = readsIntegerTable ? hop : state.lookup;
+      const isFloat = outputIsFloat(node, state.isFloat);
+      if (isFloat && !state.isFloat) {
+        carriesValues = true;
+        if (lookup !== null) {
+          // Rows of an integer table turned into floats: the table was an embedding, not an id map.
+          record(lookup, hop);
+          continue;
+        }
+      }
+      for (const output of node.outputs) {
+        const key = `${output}|${isFloat ? 1 : 0}|${lookup === null ? 0 : 1}`;
+        if (output === '' || seen.has(key)) continue;
+        seen.add(key);
+        queue.push({ value: output, isFloat, lookup, hop });
+      }
+    }
+  }
+  return { tensor, uses, carriesValues };
+}
+
+/**
+ * Values that depend on a graph input through any slot. A weight is computed from stored tensors alone;
+ * positions sliced to the input's length, masks and activations are not weights even when integers feed them.
+ */
+export function inputDependentValues(graph: ModelGraph): Set<string> {
+  const dependent = new Set(graph.info.inputs.map((input) => input.name).filter((name) => !graph.tensorByName.has(name)));
+  const queue = [...dependent];
+  const visited = new Set<NativeNodeInfo>();
+  for (let next = 0; next < queue.length; next++) {
+    for (const { node } of graph.consumers.get(queue[next]!) ?? []) {
+      if (visited.has(node)) continue;
+      visited.add(node);
+      for (const output of node.outputs) {
+        if (output === '' || dependent.has(output)) continue;
+        dependent.add(output);
+        queue.push(output);
+      }
+    }
+  }
+  return dependent;
+}
+
+function stepOf(hop: Hop): PathStep {
+  const { node, inputIndex } = hop;
+  return { opType: node.opType, node: node.name || (node.outputs[0] ?? ''), domain: node.domain, inputIndex };
+}
+
+function pathOf(end: Hop): PathStep[] {
+  const steps: PathStep[] = [];
+  for (let hop: Hop | null = end; hop !== null; hop = hop.previous) steps.push(stepOf(hop));
+  return steps.reverse();
+}
