@@ -1,17 +1,21 @@
 /**
  * Tokenization through the disk cache: a hit returns the stored ids, a miss tokenizes (lm-eval's rules)
  * and stores them. A cache that cannot be written (read-only home, full disk) costs the cache, never the
- * run: the failure is reported through onLog and tokenization proceeds.
+ * run: the failure is reported through onLog and tokenization proceeds. A damaged entry (failed checksum …)
+ * is never used: it is reported as a warning and rebuilt.
  */
 import type { TokenizedRequest } from '../eval/instance.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { tokenizeRequests } from '../eval/score-requests.js';
-import { readTokenCache, requestsFingerprint, tokenCacheFile, tokenizerFingerprint, writeTokenCache } from './token-cache.js';
+import { sweepStaleTemporaries } from './stale-temporaries.js';
+import { readTokenCacheEntry, requestsFingerprint, tokenCacheFile, tokenizerFingerprint, writeTokenCache } from './token-cache.js';
 
 export interface CachedTokenizeOptions {
   /** Folder of the cache; false turns caching off. */
   readonly cacheDir: string | false;
   readonly onLog?: (message: string) => void;
+  /** Receives the warning that a damaged entry is being rebuilt; default onLog, else stderr. */
+  readonly onWarning?: (message: string) => void;
 }
 
 export interface CachedTokens {
@@ -29,13 +33,22 @@ export interface TokenCacheEntry {
   store(tokenized: readonly TokenizedRequest[]): void;
 }
 
-export function openTokenCache(model: LanguageModel, requests: readonly TextRequest[], options: CachedTokenizeOptions): TokenCacheEntry {
+/** What the cache key needs from a model: its tokenizer's hash and the id an empty context becomes. */
+export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'>;
+
+export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequest[], options: CachedTokenizeOptions): TokenCacheEntry {
   if (options.cacheDir === false) return { cached: undefined, store: () => undefined };
   const tokenizer = model.requireTokenizer();
   const prefixTokenId = requests.some((request) => request.context === '') ? model.prefixTokenId() : -1;
-  const file = tokenCacheFile(options.cacheDir, tokenizerFingerprint(tokenizer.path), requestsFingerprint(requests), prefixTokenId);
-  const cached = readTokenCache(file, requests.length);
+  sweepStaleTemporaries(options.cacheDir);
+  const file = tokenCacheFile(options.cacheDir, tokenizerFingerprint(tokenizer.sha256), requestsFingerprint(requests), prefixTokenId);
+  const read = readTokenCacheEntry(file, requests.length, options.cacheDir);
+  const cached = read.status === 'hit' ? read.requests : undefined;
   if (cached) options.onLog?.(`tokenized requests from the cache: ${file}`);
+  if (read.status === 'corrupt') {
+    const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+    warn(`token cache entry ${file} is damaged (${read.reason}); tokenizing again and replacing it`);
+  }
   return {
     cached,
     store(tokenized) {

@@ -1,21 +1,21 @@
 /**
  * Tokenized requests cached on disk, so a second run over the same data with the same tokenizer pays no
- * tokenization. The key hashes the tokenizer files, the encoding rules' version and the exact request
- * texts (which pin the data files, the prompt template and the few-shot choice at once). One file per
- * key holds every request's context and continuation ids as little-endian int32:
- *   magic "MLRBTOK1", count, then count × (contextLength, continuationLength), then all ids.
- * Files are written to a temporary name and renamed, so a crash never leaves a truncated entry behind.
+ * tokenization. The key hashes the tokenizer files as loaded, the encoding rules' version and the exact
+ * request texts (which pin the data files, the prompt template and the few-shot choice at once). One file per
+ * key (token-cache-format.ts), checksummed, read under the file policy (a regular file inside the cache
+ * folder, capped) and written atomically; temporary files a crashed writer left behind are swept.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { TokenizedRequest } from '../eval/instance.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
+import { FILE_SIZE_CAPS, formatBytes } from '../io/file-policy.js';
+import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
+import { decodeEntry, encodeEntry, type DecodedEntry } from './token-cache-format.js';
 
 /** Bump when request-encoding.ts changes what ids a request gets. */
 const ENCODING_RULES_VERSION = 1;
-const MAGIC = 'MLRBTOK1';
-const HEADER_INTS = 3; // magic (two int32s) + count
 
 /** $MLRB_CACHE_DIR, else $XDG_CACHE_HOME/mlrb-eval, else ~/.cache/mlrb-eval. */
 export function defaultCacheDir(): string {
@@ -23,14 +23,9 @@ export function defaultCacheDir(): string {
   return path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'mlrb-eval');
 }
 
-export function tokenizerFingerprint(tokenizerPath: string): string {
-  const hash = createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\n`);
-  for (const file of [tokenizerPath, path.join(path.dirname(tokenizerPath), 'tokenizer_config.json')]) {
-    hash.update(`${path.basename(file)}\u0000`);
-    if (existsSync(file)) hash.update(readFileSync(file));
-    hash.update('\n');
-  }
-  return hash.digest('hex');
+/** `tokenizerSha256` is TextTokenizer.sha256: the bytes the tokenizer was built from, not a second read of its files. */
+export function tokenizerFingerprint(tokenizerSha256: string): string {
+  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\n${tokenizerSha256}`).digest('hex');
 }
 
 /** Neighbouring requests (the choices of one question) share their context, which is hashed once. */
@@ -50,46 +45,34 @@ export function tokenCacheFile(cacheDir: string, tokenizerKey: string, requestsK
   return path.join(cacheDir, 'tokens', `${key.slice(0, 2)}`, `${key}.bin`);
 }
 
-/** The cached requests, or undefined when the file is missing, foreign or does not hold `count` requests. */
-export function readTokenCache(file: string, count: number): TokenizedRequest[] | undefined {
-  if (!existsSync(file)) return undefined;
-  const bytes = readFileSync(file);
-  if (bytes.length < HEADER_INTS * 4 || bytes.length % 4 !== 0 || bytes.toString('latin1', 0, 8) !== MAGIC) return undefined;
-  const ints = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length / 4);
-  if (ints[2] !== count || ints.length < HEADER_INTS + 2 * count) return undefined;
-  const requests: TokenizedRequest[] = [];
-  let cursor = HEADER_INTS + 2 * count;
-  for (let index = 0; index < count; index += 1) {
-    const contextLength = ints[HEADER_INTS + 2 * index] as number;
-    const continuationLength = ints[HEADER_INTS + 2 * index + 1] as number;
-    if (contextLength < 0 || continuationLength < 0 || cursor + contextLength + continuationLength > ints.length) return undefined;
-    const contextTokens = Array.from(ints.subarray(cursor, cursor + contextLength));
-    cursor += contextLength;
-    const continuationTokens = Array.from(ints.subarray(cursor, cursor + continuationLength));
-    cursor += continuationLength;
-    requests.push({ contextTokens, continuationTokens });
+export type TokenCacheRead = DecodedEntry | { readonly status: 'absent' };
+
+/**
+ * The entry at `file` (inside `cacheDir`), classified: a hit, absent, stale (another format or request count),
+ * or corrupt with the reason (a failed checksum, a FIFO or a link out of the cache, an oversized file).
+ */
+export function readTokenCacheEntry(file: string, count: number, cacheDir: string): TokenCacheRead {
+  if (!pathEntryExists(file)) return { status: 'absent' };
+  let bytes: Buffer;
+  try {
+    bytes = readRegularFile(file, { kind: 'cache', root: cacheDir, what: 'token cache entry' });
+  } catch (cause) {
+    return { status: 'corrupt', reason: cause instanceof Error ? cause.message : String(cause) };
   }
-  return cursor === ints.length ? requests : undefined;
+  return decodeEntry(bytes, count);
 }
 
+/** The cached requests, or undefined for anything but a sound entry of `count` requests. */
+export function readTokenCache(file: string, count: number): TokenizedRequest[] | undefined {
+  const entry = readTokenCacheEntry(file, count, path.dirname(file));
+  return entry.status === 'hit' ? entry.requests : undefined;
+}
+
+/** Writes the entry atomically; one too large to read back is not written (it would only be refused later). */
 export function writeTokenCache(file: string, requests: readonly TokenizedRequest[]): void {
-  const tokenCount = requests.reduce((sum, request) => sum + request.contextTokens.length + request.continuationTokens.length, 0);
-  const ints = new Int32Array(HEADER_INTS + 2 * requests.length + tokenCount);
-  const magic = Buffer.from(MAGIC, 'latin1');
-  ints[0] = magic.readInt32LE(0);
-  ints[1] = magic.readInt32LE(4);
-  ints[2] = requests.length;
-  let cursor = HEADER_INTS + 2 * requests.length;
-  requests.forEach((request, index) => {
-    ints[HEADER_INTS + 2 * index] = request.contextTokens.length;
-    ints[HEADER_INTS + 2 * index + 1] = request.continuationTokens.length;
-    ints.set(request.contextTokens, cursor);
-    cursor += request.contextTokens.length;
-    ints.set(request.continuationTokens, cursor);
-    cursor += request.continuationTokens.length;
-  });
-  mkdirSync(path.dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, new Uint8Array(ints.buffer));
-  renameSync(temporary, file);
+  const bytes = encodeEntry(requests);
+  if (bytes.length > FILE_SIZE_CAPS.cache) {
+    throw new RangeError(`the entry would be ${formatBytes(bytes.length)}, over the ${formatBytes(FILE_SIZE_CAPS.cache)} a cache entry may hold`);
+  }
+  writeFileAtomic(file, bytes);
 }

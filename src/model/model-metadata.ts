@@ -3,10 +3,11 @@
  * dimensions. They come from the files exporters put beside model.onnx: Hugging Face `config.json`,
  * onnxruntime-genai `genai_config.json`, and `tokenizer_config.json` as the fallback for special tokens.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { MlrbError } from '../errors.js';
+import { pathEntryExists } from '../io/regular-file.js';
+import { readJsonFileUnder } from '../io/text-file.js';
 
 export interface ModelMetadata {
   /** Longest sequence the model accepts (lm-eval's max_length), null when no file states it. */
@@ -59,14 +60,14 @@ const tokenizerConfigSchema = z.looseObject({
   model_max_length: z.number().positive().nullish(),
 });
 
-function readJson<T>(file: string, schema: z.ZodType<T>): T | undefined {
-  if (!existsSync(file)) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (cause) {
-    throw new MlrbError('BAD_MODEL', `${file} is not valid JSON`, { file }, { cause });
-  }
+/**
+ * An optional side file: absent is fine, anything else at the path is read under the config-file policy
+ * (regular file, inside the model's folder, a few MB), so a FIFO or a link to /dev/zero is an error, not a hang.
+ */
+function readJson<T>(modelDir: string, name: string, schema: z.ZodType<T>): T | undefined {
+  const file = path.join(modelDir, name);
+  if (!pathEntryExists(file)) return undefined;
+  const raw = readJsonFileUnder(file, { kind: 'config', root: modelDir, what: name });
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new MlrbError('BAD_MODEL', `${file} has unexpected fields: ${z.prettifyError(parsed.error)}`, { file });
@@ -88,9 +89,9 @@ export function readModelMetadata(modelDir: string): ModelMetadata {
     if (value !== undefined) sources.push(file);
     return value;
   };
-  const hf = note('config.json', readJson(path.join(modelDir, 'config.json'), huggingFaceConfigSchema));
-  const genai = note('genai_config.json', readJson(path.join(modelDir, 'genai_config.json'), genaiConfigSchema))?.model;
-  const tokenizerConfig = note('tokenizer_config.json', readJson(path.join(modelDir, 'tokenizer_config.json'), tokenizerConfigSchema));
+  const hf = note('config.json', readJson(modelDir, 'config.json', huggingFaceConfigSchema));
+  const genai = note('genai_config.json', readJson(modelDir, 'genai_config.json', genaiConfigSchema))?.model;
+  const tokenizerConfig = note('tokenizer_config.json', readJson(modelDir, 'tokenizer_config.json', tokenizerConfigSchema));
 
   const heads = hf?.num_attention_heads ?? hf?.n_head ?? null;
   const hidden = hf?.hidden_size ?? hf?.n_embd ?? null;

@@ -1,48 +1,73 @@
 /**
  * Text → token ids through @huggingface/tokenizers, always with add_special_tokens = false: lm-eval's
  * HFLM encodes that way for causal models, and adding BOS itself is the request builder's job.
+ * tokenizer.json and tokenizer_config.json are read once, under the side-file policy (src/io/file-policy.ts):
+ * regular files inside the tokenizer's folder, size-capped. Their hash is taken from those same bytes, so the
+ * token cache is keyed by exactly what was loaded.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { MlrbError } from '../errors.js';
+import type { FileKind } from '../io/file-policy.js';
+import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
+import { describeJsonSyntaxError } from '../io/text-file.js';
 
 export interface TextTokenizer {
   readonly path: string;
+  /** sha256 over the tokenizer files' bytes as loaded (tokenizer.json, then tokenizer_config.json if any). */
+  readonly sha256: string;
   encode(text: string): number[];
   tokenToId(token: string): number | undefined;
 }
 
-function readJsonObject(file: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new TypeError('not a JSON object');
-    return parsed as Record<string, unknown>;
-  } catch (cause) {
-    throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file`, { file }, { cause });
-  }
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+interface JsonObjectFile {
+  readonly bytes: Buffer;
+  readonly value: Record<string, unknown>;
 }
 
-/** Loads tokenizer.json, with tokenizer_config.json from the same directory when it exists. */
-export function loadTokenizer(tokenizerPath: string): TextTokenizer {
-  if (!existsSync(tokenizerPath)) {
-    throw new MlrbError(
-      'BAD_TOKENIZER',
-      `no tokenizer at ${tokenizerPath}; put tokenizer.json beside the model or pass --tokenizer`,
-      { file: tokenizerPath },
-    );
+/**
+ * A JSON object from a tokenizer file. Failures never quote the file: one that only claims to be a tokenizer
+ * (a link to /etc/passwd, say) must not have its bytes printed.
+ */
+function readJsonObject(file: string, root: string, kind: FileKind): JsonObjectFile {
+  const bytes = readRegularFile(file, { kind, root, what: path.basename(file) });
+  let value: unknown;
+  try {
+    value = JSON.parse(utf8.decode(bytes));
+  } catch (cause) {
+    throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (${describeJsonSyntaxError(cause)})`, { file }, { cause });
   }
-  const configPath = path.join(path.dirname(tokenizerPath), 'tokenizer_config.json');
-  const config = existsSync(configPath) ? readJsonObject(configPath) : {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (not a JSON object)`, { file });
+  }
+  return { bytes, value: value as Record<string, unknown> };
+}
+
+/** Loads tokenizer.json, with tokenizer_config.json from the same folder when it exists; both must lie inside it. */
+export function loadTokenizer(tokenizerPath: string): TextTokenizer {
+  const file = path.resolve(tokenizerPath);
+  const root = path.dirname(file);
+  if (!pathEntryExists(file)) {
+    throw new MlrbError('BAD_TOKENIZER', `no tokenizer at ${file}; put tokenizer.json beside the model or pass --tokenizer`, { file });
+  }
+  const configPath = path.join(root, 'tokenizer_config.json');
+  const config = pathEntryExists(configPath) ? readJsonObject(configPath, root, 'config') : undefined;
+  const json = readJsonObject(file, root, 'tokenizer');
   let tokenizer: Tokenizer;
   try {
-    tokenizer = new Tokenizer(readJsonObject(tokenizerPath), config);
+    tokenizer = new Tokenizer(json.value, config?.value ?? {});
   } catch (cause) {
-    if (cause instanceof MlrbError) throw cause;
-    throw new MlrbError('BAD_TOKENIZER', `cannot build a tokenizer from ${tokenizerPath}: ${String(cause)}`, { file: tokenizerPath }, { cause });
+    const kind = cause instanceof Error ? cause.name : typeof cause;
+    throw new MlrbError('BAD_TOKENIZER', `cannot build a tokenizer from ${file} (@huggingface/tokenizers refused it: ${kind})`, { file }, { cause });
   }
+  const hash = createHash('sha256').update(json.bytes);
+  if (config !== undefined) hash.update('\u0000tokenizer_config.json\u0000').update(config.bytes);
   return {
-    path: tokenizerPath,
+    path: file,
+    sha256: hash.digest('hex'),
     encode: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids,
     tokenToId: (token) => tokenizer.token_to_id(token),
   };

@@ -1,10 +1,10 @@
 /** Loading ONNX Runtime from a path: a wrong library is a clear ORT_LOAD error naming the file. */
-import { writeFileSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBinding } from '../../src/native/binding.js';
 import { bundledOrtLibraryPath, initOrtRuntime } from '../../src/native/ort-library.js';
+import { makeTempDir } from '../support/temp-dirs.js';
 
 describe('ONNX Runtime library loading', () => {
   it('EXPECTED FAILURE – a path that does not exist', () => {
@@ -14,7 +14,7 @@ describe('ONNX Runtime library loading', () => {
   });
 
   it('EXPECTED FAILURE – a file that is not a shared library', () => {
-    const fake = path.join(mkdtempSync(path.join(tmpdir(), 'mlrb-ort-')), 'libonnxruntime.so');
+    const fake = path.join(makeTempDir('ort'), 'libonnxruntime.so');
     writeFileSync(fake, 'not an ELF file');
     expect(() => initOrtRuntime(fake)).toThrow(expect.objectContaining({ code: 'ORT_LOAD', message: expect.stringContaining(fake) }));
   });
@@ -28,7 +28,7 @@ describe('ONNX Runtime library loading', () => {
 
   it('EXPECTED FAILURE – a second, different library in the same process', () => {
     initOrtRuntime();
-    const other = path.join(mkdtempSync(path.join(tmpdir(), 'mlrb-ort-')), 'libother.so');
+    const other = path.join(makeTempDir('ort'), 'libother.so');
     writeFileSync(other, 'x');
     expect(() => initOrtRuntime(other)).toThrow(expect.objectContaining({ code: 'ORT_LOAD', message: expect.stringMatching(/already loaded/) }));
   });

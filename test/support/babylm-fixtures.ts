@@ -2,9 +2,9 @@
  * A BabyLM 2024 `evaluation_data` folder written by code: blimp_filtered/ and supplement_filtered/ with a few
  * minimal pairs per subtask, of different sizes (the filtered files are uneven, so macro and micro means differ).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { makeTempDir } from './temp-dirs.js';
 
 type Pair = { sentence_good: string; sentence_bad: string; [field: string]: unknown };
 
@@ -30,7 +30,7 @@ export const BABYLM_PAIRS: Readonly<Record<string, Readonly<Record<string, reado
 
 /** Returns the evaluation_data folder. */
 export function writeBabyLmFixture(): string {
-  const root = path.join(mkdtempSync(path.join(tmpdir(), 'mlrb-babylm-')), 'evaluation_data');
+  const root = path.join(makeTempDir('babylm'), 'evaluation_data');
   for (const [folder, subtasks] of Object.entries(BABYLM_PAIRS)) {
     mkdirSync(path.join(root, folder), { recursive: true });
     for (const [subtask, pairs] of Object.entries(subtasks)) {

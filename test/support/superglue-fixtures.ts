@@ -4,9 +4,9 @@
  * MultiRC answer with a backslash, ReCoRD's inclusive entity ends and repeated entities). `labels: 'strings'`
  * writes BoolQ/WiC/WSC labels as "true"/"false", the variant in shared/.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { makeTempDir } from './temp-dirs.js';
 
 type Row = Record<string, unknown>;
 export type LabelStyle = 'booleans' | 'strings';
@@ -88,7 +88,7 @@ export function superGlueRows(style: LabelStyle): Record<string, Row[]> {
 
 /** Writes `val.jsonl` (and `train.jsonl` where asked) per task folder; returns the root. */
 export function writeSuperGlueFixture(options: { style?: LabelStyle; folders?: readonly string[]; train?: readonly string[] } = {}): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'mlrb-superglue-'));
+  const root = makeTempDir('superglue');
   const rows = superGlueRows(options.style ?? 'booleans');
   for (const [folder, taskRows] of Object.entries(rows)) {
     if (options.folders !== undefined && !options.folders.includes(folder)) continue;
