@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, initializerBytes, pruneHeads, quantizeWeightsInt8, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
+import { buildEdgeBase, EDGE_BASE_OPTIONS, initializerBytes, pruneHeads, quantizeWeightsInt8, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
 import type { ModelProto } from '../../src/fixtures/onnx-builder.js';
 import { tinyLmConfigJson } from '../../src/fixtures/tiny-causal-lm.js';
 import { PHI2_CONFIG_PATH } from '../../src/inspect/phi2-config.js';
@@ -15,7 +15,10 @@ import { useTempDirectory } from '../inspect/support/tmp-dir.js';
 import { runCli } from '../support/run-cli.js';
 
 const tempPath = useTempDirectory('check-track');
-const base = buildEdgeBase(); // 3 layers, 4 heads of 8, FFN 64, hidden 32, vocab 64, fp32
+// The tracks measure DRAM on 2,000 tokens (the Edge-LLM kit's input), so the fixture's learned position table
+// gets 2,048 rows; otherwise the edge fixture: 3 layers, 4 heads of 8, FFN 64, hidden 32, vocab 64, fp32.
+const KIT_TOKENS = 2000;
+const base = buildEdgeBase({ ...EDGE_BASE_OPTIONS, maxPositions: 2048 });
 const basePath = writeEdgeModel(tempPath('base'), base, base.model);
 const configPath = tempPath('base-config.json');
 writeFileSync(configPath, JSON.stringify(tinyLmConfigJson(base.options)));
@@ -38,6 +41,7 @@ describe('checkTrack: edge-training', () => {
     expect(report.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
     expect(report.checks.dram.budget).toEqual({ bytes: 1e9, source: 'edge-training' });
     expect(report.checks.dram.basis).toBe('measured');
+    expect(report.checks.dram.measurement?.tokens).toBe(KIT_TOKENS);
     expect(report.checks.pruning).toBeUndefined();
     expect(report.inspect.parameters.total).toBe(builderParameters(base.model));
   });
@@ -47,6 +51,15 @@ describe('checkTrack: edge-training', () => {
     expect(report.verdict.status).toBe('fail');
     expect(report.verdict.reasons.map((finding) => finding.check)).toEqual(['dram']);
     expect(messagesOf(report, 'dram')[0]).toMatch(/^measured peak DRAM .* exceeds the DRAM budget of 1.00 kB/);
+  });
+
+  it('EXPECTED FAILURE – a model whose position table cannot hold the 2,000-token input fails on dram', async () => {
+    const short = buildEdgeBase(EDGE_BASE_OPTIONS); // a learned position table of maxPositions rows
+    expect(short.options.maxPositions).toBeLessThan(KIT_TOKENS);
+    const report = await checkTrack('edge-training', writeEdgeModel(tempPath('short'), short, short.model), { threads: 1 });
+    expect(report.verdict.status).toBe('fail');
+    expect(report.verdict.reasons.map((finding) => finding.check)).toEqual(['dram']);
+    expect(messagesOf(report, 'dram')[0]).toMatch(/^the DRAM measurement failed \(BAD_MODEL\)/);
   });
 
   it('without the measurement, judges the estimate, warns so, and fails a limit below the weight bytes', async () => {
