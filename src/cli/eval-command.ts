@@ -2,11 +2,12 @@
  * `mlrb-eval MODEL --suite NAME …`: flags → evaluate() options (validated by the same zod schema the
  * library uses), progress to stderr, the table to stdout, JSON and samples to files.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { evaluate } from '../eval/evaluate.js';
+import { writeFileAtomic } from '../io/atomic-write.js';
 import { PROVIDER_CHOICES, type ProviderChoice } from '../model/execution-provider.js';
 import { createProgressReporter } from './progress.js';
 import { renderResultsTable } from './table.js';
@@ -23,6 +24,8 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --suite NAME[,…] --data DIR 
   --batch-size N|auto   rows per forward pass, or auto from a memory budget (default auto)
   --memory-budget-mb M  memory the auto batch size plans for (default 256)
   --max-length N        override the model's max length
+  --allow-partial       score a data folder that lacks some subtasks (MMLU subjects, BLiMP
+                        paradigms, SuperGLUE tasks); groups are then named <group>_partial
   --threads N           ONNX Runtime threads per forward pass (default 1, one pass per core;
                         0: ORT's default, all cores on one pass at a time)
   --provider P          cpu (default), cuda, or auto (cuda when it loads, else cpu with a warning)
@@ -64,6 +67,7 @@ function parseEvalArgs(argv: readonly string[], io: CliIo): { options: EvaluateO
       'batch-size': { type: 'string' },
       'memory-budget-mb': { type: 'string' },
       'max-length': { type: 'string' },
+      'allow-partial': { type: 'boolean' },
       threads: { type: 'string' },
       provider: { type: 'string' },
       'ort-library': { type: 'string' },
@@ -92,6 +96,7 @@ function parseEvalArgs(argv: readonly string[], io: CliIo): { options: EvaluateO
     batchSize: batchFlag === undefined || batchFlag === 'auto' ? 'auto' : integerFlag(batchFlag, '--batch-size'),
     memoryBudgetBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
     maxLength: integerFlag(values['max-length'], '--max-length'),
+    allowPartial: values['allow-partial'] === true ? true : undefined,
     threads: integerFlag(values.threads, '--threads'),
     provider: providerFlag(values.provider),
     ortLibrary: values['ort-library'],
@@ -120,13 +125,46 @@ function progressFor(io: CliIo): NonNullable<EvaluateOptions['onProgress']> {
   };
 }
 
-function writeFileCreatingDirs(file: string, content: string): void {
-  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  writeFileSync(file, content);
+/**
+ * An output path that can never be written is a usage mistake, found before an hour of scoring rather than
+ * after: the target must not be a folder, and the nearest part of its path that exists must be a folder.
+ */
+function checkOutputPath(file: string | undefined, flag: string): void {
+  if (file === undefined) return;
+  const target = path.resolve(file);
+  if (statOrNull(target)?.isDirectory()) throw new ExitError(2, `${flag} ${file} is a directory; name a file`);
+  for (let ancestor = path.dirname(target); ; ancestor = path.dirname(ancestor)) {
+    const stats = statOrNull(ancestor);
+    if (stats !== null) {
+      if (!stats.isDirectory()) throw new ExitError(2, `${flag} ${file} cannot be created: ${ancestor} is not a directory`);
+      return;
+    }
+    if (path.dirname(ancestor) === ancestor) return;
+  }
+}
+
+function statOrNull(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/** Written to a temporary file beside the target and renamed, so an interrupted write never leaves half a file. */
+function writeOutput(file: string, content: string, flag: string): void {
+  try {
+    writeFileAtomic(file, content);
+  } catch (cause) {
+    const reason = cause instanceof Error && 'code' in cause ? String(cause.code) : String(cause);
+    throw new ExitError(1, `cannot write ${flag} ${file} (${reason}); nothing was written there`);
+  }
 }
 
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { options, output, logSamples } = parseEvalArgs(argv, io);
+  checkOutputPath(output, '--output');
+  checkOutputPath(logSamples, '--log-samples');
   const { results, samples } = await evaluate(options);
   io.stdout.write(`${renderResultsTable(results)}\n`);
   if (results.groups && Object.keys(results.groups).length > 0) io.stdout.write(`\n${renderResultsTable(results, 'groups')}\n`);
@@ -136,12 +174,12 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
       `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}\n`,
   );
   if (output) {
-    writeFileCreatingDirs(output, `${JSON.stringify(results, null, 2)}\n`);
+    writeOutput(output, `${JSON.stringify(results, null, 2)}\n`, '--output');
     io.stderr.write(`results written to ${output}\n`);
   }
   if (logSamples && samples) {
     const lines = [...samples].flatMap(([task, records]) => records.map((record) => JSON.stringify({ task, ...record })));
-    writeFileCreatingDirs(logSamples, `${lines.join('\n')}\n`);
+    writeOutput(logSamples, `${lines.join('\n')}\n`, '--log-samples');
     io.stderr.write(`samples written to ${logSamples}\n`);
   }
   return 0;

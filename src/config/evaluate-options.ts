@@ -31,6 +31,11 @@ export const evaluateOptionsSchema = z.strictObject({
    * Default on; false runs the attention nodes as exported.
    */
   cpuFusion: z.boolean().default(true),
+  /**
+   * Score a suite whose data folder lacks some subtasks (MMLU subjects, BLiMP paradigms, SuperGLUE tasks)
+   * instead of failing with BAD_DATA; its groups are then `<group>_partial` and `mlrb.partial` lists the missing.
+   */
+  allowPartial: z.boolean().default(false),
   /** Keep per-document records (lm-eval's --log_samples). */
   logSamples: z.boolean().default(false),
   /** Folder of the tokenized-request cache (default ~/.cache/mlrb-eval); false turns it off. */

@@ -148,8 +148,14 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
     ]),
     'n-samples': Object.fromEntries(tasks.map((task) => [task.name, { original: task.totalDocs ?? task.docs.length, effective: task.docs.length }])),
     config: runConfig(input.run),
-    mlrb: input.mlrb,
+    mlrb: withPartial(input.mlrb, input.suites),
   };
+}
+
+/** A run over a partial suite says so in `mlrb.partial`, listing every missing task (src/tasks/partial.ts). */
+function withPartial(mlrb: MlrbRunInfo, suites: readonly Suite[]): MlrbRunInfo {
+  const missing = suites.flatMap((suite) => suite.missing ?? []);
+  return missing.length === 0 ? mlrb : { ...mlrb, partial: { missing } };
 }
 
 function resultEntry(alias: string, metrics: readonly MetricSummary[]): ResultEntry {

@@ -78,7 +78,7 @@ export function parseCsv(text: string): CsvRecord[] {
       fields.push(value);
       const after = text[position];
       if (after !== undefined && after !== ',' && after !== '\n' && after !== '\r') {
-        throw new CsvSyntaxError(`unexpected ${JSON.stringify(after)} after a closing quote (quotes inside a field must be doubled)`, line);
+        throw new CsvSyntaxError('text after a closing quote (quotes inside a field must be doubled)', line);
       }
     } else {
       let end = position;

@@ -1,29 +1,19 @@
 /**
  * File access shared by the suite loaders: every failure becomes a BAD_DATA MlrbError that names the path,
- * so a user with a half-copied data directory learns which file is missing or unreadable.
+ * so a user with a half-copied data directory learns which file is missing or unreadable. Data files are read
+ * under the data-file policy (src/io/file-policy.ts): regular files only, inside the suite's folder, capped.
  */
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { MlrbError } from '../errors.js';
+import { readTextFileUnder } from '../io/text-file.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** Reads a UTF-8 text file, dropping a leading BOM; undecodable bytes are an error, not U+FFFD. */
-export async function readTextFile(path: string, what: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error: unknown) {
-    const reason = isMissing(error) ? 'not found' : 'unreadable';
-    throw new MlrbError('BAD_DATA', `${what} ${reason}: ${path}`, { file: path }, { cause: error });
-  }
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch (error: unknown) {
-    throw new MlrbError('BAD_DATA', `${what} is not valid UTF-8: ${path}`, { file: path }, { cause: error });
-  }
-  return text.startsWith('\uFEFF') ? text.slice(1) : text;
+/**
+ * Reads a UTF-8 data file that must resolve inside `root` (the suite's data folder), dropping a leading BOM;
+ * undecodable bytes are an error, not U+FFFD.
+ */
+export async function readTextFile(path: string, what: string, root: string): Promise<string> {
+  return readTextFileUnder(path, { kind: 'data', root, what });
 }
 
 /** Lists the names in a directory, with a BAD_DATA error that names it when it is missing. */

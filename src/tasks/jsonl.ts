@@ -4,6 +4,8 @@
  */
 import type { z } from 'zod';
 import { MlrbError } from '../errors.js';
+import { DATA_ROW_CAP_CHARS } from '../io/file-policy.js';
+import { describeJsonSyntaxError } from '../io/text-file.js';
 
 export interface NumberedRow<T> {
   readonly row: T;
@@ -19,12 +21,13 @@ export function parseJsonLines<Schema extends z.ZodType>(content: string, file: 
     const text = lines[index] ?? '';
     const line = index + 1;
     if (text.trim() === '') continue;
+    checkRowLength(text.length, file, line);
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error: unknown) {
-      const reason = error instanceof Error ? error.message : String(error);
-      throw new MlrbError('BAD_DATA', `${file} line ${line}: not valid JSON (${reason})`, { file, line }, { cause: error });
+      // The reason is described, never quoted: V8's message would echo the line's bytes.
+      throw new MlrbError('BAD_DATA', `${file} line ${line}: not valid JSON (${describeJsonSyntaxError(error)})`, { file, line }, { cause: error });
     }
     const parsed = schema.safeParse(value);
     if (!parsed.success) {
@@ -40,4 +43,11 @@ export function parseJsonLines<Schema extends z.ZodType>(content: string, file: 
 /** A row that parsed but breaks a rule the schema cannot state (a span outside its text …). */
 export function badRow(file: string, line: number, what: string): never {
   throw new MlrbError('BAD_DATA', `${file} line ${line}: ${what}`, { file, line });
+}
+
+/** One row above DATA_ROW_CAP_CHARS is refused before it is parsed or copied into prompts. */
+export function checkRowLength(characters: number, file: string, line: number): void {
+  if (characters > DATA_ROW_CAP_CHARS) {
+    throw new MlrbError('BAD_DATA', `${file} line ${line}: the row has ${characters} characters, over the limit of ${DATA_ROW_CAP_CHARS} for one data row`, { file, line });
+  }
 }

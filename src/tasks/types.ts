@@ -140,6 +140,11 @@ export interface Suite {
   readonly tasks: readonly MultipleChoiceTask[];
   /** Groups in reporting order; a group may list other groups among its subtasks. */
   readonly groups: readonly TaskGroup[];
+  /**
+   * Task names the full suite has and this run lacks (loaded with allowPartial); the groups that lost them are
+   * named `<group>_partial`. Absent or empty for a complete suite.
+   */
+  readonly missing?: readonly string[];
 }
 
 export interface SuiteLoadOptions {
@@ -151,4 +156,9 @@ export interface SuiteLoadOptions {
    * ignores it, as lm-eval does.
    */
   readonly numFewshot?: number;
+  /**
+   * Score a suite whose folder lacks some of its subtasks instead of refusing it (BAD_DATA); its groups are then
+   * reported as `<group>_partial` and the results list what is missing (src/tasks/partial.ts).
+   */
+  readonly allowPartial?: boolean;
 }

@@ -71,7 +71,7 @@ async function loadFolder(suite: BabyLmSuiteName, options: BabyLmLoadOptions): P
     .filter((name) => name.endsWith(SUFFIX))
     .sort()
     .map((name) => join(dir, name));
-  const tasks = await Promise.all(files.map((file) => loadSubtask(file, layout, options.limit)));
+  const tasks = await Promise.all(files.map((file) => loadSubtask(file, dir, layout, options.limit)));
   return {
     name: suite,
     tasks,
@@ -89,9 +89,9 @@ async function babyLmDir(dataDir: string, folder: string): Promise<string> {
   throw new MlrbError('BAD_DATA', `no ${folder} data under ${resolve(dataDir)}: expected ${folder}/*${SUFFIX} (BabyLM's evaluation_data layout)`, { file: resolve(dataDir) });
 }
 
-async function loadSubtask(file: string, layout: BabyLmSuiteLayout, limit: number | undefined): Promise<MultipleChoiceTask> {
+async function loadSubtask(file: string, dir: string, layout: BabyLmSuiteLayout, limit: number | undefined): Promise<MultipleChoiceTask> {
   const subtask = basename(file, SUFFIX);
-  const pairs = parseJsonLines(await readTextFile(file, `BabyLM file for ${subtask}`), file, pairSchema).map(({ row }) => row);
+  const pairs = parseJsonLines(await readTextFile(file, `BabyLM file for ${subtask}`, dir), file, pairSchema).map(({ row }) => row);
   if (pairs.length === 0) throw new MlrbError('BAD_DATA', `BabyLM file has no pairs: ${file}`, { file });
   return buildTask(pairSpec(layout.taskName(subtask)), { docs: pairs, sourceFiles: [file], ...(limit !== undefined ? { limit } : {}) });
 }

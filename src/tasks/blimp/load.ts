@@ -10,7 +10,9 @@ import { z } from 'zod';
 import { MlrbError } from '../../errors.js';
 import { applyLimit, checkLimit, hasFileWithSuffix, listDirectory, readTextFile, resolveSuiteDir } from '../data-files.js';
 import { parseJsonLines, type NumberedRow } from '../jsonl.js';
-import type { MultipleChoiceDoc, MultipleChoiceTask, Suite, SuiteLoadOptions } from '../types.js';
+import { markPartialGroups, refuseIncomplete } from '../partial.js';
+import type { MultipleChoiceDoc, MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
+import { BLIMP_PARADIGMS } from './paradigms.js';
 
 export interface BlimpLoadOptions extends SuiteLoadOptions {
   /** Paradigms to load, as file names without `.jsonl` (default: every file in the folder). */
@@ -38,22 +40,24 @@ export function loadBlimpSuite(options: BlimpLoadOptions): Promise<Suite> {
   if (options.paradigms !== undefined && options.paradigms.length === 0) {
     throw new RangeError('paradigms must name at least one BLiMP paradigm');
   }
-  return loadParadigms(options.dataDir, options.paradigms, options.limit);
+  return loadParadigms(options);
 }
 
-async function loadParadigms(dataDir: string, requested: readonly string[] | undefined, limit: number | undefined): Promise<Suite> {
-  const dir = await resolveSuiteDir(dataDir, 'blimp', (candidate) => hasFileWithSuffix(candidate, SUFFIX));
+async function loadParadigms(options: BlimpLoadOptions): Promise<Suite> {
+  const dir = await resolveSuiteDir(options.dataDir, 'blimp', (candidate) => hasFileWithSuffix(candidate, SUFFIX));
   const available = (await listDirectory(dir, 'BLiMP data folder'))
     .filter((name) => name.endsWith(SUFFIX))
     .map((name) => name.slice(0, -SUFFIX.length))
     .sort();
-  const paradigms = selectParadigms(requested, available);
-  const tasks = await Promise.all(paradigms.map((paradigm) => loadParadigm(join(dir, paradigm + SUFFIX), limit)));
-  return {
-    name: 'blimp',
-    tasks,
-    groups: [{ name: 'blimp', subtasks: tasks.map((task) => task.name), weightBySize: false, version: GROUP_VERSION }],
-  };
+  const paradigms = selectParadigms(options.paradigms, available);
+  // Present files are read first, so a broken file is reported as such even in an incomplete folder.
+  const tasks = await Promise.all(paradigms.map((paradigm) => loadParadigm(join(dir, paradigm + SUFFIX), dir, options.limit)));
+  const group: TaskGroup = { name: 'blimp', subtasks: tasks.map((task) => task.name), weightBySize: false, version: GROUP_VERSION };
+  // An explicit selection is a subset on purpose; only "every paradigm in the folder" must be all of BLiMP.
+  const missing = options.paradigms === undefined ? BLIMP_PARADIGMS.filter((paradigm) => !available.includes(paradigm)).map((paradigm) => `blimp_${paradigm}`) : [];
+  refuseIncomplete({ suiteLabel: 'BLiMP', dir, missing, expected: BLIMP_PARADIGMS.length, present: tasks.length, allowPartial: options.allowPartial });
+  if (missing.length === 0) return { name: 'blimp', tasks, groups: [group] };
+  return { name: 'blimp', tasks, groups: markPartialGroups([group], new Set(['blimp']), missing, BLIMP_PARADIGMS.length), missing };
 }
 
 function selectParadigms(requested: readonly string[] | undefined, available: readonly string[]): readonly string[] {
@@ -65,9 +69,9 @@ function selectParadigms(requested: readonly string[] | undefined, available: re
   return [...new Set(requested)].sort();
 }
 
-async function loadParadigm(file: string, limit: number | undefined): Promise<MultipleChoiceTask> {
+async function loadParadigm(file: string, dir: string, limit: number | undefined): Promise<MultipleChoiceTask> {
   const paradigm = basename(file, SUFFIX);
-  const pairs = parsePairs(await readTextFile(file, `BLiMP file for ${paradigm}`), file);
+  const pairs = parsePairs(await readTextFile(file, `BLiMP file for ${paradigm}`, dir), file);
   const [first] = pairs;
   if (first === undefined) throw new MlrbError('BAD_DATA', `BLiMP file has no pairs: ${file}`, { file });
   const docs = pairs.map(({ row: pair }, docId): MultipleChoiceDoc => ({

@@ -5,8 +5,10 @@
  */
 import { join } from 'node:path';
 import { MlrbError } from '../../errors.js';
+import { pathEntryExists } from '../../io/regular-file.js';
 import { applyLimit, checkLimit, isDirectory, readTextFile, resolveSuiteDir } from '../data-files.js';
 import { pythonStrip } from '../../text/python-text.js';
+import { markPartialGroups, refuseIncomplete } from '../partial.js';
 import type { MultipleChoiceDoc, MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
 import { parseMmluRows, type MmluRow } from './rows.js';
 import {
@@ -41,13 +43,26 @@ export function loadMmluSuite(options: MmluLoadOptions): Promise<Suite> {
   }
   checkLimit(options.limit);
   const subjects = selectSubjects(options.subjects);
-  return loadSubjects(options.dataDir, subjects, numFewshot, options.limit);
+  return loadSubjects(options, subjects, numFewshot);
 }
 
-async function loadSubjects(dataDir: string, subjects: readonly string[], numFewshot: number, limit: number | undefined): Promise<Suite> {
-  const dir = await resolveSuiteDir(dataDir, 'mmlu', (candidate) => isDirectory(join(candidate, 'test')));
-  const tasks = await Promise.all(subjects.map((subject) => loadSubject(dir, subject, numFewshot, limit)));
-  return { name: 'mmlu', tasks, groups: mmluGroups(subjects) };
+async function loadSubjects(options: MmluLoadOptions, subjects: readonly string[], numFewshot: number): Promise<Suite> {
+  const dir = await resolveSuiteDir(options.dataDir, 'mmlu', (candidate) => isDirectory(join(candidate, 'test')));
+  // Only the full suite must be complete; a subject asked for by name must be there, and its missing file is
+  // then the error. Anything at the path counts as present, so a FIFO or a stray link is refused by the reader.
+  const absent = options.subjects === undefined ? subjects.filter((subject) => !subjectFiles(dir, subject).every(pathEntryExists)) : [];
+  const present = subjects.filter((subject) => !absent.includes(subject));
+  const missing = absent.map((subject) => `mmlu_${subject}`);
+  refuseIncomplete({ suiteLabel: 'MMLU', dir, missing, expected: MMLU_SUBJECTS.length, present: present.length, allowPartial: options.allowPartial });
+  const tasks = await Promise.all(present.map((subject) => loadSubject(dir, subject, numFewshot, options.limit)));
+  const groups = mmluGroups(present);
+  if (missing.length === 0) return { name: 'mmlu', tasks, groups };
+  const affected = new Set(['mmlu', ...absent.map((subject) => `mmlu_${MMLU_SUBJECT_CATEGORIES[subject] as MmluCategory}`)]);
+  return { name: 'mmlu', tasks, groups: markPartialGroups(groups, affected, missing, MMLU_SUBJECTS.length), missing };
+}
+
+function subjectFiles(dir: string, subject: string): [test: string, dev: string] {
+  return [join(dir, 'test', `${subject}_test.csv`), join(dir, 'dev', `${subject}_dev.csv`)];
 }
 
 function selectSubjects(requested: readonly string[] | undefined): readonly string[] {
@@ -61,9 +76,8 @@ function selectSubjects(requested: readonly string[] | undefined): readonly stri
 }
 
 async function loadSubject(dir: string, subject: string, numFewshot: number, limit: number | undefined): Promise<MultipleChoiceTask> {
-  const testFile = join(dir, 'test', `${subject}_test.csv`);
-  const devFile = join(dir, 'dev', `${subject}_dev.csv`);
-  const [testRows, devRows] = await Promise.all([readRows(testFile, subject, 'test'), readRows(devFile, subject, 'dev')]);
+  const [testFile, devFile] = subjectFiles(dir, subject);
+  const [testRows, devRows] = await Promise.all([readRows(testFile, dir, subject, 'test'), readRows(devFile, dir, subject, 'dev')]);
   if (testRows.length === 0) {
     throw new MlrbError('BAD_DATA', `MMLU test file for ${subject} has no rows: ${testFile}`, { file: testFile });
   }
@@ -96,8 +110,8 @@ async function loadSubject(dir: string, subject: string, numFewshot: number, lim
   };
 }
 
-async function readRows(file: string, subject: string, split: 'test' | 'dev'): Promise<MmluRow[]> {
-  return parseMmluRows(await readTextFile(file, `MMLU ${split} file for ${subject}`), file);
+async function readRows(file: string, dir: string, subject: string, split: 'test' | 'dev'): Promise<MmluRow[]> {
+  return parseMmluRows(await readTextFile(file, `MMLU ${split} file for ${subject}`, dir), file);
 }
 
 /** lm-eval's doc_to_text: the question is stripped (Python's str.strip), the choices are used as they are. */

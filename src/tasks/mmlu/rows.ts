@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { MlrbError } from '../../errors.js';
 import { CsvSyntaxError, parseCsv, type CsvRecord } from '../csv.js';
+import { checkRowLength } from '../jsonl.js';
 
 export interface MmluRow {
   readonly question: string;
@@ -49,6 +50,7 @@ export function parseMmluRows(content: string, file: string): MmluRow[] {
 
 function toRow(record: CsvRecord, schema: typeof headeredRow | typeof hendrycksRow, file: string, layout: string): MmluRow {
   const { fields, line } = record;
+  checkRowLength(fields.reduce((sum, field) => sum + field.length, 0), file, line);
   if (fields.length !== COLUMNS.length) {
     badRow(file, line, `expected ${COLUMNS.length} fields (${COLUMNS.join(', ')}), found ${fields.length}`);
   }
@@ -57,8 +59,8 @@ function toRow(record: CsvRecord, schema: typeof headeredRow | typeof hendrycksR
     const issue = parsed.error.issues[0];
     const index = issue?.path[0];
     const column = typeof index === 'number' ? COLUMNS[index] : undefined;
-    const value = typeof index === 'number' ? fields[index] : undefined;
-    badRow(file, line, `column "${column ?? '?'}": ${issue?.message ?? 'invalid value'} (${layout}); got ${JSON.stringify(value)}`);
+    // The bad value is not quoted: a file that only claims to be MMLU must not have its bytes printed.
+    badRow(file, line, `column "${column ?? '?'}": ${issue?.message ?? 'invalid value'} (${layout})`);
   }
   const [question, choice0, choice1, choice2, choice3, answer] = parsed.data;
   return { question, choices: [choice0, choice1, choice2, choice3], answer: ANSWER_INDEX[answer], line };

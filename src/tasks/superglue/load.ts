@@ -8,7 +8,9 @@
  */
 import { join } from 'node:path';
 import { MlrbError } from '../../errors.js';
-import { checkLimit, isDirectory, isFile, readTextFile, resolveSuiteDir } from '../data-files.js';
+import { pathEntryExists } from '../../io/regular-file.js';
+import { checkLimit, isDirectory, readTextFile, resolveSuiteDir } from '../data-files.js';
+import { markPartialGroups, refuseIncomplete } from '../partial.js';
 import { buildTask, type TaskDocument } from '../task-spec.js';
 import type { MetricName, MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
 import { boolq, cb, copa, multirc, record, rte, wic, wsc, type SuperGlueTask } from './specs.js';
@@ -43,9 +45,9 @@ export const SUPERGLUE_TASK_NAMES = Object.keys(TASKS) as SuperGlueTaskName[];
 const GROUP_VERSION = 1;
 
 /**
- * The `superglue` suite: every task whose folder is present, and the `superglue` group. Its `score` is ours: the
- * mean of the seven accuracies and ReCoRD's f1. With a task folder missing the group covers the rest, and its
- * alias says which are missing.
+ * The `superglue` suite: all eight tasks and the `superglue` group. Its `score` is ours: the mean of the seven
+ * accuracies and ReCoRD's f1. A folder without some task is refused (BAD_DATA) unless allowPartial; then the
+ * group covers the rest as `superglue_partial`, and its alias says which are missing.
  */
 export function loadSuperGlueSuite(options: SuperGlueLoadOptions): Promise<Suite> {
   checkOptions(options);
@@ -66,17 +68,19 @@ async function loadPresent(options: SuperGlueLoadOptions): Promise<Suite> {
   const dir = await superGlueDir(options.dataDir);
   const present: SuperGlueTaskName[] = [];
   for (const name of SUPERGLUE_TASK_NAMES) if (await isDirectory(join(dir, TASKS[name].folder))) present.push(name);
+  // Present tasks are read first, so a broken file is reported as such even in an incomplete folder.
   const tasks = await Promise.all(present.map((name) => TASKS[name].load(dir, options)));
   const missing = SUPERGLUE_TASK_NAMES.filter((name) => !present.includes(name));
+  refuseIncomplete({ suiteLabel: 'SuperGLUE', dir, missing, expected: SUPERGLUE_TASK_NAMES.length, present: present.length, allowPartial: options.allowPartial });
   const group: TaskGroup = {
     name: 'superglue',
     subtasks: present,
     weightBySize: false,
     version: GROUP_VERSION,
     scoreMetrics: Object.fromEntries(present.map((name) => [name, TASKS[name].scoreMetric])),
-    ...(missing.length > 0 ? { alias: `superglue (without ${missing.join(', ')})` } : {}),
   };
-  return { name: 'superglue', tasks, groups: [group] };
+  if (missing.length === 0) return { name: 'superglue', tasks, groups: [group] };
+  return { name: 'superglue', tasks, groups: markPartialGroups([group], new Set(['superglue']), missing, SUPERGLUE_TASK_NAMES.length), missing };
 }
 
 function checkOptions(options: SuperGlueLoadOptions): void {
@@ -96,7 +100,7 @@ function superGlueDir(dataDir: string): Promise<string> {
 async function loadTask<Doc extends TaskDocument>(task: SuperGlueTask<Doc>, dir: string, options: SuperGlueLoadOptions): Promise<MultipleChoiceTask> {
   const name = task.spec.name;
   const validationFile = join(dir, task.folder, 'val.jsonl');
-  const docs = task.readDocs(await readTextFile(validationFile, `SuperGLUE ${name} validation file`), validationFile);
+  const docs = task.readDocs(await readTextFile(validationFile, `SuperGLUE ${name} validation file`, dir), validationFile);
   if (docs.length === 0) throw new MlrbError('BAD_DATA', `SuperGLUE ${name} validation file has no rows: ${validationFile}`, { file: validationFile });
   const numFewshot = options.numFewshot ?? 0;
   const sourceFiles = [validationFile];
@@ -104,8 +108,9 @@ async function loadTask<Doc extends TaskDocument>(task: SuperGlueTask<Doc>, dir:
   let spec = task.spec;
   if (numFewshot > 0) {
     const trainFile = join(dir, task.folder, 'train.jsonl');
-    if (await isFile(trainFile)) {
-      fewshotDocs = task.readDocs(await readTextFile(trainFile, `SuperGLUE ${name} train file`), trainFile);
+    // Anything at the path counts, so a FIFO or a stray link is refused by the reader, not silently skipped.
+    if (pathEntryExists(trainFile)) {
+      fewshotDocs = task.readDocs(await readTextFile(trainFile, `SuperGLUE ${name} train file`, dir), trainFile);
       sourceFiles.push(trainFile);
     } else if (spec.lmEval !== undefined) {
       spec = { ...spec, lmEval: { ...spec.lmEval, splits: { ...spec.lmEval.splits, fewshot_split: 'validation' } } };
