@@ -3,6 +3,8 @@
  * widths of every projection. Orientation ([in, out] for MatMul, [out, in] for Gemm transB or a
  * Transpose in front) comes from how the graph reads each weight, so pruned widths are read correctly.
  */
+import { analyzeGraph } from './graph-structure.js';
+import { sameValues } from './graph-tensor-values.js';
 import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
 import { classifyTensors, type ProjectionRole, type TensorRole } from './tensor-roles.js';
 
@@ -30,20 +32,28 @@ export interface ModelShape {
   readonly tokenEmbedding: string | null;
   readonly lmHead: string | null;
   readonly roles: ReadonlyMap<string, TensorRole>;
+  /** The tensors counted as parameters: see graph-structure (all float tensors of rank >= 1 without one). */
+  readonly parameters: ReadonlySet<string>;
+  /** Initializers no graph output depends on: not counted, reported apart. */
+  readonly unusedInitializers: readonly string[];
+  /** The LM head is a separate tensor holding the token embedding's values (a tied head an exporter copied). */
+  readonly headCopiesEmbedding: boolean;
+  /** Where the roles came from: the graph's residual stream, or names when none was recognized. */
+  readonly rolesFrom: 'graph' | 'names';
 }
 
 // Roles whose input side is the residual stream (hidden); the others write back into it.
 const READS_HIDDEN: readonly ProjectionRole[] = ['q', 'k', 'v', 'qkv', 'up', 'gate'];
 
-/** Learned parameters: floating or low-precision tensors of rank >= 1 (rank-0 constants are graph scalars). */
+/** Learned parameters: floating or low-precision tensors of rank >= 1 with more than one element (single values are graph scalars). */
 export function isParameter(tensor: ModelTensor): boolean {
-  return (tensor.category === 'float' || tensor.category === 'low-precision') && tensor.dims.length >= 1;
+  return (tensor.category === 'float' || tensor.category === 'low-precision') && tensor.dims.length >= 1 && tensor.elementCount > 1;
 }
 
 function storedOutFirst(graph: ModelGraph, tensor: ModelTensor, role: ProjectionRole, hidden: number | null): boolean {
   for (const { consumer, transposed } of effectiveConsumers(graph, tensor.name)) {
     const { opType, intAttributes } = consumer.node;
-    if (opType === 'MatMul' && consumer.inputIndex === 1) return transposed;
+    if ((opType === 'MatMul' || opType === 'MatMulInteger') && consumer.inputIndex === 1) return transposed;
     if (opType === 'Gemm' && consumer.inputIndex === 1) return (intAttributes.transB ?? 0) === 1 ? !transposed : transposed;
     if (opType === 'MatMul' && consumer.inputIndex === 0) return !transposed; // W @ x
   }
@@ -52,7 +62,9 @@ function storedOutFirst(graph: ModelGraph, tensor: ModelTensor, role: Projection
   return READS_HIDDEN.includes(role) ? second === hidden : first === hidden;
 }
 
-export function describeShape(graph: ModelGraph, roles: ReadonlyMap<string, TensorRole> = classifyTensors(graph)): ModelShape {
+export function describeShape(graph: ModelGraph, givenRoles?: ReadonlyMap<string, TensorRole>): ModelShape {
+  const structure = analyzeGraph(graph);
+  const roles = givenRoles ?? classifyTensors(graph, structure);
   const byRole = (wanted: string): ModelTensor | undefined => graph.tensors.find((tensor) => roles.get(tensor.name)?.role === wanted && tensor.dims.length === 2);
   const embedding = byRole('embed');
   const lmHead = byRole('lm_head');
@@ -60,19 +72,38 @@ export function describeShape(graph: ModelGraph, roles: ReadonlyMap<string, Tens
   const vocab = embedding?.dims[0] ?? (lmHead ? Math.max(...lmHead.dims) : null);
   if (hidden === null && lmHead && vocab !== null) hidden = lmHead.dims.find((dim) => dim !== vocab) ?? null;
 
+  const parameters = structure?.parameters ?? new Set(graph.tensors.filter(isParameter).map((tensor) => tensor.name));
+  // The graph already knows how each projection reads its weight, through any Transpose or DequantizeLinear.
+  const orientation = new Map(structure?.layers.flatMap((layer) => [...layer.projections.values()].map((projection) => [projection.weight, projection.outFirst] as const)) ?? []);
   const layerTensors = new Map<number, ModelTensor[]>();
   for (const tensor of graph.tensors) {
+    if (!parameters.has(tensor.name)) continue;
     const layer = roles.get(tensor.name)?.layer;
     if (layer === null || layer === undefined) continue;
     layerTensors.set(layer, [...(layerTensors.get(layer) ?? []), tensor]);
   }
   const layers = [...layerTensors.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([index, tensors]) => describeLayer(graph, roles, index, tensors, hidden));
-  return { hidden, vocab, layers, tokenEmbedding: embedding?.name ?? null, lmHead: lmHead?.name ?? null, roles };
+    .map(([index, tensors]) => describeLayer(graph, roles, index, tensors, hidden, orientation));
+  return {
+    hidden, vocab, layers, tokenEmbedding: embedding?.name ?? null, lmHead: lmHead?.name ?? null, roles, parameters,
+    unusedInitializers: structure?.unused ?? [], headCopiesEmbedding: headCopiesEmbedding(embedding, lmHead),
+    rolesFrom: structure === null ? 'names' : 'graph',
+  };
 }
 
-function describeLayer(graph: ModelGraph, roles: ReadonlyMap<string, TensorRole>, index: number, tensors: readonly ModelTensor[], hidden: number | null): LayerShape {
+/** Exporters constant-fold a tied head's transpose into a second tensor; equal values make it the same parameter. */
+function headCopiesEmbedding(embedding: ModelTensor | undefined, head: ModelTensor | undefined): boolean {
+  if (!embedding || !head || embedding === head || head.dims.length !== 2 || embedding.dims.length !== 2) return false;
+  const [rows, cols] = embedding.dims as [number, number];
+  if (head.dims[0] === rows && head.dims[1] === cols && sameValues(embedding, head, false)) return true;
+  return head.dims[0] === cols && head.dims[1] === rows && sameValues(embedding, head, true);
+}
+
+function describeLayer(
+  graph: ModelGraph, roles: ReadonlyMap<string, TensorRole>, index: number, tensors: readonly ModelTensor[], hidden: number | null,
+  orientation: ReadonlyMap<string, boolean>,
+): LayerShape {
   const projections: Partial<Record<ProjectionRole, Projection>> = {};
   const biases = new Map<ProjectionRole, number>();
   const normSizes: number[] = [];
@@ -84,7 +115,7 @@ function describeLayer(graph: ModelGraph, roles: ReadonlyMap<string, TensorRole>
       biases.set(role.role as ProjectionRole, tensor.dims[0]!);
     } else if (tensor.dims.length === 2 && role.role !== 'other') {
       const projectionRole = role.role as ProjectionRole;
-      const outFirst = storedOutFirst(graph, tensor, projectionRole, hidden);
+      const outFirst = orientation.get(tensor.name) ?? storedOutFirst(graph, tensor, projectionRole, hidden);
       const [first, second] = tensor.dims as [number, number];
       projections[projectionRole] = { tensor: tensor.name, inDim: outFirst ? second : first, outDim: outFirst ? first : second, outFirst, biasLength: null };
     }
@@ -93,6 +124,6 @@ function describeLayer(graph: ModelGraph, roles: ReadonlyMap<string, TensorRole>
     const projection = projections[role];
     if (projection) projections[role] = { ...projection, biasLength: length };
   }
-  const params = tensors.filter(isParameter).reduce((sum, tensor) => sum + tensor.elementCount, 0);
+  const params = tensors.reduce((sum, tensor) => sum + tensor.elementCount, 0);
   return { index, projections, normSizes, params, tensors: tensors.map((tensor) => tensor.name) };
 }

@@ -1,11 +1,13 @@
 /**
  * Fake pruning: weights zeroed but kept. Zeros cost the same DRAM as the weights they replace, so they
- * must not pass for pruning. Structured zeros are read off the zero scan per layer: all-zero heads (a
- * head_dim block of q/k/v outputs or of o inputs), all-zero FFN channels (up/gate outputs or down
- * inputs) and all-zero hidden channels; unstructured zeros as the share of exact zeros in the weights.
+ * must not pass for pruning. Structured zeros are read per layer: all-zero heads (a head_dim block of
+ * q/k/v outputs, of a fused qkv's thirds, or of o inputs), all-zero FFN channels (up/gate outputs or down
+ * inputs) and all-zero hidden channels, where "zero" is exactly zero (the zero scan) or negligible against
+ * the tensor's other channels (graph-channel-norms: noise-scaled heads); unstructured zeros as the share
+ * of exact zeros in the weights.
  */
 import type { LayerShape, ModelShape, Projection } from './architecture.js';
-import { isParameter } from './architecture.js';
+import { negligibleChannels } from './graph-channel-norms.js';
 import type { ModelGraph } from './model-graph.js';
 import { scanTensorZeros, type TensorZeros } from './zero-scan.js';
 
@@ -58,12 +60,20 @@ function zeroBlocks(flags: Uint8Array | null, block: number): Uint8Array | null 
   return blocks;
 }
 
+/** A fused qkv's output flags as its three equal parts (the only split its shape allows without GQA). */
+function thirds(flags: Uint8Array | null): (Uint8Array | null)[] {
+  if (!flags || flags.length % 3 !== 0) return [];
+  const part = flags.length / 3;
+  return [0, 1, 2].map((index) => flags.subarray(index * part, (index + 1) * part));
+}
+
 function layerZeros(layer: LayerShape, results: ReadonlyMap<string, TensorZeros>, headDim: number): LayerZeros {
   const p = layer.projections;
   const of = (projection: Projection | undefined): TensorZeros | undefined => (projection ? results.get(projection.tensor) : undefined);
   const heads = orFlags([
     zeroBlocks(channelFlags(of(p.q), p.q, 'out'), headDim), zeroBlocks(channelFlags(of(p.k), p.k, 'out'), headDim),
     zeroBlocks(channelFlags(of(p.v), p.v, 'out'), headDim), zeroBlocks(channelFlags(of(p.o), p.o, 'in'), headDim),
+    ...thirds(channelFlags(of(p.qkv), p.qkv, 'out')).map((part) => zeroBlocks(part, headDim)),
   ]);
   const ffn = orFlags([channelFlags(of(p.up), p.up, 'out'), channelFlags(of(p.gate), p.gate, 'out'), channelFlags(of(p.down), p.down, 'in')]);
   const hiddenSide = [p.q, p.k, p.v, p.qkv, p.up, p.gate].map((projection) => channelFlags(of(projection), projection, 'in'));
@@ -79,14 +89,34 @@ function layerZeros(layer: LayerShape, results: ReadonlyMap<string, TensorZeros>
   };
 }
 
+/** The scan's zero flags, OR'ed with negligible channels of every layer projection (exact-zero counts unchanged). */
+function withNegligibleChannels(graph: ModelGraph, shape: ModelShape, results: ReadonlyMap<string, TensorZeros>): Map<string, TensorZeros> {
+  const merged = new Map(results);
+  for (const layer of shape.layers) {
+    for (const projection of Object.values(layer.projections)) {
+      const zeros = projection ? results.get(projection.tensor) : undefined;
+      const tensor = projection ? graph.tensorByName.get(projection.tensor) : undefined;
+      const negligible = tensor && zeros ? negligibleChannels(tensor) : null;
+      if (!zeros || !negligible) continue;
+      merged.set(zeros.tensor, {
+        ...zeros,
+        zeroRows: zeros.zeroRows.map((flag, index) => flag | negligible.rows[index]!),
+        zeroColumns: zeros.zeroColumns.map((flag, index) => flag | negligible.columns[index]!),
+      });
+    }
+  }
+  return merged;
+}
+
 export async function detectFakePruning(
   graph: ModelGraph, shape: ModelShape, options: { readonly headDim: number; readonly sparsityThreshold?: number; readonly threads?: number },
 ): Promise<FakePruningReport> {
   const threshold = options.sparsityThreshold ?? DEFAULT_SPARSITY_THRESHOLD;
   if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`sparsityThreshold must be in (0, 1], got ${threshold}`);
-  const weights = graph.tensors.filter((tensor) => isParameter(tensor) && tensor.category === 'float' && tensor.dims.length >= 2);
+  const weights = graph.tensors.filter((tensor) => shape.parameters.has(tensor.name) && tensor.category === 'float' && tensor.dims.length >= 2);
   const scan = await scanTensorZeros(weights, options.threads === undefined ? {} : { threads: options.threads });
-  const layers = shape.layers.map((layer) => layerZeros(layer, scan.results, options.headDim));
+  const structured = withNegligibleChannels(graph, shape, scan.results);
+  const layers = shape.layers.map((layer) => layerZeros(layer, structured, options.headDim));
   const zeroElements = [...scan.results.values()].reduce((sum, zeros) => sum + zeros.zeros, 0);
   const scannedElements = [...scan.results.values()].reduce((sum, zeros) => sum + zeros.elements, 0);
   const sparsity = scannedElements > 0 ? zeroElements / scannedElements : 0;

@@ -3,10 +3,12 @@
  * lookup tables (token, position, token-type) are embeddings, an untied LM head is not. Tied embeddings
  * are counted once: a single initializer read both by Gather and by the output MatMul is one tensor
  * anyway, and a separate LM head with the embedding's (or transposed) shape is a copy when config.json
- * says tie_word_embeddings (it then still costs its bytes, which the byte totals keep).
+ * says tie_word_embeddings or holds the embedding's values (it then still costs its bytes, which the byte
+ * totals keep). Which tensors count at all is the shape's `parameters`: unused initializers and graph
+ * scalars never do.
  */
 import { effectiveConsumers, type ModelGraph } from './model-graph.js';
-import { isParameter, type ModelShape } from './architecture.js';
+import type { ModelShape } from './architecture.js';
 
 export type TiedEmbeddings = 'shared' | 'duplicate' | 'untied' | 'no-lm-head';
 
@@ -32,14 +34,14 @@ function tiedState(graph: ModelGraph, shape: ModelShape, tieWordEmbeddings: bool
   if (!head) return 'no-lm-head';
   const sameShape = embedding !== undefined && head.elementCount === embedding.elementCount &&
     [...head.dims].sort((a, b) => a - b).join() === [...embedding.dims].sort((a, b) => a - b).join();
-  return sameShape && tieWordEmbeddings === true ? 'duplicate' : 'untied';
+  return sameShape && (tieWordEmbeddings === true || shape.headCopiesEmbedding) ? 'duplicate' : 'untied';
 }
 
 export function countParameters(graph: ModelGraph, shape: ModelShape, tieWordEmbeddings: boolean | null): ParameterTotals {
   let total = 0;
   let embedding = 0;
   for (const tensor of graph.tensors) {
-    if (!isParameter(tensor)) continue;
+    if (!shape.parameters.has(tensor.name)) continue;
     total += tensor.elementCount;
     const role = shape.roles.get(tensor.name)?.role;
     if (role === 'embed' || role === 'aux_embed') embedding += tensor.elementCount;

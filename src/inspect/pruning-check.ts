@@ -1,16 +1,20 @@
 /**
  * `check-pruning MODEL --base BASE`: is MODEL a structurally pruned BASE that really is smaller? Layer
- * mapping and widths (pruning-layers), % of parameters removed, shape consistency, fake pruning (zero
- * scan) and a forward pass, folded into one verdict.
+ * mapping (by weights against an ONNX base, else names) and widths (pruning-layers), % of parameters
+ * removed, shape consistency, fake pruning (zero and negligible channels), quantization (forbidden on
+ * the compression track, so a quantized "pruned" model fails too) and a forward pass, folded into one
+ * verdict. Unused initializers are not parameters: they are listed apart, with a warning.
  */
-import { describeShape } from './architecture.js';
+import { describeShape, type ModelShape } from './architecture.js';
 import { detectFakePruning, type FakePruningReport } from './fake-pruning.js';
 import { checkForwardPass, type ForwardCheck } from './forward-check.js';
 import { optionalConfigBeside } from './inspect-report.js';
-import { readModelGraph } from './model-graph.js';
+import { matchLayersByWeights, renumberLayers } from './graph-layer-match.js';
+import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters } from './parameters.js';
 import { loadPruningBase, type PruningBase } from './pruning-base.js';
-import { compareLayers, type PruningLayerReport } from './pruning-layers.js';
+import { compareLayers, type LayerMapping, type PruningLayerReport } from './pruning-layers.js';
+import { checkQuantization, type QuantizationCheck } from './quantization-check.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface PruningCheckOptions {
@@ -28,13 +32,18 @@ export interface PruningReport {
   readonly model: string;
   readonly base: Omit<PruningBase, 'layers'>;
   readonly pruned: { readonly hidden: number | null; readonly vocab: number | null; readonly layerCount: number; readonly params: number };
-  readonly layerMapping: 'by-name' | 'renumbered-or-tail';
+  readonly layerMapping: LayerMapping;
   readonly removedLayers: readonly number[];
   readonly paramsRemoved: number;
   readonly percentRemoved: number;
   readonly layers: readonly PruningLayerReport[];
   readonly consistencyIssues: readonly string[];
   readonly fakePruning: FakePruningReport;
+  readonly quantization: QuantizationCheck;
+  /** Initializers of the pruned model that no output depends on: not counted as parameters. */
+  readonly unusedInitializers: readonly string[];
+  /** How layers and parameters were recognized: the graph's residual stream, or tensor names. */
+  readonly rolesFrom: ModelShape['rolesFrom'];
   readonly forwardPass: ForwardCheck | null;
   readonly verdict: Verdict;
 }
@@ -42,15 +51,18 @@ export interface PruningReport {
 export async function checkPruning(modelPath: string, options: PruningCheckOptions): Promise<PruningReport> {
   if (typeof options?.base !== 'string' || options.base === '') throw new TypeError('options.base must name the base ONNX model or config.json');
   const graph = await readModelGraph(modelPath);
-  const shape = describeShape(graph);
-  const base = await loadPruningBase(options.base, graph, shape, options.numHeads === undefined ? {} : { numHeads: options.numHeads });
+  const described = describeShape(graph);
+  const base = await loadPruningBase(options.base, graph, described, options.numHeads === undefined ? {} : { numHeads: options.numHeads });
+  const matched = base.kind === 'onnx' ? await matchWithOnnxBase(graph, described, base.source) : null;
+  const shape = matched === null ? described : renumberLayers(described, matched);
   const params = countParameters(graph, shape, optionalConfigBeside(modelPath).config?.tieWordEmbeddings ?? null).total;
+  const quantization = checkQuantization(graph);
   const fakePruning = await detectFakePruning(graph, shape, {
     headDim: base.headDim,
     ...(options.sparsityThreshold !== undefined ? { sparsityThreshold: options.sparsityThreshold } : {}),
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
   });
-  const comparison = compareLayers(base, shape, fakePruning.layers);
+  const comparison = compareLayers(base, shape, fakePruning.layers, matched !== null);
   const forwardPass = options.forwardPass === false ? null : await checkForwardPass(graph.info.path, {
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
     ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
@@ -58,13 +70,20 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
 
   const paramsRemoved = base.totalParams - params;
   const percentRemoved = base.totalParams > 0 ? (100 * paramsRemoved) / base.totalParams : 0;
-  const reasons = [...comparison.issues, ...fakePruning.reasons.map((reason) => `fake pruning: ${reason}`)];
+  const reasons = [
+    ...comparison.issues, ...fakePruning.reasons.map((reason) => `fake pruning: ${reason}`),
+    ...quantization.verdict.reasons.map((reason) => `quantization: ${reason}`),
+  ];
   if (paramsRemoved <= 0) reasons.push(`no parameters were removed (${params.toLocaleString('en-US')} vs ${base.totalParams.toLocaleString('en-US')} in the base)`);
   if (forwardPass && !forwardPass.ok) reasons.push(`the pruned model does not run: ${forwardPass.error?.message ?? 'unknown failure'}`);
   const warnings: string[] = [];
   if (comparison.mapping === 'renumbered-or-tail') {
     warnings.push(`layers are numbered 0..${shape.layers.length - 1}: the last ${comparison.removedLayers.length} were removed, unless the export renumbered them (names cannot tell)`);
   }
+  if (shape.unusedInitializers.length > 0) {
+    warnings.push(`${shape.unusedInitializers.length} initializer(s) reach no graph output and are not counted: ${shape.unusedInitializers.slice(0, 5).join(', ')}`);
+  }
+  warnings.push(...quantization.verdict.warnings.map((warning) => `quantization: ${warning}`));
   if (fakePruning.unscanned.length > 0) warnings.push(`${fakePruning.unscanned.length} tensor(s) could not be zero-scanned: ${fakePruning.unscanned.slice(0, 5).join(', ')}`);
   const { layers: _layers, ...baseSummary } = base;
   return {
@@ -78,7 +97,16 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
     layers: comparison.layers,
     consistencyIssues: comparison.issues,
     fakePruning,
+    quantization,
+    unusedInitializers: shape.unusedInitializers,
+    rolesFrom: shape.rolesFrom,
     forwardPass,
     verdict: verdictOf(reasons, warnings),
   };
+}
+
+/** Pruned layer → base layer by weights; null when the base's weights cannot decide (see graph-layer-match). */
+async function matchWithOnnxBase(graph: ModelGraph, shape: ModelShape, basePath: string): Promise<Map<number, number> | null> {
+  const baseGraph = await readModelGraph(basePath);
+  return matchLayersByWeights(graph, shape, baseGraph, describeShape(baseGraph));
 }

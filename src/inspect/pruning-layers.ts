@@ -1,7 +1,7 @@
 /**
- * Pruned layers against base layers: which base layer each pruned one is (by the layer index in tensor
- * names), and per layer the heads, FFN channels
- * and hidden size kept, with every shape inconsistency named.
+ * Pruned layers against base layers: which base layer each pruned one is (by weights when the caller matched
+ * them, else by the layer index in names), and per layer the heads, FFN channels and hidden size kept,
+ * with every shape inconsistency named.
  */
 import type { LayerShape, ModelShape } from './architecture.js';
 import type { LayerZeros } from './fake-pruning.js';
@@ -26,13 +26,16 @@ export interface PruningLayerReport {
   readonly issues: readonly string[];
 }
 
+export type LayerMapping = 'by-weights' | 'by-name' | 'renumbered-or-tail';
+
 export interface LayerComparison {
   /**
-   * Pruned layers are matched to base layers by the index in their names. `renumbered-or-tail` flags the
-   * one ambiguous case: fewer layers numbered 0..n-1, either the last layers were removed or the export
+   * `by-weights`: layer indices were matched with the base's by their norm weights (graph-layer-match).
+   * Otherwise pruned layers are matched by the index in their names. `renumbered-or-tail` flags the one
+   * ambiguous case: fewer layers numbered 0..n-1, either the last layers were removed or the export
    * renumbered, and names cannot tell which base layers are gone.
    */
-  readonly mapping: 'by-name' | 'renumbered-or-tail';
+  readonly mapping: LayerMapping;
   readonly layers: readonly PruningLayerReport[];
   readonly removedLayers: readonly number[];
   readonly issues: readonly string[];
@@ -49,10 +52,10 @@ function widthsOf(layer: LayerShape | null | undefined, base: PruningBase, headD
   };
 }
 
-export function compareLayers(base: PruningBase, pruned: ModelShape, zeros: readonly LayerZeros[]): LayerComparison {
+export function compareLayers(base: PruningBase, pruned: ModelShape, zeros: readonly LayerZeros[], matchedByWeights = false): LayerComparison {
   const issues: string[] = [];
   const prunedIndices = pruned.layers.map((layer) => layer.index);
-  const renumbered = prunedIndices.length < base.layerCount && prunedIndices.every((index, position) => index === position);
+  const renumbered = !matchedByWeights && prunedIndices.length < base.layerCount && prunedIndices.every((index, position) => index === position);
   for (const index of prunedIndices.filter((value) => value >= base.layerCount)) {
     issues.push(`the pruned model has layer ${index} but the base has only ${base.layerCount} layers`);
   }
@@ -86,7 +89,7 @@ export function compareLayers(base: PruningBase, pruned: ModelShape, zeros: read
   if (pruned.vocab !== null && pruned.vocab !== base.vocab) issues.push(`vocabulary changed: ${pruned.vocab} tokens where the base has ${base.vocab}`);
   for (const layer of layers) for (const issue of layer.issues) issues.push(`layer ${layer.baseLayer}: ${issue}`);
   return {
-    mapping: renumbered ? 'renumbered-or-tail' : 'by-name',
+    mapping: matchedByWeights ? 'by-weights' : renumbered ? 'renumbered-or-tail' : 'by-name',
     layers,
     removedLayers: layers.filter((layer) => layer.status === 'removed').map((layer) => layer.baseLayer),
     issues,

@@ -1,9 +1,12 @@
 /**
- * What a tensor is in a transformer: which layer it belongs to and which role it plays there. Names come
- * first (Hugging Face, GPT-2, Phi, Llama, NeoX and mlrb's own fixtures); tensors with anonymous names
- * (onnx::MatMul_123) borrow the name of the node that reads them, which exporters derive from the module
- * path; finally graph use decides embeddings (Gather tables) and the LM head (the projection to the vocab).
+ * What a tensor is in a transformer: which layer it belongs to and which role it plays there. The graph
+ * decides (graph-structure: the residual stream, its blocks and how values flow through them), so
+ * generated names (dynamo's val_58), decomposed norms and renumbered layers read the same. Names only
+ * number the layers when they agree with the graph, and are the fallback for graphs without a
+ * recognizable residual stream: Hugging Face, GPT-2, Phi, Llama, NeoX module paths, tensors with
+ * anonymous names borrowing the reading node's name, and Gather tables and vocab projections by use.
  */
+import { analyzeGraph, type GraphStructure } from './graph-structure.js';
 import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
 
 export type ProjectionRole = 'q' | 'k' | 'v' | 'qkv' | 'o' | 'up' | 'gate' | 'down';
@@ -81,7 +84,43 @@ const isFloatMatrix = (tensor: ModelTensor): boolean =>
   tensor.dims.length === 2 && (tensor.category === 'float' || tensor.category === 'low-precision');
 
 /** Roles for every tensor of the graph; tensors that are not weights get role 'other'. */
-export function classifyTensors(graph: ModelGraph): Map<string, TensorRole> {
+export function classifyTensors(graph: ModelGraph, structure: GraphStructure | null = analyzeGraph(graph)): Map<string, TensorRole> {
+  return structure === null ? classifyByName(graph) : rolesFromStructure(graph, structure);
+}
+
+/** Layer numbers: the names' when every layer carries a distinct, increasing one, else graph order. */
+export function layerNumbers(structure: GraphStructure): number[] {
+  const hinted = structure.layers.map((layer) => {
+    const counts = new Map<number, number>();
+    for (const hint of layer.nameHints) counts.set(hint, (counts.get(hint) ?? 0) + 1);
+    return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
+  });
+  const increasing = hinted.every((hint, index) => hint !== null && (index === 0 || hint > hinted[index - 1]!));
+  return increasing ? hinted as number[] : structure.layers.map((_, index) => index);
+}
+
+function rolesFromStructure(graph: ModelGraph, structure: GraphStructure): Map<string, TensorRole> {
+  const roles = new Map<string, TensorRole>(graph.tensors.map((tensor) => [tensor.name, { layer: null, role: 'other', part: 'weight' }]));
+  const numbers = layerNumbers(structure);
+  structure.layers.forEach((layer, position) => {
+    const number = numbers[position]!;
+    for (const name of layer.norms) roles.set(name, { layer: number, role: 'norm', part: 'weight' });
+    for (const [role, projection] of layer.projections) {
+      roles.set(projection.weight, { layer: number, role, part: 'weight' });
+      if (projection.bias !== null) roles.set(projection.bias, { layer: number, role, part: 'bias' });
+    }
+  });
+  for (const name of structure.finalNorms) roles.set(name, { layer: null, role: 'final_norm', part: 'weight' });
+  if (structure.head) {
+    roles.set(structure.head.weight, { layer: null, role: 'lm_head', part: 'weight' });
+    if (structure.head.bias !== null) roles.set(structure.head.bias, { layer: null, role: 'lm_head', part: 'bias' });
+  }
+  for (const name of structure.auxEmbeddings) roles.set(name, { layer: null, role: 'aux_embed', part: 'weight' });
+  roles.set(structure.tokenEmbedding, { layer: null, role: 'embed', part: 'weight' });
+  return roles;
+}
+
+function classifyByName(graph: ModelGraph): Map<string, TensorRole> {
   const roles = new Map<string, TensorRole>();
   for (const tensor of graph.tensors) {
     let role = roleFromName(tensor.name);

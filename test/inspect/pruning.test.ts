@@ -40,7 +40,8 @@ describe('check-pruning on structurally pruned variants', () => {
       expect(report.verdict.reasons).toEqual([]);
       expect(report.verdict.status).toBe('pass');
       expect(report.removedLayers).toEqual(removed);
-      expect(report.layerMapping).toBe('by-name');
+      // An ONNX base lets norm weights match layers; a config has no weights, so names do.
+      expect(report.layerMapping).toBe(basePathOrConfig === basePath ? 'by-weights' : 'by-name');
       for (const [layer, [heads, ffn]] of Object.entries(keptByLayer)) {
         const row = report.layers[Number(layer)]!;
         expect(row.status).toBe('kept');
@@ -57,12 +58,18 @@ describe('check-pruning on structurally pruned variants', () => {
     }
   });
 
-  it('flags the ambiguity when the last layer is gone and names run 0..n-1', async () => {
-    const report = await checkPruning(write(removeLayer(base.model, 2)), { base: basePath });
-    expect(report.layerMapping).toBe('renumbered-or-tail');
-    expect(report.removedLayers).toEqual([2]);
-    expect(report.verdict.status).toBe('pass');
-    expect(report.verdict.warnings[0]).toContain('unless the export renumbered them');
+  it('names the removed last layer by weights against an ONNX base, and flags the ambiguity against a config', async () => {
+    const pruned = write(removeLayer(base.model, 2));
+    const byWeights = await checkPruning(pruned, { base: basePath });
+    expect(byWeights.layerMapping).toBe('by-weights');
+    expect(byWeights.removedLayers).toEqual([2]);
+    expect(byWeights.verdict.status).toBe('pass');
+    expect(byWeights.verdict.warnings).toEqual([]);
+    const byName = await checkPruning(pruned, { base: configPath, forwardPass: false });
+    expect(byName.layerMapping).toBe('renumbered-or-tail');
+    expect(byName.removedLayers).toEqual([2]);
+    expect(byName.verdict.status).toBe('pass');
+    expect(byName.verdict.warnings[0]).toContain('unless the export renumbered them');
   });
 
   it('EXPECTED FAILURE – inconsistent pruning (heads cut from q/k/v but not from o) fails consistency and the forward pass', async () => {

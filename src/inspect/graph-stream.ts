@@ -1,0 +1,109 @@
+/**
+ * The residual stream of a decoder, read off the graph: the token embedding Gather (its indices come from a
+ * graph input), then from each stream value the residual Add whose other operand was computed from it. The
+ * nodes feeding that operand since the previous stream value are one block (attention, MLP, or both in
+ * parallel as in Phi). An Add of something not computed from the stream (position or token-type embedding)
+ * continues the stream without a block. Fused SkipLayerNormalization carries the sum in its 4th output.
+ */
+import { descendants, nodesBack, readersOf, SHAPE_OPS, weightBehind, type GraphFlow } from './graph-flow.js';
+
+export interface StreamBlock {
+  readonly streamIn: string;
+  readonly streamOut: string;
+  /** Index of the node making streamIn (or -1 for a graph input); block nodes lie after it. */
+  readonly floor: number;
+  readonly nodes: ReadonlySet<number>;
+}
+
+export interface ResidualStream {
+  readonly tokenEmbedding: string;
+  readonly auxEmbeddings: readonly string[];
+  /** Every value computed from the token embedding: the model's activations. */
+  readonly data: ReadonlySet<string>;
+  readonly blocks: readonly StreamBlock[];
+  readonly last: string;
+  readonly lastFloor: number;
+}
+
+const SKIP_NORMS = new Set(['SkipLayerNormalization', 'SkipSimplifiedLayerNormalization']);
+const INDEX_PASS = new Set(['Reshape', 'Cast', 'Unsqueeze', 'Squeeze', 'Identity', 'Flatten']);
+
+function indicesFromGraphInput(flow: GraphFlow, value: string, depth = 0): boolean {
+  if (flow.graph.info.inputs.some((input) => input.name === value)) return true;
+  const index = flow.producer.get(value);
+  if (index === undefined || depth > 4) return false;
+  const node = flow.nodes[index]!;
+  return INDEX_PASS.has(node.opType) && node.inputs[0] !== undefined && indicesFromGraphInput(flow, node.inputs[0], depth + 1);
+}
+
+interface TableRead { readonly table: string; readonly output: string; readonly fromInput: boolean; readonly rows: number }
+
+function embeddingTables(flow: GraphFlow): TableRead[] {
+  const reads: TableRead[] = [];
+  for (const node of flow.nodes) {
+    if (node.opType !== 'Gather' || node.outputs[0] === undefined || !flow.live.has(node.outputs[0])) continue;
+    const weight = weightBehind(flow, node.inputs[0] ?? '');
+    const tensor = weight === null ? undefined : flow.graph.tensorByName.get(weight.name);
+    if (!tensor || tensor.dims.length !== 2 || (tensor.category !== 'float' && tensor.category !== 'low-precision')) continue;
+    reads.push({ table: tensor.name, output: node.outputs[0], fromInput: indicesFromGraphInput(flow, node.inputs[1] ?? ''), rows: tensor.dims[0]! });
+  }
+  return reads;
+}
+
+/** The producer index of a value, -1 for graph inputs and initializers. */
+const floorOf = (flow: GraphFlow, value: string): number => flow.producer.get(value) ?? -1;
+
+/** Does `value` depend on `stream`'s data (not only its shape), looking back no further than its producer? */
+function computedFrom(flow: GraphFlow, value: string, stream: string): boolean {
+  if (value === stream) return true;
+  for (const index of nodesBack(flow, value, floorOf(flow, stream))) {
+    const node = flow.nodes[index]!;
+    if (node.inputs.includes(stream) && !SHAPE_OPS.has(node.opType)) return true;
+  }
+  return false;
+}
+
+// A same-type Cast (RMSNorm's upcast, kept by TorchScript) or an Identity can sit between the stream and its Add.
+const VALUE_PASS = new Set(['Cast', 'Identity', 'Dropout']);
+
+function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly TableRead[], tokenTable: string, blocks: StreamBlock[], auxEmbeddings: string[]): string | null {
+  const candidates = [stream];
+  for (let index = 0; index < candidates.length && index < 8; index++) {
+    const current = candidates[index]!;
+    for (const { node, inputIndex } of readersOf(flow, current)) {
+      if (node.opType === 'Add' && node.inputs.length === 2) {
+        const other = node.inputs[1 - inputIndex]!;
+        if (computedFrom(flow, other, current)) {
+          blocks.push({ streamIn: current, streamOut: node.outputs[0]!, floor: floorOf(flow, current), nodes: nodesBack(flow, other, floorOf(flow, current)) });
+        } else {
+          const aux = tables.find((table) => table.output === other || computedFrom(flow, other, table.output));
+          if (aux && aux.table !== tokenTable) auxEmbeddings.push(aux.table);
+        }
+        return node.outputs[0]!;
+      }
+      if (SKIP_NORMS.has(node.opType) && inputIndex <= 1 && node.outputs[3]) {
+        const other = node.inputs[1 - inputIndex]!;
+        blocks.push({ streamIn: current, streamOut: node.outputs[3], floor: floorOf(flow, current), nodes: nodesBack(flow, other, floorOf(flow, current)) });
+        return node.outputs[3];
+      }
+      if (VALUE_PASS.has(node.opType) && node.outputs[0]) candidates.push(node.outputs[0]);
+    }
+  }
+  return null;
+}
+
+export function findResidualStream(flow: GraphFlow): ResidualStream | null {
+  const tables = embeddingTables(flow);
+  const token = [...tables].sort((a, b) => Number(b.fromInput) - Number(a.fromInput) || b.rows - a.rows)[0];
+  if (!token) return null;
+  const data = descendants(flow, token.output);
+  const auxEmbeddings: string[] = [];
+  const blocks: StreamBlock[] = [];
+  let current = token.output;
+  for (let step = 0; step < flow.nodes.length; step++) {
+    const next = nextStreamValue(flow, current, tables, token.table, blocks, auxEmbeddings);
+    if (next === null) break;
+    current = next;
+  }
+  return { tokenEmbedding: token.table, auxEmbeddings, data, blocks, last: current, lastFloor: floorOf(flow, current) };
+}

@@ -1,0 +1,142 @@
+/**
+ * check-pruning on models that real exporters wrote: small random Phi, Llama and GPT-2 from transformers,
+ * pruned in torch by slicing weights, exported by torch.onnx.export (TorchScript at opset 14 and 17, and
+ * dynamo). The expectations are what scripts/edge/build_pruning_fixtures.py knew when it built them (the
+ * heads, channels and layers it removed, transformers' num_parameters()), written to its manifest.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { runCheckPruningCommand } from '../../src/cli/check-pruning-command.js';
+import { checkPruning, type PruningReport } from '../../src/inspect/pruning-check.js';
+import { useTempDirectory } from './support/tmp-dir.js';
+
+interface FixtureFacts {
+  readonly arch: 'phi' | 'llama' | 'gpt2';
+  readonly exporter: string;
+  readonly variant: string;
+  readonly file: string;
+  readonly base: string;
+  readonly params: number;
+  readonly baseParams: number;
+  /** Base layer → heads (and FFN channels) the script kept there. */
+  readonly heads: Readonly<Record<string, number>>;
+  readonly ffn: Readonly<Record<string, number>>;
+  readonly removedLayers: readonly number[];
+  readonly verdict: 'pass' | 'fail';
+  readonly fakeHeads?: Readonly<Record<string, number>>;
+  readonly unused?: string;
+  readonly quantized?: boolean;
+}
+
+interface Manifest {
+  readonly sizes: { readonly hidden: number; readonly heads: number; readonly headDim: number; readonly ffn: number; readonly layers: number; readonly vocab: number };
+  readonly fixtures: readonly FixtureFacts[];
+  readonly skipped: readonly { readonly arch: string; readonly exporter: string; readonly why: string }[];
+}
+
+const fixtureDirectory = join(import.meta.dirname, '..', 'fixtures', 'edge', 'pruning');
+const manifest = JSON.parse(readFileSync(join(fixtureDirectory, 'manifest.json'), 'utf8')) as Manifest;
+const tempPath = useTempDirectory('pruning-real');
+const unpacked = new Map<string, string>();
+/** The fixture, gunzipped into this file's temp directory once. */
+function fixture(file: string): string {
+  let path = unpacked.get(file);
+  if (path === undefined) {
+    path = tempPath(file.replace(/\.gz$/, ''));
+    writeFileSync(path, gunzipSync(readFileSync(join(fixtureDirectory, file))));
+    unpacked.set(file, path);
+  }
+  return path;
+}
+
+const { sizes } = manifest;
+const name = (facts: FixtureFacts): string => `${facts.arch} ${facts.exporter} ${facts.variant}`;
+// An int8 copy of GPT-2's tied head cannot be compared with the float embedding, so it counts once more there.
+const countsExactly = (facts: FixtureFacts): boolean => !(facts.quantized === true && facts.arch === 'gpt2');
+
+function expectLayers(report: PruningReport, facts: FixtureFacts): void {
+  expect(report.removedLayers).toEqual(facts.removedLayers);
+  for (let layer = 0; layer < sizes.layers; layer++) {
+    const row = report.layers[layer]!;
+    if (facts.removedLayers.includes(layer)) {
+      expect(row.status, `layer ${layer}`).toBe('removed');
+      continue;
+    }
+    expect(row.status, `layer ${layer}`).toBe('kept');
+    expect(row.heads, `layer ${layer} heads`).toEqual({ base: sizes.heads, kept: facts.heads[String(layer)] });
+    expect(row.ffnChannels, `layer ${layer} FFN`).toEqual({ base: sizes.ffn, kept: facts.ffn[String(layer)] });
+    expect(row.hidden, `layer ${layer} hidden`).toEqual({ base: sizes.hidden, kept: sizes.hidden });
+  }
+}
+
+describe('check-pruning on real exports (scripts/edge/build_pruning_fixtures.py)', () => {
+  it('the manifest covers every architecture with each exporter, or says why one was skipped', () => {
+    for (const arch of ['phi', 'llama', 'gpt2']) {
+      const exporters = new Set(manifest.fixtures.filter((facts) => facts.arch === arch).map((facts) => facts.exporter));
+      for (const exporter of ['torchscript-opset14', 'dynamo']) {
+        expect(exporters.has(exporter) || manifest.skipped.some((skip) => skip.arch === arch && skip.exporter === exporter), `${arch} ${exporter}`).toBe(true);
+      }
+    }
+  });
+
+  for (const facts of manifest.fixtures) it(`${name(facts)}: verdict, percent removed and per-layer widths`, async () => {
+    const report = await checkPruning(fixture(facts.file), { base: fixture(facts.base), numHeads: sizes.heads });
+    expect(report.verdict.status, report.verdict.reasons.join('\n')).toBe(facts.verdict);
+    expect(report.rolesFrom).toBe('graph');
+    expect(report.pruned.hidden).toBe(sizes.hidden);
+    expect(report.pruned.vocab).toBe(sizes.vocab);
+    expect(report.base.totalParams).toBe(facts.baseParams);
+    if (countsExactly(facts)) {
+      expect(report.pruned.params).toBe(facts.params);
+      expect(report.percentRemoved).toBeCloseTo((100 * (facts.baseParams - facts.params)) / facts.baseParams, 10);
+    }
+    expectLayers(report, facts);
+    expect(report.forwardPass?.ok, report.forwardPass?.error?.message).toBe(true);
+    const reasons = report.verdict.reasons.join('\n');
+    if (facts.verdict === 'pass') {
+      expect(report.verdict.reasons).toEqual([]);
+      expect(report.layerMapping).toBe('by-weights');
+    }
+    if (facts.params === facts.baseParams && countsExactly(facts)) expect(reasons).toContain('no parameters were removed');
+    for (const [layer, heads] of Object.entries(facts.fakeHeads ?? {})) {
+      expect(report.fakePruning.layers.find((entry) => entry.layer === Number(layer))?.zeroHeads).toBe(heads);
+      expect(reasons).toContain(`attention heads zeroed but kept: layer ${layer}: ${heads}`);
+    }
+    expect(report.unusedInitializers).toEqual(facts.unused === undefined ? [] : [facts.unused]);
+    if (facts.unused !== undefined) expect(report.verdict.warnings.join('\n')).toContain(facts.unused);
+    expect(report.quantization.verdict.status).toBe(facts.quantized === true ? 'fail' : 'pass');
+    if (facts.quantized === true) expect(reasons).toMatch(/^quantization: /m);
+  });
+});
+
+async function runCli(argv: string[]): Promise<{ code: number; stdout: string }> {
+  const stdout = new PassThrough();
+  const chunks: Buffer[] = [];
+  stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const code = await runCheckPruningCommand(argv, { stdout, stderr: new PassThrough() });
+  return { code, stdout: Buffer.concat(chunks).toString('utf8') };
+}
+
+describe('mlrb-eval check-pruning on real exports', () => {
+  for (const facts of manifest.fixtures) it(`${name(facts)}: --json --strict exit code and report`, async () => {
+    const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--num-heads', String(sizes.heads), '--json', '--strict', '--skip-forward']);
+    expect(code).toBe(facts.verdict === 'pass' ? 0 : 1);
+    const report = JSON.parse(stdout) as PruningReport;
+    expect(report.verdict.status).toBe(facts.verdict);
+    expect(report.removedLayers).toEqual(facts.removedLayers);
+    if (countsExactly(facts)) expect(report.pruned.params).toBe(facts.params);
+  });
+
+  it('prints the removed middle layer of a renumbered TorchScript export and the widths of the others', async () => {
+    const facts = manifest.fixtures.find((entry) => entry.arch === 'phi' && entry.exporter === 'torchscript-opset14' && entry.variant === 'pruned-layer')!;
+    const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--num-heads', String(sizes.heads), '--strict', '--skip-forward']);
+    expect(code).toBe(0);
+    expect(stdout).toContain('removed: 1 (matched by-weights)');
+    expect(stdout).toMatch(/\n {4}1 {2}removed\n/);
+    expect(stdout).toMatch(/\n {4}2 {2}4\/4 {7}4\/4 {7}32\/32 {8}16\/16/);
+    expect(stdout).toMatch(/\nVerdict: PASS\n/);
+  });
+});
