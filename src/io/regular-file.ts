@@ -6,6 +6,7 @@
  * block nor redirect the read; and at most cap + 1 bytes are ever read, so a file that grows is caught too.
  * Messages name the file, its role and the rule, never the file's content.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
@@ -30,8 +31,36 @@ export function pathEntryExists(file: string): boolean {
 
 /** Reads the whole file under the policy, or throws an MlrbError (the kind's code) naming the file and the rule. */
 export function readRegularFile(file: string, policy: FilePolicy): Buffer {
+  return withCheckedDescriptor(file, policy, (descriptor, size, cap, fail) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    // The first chunk holds the whole file as fstat saw it, plus one byte to notice growth without a copy.
+    eachChunk(descriptor, Math.min(size, cap) + 1, cap, fail, (chunk) => {
+      chunks.push(chunk);
+      total += chunk.length;
+    });
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+  });
+}
+
+/**
+ * sha256 of the file under the policy, read in 1 MB chunks so a file is never held whole (for fingerprints of
+ * files that were parsed earlier: a FIFO or device swapped in since then fails instead of blocking).
+ */
+export function sha256OfRegularFile(file: string, policy: FilePolicy): string {
+  return withCheckedDescriptor(file, policy, (descriptor, _size, cap, fail) => {
+    const hash = createHash('sha256');
+    eachChunk(descriptor, CHUNK_BYTES, cap, fail, (chunk) => hash.update(chunk));
+    return hash.digest('hex');
+  });
+}
+
+type Fail = (reason: string, cause?: unknown) => MlrbError;
+
+/** Resolves, checks, opens and fstat's the file, then hands the descriptor to `use` and closes it. */
+function withCheckedDescriptor<T>(file: string, policy: FilePolicy, use: (descriptor: number, size: number, cap: number, fail: Fail) => T): T {
   const absolute = path.resolve(file);
-  const fail = (reason: string, cause?: unknown): MlrbError =>
+  const fail: Fail = (reason, cause) =>
     new MlrbError(KIND_ERROR_CODES[policy.kind], `${policy.what} ${reason}: ${absolute}`, { file: absolute }, cause === undefined ? undefined : { cause });
   const resolved = resolveInsideRoot(absolute, policy, fail);
   const cap = capOf(policy);
@@ -46,13 +75,13 @@ export function readRegularFile(file: string, policy: FilePolicy): Buffer {
   try {
     const stats = fstatSync(descriptor);
     checkStats(stats, cap, fail);
-    return readUpTo(descriptor, stats.size, cap, fail);
+    return use(descriptor, stats.size, cap, fail);
   } finally {
     closeSync(descriptor);
   }
 }
 
-function resolveInsideRoot(absolute: string, policy: FilePolicy, fail: (reason: string, cause?: unknown) => MlrbError): string {
+function resolveInsideRoot(absolute: string, policy: FilePolicy, fail: Fail): string {
   let resolved: string;
   try {
     resolved = realpathSync(absolute);
@@ -75,7 +104,7 @@ function realRoot(root: string): string {
   }
 }
 
-function statOrFail(resolved: string, fail: (reason: string, cause?: unknown) => MlrbError): Stats {
+function statOrFail(resolved: string, fail: Fail): Stats {
   try {
     return statSync(resolved);
   } catch (cause) {
@@ -97,13 +126,10 @@ function describeNonRegular(stats: Stats): string {
   return 'not a plain file';
 }
 
-/** Reads to end of file, failing once more than `cap` bytes arrived (a file may grow past its fstat size). */
-function readUpTo(descriptor: number, expected: number, cap: number, fail: (reason: string, cause?: unknown) => MlrbError): Buffer {
-  const chunks: Buffer[] = [];
+/** Reads to end of file in chunks, failing once more than `cap` bytes arrived (a file may grow past its fstat size). */
+function eachChunk(descriptor: number, firstChunkBytes: number, cap: number, fail: Fail, take: (chunk: Buffer) => void): void {
   let total = 0;
-  for (;;) {
-    // The first chunk holds the whole file as fstat saw it, plus one byte to notice growth without a copy.
-    const want = chunks.length === 0 ? Math.min(expected, cap) + 1 : Math.min(CHUNK_BYTES, cap + 1 - total);
+  for (let want = firstChunkBytes; ; want = Math.min(CHUNK_BYTES, cap + 1 - total)) {
     const chunk = Buffer.allocUnsafe(want);
     let count: number;
     try {
@@ -111,13 +137,11 @@ function readUpTo(descriptor: number, expected: number, cap: number, fail: (reas
     } catch (cause) {
       throw fail(`cannot be read (${errnoOf(cause) ?? 'error'})`, cause);
     }
-    if (count === 0) break;
-    chunks.push(count === want ? chunk : chunk.subarray(0, count));
+    if (count === 0) return;
     total += count;
     if (total > cap) throw fail(`grew past the ${formatBytes(cap)} limit for such a file while being read`);
+    take(count === want ? chunk : chunk.subarray(0, count));
   }
-  if (chunks.length === 1) return chunks[0] as Buffer;
-  return Buffer.concat(chunks, total);
 }
 
 function errnoOf(error: unknown): string | undefined {

@@ -6,7 +6,7 @@
 import { main } from '../../src/cli/main.js';
 import { MlrbError } from '../../src/errors.js';
 import { evaluate } from '../../src/eval/evaluate.js';
-import { readRegularFile } from '../../src/io/regular-file.js';
+import { readRegularFile, sha256OfRegularFile } from '../../src/io/regular-file.js';
 import { readModelMetadata } from '../../src/model/model-metadata.js';
 import { loadTokenizer } from '../../src/model/tokenizer.js';
 import { loadSuite, type SuiteName } from '../../src/tasks/registry.js';
@@ -16,6 +16,8 @@ async function perform(operation: HostileOperation): Promise<string> {
   switch (operation.op) {
     case 'readRegularFile':
       return `${readRegularFile(operation.file, operation.policy).length} bytes`;
+    case 'sha256OfRegularFile':
+      return sha256OfRegularFile(operation.file, operation.policy);
     case 'loadSuite': {
       const suite = await loadSuite(operation.name as SuiteName, operation.options);
       return `${suite.tasks.length} tasks`;

@@ -11,7 +11,7 @@ import type { FilePolicy } from '../../src/io/file-policy.js';
 import type { SuiteLoadOptions } from '../../src/tasks/types.js';
 
 export type HostileOperation =
-  | { readonly op: 'readRegularFile'; readonly file: string; readonly policy: FilePolicy }
+  | { readonly op: 'readRegularFile' | 'sha256OfRegularFile'; readonly file: string; readonly policy: FilePolicy }
   | { readonly op: 'loadSuite'; readonly name: string; readonly options: SuiteLoadOptions }
   | { readonly op: 'readModelMetadata'; readonly dir: string }
   | { readonly op: 'loadTokenizer'; readonly file: string }

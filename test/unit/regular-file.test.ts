@@ -4,12 +4,13 @@
  * would hang or exhaust a process if the guard regressed run in a child with a time limit.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
 import { FILE_SIZE_CAPS, type FilePolicy } from '../../src/io/file-policy.js';
-import { pathEntryExists, readRegularFile } from '../../src/io/regular-file.js';
+import { pathEntryExists, readRegularFile, sha256OfRegularFile } from '../../src/io/regular-file.js';
 import { readJsonFileUnder } from '../../src/io/text-file.js';
 import { runHostile } from '../support/run-hostile.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -50,6 +51,13 @@ describe('readRegularFile', () => {
     expect(error.details).toEqual({ file: path.join(inside, 'escape.jsonl') });
   });
 
+  it('hashes a file in chunks to the same sha256 as hashing it whole, under the same rules', () => {
+    const content = Buffer.alloc(3 * 1024 * 1024 + 17, 'ab');
+    writeFileSync(path.join(inside, 'large.jsonl'), content);
+    expect(sha256OfRegularFile(path.join(inside, 'large.jsonl'), policy('f'))).toBe(createHash('sha256').update(content).digest('hex'));
+    expect(() => sha256OfRegularFile(path.join(inside, 'large.jsonl'), policy('f', { maxBytes: 1024 }))).toThrow(/over the 1024 bytes limit/);
+  });
+
   it('EXPECTED FAILURE – a file over the cap names the cap; the kind decides the error code', () => {
     writeFileSync(path.join(inside, 'big.json'), 'x'.repeat(2049));
     const error = failure(() => readRegularFile(path.join(inside, 'big.json'), policy('config.json', { kind: 'config', maxBytes: 2048 })));
@@ -84,8 +92,10 @@ describe('readRegularFile', () => {
       { op: 'readRegularFile', file: fifo, policy: policy('BLiMP file for fifo') },
       { op: 'readRegularFile', file: path.join(inside, 'zero.jsonl'), policy: policy('BLiMP file for zero') },
       { op: 'readRegularFile', file: '/dev/zero', policy: { kind: 'tokenizer', root: '/dev', what: 'tokenizer.json' } },
+      { op: 'sha256OfRegularFile', file: fifo, policy: policy('BLiMP file for fifo') },
     ]);
-    const [fromFifo, fromLink, fromDevice] = outcomes;
+    const [fromFifo, fromLink, fromDevice, hashOfFifo] = outcomes;
+    expect(hashOfFifo).toMatchObject({ ok: false, code: 'BAD_DATA', message: expect.stringMatching(/it is a FIFO/) });
     expect(fromFifo).toMatchObject({ ok: false, code: 'BAD_DATA', message: expect.stringMatching(/BLiMP file for fifo is not a regular file \(it is a FIFO\): .*fifo\.jsonl/) });
     expect(fromLink).toMatchObject({ ok: false, code: 'BAD_DATA', message: expect.stringMatching(/zero\.jsonl/) });
     expect(fromLink?.ok === false && fromLink.message).toMatch(/resolves outside/);
