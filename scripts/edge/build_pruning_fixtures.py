@@ -2,7 +2,8 @@
 
 Small random Phi, Llama and GPT-2 models (seeded) are pruned in torch by slicing their weights (so the widths
 in the exported graph are real), then exported by torch.onnx.export: TorchScript at opset 14 (optimum's default
-for Phi; LayerNorm is decomposed there) and 17, and the dynamo exporter. The manifest records, per fixture,
+for Phi; LayerNorm is decomposed there) and 17, and the dynamo exporter; for GPT-2 and Llama also the opset-14
+export after ONNX Runtime's transformer optimizer (fused Skip*LayerNormalization). The manifest records, per fixture,
 what this script removed or faked, transformers' num_parameters() before and after, and the verdict that
 check-pruning must reach. The TS tests compare against these facts, never against the code under test.
 
@@ -160,7 +161,15 @@ class LogitsOnly(torch.nn.Module):
 def export(model: torch.nn.Module, path: Path, exporter: str) -> None:
     ids = torch.randint(0, VOCAB, (1, SEQ))
     wrapped = LogitsOnly(model).eval()
-    if exporter == 'dynamo':
+    if exporter == 'ort-fused':
+        # ONNX Runtime's transformer optimizer over the opset-14 export: SkipLayerNormalization (GPT-2) or
+        # SkipSimplifiedLayerNormalization (Llama) swallow the residual Adds and the norms.
+        from onnxruntime.transformers.optimizer import optimize_model
+        unfused = path.with_suffix('.unfused.onnx')
+        export(model, unfused, 'torchscript-opset14')
+        optimize_model(str(unfused), model_type='gpt2', num_heads=0, hidden_size=0, opt_level=1).save_model_to_file(str(path))
+        unfused.unlink()
+    elif exporter == 'dynamo':
         batch, seq = torch.export.Dim('batch'), torch.export.Dim('seq', max=16)
         program = torch.onnx.export(wrapped, (ids,), dynamo=True, input_names=['input_ids'], output_names=['logits'],
                                     dynamic_shapes={'input_ids': {0: batch, 1: seq}}, external_data=False)
@@ -222,10 +231,12 @@ PLAN = {
     'llama': {
         'torchscript-opset14': ['pruned-all', 'fake-noise-heads'],
         'dynamo': ['pruned-all', 'reexport'],
+        'ort-fused': ['pruned-all'],
     },
     'gpt2': {
         'torchscript-opset14': ['pruned-all', 'unused-initializer', 'quantized'],
         'dynamo': ['pruned-all', 'fake-zero-heads'],
+        'ort-fused': ['pruned-all', 'fake-noise-heads'],
     },
 }
 

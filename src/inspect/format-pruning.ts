@@ -12,7 +12,7 @@ export function formatPruningReport(report: PruningReport): string {
     `Pruned model: ${report.model}`,
     `Base (${base.kind}): ${base.source} · hidden ${base.hidden} · ${base.layerCount} layers · ${base.heads} heads (kv ${base.kvHeads}) x ${base.headDim} · FFN ${base.intermediate} · vocab ${base.vocab} · ${formatCount(base.totalParams)} params`,
     `Parameters: ${formatCount(base.totalParams)} -> ${formatCount(report.pruned.params)} (${report.percentRemoved.toFixed(2)}% removed)`,
-    `Layers: ${report.pruned.layerCount} of ${base.layerCount} kept; removed: ${report.removedLayers.length === 0 ? 'none' : report.removedLayers.join(', ')} (matched ${report.layerMapping})`,
+    `Layers: ${report.pruned.layerCount} of ${base.layerCount} kept; removed: ${report.removedLayers.length === 0 ? 'none' : report.removedLayers.join(', ')} (matched ${report.layerMapping}; roles from ${report.rolesFrom === 'graph' ? 'the graph' : 'tensor names'})`,
     'layer  heads     kv heads  FFN          hidden     params (kept/base)     zero heads/FFN/hidden  sparsity',
   ];
   for (const layer of report.layers) {
@@ -26,6 +26,10 @@ export function formatPruningReport(report: PruningReport): string {
   }
   lines.push(report.consistencyIssues.length === 0 ? 'Consistency: q/k/v/o and MLP widths agree, head_dim and vocabulary unchanged' : `Consistency: ${report.consistencyIssues.length} issue(s)`);
   lines.push(`Zero scan: ${formatBytes(fake.scannedBytes)} in ${fake.scanMs.toFixed(1)} ms (${fake.gbPerSecond.toFixed(2)} GB/s) · sparsity ${(fake.sparsity * 100).toFixed(3)}% · fake pruning ${fake.detected ? 'DETECTED' : 'not found'}`);
+  if (report.unusedInitializers.length > 0) {
+    lines.push(`Unused initializers (reach no output, not counted): ${report.unusedInitializers.slice(0, 5).join(', ')}${report.unusedInitializers.length > 5 ? `, … (${report.unusedInitializers.length} in all)` : ''}`);
+  }
+  lines.push(`Quantization (weights must be fp16/fp32): ${report.quantization.verdict.status === 'pass' ? 'none' : 'FOUND'}`);
   lines.push(forward === null ? 'Forward pass: skipped'
     : forward.ok ? `Forward pass: ok (${forward.tokens} tokens, loglik ${forward.loglik?.toFixed(4)}, ${forward.ms.toFixed(0)} ms)`
       : `Forward pass: FAILED (${forward.error?.code}: ${forward.error?.message})`);

@@ -10,7 +10,7 @@
  */
 import type { NativeNodeInfo } from '../native/binding.js';
 import { readersOf, weightBehind, type GraphFlow } from './graph-flow.js';
-import type { StreamBlock } from './graph-stream.js';
+import { SKIP_NORMS, type StreamBlock } from './graph-stream.js';
 import type { ProjectionRole } from './tensor-roles.js';
 
 export interface GraphProjection {
@@ -64,6 +64,8 @@ function biasAfter(flow: GraphFlow, value: string): { output: string; bias: stri
     const readers = readersOf(flow, current);
     if (readers.length !== 1) break;
     const { node, inputIndex } = readers[0]!;
+    // ORT fuses the bias of the projection feeding a residual into SkipLayerNormalization's 5th input.
+    if (SKIP_NORMS.has(node.opType) && inputIndex <= 1) return { output: value, bias: node.inputs[4] && isVector(flow, node.inputs[4]) ? node.inputs[4] : null };
     if (node.opType === 'Add' && node.inputs.length === 2) {
       const other = weightBehind(flow, node.inputs[1 - inputIndex]!);
       if (other !== null && isVector(flow, other.name)) return { output: node.outputs[0]!, bias: other.name };
@@ -182,7 +184,9 @@ export function normsBefore(flow: GraphFlow, block: StreamBlock, values: readonl
   const norms = new Set<string>();
   for (const value of values) {
     for (const index of reachBackward(flow, block, value, stops)) {
-      for (const input of flow.nodes[index]!.inputs) {
+      const node = flow.nodes[index]!;
+      // A SkipLayerNormalization's norm is gamma and beta; its 5th input is the previous projection's bias.
+      for (const input of SKIP_NORMS.has(node.opType) ? node.inputs.slice(2, 4) : node.inputs) {
         const weight = input === '' ? null : weightBehind(flow, input);
         if (weight !== null && isVector(flow, weight.name)) norms.add(weight.name);
       }

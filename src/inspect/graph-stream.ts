@@ -25,7 +25,7 @@ export interface ResidualStream {
   readonly lastFloor: number;
 }
 
-const SKIP_NORMS = new Set(['SkipLayerNormalization', 'SkipSimplifiedLayerNormalization']);
+export const SKIP_NORMS = new Set(['SkipLayerNormalization', 'SkipSimplifiedLayerNormalization']);
 const INDEX_PASS = new Set(['Reshape', 'Cast', 'Unsqueeze', 'Squeeze', 'Identity', 'Flatten']);
 
 function indicesFromGraphInput(flow: GraphFlow, value: string, depth = 0): boolean {
@@ -50,15 +50,23 @@ function embeddingTables(flow: GraphFlow): TableRead[] {
   return reads;
 }
 
-/** The producer index of a value, -1 for graph inputs and initializers. */
-const floorOf = (flow: GraphFlow, value: string): number => flow.producer.get(value) ?? -1;
+/**
+ * Block nodes lie after this index: the stream value's producer, or just before it when that is a fused
+ * SkipLayerNormalization, whose normalized output (and norm weights) belong to the block it feeds.
+ */
+function floorOf(flow: GraphFlow, value: string): number {
+  const index = flow.producer.get(value);
+  if (index === undefined) return -1;
+  return SKIP_NORMS.has(flow.nodes[index]!.opType) ? index - 1 : index;
+}
 
 /** Does `value` depend on `stream`'s data (not only its shape), looking back no further than its producer? */
 function computedFrom(flow: GraphFlow, value: string, stream: string): boolean {
   if (value === stream) return true;
+  const producer = flow.producer.get(stream);
   for (const index of nodesBack(flow, value, floorOf(flow, stream))) {
     const node = flow.nodes[index]!;
-    if (node.inputs.includes(stream) && !SHAPE_OPS.has(node.opType)) return true;
+    if (index === producer || (node.inputs.includes(stream) && !SHAPE_OPS.has(node.opType))) return true;
   }
   return false;
 }
@@ -66,7 +74,9 @@ function computedFrom(flow: GraphFlow, value: string, stream: string): boolean {
 // A same-type Cast (RMSNorm's upcast, kept by TorchScript) or an Identity can sit between the stream and its Add.
 const VALUE_PASS = new Set(['Cast', 'Identity', 'Dropout']);
 
-function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly TableRead[], tokenTable: string, blocks: StreamBlock[], auxEmbeddings: string[]): string | null {
+interface NextValue { readonly value: string; readonly final: boolean }
+
+function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly TableRead[], tokenTable: string, blocks: StreamBlock[], auxEmbeddings: string[]): NextValue | null {
   const candidates = [stream];
   for (let index = 0; index < candidates.length && index < 8; index++) {
     const current = candidates[index]!;
@@ -79,12 +89,14 @@ function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly Table
           const aux = tables.find((table) => table.output === other || computedFrom(flow, other, table.output));
           if (aux && aux.table !== tokenTable) auxEmbeddings.push(aux.table);
         }
-        return node.outputs[0]!;
+        return { value: node.outputs[0]!, final: false };
       }
-      if (SKIP_NORMS.has(node.opType) && inputIndex <= 1 && node.outputs[3]) {
+      if (SKIP_NORMS.has(node.opType) && inputIndex <= 1) {
+        // The sum is output 3; without it this is the last residual Add fused with the final norm.
+        const sum = node.outputs[3] ?? '';
         const other = node.inputs[1 - inputIndex]!;
-        blocks.push({ streamIn: current, streamOut: node.outputs[3], floor: floorOf(flow, current), nodes: nodesBack(flow, other, floorOf(flow, current)) });
-        return node.outputs[3];
+        blocks.push({ streamIn: current, streamOut: sum || node.outputs[0]!, floor: floorOf(flow, current), nodes: nodesBack(flow, other, floorOf(flow, current)) });
+        return { value: sum || node.outputs[0]!, final: sum === '' };
       }
       if (VALUE_PASS.has(node.opType) && node.outputs[0]) candidates.push(node.outputs[0]);
     }
@@ -103,7 +115,8 @@ export function findResidualStream(flow: GraphFlow): ResidualStream | null {
   for (let step = 0; step < flow.nodes.length; step++) {
     const next = nextStreamValue(flow, current, tables, token.table, blocks, auxEmbeddings);
     if (next === null) break;
-    current = next;
+    current = next.value;
+    if (next.final) break;
   }
   return { tokenEmbedding: token.table, auxEmbeddings, data, blocks, last: current, lastFloor: floorOf(flow, current) };
 }

@@ -134,7 +134,8 @@ describe('mlrb-eval check-pruning on real exports', () => {
     const facts = manifest.fixtures.find((entry) => entry.arch === 'phi' && entry.exporter === 'torchscript-opset14' && entry.variant === 'pruned-layer')!;
     const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--num-heads', String(sizes.heads), '--strict', '--skip-forward']);
     expect(code).toBe(0);
-    expect(stdout).toContain('removed: 1 (matched by-weights)');
+    expect(stdout).toContain('removed: 1 (matched by-weights; roles from the graph)');
+    expect(stdout).toContain('Quantization (weights must be fp16/fp32): none');
     expect(stdout).toMatch(/\n {4}1 {2}removed\n/);
     expect(stdout).toMatch(/\n {4}2 {2}4\/4 {7}4\/4 {7}32\/32 {8}16\/16/);
     expect(stdout).toMatch(/\nVerdict: PASS\n/);
