@@ -40,6 +40,8 @@ export interface ModelShape {
   readonly headCopiesEmbedding: boolean;
   /** Where the roles came from: the graph's residual stream, or names when none was recognized. */
   readonly rolesFrom: 'graph' | 'names';
+  /** head_dim as the graph splits the query into heads, when it shows it (graph-head-dim). */
+  readonly headDim: number | null;
 }
 
 // Roles whose input side is the residual stream (hidden); the others write back into it.
@@ -88,7 +90,7 @@ export function describeShape(graph: ModelGraph, givenRoles?: ReadonlyMap<string
   return {
     hidden, vocab, layers, tokenEmbedding: embedding?.name ?? null, lmHead: lmHead?.name ?? null, roles, parameters,
     unusedInitializers: structure?.unused ?? [], headCopiesEmbedding: headCopiesEmbedding(embedding, lmHead),
-    rolesFrom: structure === null ? 'names' : 'graph',
+    rolesFrom: structure === null ? 'names' : 'graph', headDim: structure?.headDim ?? null,
   };
 }
 

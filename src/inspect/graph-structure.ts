@@ -8,6 +8,7 @@
  */
 import { blockRoles, normsBefore, projectionAt, type GraphProjection } from './graph-block-roles.js';
 import { buildGraphFlow, nodesBack, PASS_THROUGH_OPS, readersOf, type GraphFlow } from './graph-flow.js';
+import { headDimFromGraph } from './graph-head-dim.js';
 import { findResidualStream, type StreamBlock } from './graph-stream.js';
 import type { ModelGraph } from './model-graph.js';
 import type { ProjectionRole } from './tensor-roles.js';
@@ -28,6 +29,8 @@ export interface GraphStructure {
   readonly parameters: ReadonlySet<string>;
   /** Initializers no graph output depends on. */
   readonly unused: readonly string[];
+  /** From the query's split into heads (graph-head-dim), when the graph shows it. */
+  readonly headDim: number | null;
 }
 
 function groupLayers(flow: GraphFlow, blocks: readonly StreamBlock[], data: ReadonlySet<string>): ReturnType<typeof blockRoles>[][] {
@@ -81,5 +84,6 @@ export function analyzeGraph(graph: ModelGraph): GraphStructure | null {
     if (tensor.name === stream.tokenEmbedding || stream.auxEmbeddings.includes(tensor.name) || readsActivations(flow, tensor.name, stream.data)) parameters.add(tensor.name);
   }
   const unused = graph.tensors.filter((tensor) => tensor.source === 'initializer' && tensor.graph === '' && !flow.live.has(tensor.name)).map((tensor) => tensor.name);
-  return { tokenEmbedding: stream.tokenEmbedding, auxEmbeddings: stream.auxEmbeddings, layers, finalNorms, head, parameters, unused };
+  const structure = { tokenEmbedding: stream.tokenEmbedding, auxEmbeddings: stream.auxEmbeddings, layers, finalNorms, head, parameters, unused };
+  return { ...structure, headDim: headDimFromGraph(flow, structure) };
 }

@@ -77,3 +77,16 @@ export function sameValues(a: ModelTensor, b: ModelTensor, transposed: boolean):
   for (let row = 0; row < rows; row++) for (let col = 0; col < cols; col++) if (left[row * cols + col] !== right[col * rows + row]) return false;
   return true;
 }
+
+/** A small int64 / int32 tensor's values (shape constants), or null when they are not plain bytes on disk. */
+export function readIntegerValues(tensor: ModelTensor): number[] | null {
+  if ((tensor.location !== 'raw' && tensor.location !== 'external') || !['int64', 'int32'].includes(tensor.dtype)) return null;
+  const size = statSync(tensor.file, { throwIfNoEntry: false })?.size;
+  if (size === undefined || size < tensor.offset + tensor.length) return null;
+  const bytes = readBytes(tensor);
+  const values: number[] = [];
+  for (let index = 0; index < tensor.elementCount; index++) {
+    values.push(tensor.dtype === 'int64' ? Number(bytes.readBigInt64LE(index * 8)) : bytes.readInt32LE(index * 4));
+  }
+  return values;
+}

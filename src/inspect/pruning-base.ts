@@ -8,6 +8,7 @@ import { MlrbError } from '../errors.js';
 import { describeShape, type LayerShape, type ModelShape } from './architecture.js';
 import { readConfigParameters } from './config-parameters.js';
 import { hfArchitectureBeside } from './hf-config.js';
+import { layerWidths } from './layer-widths.js';
 import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters } from './parameters.js';
 
@@ -46,12 +47,14 @@ async function onnxBase(basePath: string, options: BaseOptions): Promise<Pruning
   const graph = await readModelGraph(basePath);
   const config = hfArchitectureBeside(basePath);
   const shape = describeShape(graph);
-  const heads = options.numHeads ?? config?.numHeads;
-  if (heads === undefined || shape.hidden === null || shape.vocab === null) {
+  const first = shape.layers[0];
+  // Without config.json or --num-heads, the graph's split of the query into heads tells head_dim.
+  const queryWidth = first ? layerWidths(first).queryWidth : null;
+  const heads = options.numHeads ?? config?.numHeads ?? (shape.headDim !== null && queryWidth !== null ? queryWidth / shape.headDim : undefined);
+  if (heads === undefined || !Number.isInteger(heads) || shape.hidden === null || shape.vocab === null) {
     throw new MlrbError('BAD_DATA', `cannot tell the head count of base ${graph.info.path}: put its config.json beside it or pass --num-heads`, { file: graph.info.path });
   }
-  const headDim = config?.headDim ?? shape.hidden / heads;
-  const first = shape.layers[0];
+  const headDim = config?.headDim ?? (options.numHeads === undefined && shape.headDim !== null ? shape.headDim : shape.hidden / heads);
   const width = (pick: (layer: LayerShape) => number | undefined, fallback: number): number => (first ? pick(first) : undefined) ?? fallback;
   return {
     kind: 'onnx', source: graph.info.path, hidden: shape.hidden, vocab: shape.vocab, heads, headDim,

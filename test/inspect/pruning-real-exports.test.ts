@@ -83,8 +83,10 @@ describe('check-pruning on real exports (scripts/edge/build_pruning_fixtures.py)
   });
 
   for (const facts of manifest.fixtures) it(`${name(facts)}: verdict, percent removed and per-layer widths`, async () => {
-    const report = await checkPruning(fixture(facts.file), { base: fixture(facts.base), numHeads: sizes.heads });
+    // No config.json beside the base and no numHeads: the head count comes from the graph's query split.
+    const report = await checkPruning(fixture(facts.file), { base: fixture(facts.base) });
     expect(report.verdict.status, report.verdict.reasons.join('\n')).toBe(facts.verdict);
+    expect([report.base.heads, report.base.headDim]).toEqual([sizes.heads, sizes.headDim]);
     expect(report.rolesFrom).toBe('graph');
     expect(report.pruned.hidden).toBe(sizes.hidden);
     expect(report.pruned.vocab).toBe(sizes.vocab);
@@ -122,7 +124,7 @@ async function runCli(argv: string[]): Promise<{ code: number; stdout: string }>
 
 describe('mlrb-eval check-pruning on real exports', () => {
   for (const facts of manifest.fixtures) it(`${name(facts)}: --json --strict exit code and report`, async () => {
-    const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--num-heads', String(sizes.heads), '--json', '--strict', '--skip-forward']);
+    const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--json', '--strict', '--skip-forward']);
     expect(code).toBe(facts.verdict === 'pass' ? 0 : 1);
     const report = JSON.parse(stdout) as PruningReport;
     expect(report.verdict.status).toBe(facts.verdict);
@@ -139,5 +141,13 @@ describe('mlrb-eval check-pruning on real exports', () => {
     expect(stdout).toMatch(/\n {4}1 {2}removed\n/);
     expect(stdout).toMatch(/\n {4}2 {2}4\/4 {7}4\/4 {7}32\/32 {8}16\/16/);
     expect(stdout).toMatch(/\nVerdict: PASS\n/);
+  });
+
+  it('EXPECTED FAILURE – an unpruned model with a dead initializer: listed apart, not counted, and nothing removed', async () => {
+    const facts = manifest.fixtures.find((entry) => entry.arch === 'gpt2' && entry.variant === 'unused-initializer')!;
+    const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--strict', '--skip-forward']);
+    expect(code).toBe(1);
+    expect(stdout).toContain(`Unused initializers (reach no output, not counted): ${facts.unused}`);
+    expect(stdout).toContain(`Parameters: ${facts.baseParams.toLocaleString('en-US')} -> ${facts.params.toLocaleString('en-US')} (0.00% removed)`);
   });
 });

@@ -108,14 +108,15 @@ describe('check-pruning on fake-pruned variants (zeros kept)', () => {
     expect(report.consistencyIssues).toContain('vocabulary changed: 48 tokens where the base has 64');
   });
 
-  it('BAD CALL – a missing base is a TypeError; an ONNX base with no head count is BAD_DATA until --num-heads', async () => {
+  it('BAD CALL – a missing base is a TypeError; an ONNX base without config.json reads its heads off the graph unless --num-heads says', async () => {
     await expect(checkPruning(basePath, {} as never)).rejects.toThrow(TypeError);
     const headless = writeEdgeModel(tempPath('headless'), base, base.model);
     rmSync(join(dirname(headless), 'config.json'));
-    const failure = await checkPruning(basePath, { base: headless, forwardPass: false }).catch((error: unknown) => error);
-    expect(failure).toMatchObject({ code: 'BAD_DATA' });
-    expect((failure as Error).message).toContain('--num-heads');
-    const report = await checkPruning(basePath, { base: headless, numHeads: 4, forwardPass: false });
-    expect(report.base.headDim).toBe(8);
+    // The query is reshaped to [.., 4, 8]: head_dim 8, so 4 heads of the 32-wide query (the builder's sizes).
+    const fromGraph = await checkPruning(basePath, { base: headless, forwardPass: false });
+    expect(fromGraph.base.heads).toBe(4);
+    expect(fromGraph.base.headDim).toBe(8);
+    const report = await checkPruning(basePath, { base: headless, numHeads: 2, forwardPass: false });
+    expect(report.base.headDim).toBe(16);
   });
 });
