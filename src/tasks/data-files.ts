@@ -46,14 +46,6 @@ export async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-export async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
-}
-
 export async function hasFileWithSuffix(dir: string, suffix: string): Promise<boolean> {
   try {
     return (await readdir(dir)).some((name) => name.endsWith(suffix));
