@@ -38,7 +38,12 @@ async function loadSuites(options: ResolvedEvaluateOptions): Promise<Suite[]> {
   for (const name of names) {
     if (!isSuiteName(name)) throw new RangeError(`unknown suite ${JSON.stringify(name)}; known suites: ${SUITE_NAMES.join(', ')}`);
   }
-  const common = { dataDir: options.dataDir, numFewshot: options.numFewshot, ...(options.limit !== undefined ? { limit: options.limit } : {}) };
+  const common = {
+    dataDir: options.dataDir,
+    numFewshot: options.numFewshot,
+    allowPartial: options.allowPartial,
+    ...(options.limit !== undefined ? { limit: options.limit } : {}),
+  };
   const suites = await Promise.all(names.filter(isSuiteName).map((name) => loadSuite(name, common)));
   const owners = new Map<string, string>();
   for (const suite of suites) {

@@ -46,7 +46,7 @@ describe('mlrb-eval CLI', () => {
   it('scores BLiMP; accuracy equals the independent path with ties counted as correct', async () => {
     const output = path.join(workDir, 'out', 'blimp.json');
     const samples = path.join(workDir, 'out', 'blimp-samples.jsonl');
-    const run = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', output, '--log-samples', samples, '--batch-size', '3']);
+    const run = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--output', output, '--log-samples', samples, '--batch-size', '3']);
     expect(run.stderr).not.toContain('error');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/blimp_toy_order/);
@@ -71,7 +71,7 @@ describe('mlrb-eval CLI', () => {
     }
     model.dispose();
     await reference.dispose();
-    expect(results.results.blimp?.['acc,none']).toBeCloseTo((accuracies[0]! + accuracies[1]!) / 2, 12);
+    expect(results.results.blimp_partial?.['acc,none']).toBeCloseTo((accuracies[0]! + accuracies[1]!) / 2, 12);
     expect(results.mlrb.model_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(Object.keys(results.mlrb.breakdowns as object)).toEqual(['field', 'linguistics_term']);
     const sampleLines = readFileSync(samples, 'utf8').trim().split('\n');
@@ -93,8 +93,8 @@ describe('mlrb-eval CLI', () => {
   it('runs the fused kernels by default, says so with --verbose, records it; --no-cpu-fusion gives the same accuracy', async () => {
     const plainOutput = path.join(workDir, 'out', 'blimp-plain.json');
     const fusedOutput = path.join(workDir, 'out', 'blimp-fused.json');
-    const plain = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', plainOutput, '--quiet', '--no-cache', '--no-cpu-fusion']);
-    const fused = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--output', fusedOutput, '--quiet', '--no-cache', '--verbose']);
+    const plain = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--output', plainOutput, '--quiet', '--no-cache', '--no-cpu-fusion']);
+    const fused = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--output', fusedOutput, '--quiet', '--no-cache', '--verbose']);
     expect(plain.code).toBe(0);
     expect(fused.code).toBe(0);
     expect(fused.stderr).toMatch(/CPU graph fusion on: \d+ of \d+ Softmax attention blocks/);
@@ -103,12 +103,12 @@ describe('mlrb-eval CLI', () => {
     const fusedResults = JSON.parse(readFileSync(fusedOutput, 'utf8')) as Run;
     expect(plainResults.mlrb.attention_fused).toBe(false);
     expect(fusedResults.mlrb.attention_fused).toBe(true);
-    expect(fusedResults.groups?.blimp?.['acc,none']).toBe(plainResults.groups?.blimp?.['acc,none']);
+    expect(fusedResults.groups?.blimp_partial?.['acc,none']).toBe(plainResults.groups?.blimp_partial?.['acc,none']);
   });
 
   it('runs through the bin shim as a separate process', () => {
-    const stdout = execFileSync(process.execPath, [path.join(repoRoot, 'bin', 'mlrb-eval.js'), modelPath, '--suite', 'blimp', '--data', blimpDir, '--quiet'], { encoding: 'utf8' });
-    expect(stdout).toMatch(/\|blimp\s+\|/);
+    const stdout = execFileSync(process.execPath, [path.join(repoRoot, 'bin', 'mlrb-eval.js'), modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--quiet'], { encoding: 'utf8' });
+    expect(stdout).toMatch(/\|blimp \(partial: 67 of 67 subtasks missing\)\s*\|/);
   });
 
   it('EXPECTED FAILURE – usage mistakes exit 2 with a message', async () => {
@@ -116,13 +116,13 @@ describe('mlrb-eval CLI', () => {
     const noData = await runCli([modelPath, '--suite', 'blimp']);
     expect(noData.code).toBe(2);
     expect(noData.stderr).toMatch(/--data is required/);
-    const unknownFlag = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--frobnicate']);
+    const unknownFlag = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--frobnicate']);
     expect(unknownFlag.code).toBe(2);
     expect(unknownFlag.stderr).toMatch(/frobnicate/);
     const badSuite = await runCli([modelPath, '--suite', 'nonesuch', '--data', blimpDir]);
     expect(badSuite.code).toBe(2);
     expect(badSuite.stderr).toMatch(/unknown suite "nonesuch"/);
-    const badNumber = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--limit', 'ten']);
+    const badNumber = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--limit', 'ten']);
     expect(badNumber.code).toBe(2);
   });
 
@@ -139,10 +139,10 @@ describe('mlrb-eval CLI', () => {
     const dir = path.join(workDir, 'no-tokenizer');
     const { modelPath: bare } = writeTinyCausalLm(dir, { withTokenizer: false });
     expect(existsSync(path.join(dir, 'tokenizer.json'))).toBe(false);
-    const run = await runCli([bare, '--suite', 'blimp', '--data', blimpDir, '--quiet']);
+    const run = await runCli([bare, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--quiet']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/BAD_TOKENIZER.*tokenizer\.json/);
-    const missing = await runCli([path.join(workDir, 'nothing.onnx'), '--suite', 'blimp', '--data', blimpDir, '--quiet']);
+    const missing = await runCli([path.join(workDir, 'nothing.onnx'), '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--quiet']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/BAD_MODEL.*nothing\.onnx/);
   });
@@ -152,7 +152,7 @@ describe('mlrb-eval CLI', () => {
     writeTinyCausalLm(dir);
     unlinkSync(path.join(dir, 'tokenizer.json'));
     appendFileSync(path.join(dir, 'tokenizer.json'), '{ not json');
-    const run = await runCli([path.join(dir, 'model.onnx'), '--suite', 'blimp', '--data', blimpDir, '--quiet']);
+    const run = await runCli([path.join(dir, 'model.onnx'), '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--quiet']);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/BAD_TOKENIZER/);
   });

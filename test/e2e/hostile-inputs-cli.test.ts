@@ -55,6 +55,18 @@ describe('mlrb-eval on hostile inputs', () => {
     expect(run.stdout).toBe('');
   });
 
+  it('--allow-partial scores the 2 paradigms as blimp_partial, and the results list the 65 missing', async () => {
+    const two = writeFullBlimp(path.join(root, 'blimp-two-allowed'), ['adjunct_island', 'wh_island']);
+    const output = path.join(root, 'partial.json');
+    const run = await runCli([modelPath, '--suite', 'blimp', '--data', two, '--allow-partial', '--output', output, '--no-cache', '--quiet']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/blimp \(partial: 65 of 67 subtasks missing\)/);
+    const results = JSON.parse(readFileSync(output, 'utf8')) as { groups: Record<string, unknown>; mlrb: { partial?: { missing: string[] } } };
+    expect(Object.keys(results.groups)).toEqual(['blimp_partial']);
+    expect(results.mlrb.partial?.missing).toHaveLength(65);
+    expect(results.mlrb.partial?.missing).toContain('blimp_anaphor_gender_agreement');
+  });
+
   it('writes --output and --log-samples whole, with nothing else left in their folder', async () => {
     const out = path.join(root, 'out');
     const run = await runCli([modelPath, '--suite', 'blimp', '--data', blimp, '--output', path.join(out, 'r.json'), '--log-samples', path.join(out, 's.jsonl'), '--no-cache', '--quiet']);

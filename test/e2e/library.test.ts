@@ -27,6 +27,7 @@ describe('library API', () => {
       model: modelPath,
       suite: 'blimp',
       dataDir,
+      allowPartial: true,
       logSamples: true,
       onProgress: (update) => progress.push(update.requestsDone),
     });

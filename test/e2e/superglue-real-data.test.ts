@@ -14,7 +14,7 @@ const SHARED_TASKS = ['boolq', 'cb', 'copa', 'multirc', 'sglue_rte', 'wic', 'wsc
 
 describe.skipIf(!hasShared)('stories260K on SuperGLUE matches the independent path', () => {
   it('0-shot, 30 documents per task, all seven shared tasks', async () => {
-    const suite = await loadSuite('superglue', { dataDir: sharedPaths.superglue, limit: 30 });
+    const suite = await loadSuite('superglue', { dataDir: sharedPaths.superglue, limit: 30, allowPartial: true });
     expect(suite.tasks.map((task) => task.name)).toEqual(SHARED_TASKS);
     const comparison = await compareSuiteWithReference(sharedPaths.stories, suite);
     expect(comparison.documents).toBe(7 * 30);

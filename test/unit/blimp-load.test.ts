@@ -26,17 +26,19 @@ afterAll(async () => {
 
 describe('loadBlimpSuite', () => {
   it('makes one task per paradigm with lm-eval blimp requests: empty context, good sentence is choice 0', async () => {
-    const suite = await loadBlimpSuite({ dataDir: root });
+    const suite = await loadBlimpSuite({ dataDir: root, allowPartial: true });
     expect(suite.tasks.map((task) => task.name)).toEqual(['blimp_adjunct_island', 'blimp_principle_A_case_2']);
     const [island] = suite.tasks;
     expect(island).toMatchObject({ version: 1, description: '', targetDelimiter: ' ', numFewshot: 0, metrics: ['acc'], totalDocs: 3 });
     expect(island?.docs[0]).toMatchObject({ docId: 0, text: '', choices: ['Who did he see?', 'Who did he see him?'], target: 0 });
     expect(island?.docs[0]?.source).toMatchObject({ UID: 'adjunct_island', pairID: '0' });
-    expect(suite.groups).toEqual([{ name: 'blimp', subtasks: ['blimp_adjunct_island', 'blimp_principle_A_case_2'], weightBySize: false, version: 1 }]);
+    expect(suite.groups).toEqual([
+      { name: 'blimp_partial', alias: 'blimp (partial: 65 of 67 subtasks missing)', subtasks: ['blimp_adjunct_island', 'blimp_principle_A_case_2'], weightBySize: false, version: 1 },
+    ]);
   });
 
   it('tags each paradigm with its field and linguistics_term, folding syntax/semantics into syntax_semantics', async () => {
-    const suite = await loadBlimpSuite({ dataDir: join(root, 'blimp') });
+    const suite = await loadBlimpSuite({ dataDir: join(root, 'blimp'), allowPartial: true });
     expect(suite.tasks.map((task) => task.tags)).toEqual([
       { field: 'syntax', linguistics_term: 'island_effects', paradigm: 'adjunct_island' },
       { field: 'syntax_semantics', linguistics_term: 'binding', paradigm: 'principle_A_case_2' },
