@@ -30,7 +30,11 @@ export interface BlockRoles {
 }
 
 const PROJECTION_OPS = new Set(['MatMul', 'Gemm', 'MatMulInteger', 'FusedMatMul']);
-const FUSED_ATTENTION = new Set(['GroupQueryAttention', 'MultiHeadAttention', 'PackedMultiHeadAttention', 'SparseAttention']);
+// ORT's contrib Attention holds the fused qkv weight (input 1, [hidden, 3·width]) and bias (input 2) itself.
+const WEIGHTED_ATTENTION = 'Attention';
+const FUSED_ATTENTION = new Set(['GroupQueryAttention', 'MultiHeadAttention', 'PackedMultiHeadAttention', 'SparseAttention', WEIGHTED_ATTENTION]);
+// Activations that take the preceding projection's bias as input 1.
+const BIASED_ACTIVATIONS = new Set(['FastGelu', 'BiasGelu']);
 const ACTIVATIONS = new Set(['Sigmoid', 'Silu', 'Gelu', 'FastGelu', 'BiasGelu', 'QuickGelu', 'Relu', 'Tanh', 'Erf', 'Softplus', 'HardSigmoid']);
 const BIAS_PATH = new Set(['Cast', 'Mul']); // a quantized MatMulInteger's int32 output is cast and scaled before its bias
 
@@ -42,6 +46,7 @@ const isVector = (flow: GraphFlow, name: string): boolean => {
 /** The projection a node is, when it multiplies activations (in `data`) by a matrix initializer. */
 export function projectionAt(flow: GraphFlow, index: number, data: ReadonlySet<string>): GraphProjection | null {
   const node = flow.nodes[index]!;
+  if (node.opType === WEIGHTED_ATTENTION && node.domain === 'com.microsoft') return attentionProjection(flow, index, data);
   if (!PROJECTION_OPS.has(node.opType) || node.outputs[0] === undefined) return null;
   for (const weightIndex of [1, 0]) {
     const dataInput = node.inputs[1 - weightIndex];
@@ -58,6 +63,14 @@ export function projectionAt(flow: GraphFlow, index: number, data: ReadonlySet<s
   return null;
 }
 
+function attentionProjection(flow: GraphFlow, index: number, data: ReadonlySet<string>): GraphProjection | null {
+  const node = flow.nodes[index]!;
+  const [dataInput, weightName, biasName] = node.inputs;
+  const weight = flow.graph.tensorByName.get(weightName ?? '');
+  if (!dataInput || !data.has(dataInput) || weight?.dims.length !== 2 || !node.outputs[0]) return null;
+  return { node: index, weight: weight.name, outFirst: false, dataInput, output: node.outputs[0], bias: biasName && isVector(flow, biasName) ? biasName : null };
+}
+
 function biasAfter(flow: GraphFlow, value: string): { output: string; bias: string | null } {
   let current = value;
   for (let step = 0; step < 4; step++) {
@@ -66,6 +79,7 @@ function biasAfter(flow: GraphFlow, value: string): { output: string; bias: stri
     const { node, inputIndex } = readers[0]!;
     // ORT fuses the bias of the projection feeding a residual into SkipLayerNormalization's 5th input.
     if (SKIP_NORMS.has(node.opType) && inputIndex <= 1) return { output: value, bias: node.inputs[4] && isVector(flow, node.inputs[4]) ? node.inputs[4] : null };
+    if (BIASED_ACTIVATIONS.has(node.opType) && inputIndex === 0) return { output: value, bias: node.inputs[1] && isVector(flow, node.inputs[1]) ? node.inputs[1] : null };
     if (node.opType === 'Add' && node.inputs.length === 2) {
       const other = weightBehind(flow, node.inputs[1 - inputIndex]!);
       if (other !== null && isVector(flow, other.name)) return { output: node.outputs[0]!, bias: other.name };
@@ -161,7 +175,7 @@ export function blockRoles(flow: GraphFlow, block: StreamBlock, data: ReadonlySe
     const writes = ![...downstream].some((value) => found.some((other) => other !== projection && flow.nodes[other.node]!.inputs.includes(value)));
     if (reads) {
       readerInputs.push(projection.dataInput);
-      const role = readerRole(downstream, core);
+      const role = flow.nodes[projection.node]!.opType === WEIGHTED_ATTENTION ? 'qkv' : readerRole(downstream, core);
       if (role !== null && !projections.has(role)) projections.set(role, projection);
       else if (role === null) mlpReaders.push(projection);
     } else if (writes) {
@@ -185,8 +199,10 @@ export function normsBefore(flow: GraphFlow, block: StreamBlock, values: readonl
   for (const value of values) {
     for (const index of reachBackward(flow, block, value, stops)) {
       const node = flow.nodes[index]!;
-      // A SkipLayerNormalization's norm is gamma and beta; its 5th input is the previous projection's bias.
-      for (const input of SKIP_NORMS.has(node.opType) ? node.inputs.slice(2, 4) : node.inputs) {
+      // A SkipLayerNormalization's norm is gamma and beta (its 5th input is the previous projection's bias);
+      // an EmbedLayerNormalization's are inputs 5 and 6 (2 to 4 are embedding tables).
+      const weights = SKIP_NORMS.has(node.opType) ? node.inputs.slice(2, 4) : node.opType === 'EmbedLayerNormalization' ? node.inputs.slice(5, 7) : node.inputs;
+      for (const input of weights) {
         const weight = input === '' ? null : weightBehind(flow, input);
         if (weight !== null && isVector(flow, weight.name)) norms.add(weight.name);
       }

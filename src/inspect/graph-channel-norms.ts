@@ -4,7 +4,7 @@
  * norm is below NEGLIGIBLE_RATIO of the tensor's RMS row (or column) norm, a ratio that trained weights
  * never show between channels while noise-scaled ones sit orders of magnitude below it.
  */
-import { hasReadableValues, readTensorValues } from './graph-tensor-values.js';
+import { forEachValueChunk, hasReadableValues } from './graph-tensor-values.js';
 import type { ModelTensor } from './model-graph.js';
 
 export const NEGLIGIBLE_RATIO = 1e-6;
@@ -25,20 +25,31 @@ function flagsBelow(squares: Float64Array): Uint8Array {
 /** Negligible rows and columns of a float tensor viewed as [dims[0], rest], or null when its values are not on disk. */
 export function negligibleChannels(tensor: ModelTensor): NegligibleChannels | null {
   if (tensor.dims.length < 2 || !hasReadableValues(tensor)) return null;
-  const values = readTensorValues(tensor);
   const rows = tensor.dims[0]!;
   const cols = rows === 0 ? 0 : tensor.elementCount / rows;
   const rowSquares = new Float64Array(rows);
   const columnSquares = new Float64Array(cols);
-  for (let row = 0; row < rows; row++) {
-    let sum = 0;
-    const start = row * cols;
-    for (let col = 0; col < cols; col++) {
-      const square = values[start + col]! * values[start + col]!;
-      sum += square;
-      columnSquares[col] = columnSquares[col]! + square;
+  forEachValueChunk(tensor, (values, firstElement) => {
+    let row = Math.floor(firstElement / cols);
+    let col = firstElement % cols;
+    // Row segments: one tight loop per (part of a) row, so the column sums stream through memory.
+    for (let index = 0; index < values.length;) {
+      const span = Math.min(values.length - index, cols - col);
+      let sum = 0;
+      for (let offset = 0; offset < span; offset++) {
+        const value = values[index + offset]!;
+        const square = value * value;
+        sum += square;
+        columnSquares[col + offset] = columnSquares[col + offset]! + square;
+      }
+      rowSquares[row] = rowSquares[row]! + sum;
+      index += span;
+      col += span;
+      if (col === cols) {
+        col = 0;
+        row++;
+      }
     }
-    rowSquares[row] = sum;
-  }
+  });
   return { rows: flagsBelow(rowSquares), columns: flagsBelow(columnSquares) };
 }

@@ -51,10 +51,10 @@ export function nodeIndex(flow: GraphFlow, node: NativeNodeInfo): number {
 // Ops that read only a value's shape: what they compute (positions, masks) does not carry its data.
 export const SHAPE_OPS = new Set(['Shape', 'Size']);
 
-/** Every value computed from `start`'s data (start included); shape reads do not count. */
-export function descendants(flow: GraphFlow, start: string): Set<string> {
-  const found = new Set<string>([start]);
-  const pending = [start];
+/** Every value computed from the starts' data (starts included); shape reads do not count. */
+export function descendants(flow: GraphFlow, ...starts: string[]): Set<string> {
+  const found = new Set<string>(starts);
+  const pending = [...starts];
   while (pending.length > 0) {
     for (const { node } of readersOf(flow, pending.pop()!)) {
       if (SHAPE_OPS.has(node.opType)) continue;

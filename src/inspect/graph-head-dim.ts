@@ -1,7 +1,8 @@
 /**
  * head_dim from how attention splits its query: the projection's output is reshaped to
  * [..., -1, head_dim] (transformers' view(*input_shape, -1, self.head_dim)), and the last entry of that
- * Reshape's target, a constant or the last piece of a Concat, is head_dim. This lets an ONNX base without
+ * Reshape's target, a constant or the last piece of a Concat, is head_dim. Fused attention ops (ORT's
+ * Attention, GroupQueryAttention, MultiHeadAttention) state num_heads instead. This lets an ONNX base without
  * config.json beside it, and without --num-heads, tell its head count (hidden / head_dim).
  */
 import { readersOf, type GraphFlow } from './graph-flow.js';
@@ -11,6 +12,7 @@ import { readIntegerValues } from './graph-tensor-values.js';
 // Ops between the projection and the split into heads: bias, a fused qkv's Split/Slice, layout.
 const BEFORE_RESHAPE = new Set(['Add', 'Split', 'Slice', 'Cast', 'Identity', 'Mul', 'Div']);
 const CONSTANT_PASS = new Set(['Unsqueeze', 'Cast', 'Identity', 'Reshape', 'Squeeze']);
+const FUSED_ATTENTION = new Set(['GroupQueryAttention', 'MultiHeadAttention', 'PackedMultiHeadAttention', 'SparseAttention']);
 
 function lastConstant(flow: GraphFlow, value: string, depth = 0): number | null {
   const tensor = flow.graph.tensorByName.get(value);
@@ -31,11 +33,15 @@ export function headDimFromGraph(flow: GraphFlow, structure: Pick<GraphStructure
   // A Gemm's 2-D output is first reshaped back to [batch, seq, width]; only a proper divisor of the query
   // width is a head split.
   const width = (query.outFirst ? dims[0]! : dims[1]!) / (projections?.has('q') ? 1 : 3);
+  const fusedHeads = flow.nodes[query.node]!.intAttributes.num_heads;
+  if (fusedHeads !== undefined && fusedHeads > 0 && width % fusedHeads === 0) return width / fusedHeads;
   let frontier = [query.output];
   for (let step = 0; step < 4 && frontier.length > 0; step++) {
     const next: string[] = [];
     for (const value of frontier) {
       for (const { node, inputIndex } of readersOf(flow, value)) {
+        const heads = FUSED_ATTENTION.has(node.opType) && inputIndex === 0 ? node.intAttributes.num_heads : undefined;
+        if (heads !== undefined && heads > 0 && width % heads === 0) return width / heads;
         if (node.opType === 'Reshape' && inputIndex === 0) {
           const headDim = lastConstant(flow, node.inputs[1] ?? '');
           if (headDim !== null && headDim > 0 && headDim < width && width % headDim === 0) return headDim;

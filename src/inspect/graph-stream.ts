@@ -26,6 +26,10 @@ export interface ResidualStream {
 }
 
 export const SKIP_NORMS = new Set(['SkipLayerNormalization', 'SkipSimplifiedLayerNormalization']);
+// ORT's fused embedding: word (input 2), position (3) and segment (4) tables summed (output 2) and normalized (output 0).
+const EMBED_NORM = 'EmbedLayerNormalization';
+/** Fused ops whose normalized output (and norm weights) belong to the block after the stream value they make. */
+const NORMALIZING_PRODUCERS = new Set([...SKIP_NORMS, EMBED_NORM]);
 const INDEX_PASS = new Set(['Reshape', 'Cast', 'Unsqueeze', 'Squeeze', 'Identity', 'Flatten']);
 
 function indicesFromGraphInput(flow: GraphFlow, value: string, depth = 0): boolean {
@@ -36,16 +40,31 @@ function indicesFromGraphInput(flow: GraphFlow, value: string, depth = 0): boole
   return INDEX_PASS.has(node.opType) && node.inputs[0] !== undefined && indicesFromGraphInput(flow, node.inputs[0], depth + 1);
 }
 
-interface TableRead { readonly table: string; readonly output: string; readonly fromInput: boolean; readonly rows: number }
+interface TableRead {
+  readonly table: string;
+  readonly output: string;
+  readonly fromInput: boolean;
+  readonly rows: number;
+  /** Tables an EmbedLayerNormalization adds in with this one (positions, segments). */
+  readonly fused: readonly string[];
+}
 
 function embeddingTables(flow: GraphFlow): TableRead[] {
   const reads: TableRead[] = [];
   for (const node of flow.nodes) {
+    if (node.opType === EMBED_NORM && node.inputs[2]) {
+      const table = flow.graph.tensorByName.get(node.inputs[2]);
+      const output = node.outputs[2] || node.outputs[0];
+      if (table?.dims.length === 2 && output) {
+        reads.push({ table: table.name, output, fromInput: true, rows: table.dims[0]!, fused: [node.inputs[3], node.inputs[4]].filter((name): name is string => !!name) });
+      }
+      continue;
+    }
     if (node.opType !== 'Gather' || node.outputs[0] === undefined || !flow.live.has(node.outputs[0])) continue;
     const weight = weightBehind(flow, node.inputs[0] ?? '');
     const tensor = weight === null ? undefined : flow.graph.tensorByName.get(weight.name);
     if (!tensor || tensor.dims.length !== 2 || (tensor.category !== 'float' && tensor.category !== 'low-precision')) continue;
-    reads.push({ table: tensor.name, output: node.outputs[0], fromInput: indicesFromGraphInput(flow, node.inputs[1] ?? ''), rows: tensor.dims[0]! });
+    reads.push({ table: tensor.name, output: node.outputs[0], fromInput: indicesFromGraphInput(flow, node.inputs[1] ?? ''), rows: tensor.dims[0]!, fused: [] });
   }
   return reads;
 }
@@ -57,7 +76,7 @@ function embeddingTables(flow: GraphFlow): TableRead[] {
 function floorOf(flow: GraphFlow, value: string): number {
   const index = flow.producer.get(value);
   if (index === undefined) return -1;
-  return SKIP_NORMS.has(flow.nodes[index]!.opType) ? index - 1 : index;
+  return NORMALIZING_PRODUCERS.has(flow.nodes[index]!.opType) ? index - 1 : index;
 }
 
 /** Does `value` depend on `stream`'s data (not only its shape), looking back no further than its producer? */
@@ -108,8 +127,10 @@ export function findResidualStream(flow: GraphFlow): ResidualStream | null {
   const tables = embeddingTables(flow);
   const token = [...tables].sort((a, b) => Number(b.fromInput) - Number(a.fromInput) || b.rows - a.rows)[0];
   if (!token) return null;
-  const data = descendants(flow, token.output);
-  const auxEmbeddings: string[] = [];
+  // Every output of the embedding's node carries activations (a fused one's normalized output too).
+  const producer = flow.producer.get(token.output);
+  const data = descendants(flow, ...(producer === undefined ? [token.output] : flow.nodes[producer]!.outputs.filter((output) => output !== '')));
+  const auxEmbeddings: string[] = [...token.fused];
   const blocks: StreamBlock[] = [];
   let current = token.output;
   for (let step = 0; step < flow.nodes.length; step++) {

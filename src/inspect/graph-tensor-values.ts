@@ -29,53 +29,101 @@ export function hasReadableValues(tensor: ModelTensor): boolean {
   return size !== undefined && size >= tensor.offset + tensor.length;
 }
 
-function readBytes(tensor: ModelTensor): Buffer {
-  const bytes = Buffer.allocUnsafe(tensor.length);
-  let descriptor: number;
+function openTensorFile(tensor: ModelTensor): number {
   try {
-    descriptor = openSync(tensor.file, 'r');
+    return openSync(tensor.file, 'r');
   } catch (error) {
     throw new MlrbError('BAD_MODEL', `cannot open ${tensor.file} to read tensor ${tensor.name}: ${(error as Error).message}`, { file: tensor.file, tensor: tensor.name });
   }
+}
+
+function readExact(descriptor: number, tensor: ModelTensor, target: Uint8Array, position: number): void {
+  let done = 0;
+  while (done < target.length) {
+    const read = readSync(descriptor, target, done, target.length - done, position + done);
+    if (read === 0) throw new MlrbError('BAD_MODEL', `${tensor.file} ends inside tensor ${tensor.name}`, { file: tensor.file, tensor: tensor.name });
+    done += read;
+  }
+}
+
+function readBytes(tensor: ModelTensor): Buffer {
+  const bytes = Buffer.allocUnsafe(tensor.length);
+  const descriptor = openTensorFile(tensor);
   try {
-    let done = 0;
-    while (done < tensor.length) {
-      const read = readSync(descriptor, bytes, done, tensor.length - done, tensor.offset + done);
-      if (read === 0) throw new MlrbError('BAD_MODEL', `${tensor.file} ends inside tensor ${tensor.name}`, { file: tensor.file, tensor: tensor.name });
-      done += read;
-    }
+    readExact(descriptor, tensor, bytes, tensor.offset);
   } finally {
     closeSync(descriptor);
   }
   return bytes;
 }
 
-/** The tensor's values in storage order, as fp32 (fp64 stays fp64). */
-export function readTensorValues(tensor: ModelTensor): Float32Array | Float64Array {
+const CHUNK_ELEMENTS = 1 << 22;
+
+/**
+ * The tensor's values in storage order, chunk by chunk (4 Mi elements), widened to fp32 (fp64 stays fp64)
+ * into one reused array, so a multi-gigabyte model is measured in bounded memory.
+ */
+export function forEachValueChunk(tensor: ModelTensor, visit: (values: Float32Array | Float64Array, firstElement: number) => void): void {
   if (!hasReadableValues(tensor)) {
     throw new MlrbError('BAD_MODEL', `tensor ${tensor.name} (${tensor.dtype}, ${tensor.location}) has no plain float bytes to read`, { file: tensor.file, tensor: tensor.name });
   }
-  const bytes = readBytes(tensor);
-  const count = tensor.elementCount;
-  if (tensor.dtype === 'float32') return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + count * 4));
-  if (tensor.dtype === 'float64') return new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + count * 8));
-  const values = new Float32Array(count);
-  const words = new Uint16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + count * 2));
-  const widened = new Uint32Array(values.buffer);
-  if (tensor.dtype === 'float16') for (let index = 0; index < count; index++) values[index] = FLOAT16[words[index]!]!;
-  else for (let index = 0; index < count; index++) widened[index] = words[index]! << 16; // bf16 is fp32's top half
+  const elementBytes = tensor.bits / 8;
+  const chunk = Math.min(CHUNK_ELEMENTS, tensor.elementCount);
+  const wide = tensor.dtype === 'float64' ? new Float64Array(chunk) : new Float32Array(chunk);
+  const narrow = elementBytes === 2 ? new Uint16Array(chunk) : null;
+  const widened = new Uint32Array(wide.buffer, 0, tensor.dtype === 'float64' ? 0 : chunk);
+  const descriptor = openTensorFile(tensor);
+  try {
+    for (let first = 0; first < tensor.elementCount; first += chunk) {
+      const count = Math.min(chunk, tensor.elementCount - first);
+      const target = narrow ?? wide;
+      readExact(descriptor, tensor, new Uint8Array(target.buffer, 0, count * elementBytes), tensor.offset + first * elementBytes);
+      if (narrow && tensor.dtype === 'float16') for (let index = 0; index < count; index++) wide[index] = FLOAT16[narrow[index]!]!;
+      else if (narrow) for (let index = 0; index < count; index++) widened[index] = narrow[index]! << 16; // bf16 is fp32's top half
+      visit(count === chunk ? wide : wide.subarray(0, count), first);
+    }
+  } finally {
+    closeSync(descriptor);
+  }
+}
+
+/** The tensor's values in storage order, as fp32 (fp64 stays fp64). */
+export function readTensorValues(tensor: ModelTensor): Float32Array | Float64Array {
+  const values = tensor.dtype === 'float64' ? new Float64Array(tensor.elementCount) : new Float32Array(tensor.elementCount);
+  forEachValueChunk(tensor, (chunk, first) => values.set(chunk, first));
   return values;
 }
 
-/** Same values, with `b` stored as the transpose of `a` when `transposed` (2-D tensors). */
+/** Same values, with `b` stored as the transpose of `a` when `transposed` (2-D tensors). A few sampled
+ * elements are compared first, so two different matrices cost two small reads, not two whole ones. */
 export function sameValues(a: ModelTensor, b: ModelTensor, transposed: boolean): boolean {
-  if (!hasReadableValues(a) || !hasReadableValues(b) || a.elementCount !== b.elementCount) return false;
-  const left = readTensorValues(a);
-  const right = readTensorValues(b);
-  if (!transposed) return left.every((value, index) => value === right[index]);
+  if (!hasReadableValues(a) || !hasReadableValues(b) || a.elementCount !== b.elementCount || a.dims.length !== 2) return false;
   const [rows, cols] = a.dims as [number, number];
-  for (let row = 0; row < rows; row++) for (let col = 0; col < cols; col++) if (left[row * cols + col] !== right[col * rows + row]) return false;
+  const partner = (row: number, col: number): number => (transposed ? col * rows + row : row * cols + col);
+  const samples = Array.from({ length: 16 }, (_, index) => [Math.floor((index * rows) / 16), (index * 7919) % cols] as const);
+  const sampled = (tensor: ModelTensor, positions: readonly number[]): number[] => positions.map((position) => elementAt(tensor, position));
+  const left = sampled(a, samples.map(([row, col]) => row * cols + col));
+  const right = sampled(b, samples.map(([row, col]) => partner(row, col)));
+  if (left.some((value, index) => value !== right[index])) return false;
+  const full = readTensorValues(a);
+  const other = readTensorValues(b);
+  for (let row = 0; row < rows; row++) for (let col = 0; col < cols; col++) if (full[row * cols + col] !== other[partner(row, col)]) return false;
   return true;
+}
+
+function elementAt(tensor: ModelTensor, position: number): number {
+  const elementBytes = tensor.bits / 8;
+  const bytes = Buffer.alloc(elementBytes);
+  const descriptor = openTensorFile(tensor);
+  try {
+    readExact(descriptor, tensor, bytes, tensor.offset + position * elementBytes);
+  } finally {
+    closeSync(descriptor);
+  }
+  if (tensor.dtype === 'float32') return bytes.readFloatLE(0);
+  if (tensor.dtype === 'float64') return bytes.readDoubleLE(0);
+  const word = bytes.readUInt16LE(0);
+  return tensor.dtype === 'float16' ? FLOAT16[word]! : new Float32Array(new Uint32Array([word << 16]).buffer)[0]!;
 }
 
 /** A small int64 / int32 tensor's values (shape constants), or null when they are not plain bytes on disk. */

@@ -10,7 +10,11 @@ import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runCheckPruningCommand } from '../../src/cli/check-pruning-command.js';
+import { describeShape } from '../../src/inspect/architecture.js';
+import { layerWidths } from '../../src/inspect/layer-widths.js';
+import { readModelGraph } from '../../src/inspect/model-graph.js';
 import { checkPruning, type PruningReport } from '../../src/inspect/pruning-check.js';
+import { hasShared, sharedPaths } from '../support/shared-data.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 interface FixtureFacts {
@@ -149,5 +153,29 @@ describe('mlrb-eval check-pruning on real exports', () => {
     expect(code).toBe(1);
     expect(stdout).toContain(`Unused initializers (reach no output, not counted): ${facts.unused}`);
     expect(stdout).toContain(`Parameters: ${facts.baseParams.toLocaleString('en-US')} -> ${facts.params.toLocaleString('en-US')} (0.00% removed)`);
+  });
+});
+
+// Facts from the models' own config.json / genai_config.json: ORT-fused graphs (EmbedLayerNormalization,
+// contrib Attention holding the qkv weight, SkipLayerNormalization, FastGelu with its bias) and llama2c's GQA.
+describe.skipIf(!hasShared)('graph roles on the shared real models (../shared)', () => {
+  it.each([
+    ['tiny-random-gpt2-past (ORT-fused GPT-2)', sharedPaths.gpt2Past, 'tiny-random-gpt2-past/genai_config.json'],
+    ['stories260K (llama2c, GQA)', sharedPaths.stories, 'stories260K/config.json'],
+  ] as const)('%s: layers, head_dim and widths from the graph; compared with itself nothing is removed', async (_, model, configFile) => {
+    const config = JSON.parse(readFileSync(join(model, '..', '..', configFile), 'utf8')) as Record<string, unknown> & { model?: { decoder: Record<string, number> } };
+    const decoder = config.model?.decoder;
+    const layers = decoder?.num_hidden_layers ?? (config.num_hidden_layers as number);
+    const headDim = decoder?.head_size ?? (config.head_dim as number);
+    const kvHeads = decoder?.num_key_value_heads ?? (config.num_key_value_heads as number);
+    const shape = describeShape(await readModelGraph(model));
+    expect(shape.rolesFrom).toBe('graph');
+    expect(shape.headDim).toBe(headDim);
+    expect(shape.layers).toHaveLength(layers);
+    for (const layer of shape.layers) expect(layerWidths(layer).keyWidth).toBe(kvHeads * headDim);
+    const report = await checkPruning(model, { base: model, forwardPass: false });
+    expect(report.verdict.reasons).toEqual([expect.stringContaining('no parameters were removed')]);
+    expect(report.percentRemoved).toBe(0);
+    expect(report.layers.every((row) => row.status === 'kept' && row.heads.kept === row.heads.base)).toBe(true);
   });
 });
