@@ -32,7 +32,7 @@ export interface BlockRoles {
 const PROJECTION_OPS = new Set(['MatMul', 'Gemm', 'MatMulInteger', 'FusedMatMul']);
 // ORT's contrib Attention holds the fused qkv weight (input 1, [hidden, 3·width]) and bias (input 2) itself.
 const WEIGHTED_ATTENTION = 'Attention';
-const FUSED_ATTENTION = new Set(['GroupQueryAttention', 'MultiHeadAttention', 'PackedMultiHeadAttention', 'SparseAttention', WEIGHTED_ATTENTION]);
+export const FUSED_ATTENTION = new Set(['GroupQueryAttention', 'MultiHeadAttention', 'PackedMultiHeadAttention', 'SparseAttention', WEIGHTED_ATTENTION]);
 // Activations that take the preceding projection's bias as input 1.
 const BIASED_ACTIVATIONS = new Set(['FastGelu', 'BiasGelu']);
 const ACTIVATIONS = new Set(['Sigmoid', 'Silu', 'Gelu', 'FastGelu', 'BiasGelu', 'QuickGelu', 'Relu', 'Tanh', 'Erf', 'Softplus', 'HardSigmoid']);

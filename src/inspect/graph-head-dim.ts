@@ -5,6 +5,7 @@
  * Attention, GroupQueryAttention, MultiHeadAttention) state num_heads instead. This lets an ONNX base without
  * config.json beside it, and without --num-heads, tell its head count (hidden / head_dim).
  */
+import { FUSED_ATTENTION } from './graph-block-roles.js';
 import { readersOf, type GraphFlow } from './graph-flow.js';
 import type { GraphStructure } from './graph-structure.js';
 import { readIntegerValues } from './graph-tensor-values.js';
@@ -12,7 +13,6 @@ import { readIntegerValues } from './graph-tensor-values.js';
 // Ops between the projection and the split into heads: bias, a fused qkv's Split/Slice, layout.
 const BEFORE_RESHAPE = new Set(['Add', 'Split', 'Slice', 'Cast', 'Identity', 'Mul', 'Div']);
 const CONSTANT_PASS = new Set(['Unsqueeze', 'Cast', 'Identity', 'Reshape', 'Squeeze']);
-const FUSED_ATTENTION = new Set(['GroupQueryAttention', 'MultiHeadAttention', 'PackedMultiHeadAttention', 'SparseAttention']);
 
 function lastConstant(flow: GraphFlow, value: string, depth = 0): number | null {
   const tensor = flow.graph.tensorByName.get(value);

@@ -16,8 +16,8 @@ import type { ProjectionRole } from './tensor-roles.js';
 export interface GraphLayer {
   readonly projections: ReadonlyMap<ProjectionRole, GraphProjection>;
   readonly norms: readonly string[];
-  /** Layer numbers that names carry (module paths), a hint for matching layers with a base. */
-  readonly nameHints: readonly number[];
+  /** Names of the layer's weights and of the nodes reading them: module paths hint at layer numbers. */
+  readonly names: readonly string[];
 }
 
 export interface GraphStructure {
@@ -53,11 +53,8 @@ function readsActivations(flow: GraphFlow, name: string, data: ReadonlySet<strin
   });
 }
 
-const LAYER_NUMBER = /(?:^|[./_])(?:layers?|h|blocks?)[._](\d+)(?:[./_]|$)/i;
-
-function nameHints(flow: GraphFlow, layer: GraphLayer['projections'], norms: readonly string[]): number[] {
-  const names = [...layer.values()].flatMap((projection) => [projection.weight, flow.nodes[projection.node]!.name, projection.bias ?? '']).concat(norms);
-  return names.flatMap((name) => { const match = LAYER_NUMBER.exec(name); return match ? [Number(match[1])] : []; });
+function namesOf(flow: GraphFlow, projections: GraphLayer['projections'], norms: readonly string[]): string[] {
+  return [...projections.values()].flatMap((projection) => [projection.weight, flow.nodes[projection.node]!.name, projection.bias ?? '']).concat(norms).filter((name) => name !== '');
 }
 
 export function analyzeGraph(graph: ModelGraph): GraphStructure | null {
@@ -67,7 +64,7 @@ export function analyzeGraph(graph: ModelGraph): GraphStructure | null {
   const layers = groupLayers(flow, stream.blocks, stream.data).map((group): GraphLayer => {
     const projections = new Map(group.flatMap((roles) => [...roles.projections]));
     const norms = group.flatMap((roles) => roles.norms);
-    return { projections, norms, nameHints: nameHints(flow, projections, norms) };
+    return { projections, norms, names: namesOf(flow, projections, norms) };
   });
   if (layers.length === 0) return null;
 

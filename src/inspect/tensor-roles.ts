@@ -92,7 +92,7 @@ export function classifyTensors(graph: ModelGraph, structure: GraphStructure | n
 export function layerNumbers(structure: GraphStructure): number[] {
   const hinted = structure.layers.map((layer) => {
     const counts = new Map<number, number>();
-    for (const hint of layer.nameHints) counts.set(hint, (counts.get(hint) ?? 0) + 1);
+    for (const hint of layer.names.map((name) => layerIndexOf(tokensOf(name)))) if (hint !== null) counts.set(hint, (counts.get(hint) ?? 0) + 1);
     return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   });
   const increasing = hinted.every((hint, index) => hint !== null && (index === 0 || hint > hinted[index - 1]!));
