@@ -18,7 +18,7 @@ export const INSPECT_USAGE = `usage: mlrb-eval inspect MODEL [options]
   --tensors              list every tensor
   --track NAME           judge DRAM against a track: ${Object.keys(EDGE_TRACKS).join(' | ')}
   --dram-budget BYTES    judge DRAM against a budget (e.g. 12GB, 1.5GiB, 1000000000)
-  --context N            tokens for the estimate and the measurement (default 2000 or the max length)
+  --context N            tokens for the estimate and the measurement (default 2000, never config.json's)
   --measure              measure peak RSS in a child process (default when a budget is set)
   --provider P           where the measurement runs: cpu (default, peak RSS) or cuda (peak device memory,
                          which the verdict then judges)

@@ -137,7 +137,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
       mlrb: {
         tool_version: toolVersion(),
         model_sha256: await modelHash,
-        data_fingerprint: await dataFingerprint(tasks.flatMap((task) => task.sourceFiles)),
+        data_fingerprint: dataFingerprint(tasks.flatMap((task) => task.sourceFiles)),
         // What ran, not what was asked: 'auto' resolves to cuda or cpu.
         provider: model.provider,
         ort_version: model.runtime.version,

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sha256OfRegularFile } from '../io/regular-file.js';
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -10,11 +11,18 @@ export async function sha256File(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** One hash over every data file's name and content hash, independent of the order files were read in. */
-export async function dataFingerprint(files: readonly string[]): Promise<string> {
+/**
+ * One hash over every data file's name and content hash, independent of the order files were read in. The
+ * files are read again here, so under the same policy as when they were loaded: a FIFO swapped in since
+ * fails instead of blocking.
+ */
+export function dataFingerprint(files: readonly string[]): string {
   const unique = [...new Set(files.map((file) => path.resolve(file)))].sort();
   const hash = createHash('sha256');
-  for (const file of unique) hash.update(`${path.basename(file)}\u0000${await sha256File(file)}\n`);
+  for (const file of unique) {
+    const digest = sha256OfRegularFile(file, { kind: 'data', root: path.dirname(file), what: 'data file' });
+    hash.update(`${path.basename(file)}\u0000${digest}\n`);
+  }
   return hash.digest('hex');
 }
 

@@ -2,10 +2,11 @@
  * The architecture a Hugging Face config.json states (Phi-2, GPT-2 / phi-msft, Llama-style key names),
  * used as the pruning base and to fill in what an ONNX graph does not say (heads, KV heads).
  */
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { MlrbError } from '../errors.js';
+import { pathEntryExists } from '../io/regular-file.js';
+import { readJsonFileUnder } from '../io/text-file.js';
 
 export interface HfArchitecture {
   readonly hiddenSize: number;
@@ -34,16 +35,14 @@ const configSchema = z.looseObject({
   tie_word_embeddings: z.boolean().nullish(),
 });
 
-/** A config.json as a JSON object, or BAD_MODEL naming the file (missing, unreadable, not an object). */
+/**
+ * A config.json as a JSON object, or BAD_MODEL naming the file (missing, not a regular file inside its own
+ * folder, over the config cap, not JSON, not an object). Read under the file policy: it comes from the agent.
+ */
 export function readConfigJson(file: string): { readonly resolved: string; readonly json: Readonly<Record<string, unknown>> } {
   const resolved = path.resolve(file);
-  if (!existsSync(resolved)) throw new MlrbError('BAD_MODEL', `config file ${resolved} does not exist`, { file: resolved });
-  let json: unknown;
-  try {
-    json = JSON.parse(readFileSync(resolved, 'utf8'));
-  } catch (cause) {
-    throw new MlrbError('BAD_MODEL', `${resolved} is not readable JSON`, { file: resolved }, { cause });
-  }
+  if (!pathEntryExists(resolved)) throw new MlrbError('BAD_MODEL', `config file ${resolved} does not exist`, { file: resolved });
+  const json = readJsonFileUnder(resolved, { kind: 'config', root: path.dirname(resolved), what: 'config.json' });
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new MlrbError('BAD_MODEL', `${resolved} is not a JSON object`, { file: resolved });
   }
@@ -85,5 +84,5 @@ export function readHfArchitecture(file: string): HfArchitecture {
 /** config.json beside a model file, when there is one. */
 export function hfArchitectureBeside(modelPath: string): HfArchitecture | null {
   const file = path.join(path.dirname(path.resolve(modelPath)), 'config.json');
-  return existsSync(file) ? readHfArchitecture(file) : null;
+  return pathEntryExists(file) ? readHfArchitecture(file) : null;
 }

@@ -38,7 +38,7 @@ describe('mlrb-eval inspect', () => {
     expect(stdout).toContain('Parameters: 31,840 total'); // int8 weights are parameters too
     expect(stdout).toContain('Quantization (weights must be fp16/fp32): FAIL');
     expect(stdout).toContain('layers.0.query.weight_quantized  int8 [32, 32]');
-    expect(stdout).toMatch(/DRAM estimate \(batch 1, 64 tokens\): weights .* \+ KV cache 2·L·C·kvH·hd·b = /);
+    expect(stdout).toMatch(/DRAM estimate \(batch 1, 2,000 tokens\): weights .* \+ KV cache 0 \(not returned\) .* \+ logits C·V·4 = 2,000·/);
     expect(stdout).toContain('DRAM measured: not run');
     expect(stdout).toMatch(/\nVerdict: FAIL\n/);
   });
