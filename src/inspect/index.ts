@@ -10,13 +10,17 @@ export { DEFAULT_SPARSITY_THRESHOLD, detectFakePruning, type FakePruningReport, 
 export { formatEdgeReport } from './format-inspect.js';
 export { formatPruningReport } from './format-pruning.js';
 export { checkForwardPass, type ForwardCheck } from './forward-check.js';
+export { countConfigParameters, readConfigParameters, type ConfigParameters, type ConfigWidths } from './config-parameters.js';
 export { readHfArchitecture, type HfArchitecture } from './hf-config.js';
 export { buildInspectReport, inspectModel, type ArchitectureSummary, type InspectReport, type TensorSummary } from './inspect-report.js';
 export { buildModelGraph, readModelGraph, type ModelGraph, type ModelTensor } from './model-graph.js';
 export { type ParameterTotals, type TiedEmbeddings } from './parameters.js';
 export { checkPruning, type PruningCheckOptions, type PruningReport } from './pruning-check.js';
 export { type PruningLayerReport } from './pruning-layers.js';
-export { checkQuantization, isQuantizationOp, type QuantizationCheck, type QuantizationOptions } from './quantization-check.js';
+export {
+  checkQuantization, isQuantizationOp, type IntegerStorage, type IntegerWeight, type PathStep, type QuantizationCheck, type QuantizationNode,
+  type QuantizationOptions, type QuantizedTensor,
+} from './quantization-check.js';
 export { classifyTensors, type TensorRole } from './tensor-roles.js';
 export { formatBytes, parseByteSize } from './units.js';
 export { combineVerdicts, verdictOf, type Verdict } from './verdict.js';
