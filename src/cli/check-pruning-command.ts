@@ -1,7 +1,7 @@
 /**
  * `mlrb-eval check-pruning MODEL --base BASE`: structural pruning validation against a base ONNX model or
- * its config.json. Exit 0, or 1 with --strict when the verdict fails, 2 for bad usage. Runtime failures
- * propagate as MlrbError to the CLI's one error boundary.
+ * its config.json, with the quantization check folded in. Exit 0, or 1 with --strict when the verdict
+ * fails, 2 for bad usage. Runtime failures propagate as MlrbError to the CLI's one error boundary.
  */
 import { z } from 'zod';
 import { formatPruningReport } from '../inspect/format-pruning.js';
@@ -13,8 +13,10 @@ export const CHECK_PRUNING_USAGE = `usage: mlrb-eval check-pruning MODEL --base 
   --base BASE                 the base ONNX model, or its Hugging Face config.json
   --json                      print the report as JSON
   --strict                    exit 1 when the verdict fails
-  --num-heads N               the base's attention heads (ONNX base without config.json beside it)
+  --num-heads N               the base's attention heads, when neither a config.json beside an ONNX base
+                              nor its graph (the query's split into heads) tells them
   --sparsity-threshold F      share of exact zeros that counts as fake pruning (default 0.05)
+  --bf16 warn|fail            what bfloat16 weights do to the verdict (default warn)
   --skip-forward              do not run the forward-pass check
   --threads N                 threads for the zero scan and ONNX Runtime
   --ort-library PATH          ONNX Runtime shared library to use
@@ -26,6 +28,7 @@ const optionsSchema = z.object({
   strict: z.boolean().default(false),
   'num-heads': z.coerce.number().int().positive().optional(),
   'sparsity-threshold': z.coerce.number().gt(0).lte(1).optional(),
+  bf16: z.enum(['warn', 'fail']).default('warn'),
   'skip-forward': z.boolean().default(false),
   threads: z.coerce.number().int().nonnegative().optional(),
   'ort-library': z.string().min(1).optional(),
@@ -38,7 +41,7 @@ export async function runCheckPruningCommand(argv: readonly string[], io: CliIo)
     schema: optionsSchema,
     flags: {
       base: { type: 'string', default: '' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, 'num-heads': { type: 'string' },
-      'sparsity-threshold': { type: 'string' }, 'skip-forward': { type: 'boolean' }, threads: { type: 'string' },
+      'sparsity-threshold': { type: 'string' }, bf16: { type: 'string' }, 'skip-forward': { type: 'boolean' }, threads: { type: 'string' },
       'ort-library': { type: 'string' },
     },
   });
@@ -52,6 +55,7 @@ export async function runCheckPruningCommand(argv: readonly string[], io: CliIo)
     base: o.base,
     ...(o['num-heads'] !== undefined ? { numHeads: o['num-heads'] } : {}),
     ...(o['sparsity-threshold'] !== undefined ? { sparsityThreshold: o['sparsity-threshold'] } : {}),
+    bf16: o.bf16,
     forwardPass: !o['skip-forward'],
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),

@@ -22,6 +22,8 @@ export interface PruningCheckOptions {
   readonly base: string;
   readonly numHeads?: number;
   readonly sparsityThreshold?: number;
+  /** What bfloat16 weights do to the verdict (the quantization check). Default 'warn'. */
+  readonly bf16?: 'warn' | 'fail';
   /** Run the forward pass check. Default true. */
   readonly forwardPass?: boolean;
   readonly threads?: number;
@@ -56,7 +58,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
   const matched = base.kind === 'onnx' ? await matchWithOnnxBase(graph, described, base.source) : null;
   const shape = matched === null ? described : renumberLayers(described, matched);
   const params = countParameters(graph, shape, optionalConfigBeside(modelPath).config?.tieWordEmbeddings ?? null).total;
-  const quantization = checkQuantization(graph);
+  const quantization = checkQuantization(graph, options.bf16 === undefined ? {} : { bf16: options.bf16 });
   const fakePruning = await detectFakePruning(graph, shape, {
     headDim: base.headDim,
     ...(options.sparsityThreshold !== undefined ? { sparsityThreshold: options.sparsityThreshold } : {}),
