@@ -5,12 +5,10 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
-import { DRAM_PROVIDERS } from '../inspect/dram-measure.js';
 import { checkTrack } from '../inspect/track-check.js';
 import { formatTrackReport } from '../inspect/track-format.js';
 import { TRACK_NAMES } from '../inspect/track-options.js';
-import { parseByteSize } from '../inspect/units.js';
-import { parseModelCommand } from './command-args.js';
+import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
 export const CHECK_TRACK_USAGE = `usage: mlrb-eval check-track ${TRACK_NAMES.join('|')} MODEL [options]
@@ -35,16 +33,9 @@ const optionsSchema = z.object({
   base: z.string().min(1).optional(),
   json: z.boolean().default(false),
   strict: z.boolean().default(false),
-  provider: z.enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` }).default('cpu'),
+  provider: dramProviderOption,
   'skip-dram': z.boolean().default(false),
-  'dram-budget': z.string().transform((text, context) => {
-    try {
-      return parseByteSize(text);
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  }).optional(),
+  'dram-budget': byteSizeOption.optional(),
   threads: z.coerce.number().int().nonnegative().optional(),
   'ort-library': z.string().min(1).optional(),
 });

@@ -5,6 +5,8 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
+import { DRAM_PROVIDERS } from '../inspect/dram-measure.js';
+import { parseByteSize } from '../inspect/units.js';
 import { ExitError } from './exit-error.js';
 
 export interface ModelCommandSpec<Schema extends z.ZodType> {
@@ -35,3 +37,18 @@ export function parseModelCommand<Schema extends z.ZodType>(argv: readonly strin
   if (!options.success) throw usageError(z.prettifyError(options.error));
   return { help: false, model, options: options.data };
 }
+
+/** A byte size flag (`12GB`, `1.5GiB`, `1000000000`); the parser's message becomes the usage error. */
+export const byteSizeOption = z.string().transform((text, context) => {
+  try {
+    return parseByteSize(text);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
+/** Where a DRAM measurement runs; 'auto' is not offered: a measurement must say where it ran. */
+export const dramProviderOption = z
+  .enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` })
+  .default('cpu');

@@ -5,11 +5,9 @@
  */
 import { z } from 'zod';
 import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram-check.js';
-import { DRAM_PROVIDERS } from '../inspect/dram-measure.js';
 import { checkEdgeModel } from '../inspect/edge-check.js';
 import { formatEdgeReport } from '../inspect/format-inspect.js';
-import { parseByteSize } from '../inspect/units.js';
-import { parseModelCommand } from './command-args.js';
+import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
 export const INSPECT_USAGE = `usage: mlrb-eval inspect MODEL [options]
@@ -34,20 +32,12 @@ const optionsSchema = z.object({
   strict: z.boolean().default(false),
   tensors: z.boolean().default(false),
   track: z.enum(Object.keys(EDGE_TRACKS) as [EdgeTrack, ...EdgeTrack[]]).optional(),
-  'dram-budget': z.string().transform((text, context) => {
-    try {
-      return parseByteSize(text);
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  }).optional(),
+  'dram-budget': byteSizeOption.optional(),
   context: positiveInt.optional(),
   measure: z.boolean().default(false),
   'estimate-only': z.boolean().default(false),
   bf16: z.enum(['warn', 'fail']).default('warn'),
-  // The eval command's wording; 'auto' is not offered: a measurement must say where it ran.
-  provider: z.enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` }).default('cpu'),
+  provider: dramProviderOption,
   threads: z.coerce.number().int().nonnegative().optional(),
   'ort-library': z.string().min(1).optional(),
 });
