@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'OOM'
   | 'BUSY' // a session was disposed while runs were active
   | 'DISPOSED'
+  | 'IO' // an output file could not be written (the results are still printed)
   | 'INTERNAL';
 
 export class MlrbError extends Error {

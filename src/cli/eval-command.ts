@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { evaluate } from '../eval/evaluate.js';
-import { writeFileAtomic } from '../io/atomic-write.js';
+import { writeResultOutput } from '../io/result-output.js';
 import { PROVIDER_CHOICES, type ProviderChoice } from '../model/execution-provider.js';
 import { createProgressReporter } from './progress.js';
 import { renderResultsTable } from './table.js';
@@ -151,16 +151,6 @@ function statOrNull(file: string): Stats | null {
   }
 }
 
-/** Written to a temporary file beside the target and renamed, so an interrupted write never leaves half a file. */
-function writeOutput(file: string, content: string, flag: string): void {
-  try {
-    writeFileAtomic(file, content);
-  } catch (cause) {
-    const reason = cause instanceof Error && 'code' in cause ? String(cause.code) : String(cause);
-    throw new ExitError(1, `cannot write ${flag} ${file} (${reason}); nothing was written there`);
-  }
-}
-
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { options, output, logSamples } = parseEvalArgs(argv, io);
   checkOutputPath(output, '--output');
@@ -174,12 +164,12 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
       `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}\n`,
   );
   if (output) {
-    writeOutput(output, `${JSON.stringify(results, null, 2)}\n`, '--output');
+    writeResultOutput(output, `${JSON.stringify(results, null, 2)}\n`, '--output');
     io.stderr.write(`results written to ${output}\n`);
   }
   if (logSamples && samples) {
     const lines = [...samples].flatMap(([task, records]) => records.map((record) => JSON.stringify({ task, ...record })));
-    writeOutput(logSamples, `${lines.join('\n')}\n`, '--log-samples');
+    writeResultOutput(logSamples, `${lines.join('\n')}\n`, '--log-samples');
     io.stderr.write(`samples written to ${logSamples}\n`);
   }
   return 0;
