@@ -4,7 +4,7 @@
  * Transpose in front) comes from how the graph reads each weight, so pruned widths are read correctly.
  */
 import { analyzeGraph } from './graph-structure.js';
-import { sameValues } from './graph-tensor-values.js';
+import { headCopiesEmbedding } from './graph-tied-head.js';
 import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
 import { classifyTensors, type ProjectionRole, type TensorRole } from './tensor-roles.js';
 
@@ -92,14 +92,6 @@ export function describeShape(graph: ModelGraph, givenRoles?: ReadonlyMap<string
     unusedInitializers: structure?.unused ?? [], headCopiesEmbedding: headCopiesEmbedding(embedding, lmHead),
     rolesFrom: structure === null ? 'names' : 'graph', headDim: structure?.headDim ?? null,
   };
-}
-
-/** Exporters constant-fold a tied head's transpose into a second tensor; equal values make it the same parameter. */
-function headCopiesEmbedding(embedding: ModelTensor | undefined, head: ModelTensor | undefined): boolean {
-  if (!embedding || !head || embedding === head || head.dims.length !== 2 || embedding.dims.length !== 2) return false;
-  const [rows, cols] = embedding.dims as [number, number];
-  if (head.dims[0] === rows && head.dims[1] === cols && sameValues(embedding, head, false)) return true;
-  return head.dims[0] === cols && head.dims[1] === rows && sameValues(embedding, head, true);
 }
 
 function describeLayer(

@@ -126,6 +126,15 @@ function elementAt(tensor: ModelTensor, position: number): number {
   return tensor.dtype === 'float16' ? FLOAT16[word]! : new Float32Array(new Uint32Array([word << 16]).buffer)[0]!;
 }
 
+/** An 8-bit integer tensor's stored values (quantized weights), or null when they are not plain bytes on disk. */
+export function readByteValues(tensor: ModelTensor): Int8Array | Uint8Array | null {
+  if ((tensor.location !== 'raw' && tensor.location !== 'external') || !['int8', 'uint8'].includes(tensor.dtype)) return null;
+  const size = statSync(tensor.file, { throwIfNoEntry: false })?.size;
+  if (size === undefined || size < tensor.offset + tensor.length) return null;
+  const bytes = readBytes(tensor);
+  return tensor.dtype === 'int8' ? new Int8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount) : new Uint8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount);
+}
+
 /** A small int64 / int32 tensor's values (shape constants), or null when they are not plain bytes on disk. */
 export function readIntegerValues(tensor: ModelTensor): number[] | null {
   if ((tensor.location !== 'raw' && tensor.location !== 'external') || !['int64', 'int32'].includes(tensor.dtype)) return null;

@@ -58,8 +58,6 @@ function fixture(file: string): string {
 
 const { sizes } = manifest;
 const name = (facts: FixtureFacts): string => `${facts.arch} ${facts.exporter} ${facts.variant}`;
-// An int8 copy of GPT-2's tied head cannot be compared with the float embedding, so it counts once more there.
-const countsExactly = (facts: FixtureFacts): boolean => !(facts.quantized === true && facts.arch === 'gpt2');
 
 function expectLayers(report: PruningReport, facts: FixtureFacts): void {
   expect(report.removedLayers).toEqual(facts.removedLayers);
@@ -95,10 +93,8 @@ describe('check-pruning on real exports (scripts/edge/build_pruning_fixtures.py)
     expect(report.pruned.hidden).toBe(sizes.hidden);
     expect(report.pruned.vocab).toBe(sizes.vocab);
     expect(report.base.totalParams).toBe(facts.baseParams);
-    if (countsExactly(facts)) {
-      expect(report.pruned.params).toBe(facts.params);
-      expect(report.percentRemoved).toBeCloseTo((100 * (facts.baseParams - facts.params)) / facts.baseParams, 10);
-    }
+    expect(report.pruned.params).toBe(facts.params);
+    expect(report.percentRemoved).toBeCloseTo((100 * (facts.baseParams - facts.params)) / facts.baseParams, 10);
     expectLayers(report, facts);
     expect(report.forwardPass?.ok, report.forwardPass?.error?.message).toBe(true);
     const reasons = report.verdict.reasons.join('\n');
@@ -106,7 +102,7 @@ describe('check-pruning on real exports (scripts/edge/build_pruning_fixtures.py)
       expect(report.verdict.reasons).toEqual([]);
       expect(report.layerMapping).toBe('by-weights');
     }
-    if (facts.params === facts.baseParams && countsExactly(facts)) expect(reasons).toContain('no parameters were removed');
+    if (facts.params === facts.baseParams) expect(reasons).toContain('no parameters were removed');
     for (const [layer, heads] of Object.entries(facts.fakeHeads ?? {})) {
       expect(report.fakePruning.layers.find((entry) => entry.layer === Number(layer))?.zeroHeads).toBe(heads);
       expect(reasons).toContain(`attention heads zeroed but kept: layer ${layer}: ${heads}`);
@@ -133,7 +129,7 @@ describe('mlrb-eval check-pruning on real exports', () => {
     const report = JSON.parse(stdout) as PruningReport;
     expect(report.verdict.status).toBe(facts.verdict);
     expect(report.removedLayers).toEqual(facts.removedLayers);
-    if (countsExactly(facts)) expect(report.pruned.params).toBe(facts.params);
+    expect(report.pruned.params).toBe(facts.params);
   });
 
   it('prints the removed middle layer of a renumbered TorchScript export and the widths of the others', async () => {
