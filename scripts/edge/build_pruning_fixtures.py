@@ -27,6 +27,8 @@ from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausa
 OUT = Path(__file__).resolve().parents[2] / 'test' / 'fixtures' / 'edge' / 'pruning'
 HIDDEN, HEADS, FFN, LAYERS, VOCAB = 16, 4, 32, 3, 48
 HEAD_DIM = HIDDEN // HEADS
+# Llama gets grouped-query attention (2 query heads per key/value head); Phi and GPT-2 have one per head.
+KV_HEADS = {'phi': HEADS, 'llama': 2, 'gpt2': HEADS}
 SEQ = 8
 
 warnings.filterwarnings('ignore')
@@ -41,7 +43,7 @@ def build(arch: str) -> torch.nn.Module:
         model = PhiForCausalLM(config)
     elif arch == 'llama':
         config = LlamaConfig(vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=FFN, num_hidden_layers=LAYERS,
-                             num_attention_heads=HEADS, num_key_value_heads=HEADS, max_position_embeddings=16,
+                             num_attention_heads=HEADS, num_key_value_heads=KV_HEADS['llama'], max_position_embeddings=16,
                              tie_word_embeddings=False)
         model = LlamaForCausalLM(config)
     else:
@@ -49,6 +51,7 @@ def build(arch: str) -> torch.nn.Module:
                             tie_word_embeddings=True)
         model = GPT2LMHeadModel(config)
     config._attn_implementation = 'eager'
+    model.base_layers = list(range(LAYERS))  # which base layer each remaining block is
     # Random init leaves LayerNorm at ones/zeros; perturbing them makes every parameter carry information.
     with torch.no_grad():
         for parameter in model.parameters():
@@ -88,6 +91,13 @@ def head_channels(heads: list[int]) -> torch.Tensor:
     return torch.tensor([head * HEAD_DIM + offset for head in heads for offset in range(HEAD_DIM)])
 
 
+def whole_groups(arch: str, heads: list[int]) -> list[int]:
+    """Query heads to remove, widened to whole groups where key/value heads are shared (removing part of a
+    group would leave a head count the grouping cannot divide)."""
+    group = HEADS // KV_HEADS[arch]
+    return sorted({member for head in heads for member in range(head // group * group, head // group * group + group)})
+
+
 def prune_heads(model: torch.nn.Module, arch: str, layer: int, removed: list[int]) -> None:
     kept = [head for head in range(HEADS) if head not in removed]
     channels = head_channels(kept)
@@ -101,8 +111,11 @@ def prune_heads(model: torch.nn.Module, arch: str, layer: int, removed: list[int
         attention.split_size = len(kept) * HEAD_DIM
         return
     attention = block.self_attn
-    for name in ('q_proj', 'k_proj', 'v_proj'):
-        slice_linear(getattr(attention, name), channels, 'out')
+    group = HEADS // KV_HEADS[arch]
+    kv_channels = head_channels(sorted({head // group for head in kept}))
+    slice_linear(attention.q_proj, channels, 'out')
+    for name in ('k_proj', 'v_proj'):
+        slice_linear(getattr(attention, name), kv_channels, 'out')
     slice_linear(attention.dense if arch == 'phi' else attention.o_proj, channels, 'in')
 
 
@@ -122,7 +135,10 @@ def prune_ffn(model: torch.nn.Module, arch: str, layer: int, removed: list[int])
 
 
 def remove_layer(model: torch.nn.Module, arch: str, layer: int) -> None:
-    kept = [block for index, block in enumerate(layers_of(model)) if index != layer]
+    """Removes base layer `layer` (indices always name base layers, whatever was removed before)."""
+    position = model.base_layers.index(layer)
+    model.base_layers = [index for index in model.base_layers if index != layer]
+    kept = [block for index, block in enumerate(layers_of(model)) if index != position]
     if arch == 'gpt2':
         model.transformer.h = torch.nn.ModuleList(kept)
         model.config.n_layer = len(kept)
@@ -202,23 +218,35 @@ def quantize(path: Path, out: Path) -> None:
 
 # Structural variants: (name, mutate, facts). Heads/channels/layers index the base model.
 VARIANTS = {
-    'pruned-heads': lambda m, a: (prune_heads(m, a, 0, [1]), prune_heads(m, a, 2, [0, 3])),
+    'pruned-heads': lambda m, a: (prune_heads(m, a, 0, whole_groups(a, [1])), prune_heads(m, a, 2, whole_groups(a, [0, 3]))),
     'pruned-ffn': lambda m, a: prune_ffn(m, a, 1, list(range(0, FFN, 2))),
     'pruned-layer': lambda m, a: remove_layer(m, a, 1),
-    'pruned-all': lambda m, a: (prune_heads(m, a, 0, [2]), prune_ffn(m, a, 2, list(range(8))), remove_layer(m, a, 1)),
+    'pruned-all': lambda m, a: (prune_heads(m, a, 0, whole_groups(a, [2])), prune_ffn(m, a, 2, list(range(8))), remove_layer(m, a, 1)),
     'fake-zero-heads': lambda m, a: fake_heads(m, a, 1, [2], 0.0),
     'fake-noise-heads': lambda m, a: fake_heads(m, a, 1, [0, 3], 1e-12),
 }
-FACTS = {
-    'pruned-heads': {'heads': {0: 3, 1: 4, 2: 2}, 'ffn': {0: FFN, 1: FFN, 2: FFN}, 'removedLayers': [], 'verdict': 'pass'},
-    'pruned-ffn': {'heads': {0: 4, 1: 4, 2: 4}, 'ffn': {0: FFN, 1: FFN // 2, 2: FFN}, 'removedLayers': [], 'verdict': 'pass'},
-    'pruned-layer': {'heads': {0: 4, 2: 4}, 'ffn': {0: FFN, 2: FFN}, 'removedLayers': [1], 'verdict': 'pass'},
-    'pruned-all': {'heads': {0: 3, 2: 4}, 'ffn': {0: FFN, 2: FFN - 8}, 'removedLayers': [1], 'verdict': 'pass'},
-    'fake-zero-heads': {'heads': {0: 4, 1: 4, 2: 4}, 'ffn': {0: FFN, 1: FFN, 2: FFN}, 'removedLayers': [], 'verdict': 'fail',
-                        'fakeHeads': {1: 1}},
-    'fake-noise-heads': {'heads': {0: 4, 1: 4, 2: 4}, 'ffn': {0: FFN, 1: FFN, 2: FFN}, 'removedLayers': [], 'verdict': 'fail',
-                         'fakeHeads': {1: 2}},
+VERDICTS = {
+    'pruned-heads': {'verdict': 'pass'}, 'pruned-ffn': {'verdict': 'pass'}, 'pruned-layer': {'verdict': 'pass'}, 'pruned-all': {'verdict': 'pass'},
+    'fake-zero-heads': {'verdict': 'fail', 'fakeHeads': {1: 1}},
+    'fake-noise-heads': {'verdict': 'fail', 'fakeHeads': {1: 2}},
 }
+
+
+def widths(model: torch.nn.Module, arch: str) -> dict:
+    """What each remaining base layer holds, read from the torch modules after pruning."""
+    heads, kv_heads, ffn = {}, {}, {}
+    for base_layer, block in zip(model.base_layers, layers_of(model)):
+        if arch == 'gpt2':
+            heads[base_layer] = kv_heads[base_layer] = block.attn.c_attn.weight.shape[1] // 3 // HEAD_DIM
+            ffn[base_layer] = block.mlp.c_fc.weight.shape[1]
+        else:
+            heads[base_layer] = block.self_attn.q_proj.out_features // HEAD_DIM
+            kv_heads[base_layer] = block.self_attn.k_proj.out_features // HEAD_DIM
+            ffn[base_layer] = (block.mlp.fc1 if arch == 'phi' else block.mlp.up_proj).out_features
+    removed = [index for index in range(LAYERS) if index not in model.base_layers]
+    return {'heads': heads, 'kvHeads': kv_heads, 'ffn': ffn, 'removedLayers': removed}
+
+
 # Every variant at every exporter would not fit the size budget: Phi at opset 14 (the case that failed) gets
 # them all, the others the combined pruning, a fake and the exporter-specific cases.
 PLAN = {
@@ -259,32 +287,29 @@ def main() -> None:
                 manifest['skipped'].append({'arch': arch, 'exporter': exporter, 'why': f'{type(error).__name__}: {str(error)[:300]}'})
                 traceback.print_exc(limit=2)
                 continue
-            common = {'arch': arch, 'exporter': exporter, 'base': base_file, 'baseParams': base_params}
-            manifest['fixtures'].append({**common, 'variant': 'base', 'file': base_file, 'params': base_params,
-                                         'heads': {i: HEADS for i in range(LAYERS)}, 'ffn': {i: FFN for i in range(LAYERS)},
-                                         'removedLayers': [], 'verdict': 'fail', 'why': 'compared with itself: nothing removed'})
+            common = {'arch': arch, 'exporter': exporter, 'base': base_file, 'baseParams': base_params, 'baseKvHeads': KV_HEADS[arch]}
+            unpruned = {'params': base_params, **widths(base_model, arch), 'verdict': 'fail'}
+            manifest['fixtures'].append({**common, 'variant': 'base', 'file': base_file, **unpruned, 'why': 'compared with itself: nothing removed'})
             for variant in variants:
                 file = f'{arch}-{exporter}-{variant}.onnx'
                 entry = {**common, 'variant': variant, 'file': file}
                 if variant in VARIANTS:
                     model = copy.deepcopy(base_model)
+                    model.base_layers = list(base_model.base_layers)
                     VARIANTS[variant](model, arch)
                     export(model, OUT / file, exporter)
-                    entry.update(FACTS[variant], params=model.num_parameters())
+                    entry.update(VERDICTS[variant], params=model.num_parameters(), **widths(model, arch))
                 elif variant == 'unused-initializer':
                     export(base_model, OUT / file, exporter)
-                    entry.update(unused=add_unused_initializer(OUT / file), params=base_params, heads={i: HEADS for i in range(LAYERS)},
-                                 ffn={i: FFN for i in range(LAYERS)}, removedLayers=[], verdict='fail')
+                    entry.update(unused=add_unused_initializer(OUT / file), **unpruned)
                 elif variant == 'reexport':
                     if f'{arch}-torchscript-opset14-base.onnx' not in {fixture['file'] for fixture in manifest['fixtures']}:
                         continue
                     # The dynamo twin is compared with the TorchScript opset-14 base: the same weights, nothing pruned.
-                    entry.update(base=f'{arch}-torchscript-opset14-base.onnx', file=base_file, params=base_params,
-                                 heads={i: HEADS for i in range(LAYERS)}, ffn={i: FFN for i in range(LAYERS)}, removedLayers=[], verdict='fail')
+                    entry.update(base=f'{arch}-torchscript-opset14-base.onnx', file=base_file, **unpruned)
                 elif variant == 'quantized':
                     quantize(OUT / base_file, OUT / file)
-                    entry.update(params=base_params, heads={i: HEADS for i in range(LAYERS)}, ffn={i: FFN for i in range(LAYERS)},
-                                 removedLayers=[], verdict='fail', quantized=True)
+                    entry.update(**unpruned, quantized=True)
                 manifest['fixtures'].append(entry)
     # Graph protos are mostly repeated names: gzip keeps the fixtures small; the tests unpack them to a temp dir.
     for path in OUT.glob('*.onnx'):

@@ -25,8 +25,10 @@ interface FixtureFacts {
   readonly base: string;
   readonly params: number;
   readonly baseParams: number;
-  /** Base layer → heads (and FFN channels) the script kept there. */
+  readonly baseKvHeads: number;
+  /** Base layer → query heads, key/value heads and FFN channels the script kept there (read off its torch modules). */
   readonly heads: Readonly<Record<string, number>>;
+  readonly kvHeads: Readonly<Record<string, number>>;
   readonly ffn: Readonly<Record<string, number>>;
   readonly removedLayers: readonly number[];
   readonly verdict: 'pass' | 'fail';
@@ -69,6 +71,7 @@ function expectLayers(report: PruningReport, facts: FixtureFacts): void {
     }
     expect(row.status, `layer ${layer}`).toBe('kept');
     expect(row.heads, `layer ${layer} heads`).toEqual({ base: sizes.heads, kept: facts.heads[String(layer)] });
+    expect(row.kvHeads, `layer ${layer} kv heads`).toEqual({ base: facts.baseKvHeads, kept: facts.kvHeads[String(layer)] });
     expect(row.ffnChannels, `layer ${layer} FFN`).toEqual({ base: sizes.ffn, kept: facts.ffn[String(layer)] });
     expect(row.hidden, `layer ${layer} hidden`).toEqual({ base: sizes.hidden, kept: sizes.hidden });
   }
@@ -88,7 +91,7 @@ describe('check-pruning on real exports (scripts/edge/build_pruning_fixtures.py)
     // No config.json beside the base and no numHeads: the head count comes from the graph's query split.
     const report = await checkPruning(fixture(facts.file), { base: fixture(facts.base) });
     expect(report.verdict.status, report.verdict.reasons.join('\n')).toBe(facts.verdict);
-    expect([report.base.heads, report.base.headDim]).toEqual([sizes.heads, sizes.headDim]);
+    expect([report.base.heads, report.base.kvHeads, report.base.headDim]).toEqual([sizes.heads, facts.baseKvHeads, sizes.headDim]);
     expect(report.rolesFrom).toBe('graph');
     expect(report.pruned.hidden).toBe(sizes.hidden);
     expect(report.pruned.vocab).toBe(sizes.vocab);
