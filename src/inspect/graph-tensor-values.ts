@@ -4,7 +4,7 @@
  * layers by their norm weights, and measuring channel norms for near-zero (noise) fake pruning.
  * Floating-point tensors only; fp16 and bf16 are widened to fp32.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { MlrbError } from '../errors.js';
 import type { ModelTensor } from './model-graph.js';
 
@@ -25,16 +25,32 @@ const FLOAT16 = (() => {
  * models made in tests point at files that do not exist). */
 export function hasReadableValues(tensor: ModelTensor): boolean {
   if ((tensor.location !== 'raw' && tensor.location !== 'external') || !['float32', 'float16', 'bfloat16', 'float64'].includes(tensor.dtype)) return false;
-  const size = statSync(tensor.file, { throwIfNoEntry: false })?.size;
-  return size !== undefined && size >= tensor.offset + tensor.length;
+  return storedInFile(tensor);
+}
+
+/**
+ * Opens without blocking and insists on a regular file: the native reader checked the file when it read the
+ * model, but an agent's folder can change since, and a FIFO swapped in must fail, not hang the check.
+ */
+/** The tensor's bytes lie inside a regular file (metadata-only test models point at files that do not exist). */
+function storedInFile(tensor: ModelTensor): boolean {
+  const stats = statSync(tensor.file, { throwIfNoEntry: false });
+  return stats !== undefined && stats.isFile() && stats.size >= tensor.offset + tensor.length;
 }
 
 function openTensorFile(tensor: ModelTensor): number {
+  let descriptor: number;
   try {
-    return openSync(tensor.file, 'r');
+    descriptor = openSync(tensor.file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
-    throw new MlrbError('BAD_MODEL', `cannot open ${tensor.file} to read tensor ${tensor.name}: ${(error as Error).message}`, { file: tensor.file, tensor: tensor.name });
+    const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new MlrbError('BAD_MODEL', `cannot open ${tensor.file} to read tensor ${tensor.name} (${reason})`, { file: tensor.file, tensor: tensor.name });
   }
+  if (!fstatSync(descriptor).isFile()) {
+    closeSync(descriptor);
+    throw new MlrbError('BAD_MODEL', `${tensor.file}, which holds tensor ${tensor.name}, is not a regular file`, { file: tensor.file, tensor: tensor.name });
+  }
+  return descriptor;
 }
 
 function readExact(descriptor: number, tensor: ModelTensor, target: Uint8Array, position: number): void {
@@ -129,8 +145,7 @@ function elementAt(tensor: ModelTensor, position: number): number {
 /** An 8-bit integer tensor's stored values (quantized weights), or null when they are not plain bytes on disk. */
 export function readByteValues(tensor: ModelTensor): Int8Array | Uint8Array | null {
   if ((tensor.location !== 'raw' && tensor.location !== 'external') || !['int8', 'uint8'].includes(tensor.dtype)) return null;
-  const size = statSync(tensor.file, { throwIfNoEntry: false })?.size;
-  if (size === undefined || size < tensor.offset + tensor.length) return null;
+  if (!storedInFile(tensor)) return null;
   const bytes = readBytes(tensor);
   return tensor.dtype === 'int8' ? new Int8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount) : new Uint8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount);
 }
@@ -138,8 +153,7 @@ export function readByteValues(tensor: ModelTensor): Int8Array | Uint8Array | nu
 /** A small int64 / int32 tensor's values (shape constants), or null when they are not plain bytes on disk. */
 export function readIntegerValues(tensor: ModelTensor): number[] | null {
   if ((tensor.location !== 'raw' && tensor.location !== 'external') || !['int64', 'int32'].includes(tensor.dtype)) return null;
-  const size = statSync(tensor.file, { throwIfNoEntry: false })?.size;
-  if (size === undefined || size < tensor.offset + tensor.length) return null;
+  if (!storedInFile(tensor)) return null;
   const bytes = readBytes(tensor);
   const values: number[] = [];
   for (let index = 0; index < tensor.elementCount; index++) {
