@@ -102,8 +102,11 @@ function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly Table
     for (const { node, inputIndex } of readersOf(flow, current)) {
       if (node.opType === 'Add' && node.inputs.length === 2) {
         const other = node.inputs[1 - inputIndex]!;
-        if (computedFrom(flow, other, current)) {
-          blocks.push({ streamIn: current, streamOut: node.outputs[0]!, floor: floorOf(flow, current), nodes: nodesBack(flow, other, floorOf(flow, current)) });
+        // Reached through a Cast (fp16 exports promote the residual), the block still starts at the stream
+        // value itself: its nodes may come before the Cast in the graph's order, so look back to the stream.
+        const origin = computedFrom(flow, other, current) ? current : current !== stream && computedFrom(flow, other, stream) ? stream : null;
+        if (origin !== null) {
+          blocks.push({ streamIn: origin, streamOut: node.outputs[0]!, floor: floorOf(flow, origin), nodes: nodesBack(flow, other, floorOf(flow, origin)) });
         } else {
           const aux = tables.find((table) => table.output === other || computedFrom(flow, other, table.output));
           if (aux && aux.table !== tokenTable) auxEmbeddings.push(aux.table);

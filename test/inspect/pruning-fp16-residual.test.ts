@@ -1,0 +1,29 @@
+/**
+ * An fp16 Phi exported by TorchScript at opset 14 with the attention mask as an input: the exporter casts the
+ * residual stream before each residual Add, and the first block's nodes come before that Cast in the graph.
+ * Every layer must still be found, and the figures must be transformers' (scripts/edge/phi2_width_model.py
+ * --tiny wrote the fixture and its facts).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PHI2_CONFIG_PATH } from '../../src/inspect/phi2-config.js';
+import { checkPruning } from '../../src/inspect/pruning-check.js';
+
+const folder = path.resolve(import.meta.dirname, '../fixtures/edge/phi-fp16-mask');
+const facts = JSON.parse(readFileSync(path.join(folder, 'facts.json'), 'utf8')) as {
+  layers: number; heads: number; ffn: number; parameters: number; phi2_parameters: number; percent_removed: number;
+};
+
+describe('check-pruning on an fp16 TorchScript export whose residual stream is cast', () => {
+  it('finds every layer and counts what transformers counts, against Phi-2', async () => {
+    const report = await checkPruning(path.join(folder, 'model.onnx'), { base: PHI2_CONFIG_PATH });
+    expect(report.base.totalParams).toBe(facts.phi2_parameters);
+    expect(report.pruned.layerCount).toBe(facts.layers);
+    expect(report.pruned.params).toBe(facts.parameters);
+    expect(report.percentRemoved).toBeCloseTo(facts.percent_removed, 9);
+    const kept = report.layers.filter((layer) => layer.status === 'kept');
+    expect(kept.map((layer) => layer.ffnChannels.kept)).toEqual(Array.from({ length: facts.layers }, () => facts.ffn));
+    expect(report.forwardPass?.ok).toBe(true);
+  });
+});
