@@ -6,6 +6,7 @@
 
 #include "../core/attention_contract.h"
 #include "attention_match.h"
+#include "fusion_guard.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
 
@@ -106,6 +107,7 @@ CpuFusion fuse_for_cpu(Bytes model) {
     const ModelParts parts = read_model_parts(model);
     if (!parts.graph) return fallback("the model has no graph");
     const GraphView view = read_graph_view(*parts.graph);
+    if (std::optional<std::string> hazard = fusion_hazard(parts, view)) return fallback(*hazard);
     size_t softmax_count = 0;
     const std::vector<AttentionBlock> blocks = find_blocks(view, default_opset_version(parts), softmax_count);
     if (blocks.empty()) {
