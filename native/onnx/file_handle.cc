@@ -11,17 +11,38 @@
 
 namespace mlrb::onnx {
 
+namespace {
+
+const char* kind_of(mode_t mode) {
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISDIR(mode)) return "a directory";
+  return "not a regular file";
+}
+
+}  // namespace
+
 FileHandle::FileHandle(std::string path, const std::string& purpose) : path_(std::move(path)) {
-  descriptor_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (descriptor_ < 0) {
+  // O_NONBLOCK: a FIFO opened for reading would otherwise wait for a writer before fstat could refuse it.
+  // It changes nothing for regular files.
+  const int descriptor = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (descriptor < 0) {
     throw Error("BAD_MODEL", "cannot open " + path_ + " (" + purpose + "): " + std::strerror(errno));
   }
+  adopt(descriptor, purpose);
+}
+
+FileHandle::FileHandle(int descriptor, std::string path, const std::string& purpose) : path_(std::move(path)) { adopt(descriptor, purpose); }
+
+void FileHandle::adopt(int descriptor, const std::string& purpose) {
   struct stat info {};
-  if (::fstat(descriptor_, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(descriptor_);
-    descriptor_ = -1;
-    throw Error("BAD_MODEL", path_ + " (" + purpose + ") is not a regular file");
+  if (::fstat(descriptor, &info) != 0 || !S_ISREG(info.st_mode)) {
+    const std::string kind = kind_of(info.st_mode);
+    ::close(descriptor);
+    throw Error("BAD_MODEL", path_ + " (" + purpose + ") is " + (kind == "not a regular file" ? kind : kind + ", not a regular file"));
   }
+  descriptor_ = descriptor;
   size_ = static_cast<uint64_t>(info.st_size);
 }
 
