@@ -2,8 +2,10 @@
 // come from the model, and the model may be hostile. `../../etc/passwd`, an absolute symlink or a relative
 // one climbing out must not be read, and the refusal must not tell whether the foreign file exists or how
 // large it is. Resolution is the kernel's (openat2 with RESOLVE_BENEATH, which also refuses symlinks that
-// lead out); where openat2 is missing (Linux < 5.6, some sandboxes), realpath of the folder and of the
-// file, compared, with the file then opened without following a final symlink.
+// lead out, and any absolute symlink, even one pointing back inside: exporters write relative names, and
+// an absolute link is as likely a probe); where openat2 is missing (Linux < 5.6, some sandboxes), realpath
+// of the folder and of the file, compared, with the file then opened without following a final symlink.
+// Readers that reopen the file later by its path (the zero scan) rely on it not being swapped meanwhile.
 #pragma once
 
 #include <optional>
