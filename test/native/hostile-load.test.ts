@@ -14,7 +14,7 @@ import { MlrbError } from '../../src/errors.js';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { expectReferenceLogliks, LOGLIK_TOLERANCE } from '../support/expect-reference.js';
-import { writeAttentionMutant, type AttentionDefect } from '../support/hostile-mutants.js';
+import { writeAttentionMutant, writeFusedNodeNameTaken, type AttentionDefect } from '../support/hostile-mutants.js';
 import { randomModelInputs } from '../support/random-requests.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-hostile-'));
@@ -51,6 +51,25 @@ describe('hostile graphs on the default (fused) path', () => {
     expect(fused.message).not.toMatch(/Domain already set/);
     expect(fused.code).toBe(unfused.code);
     expect(fused.message).toBe(unfused.message);
+  });
+});
+
+describe('a rewrite ORT refuses', () => {
+  it('falls back to the plain graph, and the notes carry ORT\'s own reason for each rewrite dropped', async () => {
+    const modelPath = writeFusedNodeNameTaken(mkdtempSync(path.join(workDir, 'name-taken-')));
+    const logs: string[] = [];
+    const model = await loadModel({ model: modelPath, threads: 1, onLog: (message) => logs.push(message) });
+    try {
+      expect(model.attentionFused).toBe(false);
+      const notes = logs.join('\n');
+      expect(notes).toMatch(/CPU graph fusion off: ONNX Runtime refused the rewritten graph \([^)]*two nodes with same node name \(mlrb_attention_0\)/);
+      expect(notes).toMatch(/last-block row pruning off: ONNX Runtime refused the rewritten graph \([^)]*two nodes with same node name/);
+      expect(notes).not.toMatch(/Domain already set/);
+      const inputs = randomModelInputs(12, 64, 30, 5, 4);
+      await expectReferenceLogliks(modelPath, inputs, (await scoreModelInputs(model, inputs)).results);
+    } finally {
+      model.dispose();
+    }
   });
 });
 

@@ -38,3 +38,14 @@ export function writeAttentionMutant(directory: string, defect: AttentionDefect)
   const mutant = defect === 'softmax-unknown-attribute' ? withUnknownSoftmaxAttribute(model) : withDuplicatedScaleNode(model);
   return writeModelFiles(directory, mutant);
 }
+
+/**
+ * A valid tiny LM whose last node is named as the CPU fusion names its first fused node
+ * (mlrb_attention_0): ORT accepts the graph as submitted and refuses every fused rewrite of it.
+ */
+export function writeFusedNodeNameTaken(directory: string): string {
+  const { model } = buildTinyCausalLm({ seed: 43 });
+  const last = model.graph.nodes.length - 1;
+  const nodes = model.graph.nodes.map((node, index): NodeProto => (index === last ? { ...node, name: 'mlrb_attention_0' } : node));
+  return writeModelFiles(directory, { ...model, graph: { ...model.graph, nodes } });
+}
