@@ -69,13 +69,13 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
   OpenedSession opened;
   opened.fusion_note = rewrites.cpu_fusion ? "" : "CPU graph fusion off: turned off by the caller (--no-cpu-fusion)";
   opened.lm_head_note = rewrites.slice_lm_head ? "" : "LM-head slicing off: disabled by the caller";
+  // Opened first, without blocking: a FIFO or device named as the model is refused here, naming the file,
+  // before ORT would wait on it.
+  const onnx::FileHandle file(model_path, "ONNX model");
   if (!rewrites.cpu_fusion && !rewrites.slice_lm_head) {
     load_plain(runtime, model_path, session_options, opened);
     return opened;
   }
-  // Opened first, without blocking: a FIFO or device named as the model is refused here, naming the file,
-  // before ORT would wait on it.
-  const onnx::FileHandle file(model_path, "ONNX model");
   // ORT judges the graph as submitted before any rewrite can hide a node it would refuse.
   check_original_with_ort(runtime, model_path, session_options);
   std::optional<onnx::MappedRange> mapped;

@@ -5,6 +5,7 @@
  * now the default path refuses it with ORT's own message, the one `--no-cpu-fusion` gives. Quantized graphs
  * are not fused, so their default logliks are the unfused graph's, checked against the independent path.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
+import { loadBinding } from '../../src/native/binding.js';
+import { initOrtRuntime } from '../../src/native/ort-library.js';
 import { expectReferenceLogliks, LOGLIK_TOLERANCE } from '../support/expect-reference.js';
 import { writeAttentionMutant, writeFusedNodeNameTaken, type AttentionDefect } from '../support/hostile-mutants.js';
 import { randomModelInputs } from '../support/random-requests.js';
@@ -51,6 +54,18 @@ describe('hostile graphs on the default (fused) path', () => {
     expect(fused.message).not.toMatch(/Domain already set/);
     expect(fused.code).toBe(unfused.code);
     expect(fused.message).toBe(unfused.message);
+  });
+});
+
+describe('the model file itself', () => {
+  // loadModel checks the path first; the addon must hold on its own, since a FIFO would block ORT's open.
+  it.each([true, false])('EXPECTED FAILURE – a FIFO given to the addon is refused without blocking (cpuFusion %s)', { timeout: 10_000 }, async (cpuFusion) => {
+    const fifo = path.join(mkdtempSync(path.join(workDir, 'fifo-')), 'model.onnx');
+    execFileSync('mkfifo', [fifo]);
+    initOrtRuntime();
+    const error = await loadBinding().loadSession(fifo, { cpuFusion, sliceLmHead: cpuFusion }).then(() => null, (caught: unknown) => caught);
+    expect(error).toBeInstanceOf(MlrbError);
+    expect(error).toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining(`${fifo} (ONNX model) is a FIFO`) });
   });
 });
 
