@@ -13,12 +13,13 @@ namespace mlrb::onnx {
 
 namespace {
 
-const char* kind_of(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISDIR(mode)) return "a directory";
-  return "not a regular file";
+// What a non-regular file is, for the error.
+const char* not_regular(mode_t mode) {
+  if (S_ISFIFO(mode)) return "is a FIFO, not a regular file";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device, not a regular file";
+  if (S_ISSOCK(mode)) return "is a socket, not a regular file";
+  if (S_ISDIR(mode)) return "is a directory, not a regular file";
+  return "is not a regular file";
 }
 
 }  // namespace
@@ -38,9 +39,9 @@ FileHandle::FileHandle(int descriptor, std::string path, const std::string& purp
 void FileHandle::adopt(int descriptor, const std::string& purpose) {
   struct stat info {};
   if (::fstat(descriptor, &info) != 0 || !S_ISREG(info.st_mode)) {
-    const std::string kind = kind_of(info.st_mode);
+    const char* what = not_regular(info.st_mode);
     ::close(descriptor);
-    throw Error("BAD_MODEL", path_ + " (" + purpose + ") is " + (kind == "not a regular file" ? kind : kind + ", not a regular file"));
+    throw Error("BAD_MODEL", path_ + " (" + purpose + ") " + what);
   }
   descriptor_ = descriptor;
   size_ = static_cast<uint64_t>(info.st_size);

@@ -7,8 +7,8 @@
 #include <variant>
 
 #include "../core/error.h"
-#include "data_types.h"
 #include "confined_open.h"
+#include "data_types.h"
 #include "file_handle.h"
 
 namespace mlrb::onnx {

@@ -13,11 +13,11 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
-import { loadModel } from '../../src/model/onnx-model.js';
+import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
 import { loadBinding } from '../../src/native/binding.js';
 import { initOrtRuntime } from '../../src/native/ort-library.js';
 import { expectReferenceLogliks, LOGLIK_TOLERANCE } from '../support/expect-reference.js';
-import { writeAttentionMutant, writeFusedNodeNameTaken, type AttentionDefect } from '../support/hostile-mutants.js';
+import { writeAttentionMutant, writeFusedNodeNameTaken, writeRepeatMergeMutant, type AttentionDefect } from '../support/hostile-mutants.js';
 import { randomModelInputs } from '../support/random-requests.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-hostile-'));
@@ -54,6 +54,34 @@ describe('hostile graphs on the default (fused) path', () => {
     expect(fused.message).not.toMatch(/Domain already set/);
     expect(fused.code).toBe(unfused.code);
     expect(fused.message).toBe(unfused.message);
+  });
+});
+
+describe('hostile graphs ORT only refuses when it runs them', () => {
+  const codeOf = (error: unknown): string => (error instanceof MlrbError ? error.code : String(error));
+  /** 'scored', or where it failed and the error's code. */
+  async function scoreOrFail(modelPath: string, cpuFusion: boolean): Promise<string> {
+    let model: LanguageModel;
+    try {
+      model = await loadModel({ model: modelPath, cpuFusion, threads: 1 });
+    } catch (error) {
+      return `load ${codeOf(error)}`;
+    }
+    try {
+      await scoreModelInputs(model, randomModelInputs(4, 64, 12, 9, 4));
+      return 'scored';
+    } catch (error) {
+      return `score ${codeOf(error)}`;
+    } finally {
+      model.dispose();
+    }
+  }
+  // [0, 4, 3, 8]: the rows are no longer inferred, so ORT's Reshape fails when it runs; the fused kernel
+  // used to absorb the Reshape and score. [0, 8, -1, 4]: ORT's shape inference already refuses the graph.
+  it.each([[[0, 4, 3, 8], 'score ORT_RUN'], [[0, 8, -1, 4], 'load ORT_RUN']])('EXPECTED FAILURE – a repeat_kv Reshape to %j fails on the default path as unfused', async (merge, outcome) => {
+    const modelPath = writeRepeatMergeMutant(mkdtempSync(path.join(workDir, 'merge-')), merge);
+    expect(await scoreOrFail(modelPath, false)).toBe(outcome);
+    expect(await scoreOrFail(modelPath, true)).toBe(outcome);
   });
 });
 

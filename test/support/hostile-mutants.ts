@@ -4,7 +4,7 @@
  * whatever the rewritten graph would have computed.
  */
 import { buildTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
-import { intAttribute, writeModelFiles, type ModelProto, type NodeProto } from '../../src/fixtures/onnx-builder.js';
+import { intAttribute, makeTensor, writeModelFiles, type ModelProto, type NodeProto } from '../../src/fixtures/onnx-builder.js';
 
 export type AttentionDefect =
   /** Every Softmax carries an attribute the operator does not have. */
@@ -48,4 +48,14 @@ export function writeFusedNodeNameTaken(directory: string): string {
   const last = model.graph.nodes.length - 1;
   const nodes = model.graph.nodes.map((node, index): NodeProto => (index === last ? { ...node, name: 'mlrb_attention_0' } : node));
   return writeModelFiles(directory, { ...model, graph: { ...model.graph, nodes } });
+}
+
+/**
+ * A grouped-query tiny LM (4 query heads of 8, 2 key/value heads) whose repeat_kv Reshape merges to
+ * `merge` instead of [0, 4, -1, 8]: ORT's Reshape fails on it or lays the heads out otherwise.
+ */
+export function writeRepeatMergeMutant(directory: string, merge: readonly number[]): string {
+  const { model } = buildTinyCausalLm({ seed: 47, hiddenSize: 32, numHeads: 4, kvRepeat: 2 });
+  const initializers = model.graph.initializers.map((tensor) => (tensor.name === 'const_repeat_merge' ? makeTensor(tensor.name, 'int64', [merge.length], merge) : tensor));
+  return writeModelFiles(directory, { ...model, graph: { ...model.graph, initializers } });
 }
