@@ -35,8 +35,8 @@ std::optional<std::string> fusion_hazard(const ModelParts& model, const GraphVie
   for (const NodeView& node : graph.nodes) {
     if (is_quantized(node.op_type)) {
       return "the graph is quantized (" + describe(node) +
-             "); ONNX Runtime's quantization fusions see different neighbours once attention is one node, so the fused numbers could "
-             "drift from the unfused graph's";
+             "); ONNX Runtime's quantization fusions and dynamic scales would see other nodes and rows once attention is fused, so the "
+             "numbers could drift from the unfused graph's";
     }
     if (is_control_flow(node.op_type)) return "the graph has control flow (" + describe(node) + "), whose subgraphs the attention matcher does not inspect";
   }

@@ -1,9 +1,10 @@
 // Which graphs the CPU fusion (cpu_fusion.h) leaves alone although their attention blocks would match:
 // those where it cannot promise the unfused graph's numbers (within 1e-4). Its kernel rounds as ONNX
-// Runtime's float32 kernels do, but ORT's optimizer rewrites quantized graphs with QDQ / integer fusions
-// that look at the nodes around attention, so removing those nodes can change what ORT computes next to
-// them (a fuzzed int8 model moved by 0.45 nats). Subgraphs and model-local functions are not inspected by
-// the matcher, so a graph that has them is not fused either.
+// Runtime's float32 kernels do, but quantized graphs are another matter: ORT's optimizer rewrites them with
+// QDQ / integer fusions that look at the nodes around attention, and dynamic quantization scales a tensor
+// by its maximum over every row it holds, so the last-block pruning (rows dropped) changes the scales
+// (a fuzzed int8 model moved by 0.45 nats). Subgraphs and model-local functions are not inspected by the
+// matcher, so a graph that has them is not fused either.
 #pragma once
 
 #include <optional>
