@@ -118,6 +118,8 @@ bool is_heads_transpose(const NodeView& node) {
 struct RepeatedHeads {
   std::string source;
   int64_t repeat = 1;
+  int64_t merged_heads = 0;  // the Reshape's [0, heads, -1, D]
+  int64_t head_dim = 0;
   std::vector<size_t> nodes;
   std::vector<std::string> dropped;
 };
@@ -139,7 +141,15 @@ std::optional<RepeatedHeads> match_repeat(const GraphView& view, const std::stri
     if (axis != 2 && (*target)[axis] != 1) return std::nullopt;
   }
   if ((*target)[2] < 1) return std::nullopt;
-  return RepeatedHeads{unsqueeze->inputs[0], (*target)[2], {reshape_index, expand_index, unsqueeze_index},
+  // The merge must give [batch, heads, rows, D] whatever the batch and row counts: copy the batch, infer
+  // the rows, name heads and D. A Reshape that says anything else is left in the graph for ORT to run.
+  const std::optional<std::vector<int64_t>> merged = reshape->inputs.size() == 2 ? int64_values(view, reshape->inputs[1]) : std::nullopt;
+  const auto allow_zero = reshape->int_attributes.find("allowzero");  // 1: a 0 is a zero-sized axis, not "copy"
+  if (!merged || merged->size() != 4 || (*merged)[0] != 0 || (*merged)[2] != -1 || (*merged)[1] < 1 || (*merged)[3] < 1 ||
+      (*merged)[1] % (*target)[2] != 0 || (allow_zero != reshape->int_attributes.end() && allow_zero->second != 0)) {
+    return std::nullopt;
+  }
+  return RepeatedHeads{unsqueeze->inputs[0], (*target)[2], (*merged)[1], (*merged)[3], {reshape_index, expand_index, unsqueeze_index},
                        {value, reshape->inputs[0], expand->inputs[0]}};
 }
 
@@ -151,12 +161,15 @@ void absorb(AttentionBlock& block, const std::vector<size_t>& nodes, const std::
 void absorb_repeat_kv(const GraphView& view, AttentionBlock& block) {
   const std::optional<RepeatedHeads> key_repeat = match_repeat(view, block.key, block);
   const std::optional<RepeatedHeads> value_repeat = match_repeat(view, block.value, block);
-  if (!key_repeat || !value_repeat || key_repeat->repeat != value_repeat->repeat) return;
+  if (!key_repeat || !value_repeat || key_repeat->repeat != value_repeat->repeat || key_repeat->merged_heads != value_repeat->merged_heads) return;
   absorb(block, key_repeat->nodes, key_repeat->dropped);
   absorb(block, value_repeat->nodes, value_repeat->dropped);
   block.key = key_repeat->source;
   block.value = value_repeat->source;
   block.kv_repeat = key_repeat->repeat;
+  block.repeat_heads = key_repeat->merged_heads;
+  block.repeat_key_dim = key_repeat->head_dim;
+  block.repeat_value_dim = value_repeat->head_dim;
 }
 
 // Q and K rotated by the same tables (no KV cache: queries and keys at the same positions), in the

@@ -28,6 +28,10 @@ struct AttentionBlock {
   // 0: [B, H, T, D]; 1: [B, T, H, D] (a head Transpose was absorbed).
   int64_t query_layout = 0, key_layout = 0, value_layout = 0, output_layout = 0;
   int64_t kv_repeat = 1;
+  // With kv_repeat > 1: the merged [heads, D] the repeat_kv Reshapes name for K and V. The graph says
+  // them as constants; only the kernel sees the tensors, so it checks them (the graph would fail or
+  // lay the heads out differently where they do not hold).
+  int64_t repeat_heads = 0, repeat_key_dim = 0, repeat_value_dim = 0;
   std::string cos, sin;      // a folded rotary embedding's tables, when rotary_half > 0
   int64_t rotary_half = 0;
   size_t output_node = 0;            // where the fused node goes: the last node the block replaces

@@ -6,6 +6,7 @@
 
 #include "../core/attention_contract.h"
 #include "attention_match.h"
+#include "fusion_guard.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
 
@@ -32,7 +33,9 @@ ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
   };
   const OptionalInt optional_ints[] = {{"query_layout", block.query_layout, 0}, {"key_layout", block.key_layout, 0},
                                        {"value_layout", block.value_layout, 0}, {"output_layout", block.output_layout, 0},
-                                       {"kv_repeat", block.kv_repeat, 1}, {"rotary_half", block.rotary_half, 0}};
+                                       {"kv_repeat", block.kv_repeat, 1}, {"rotary_half", block.rotary_half, 0},
+                                       {"repeat_heads", block.repeat_heads, 0}, {"repeat_key_dim", block.repeat_key_dim, 0},
+                                       {"repeat_value_dim", block.repeat_value_dim, 0}};
   for (const OptionalInt& attribute : optional_ints) {
     if (attribute.value != attribute.default_value) built.message_field(field::kNodeAttribute, int_attribute(attribute.name, attribute.value));
   }
@@ -106,6 +109,7 @@ CpuFusion fuse_for_cpu(Bytes model) {
     const ModelParts parts = read_model_parts(model);
     if (!parts.graph) return fallback("the model has no graph");
     const GraphView view = read_graph_view(*parts.graph);
+    if (std::optional<std::string> hazard = fusion_hazard(parts, view)) return fallback(*hazard);
     size_t softmax_count = 0;
     const std::vector<AttentionBlock> blocks = find_blocks(view, default_opset_version(parts), softmax_count);
     if (blocks.empty()) {

@@ -14,7 +14,7 @@ namespace mlrb::graph {
 
 // Field numbers from onnx/onnx.proto.
 namespace field {
-inline constexpr uint32_t kModelIrVersion = 1, kModelGraph = 7, kModelOpsetImport = 8;
+inline constexpr uint32_t kModelIrVersion = 1, kModelGraph = 7, kModelOpsetImport = 8, kModelFunctions = 25;
 inline constexpr uint32_t kOpsetDomain = 1, kOpsetVersion = 2;
 inline constexpr uint32_t kGraphNode = 1, kGraphInitializer = 5, kGraphInput = 11, kGraphOutput = 12, kGraphValueInfo = 13;
 inline constexpr uint32_t kNodeInput = 1, kNodeOutput = 2, kNodeName = 3, kNodeOpType = 4, kNodeAttribute = 5, kNodeDomain = 7;

@@ -11,17 +11,39 @@
 
 namespace mlrb::onnx {
 
+namespace {
+
+// What a non-regular file is, for the error.
+const char* not_regular(mode_t mode) {
+  if (S_ISFIFO(mode)) return "is a FIFO, not a regular file";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "is a device, not a regular file";
+  if (S_ISSOCK(mode)) return "is a socket, not a regular file";
+  if (S_ISDIR(mode)) return "is a directory, not a regular file";
+  return "is not a regular file";
+}
+
+}  // namespace
+
 FileHandle::FileHandle(std::string path, const std::string& purpose) : path_(std::move(path)) {
-  descriptor_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-  if (descriptor_ < 0) {
+  // O_NONBLOCK: a FIFO opened for reading would otherwise wait for a writer before fstat could refuse it.
+  // It changes nothing for regular files.
+  const int descriptor = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (descriptor < 0) {
     throw Error("BAD_MODEL", "cannot open " + path_ + " (" + purpose + "): " + std::strerror(errno));
   }
+  adopt(descriptor, purpose);
+}
+
+FileHandle::FileHandle(int descriptor, std::string path, const std::string& purpose) : path_(std::move(path)) { adopt(descriptor, purpose); }
+
+void FileHandle::adopt(int descriptor, const std::string& purpose) {
   struct stat info {};
-  if (::fstat(descriptor_, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(descriptor_);
-    descriptor_ = -1;
-    throw Error("BAD_MODEL", path_ + " (" + purpose + ") is not a regular file");
+  if (::fstat(descriptor, &info) != 0 || !S_ISREG(info.st_mode)) {
+    const char* what = not_regular(info.st_mode);
+    ::close(descriptor);
+    throw Error("BAD_MODEL", path_ + " (" + purpose + ") " + what);
   }
+  descriptor_ = descriptor;
   size_ = static_cast<uint64_t>(info.st_size);
 }
 

@@ -11,8 +11,10 @@ namespace mlrb::onnx {
 class FileHandle {
  public:
   // Throws mlrb::Error(BAD_MODEL) naming `path` and `purpose` (e.g. "external data of tensor w") when it
-  // cannot be opened.
+  // cannot be opened or is not a regular file. Opens without blocking, so a FIFO is refused, not waited on.
   FileHandle(std::string path, const std::string& purpose);
+  // Takes ownership of an open descriptor (closed here on failure); the same regular-file check.
+  FileHandle(int descriptor, std::string path, const std::string& purpose);
   ~FileHandle();
   FileHandle(const FileHandle&) = delete;
   FileHandle& operator=(const FileHandle&) = delete;
@@ -30,6 +32,8 @@ class FileHandle {
   void advise_sequential(uint64_t offset, uint64_t length) const;
 
  private:
+  void adopt(int descriptor, const std::string& purpose);
+
   std::string path_;
   int descriptor_ = -1;
   uint64_t size_ = 0;

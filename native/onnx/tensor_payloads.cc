@@ -1,16 +1,24 @@
 #include "tensor_payloads.h"
 
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <variant>
 
 #include "../core/error.h"
+#include "confined_open.h"
 #include "data_types.h"
 #include "file_handle.h"
 
 namespace mlrb::onnx {
 
 namespace {
+
+// Exporters write empty tensors as [0] or [n, 0] with n a real axis (a width, a head count): far below
+// this. Beyond it, dims of an empty tensor describe nothing and serve only to make consumers that size
+// work by one axis (per-row statistics, say) loop or allocate for nothing.
+constexpr uint64_t kMaxEmptyTensorSpan = uint64_t{1} << 24;
 
 std::string describe_dims(const std::vector<int64_t>& dims) {
   std::string text = "[";
@@ -64,13 +72,24 @@ class PayloadResolver {
                    std::to_string(expected) + " bytes, but " + actual);
   }
 
+  // The element count, checked the way a consumer would use the dims: no negative dim, and the product of
+  // the non-zero dims (taken in any order) fits 64 bits, so a zero dim cannot hide an overflow elsewhere.
   uint64_t element_count(const TensorInfo& info) const {
-    uint64_t count = 1;
+    uint64_t span = 1;  // product of the non-zero dims
+    bool empty = false;
     for (int64_t dim : info.dims) {
       if (dim < 0) fail(info, "has a negative dimension in " + describe_dims(info.dims));
-      if (__builtin_mul_overflow(count, static_cast<uint64_t>(dim), &count)) fail(info, "has dims " + describe_dims(info.dims) + " that overflow 64 bits");
+      if (dim == 0) {
+        empty = true;
+      } else if (__builtin_mul_overflow(span, static_cast<uint64_t>(dim), &span)) {
+        fail(info, "has dims " + describe_dims(info.dims) + " that overflow 64 bits");
+      }
     }
-    return count;
+    if (empty && span > kMaxEmptyTensorSpan) {
+      fail(info, "has dims " + describe_dims(info.dims) + ": no elements, yet " + std::to_string(span) + " along its other axes (more than " +
+                     std::to_string(kMaxEmptyTensorSpan) + "); an empty tensor that large describes no real weight");
+    }
+    return empty ? 0 : span;
   }
 
   uint64_t dense_bytes(const TensorInfo& info, uint32_t bits) const {
@@ -83,11 +102,8 @@ class PayloadResolver {
 
   void resolve_external(TensorInfo& info, const ParsedTensor& parsed, const std::optional<uint64_t>& expected) {
     if (parsed.external_location.empty()) fail(info, "is marked as external data but names no location");
-    const std::filesystem::path location(parsed.external_location);
-    if (location.is_absolute()) fail(info, "names an absolute external data location " + parsed.external_location + "; ONNX requires a relative one");
     info.location = DataLocation::external;
-    info.file = (directory_ / location).lexically_normal().string();
-    const uint64_t file_size = external_file_size(info);
+    const uint64_t file_size = external_file_size(info, parsed.external_location);
     info.offset = parsed.external_offset.value_or(0);
     if (info.offset > file_size) {
       fail(info, "starts at offset " + std::to_string(info.offset) + " of " + info.file + ", which has only " + std::to_string(file_size) + " bytes");
@@ -100,14 +116,27 @@ class PayloadResolver {
     }
   }
 
-  uint64_t external_file_size(const TensorInfo& info) {
-    auto known = sizes_.find(info.file);
-    if (known != sizes_.end()) return known->second;
-    std::error_code error;
-    if (!std::filesystem::exists(info.file, error)) {
-      fail(info, "keeps its data in external file " + info.file + ", which does not exist");
+  // Opens the external file inside the model's folder (confined_open.h) and sets info.file. A refusal
+  // names the tensor and the location as written and says nothing about whatever lies outside the folder.
+  uint64_t external_file_size(TensorInfo& info, const std::string& location) {
+    const std::string written = "'" + location + "' (as written)";
+    if (std::filesystem::path(location).is_absolute()) fail(info, "names an absolute external data location " + written + "; ONNX requires a relative one");
+    info.file = (directory_ / location).lexically_normal().string();
+    if (auto known = sizes_.find(info.file); known != sizes_.end()) return known->second;
+    std::variant<FileHandle, ConfinedRefusal> opened = open_inside_folder(directory_.string(), location, "external data of tensor '" + info.name + "'");
+    if (const auto* refusal = std::get_if<ConfinedRefusal>(&opened)) {
+      switch (refusal->kind) {
+        case ConfinedRefusal::Kind::outside_folder:
+          fail(info, "keeps its data at " + written + ", which leads outside the model's folder; external data must stay inside it");
+        case ConfinedRefusal::Kind::missing:
+          fail(info, "keeps its data in external file " + info.file + ", which does not exist");
+        case ConfinedRefusal::Kind::unresolvable:
+          fail(info, "keeps its data at " + written + ", which is not a file inside the model's folder");
+        case ConfinedRefusal::Kind::unreadable:
+          fail(info, "keeps its data in external file " + info.file + ", which cannot be opened: " + std::strerror(refusal->error_number));
+      }
     }
-    const FileHandle file(info.file, "external data of tensor '" + info.name + "'");
+    const FileHandle& file = std::get<FileHandle>(opened);
     sizes_.emplace(info.file, file.size());
     external_files_.push_back({info.file, file.size()});
     return file.size();

@@ -1,6 +1,7 @@
 // Turns parsed tensors into TensorInfo with a checked payload location: the byte count the dims and
 // dtype imply must match raw_data or the external_data range, and external files must exist and be long
-// enough. This is where "dims that lie" and missing weight files are caught, before anything reads them.
+// enough, and inside the model's folder (confined_open.h). This is where "dims that lie", empty tensors
+// with absurd dims and missing or foreign weight files are caught, before anything reads them.
 #pragma once
 
 #include <string>

@@ -61,6 +61,9 @@ class AttentionKernel {
     layouts_.output = layout_attribute(kernel_info, "output_layout");
     layouts_.kv_repeat = optional_int(kernel_info, "kv_repeat", 1);
     if (layouts_.kv_repeat < 1) throw std::invalid_argument("kv_repeat must be at least 1");
+    repeat_heads_ = optional_int(kernel_info, "repeat_heads", 0);
+    repeat_key_dim_ = optional_int(kernel_info, "repeat_key_dim", 0);
+    repeat_value_dim_ = optional_int(kernel_info, "repeat_value_dim", 0);
     rotary_half_ = optional_int(kernel_info, "rotary_half", 0);
     if (rotary_half_ < 0) throw std::invalid_argument("rotary_half must not be negative");
     if (bool_mask_) {
@@ -78,6 +81,7 @@ class AttentionKernel {
       const Ort::ConstValue mask = context.GetInput(3);
       Operands operands = describe_operands(q.GetTensorTypeAndShapeInfo().GetShape(), k.GetTensorTypeAndShapeInfo().GetShape(),
                                    v.GetTensorTypeAndShapeInfo().GetShape(), mask.GetTensorTypeAndShapeInfo().GetShape(), layouts_);
+      check_repeat_shape(operands);
       MaskLayout& layout = operands.mask;
       if (bool_mask_) {
         layout.kind = keep_where_true_ ? MaskKind::kKeepWhereTrue : MaskKind::kKeepWhereFalse;
@@ -113,12 +117,26 @@ class AttentionKernel {
   }
 
  private:
+  // The absorbed repeat_kv Reshapes named [heads, D] as constants; the graph means them only when the
+  // tensors agree. Where they do not, ORT's Reshape would have failed or laid the heads out otherwise, so
+  // the fused node fails rather than compute something the graph does not say.
+  void check_repeat_shape(const Operands& operands) const {
+    if (repeat_heads_ == 0) return;
+    if (operands.query_heads != repeat_heads_ || operands.shape.key_dim != repeat_key_dim_ || operands.shape.value_dim != repeat_value_dim_) {
+      throw std::invalid_argument("the repeat_kv Reshapes merge keys to [" + std::to_string(repeat_heads_) + " heads, " + std::to_string(repeat_key_dim_) +
+                                  "] and values to [" + std::to_string(repeat_heads_) + ", " + std::to_string(repeat_value_dim_) + "], but the tensors have " +
+                                  std::to_string(operands.query_heads) + " query heads of " + std::to_string(operands.shape.key_dim) + " and values of " +
+                                  std::to_string(operands.shape.value_dim));
+    }
+  }
+
   bool bool_mask_;
   std::string node_name_;
   float scale_ = 1.0F;
   float fill_ = 0.0F;
   bool keep_where_true_ = true;
   int64_t rotary_half_ = 0;
+  int64_t repeat_heads_ = 0, repeat_key_dim_ = 0, repeat_value_dim_ = 0;  // 0: nothing to check
   OperandLayouts layouts_;
 };
 

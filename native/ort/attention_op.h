@@ -7,7 +7,9 @@
 // [..., T, S] as in ONNX; the output is [..., T, Dv]. For rank-4 operands, optional attributes let the
 // fusion drop the reshaping around attention: query_layout / key_layout / value_layout / output_layout
 // (0: [B, H, T, D]; 1: [B, T, H, D], the layout before the graph's head Transpose) and kv_repeat (key and
-// value carry H / kv_repeat heads, each serving kv_repeat consecutive query heads, as repeat_kv does).
+// value carry H / kv_repeat heads, each serving kv_repeat consecutive query heads, as repeat_kv does), with
+// repeat_heads / repeat_key_dim / repeat_value_dim, the [heads, D] the absorbed repeat_kv Reshapes named,
+// checked against the tensors at run time.
 // Optional inputs cos and sin with attribute rotary_half = D / 2 fold Hugging Face's rotary embedding of Q
 // and K (core/rotary.h); the tables broadcast to [B, 1, T, D] against the heads-first operands. Optional
 // input 6, int64 query positions flat over [B, T] (ascending), computes only those query rows: the output

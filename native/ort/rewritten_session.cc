@@ -9,6 +9,7 @@
 #include "../graph/lm_head_slice.h"
 #include "../onnx/file_handle.h"
 #include "../onnx/mapped_range.h"
+#include "original_graph_check.h"
 
 namespace mlrb {
 
@@ -56,6 +57,11 @@ Attempt rewrite(graph::Bytes original, LoadRewrites wanted, OpenedSession& notes
   return attempt;
 }
 
+// The unmodified file; ORT's own error (an Ort::Exception) when it refuses it.
+void load_plain(OrtRuntime& runtime, const std::string& model_path, const Ort::SessionOptions& session_options, OpenedSession& opened) {
+  opened.session = std::make_unique<Ort::Session>(runtime.env(), model_path.c_str(), session_options);
+}
+
 }  // namespace
 
 OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& model_path, Ort::SessionOptions& session_options,
@@ -63,26 +69,33 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
   OpenedSession opened;
   opened.fusion_note = rewrites.cpu_fusion ? "" : "CPU graph fusion off: turned off by the caller (--no-cpu-fusion)";
   opened.lm_head_note = rewrites.slice_lm_head ? "" : "LM-head slicing off: disabled by the caller";
-  std::optional<onnx::FileHandle> file;
+  // Opened first, without blocking: a FIFO or device named as the model is refused here, naming the file,
+  // before ORT would wait on it.
+  const onnx::FileHandle file(model_path, "ONNX model");
+  if (!rewrites.cpu_fusion && !rewrites.slice_lm_head) {
+    load_plain(runtime, model_path, session_options, opened);
+    return opened;
+  }
+  // ORT judges the graph as submitted before any rewrite can hide a node it would refuse.
+  check_original_with_ort(runtime, model_path, session_options);
   std::optional<onnx::MappedRange> mapped;
-  if (rewrites.cpu_fusion || rewrites.slice_lm_head) {
-    try {
-      file.emplace(model_path, "model");
-      mapped.emplace(*file, 0, static_cast<size_t>(file->size()));
-    } catch (const std::exception& error) {
-      // ORT's own load below reports the unreadable file with its usual error.
-      if (rewrites.cpu_fusion) opened.fusion_note = std::string("CPU graph fusion off: ") + error.what();
-      if (rewrites.slice_lm_head) opened.lm_head_note = std::string("LM-head slicing off: ") + error.what();
-      rewrites = {false, false, false};
-    }
+  try {
+    mapped.emplace(file, 0, static_cast<size_t>(file.size()));
+  } catch (const std::exception& error) {
+    if (rewrites.cpu_fusion) opened.fusion_note = std::string("CPU graph fusion off: ") + error.what();
+    if (rewrites.slice_lm_head) opened.lm_head_note = std::string("LM-head slicing off: ") + error.what();
+    load_plain(runtime, model_path, session_options, opened);
+    return opened;
   }
   // A model loaded from memory finds its external-data files through this folder.
   const std::string folder = std::filesystem::path(model_path).parent_path().string();
+  session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", folder.c_str());
+  // Once per options object: ORT refuses a second registration of the same domain, and that refusal would
+  // then stand in for the real reason of every later attempt, the plain load included.
+  if (rewrites.cpu_fusion) runtime.attention_ops().add_to(session_options);
   while (rewrites.cpu_fusion || rewrites.slice_lm_head) {
     Attempt attempt = rewrite(mapped->bytes(), rewrites, opened);
     if (attempt.model.empty()) break;
-    session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", folder.c_str());
-    if (attempt.attention_fused) runtime.attention_ops().add_to(session_options);
     try {
       opened.session = std::make_unique<Ort::Session>(runtime.env(), attempt.model.data(), attempt.model.size(), session_options);
       opened.sliced_logits = std::move(attempt.sliced_logits);
@@ -103,7 +116,7 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
       }
     }
   }
-  opened.session = std::make_unique<Ort::Session>(runtime.env(), model_path.c_str(), session_options);
+  load_plain(runtime, model_path, session_options, opened);
   return opened;
 }
 
