@@ -121,7 +121,7 @@ describe('mlrb-eval CLI', () => {
     expect(unknownFlag.stderr).toMatch(/frobnicate/);
     const badSuite = await runCli([modelPath, '--suite', 'nonesuch', '--data', blimpDir]);
     expect(badSuite.code).toBe(2);
-    expect(badSuite.stderr).toMatch(/unknown suite "nonesuch"/);
+    expect(badSuite.stderr).toMatch(/unknown task\(s\) "nonesuch"/);
     const badNumber = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--limit', 'ten']);
     expect(badNumber.code).toBe(2);
   });
