@@ -128,26 +128,31 @@ function pythonCenter(text: string, width: number): string {
 }
 
 /**
- * `--show-breakdowns`: one table per tag in `mlrb.breakdowns` (BLiMP's `field` and `linguistics_term`), each
- * value's unweighted mean over its paradigms, in the same layout as the results table.
+ * `--show-breakdowns`: one table per tag in `mlrb.breakdowns` (BLiMP's `field` and `linguistics_term`): each
+ * value's unweighted mean over its paradigms, with how many paradigms and pairs it covers.
  */
 export function renderBreakdownTables(breakdowns: unknown): string[] {
   if (!isRecord(breakdowns)) return [];
   return Object.entries(breakdowns).flatMap(([tag, byValue]) => {
     if (!isRecord(byValue)) return [];
-    const results: Record<string, ResultRow> = {};
-    const higherIsBetter: Record<string, Record<string, boolean>> = {};
+    const rows: string[][] = [];
     for (const [value, row] of Object.entries(byValue).sort(([a], [b]) => byCodePoint(a, b))) {
       if (!isRecord(row)) continue;
-      const metrics = Object.entries(row).filter((entry): entry is [`${string},${string}`, number | 'N/A'] => entry[0].includes(',') && (typeof entry[1] === 'number' || entry[1] === 'N/A'));
-      results[value] = { alias: `${value} (${String(row.tasks)} tasks)`, ...Object.fromEntries(metrics) };
-      higherIsBetter[value] = Object.fromEntries(metrics.filter(([key]) => !key.includes('_stderr')).map(([key]) => [key.split(',')[0] ?? key, true]));
+      let label = value;
+      let counts = [String(row.tasks ?? ''), String(row.n ?? '')];
+      for (const key of Object.keys(row).filter((name) => name.includes(',') && !name.includes('_stderr,')).sort()) {
+        const [metric = '', filter = ''] = splitOnce(key, ',');
+        const stderr = row[`${metric}_stderr,${filter}`];
+        const cell = (item: unknown): string => (typeof item === 'number' ? formatFixed(item, 4) : String(item ?? ''));
+        rows.push([label, ...counts, metric, cell(row[key]), '±', cell(stderr)]);
+        label = '';
+        counts = ['', ''];
+      }
     }
-    return [renderResultsTable({ results, versions: {}, 'n-shot': {}, higher_is_better: higherIsBetter }, 'results', tag)];
+    const headers = [tag, 'Subtasks', 'n', 'Metric', 'Value', '', 'Stderr'];
+    return [renderMarkdown(headers, fitFirstColumn(headers, rows))];
   });
 }
-
-type ResultRow = TableSource['results'][string];
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -133,7 +133,7 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
   const tree = new GroupTree(tasks, groups);
   const results: Record<string, ResultEntry> = {};
   const groupResults: Record<string, ResultEntry> = {};
-  for (const { name } of tree.sortedWalk()) {
+  for (const name of tree.sortedWalk()) {
     const alias = tree.alias(name);
     const group = groupMetrics.get(name);
     const metrics = group?.metrics ?? input.taskMetrics.get(name)?.metrics ?? [];
@@ -241,16 +241,16 @@ class GroupTree {
   }
 
   /** Depth-first, names sorted at each level (lm-eval's prepare_print_tasks). */
-  sortedWalk(): { name: string; depth: number }[] {
-    const rows: { name: string; depth: number }[] = [];
-    const visit = (names: readonly string[], depth: number): void => {
+  sortedWalk(): string[] {
+    const rows: string[] = [];
+    const visit = (names: readonly string[]): void => {
       for (const name of [...names].sort()) {
-        rows.push({ name, depth });
+        rows.push(name);
         const group = this.groups.get(name);
-        if (group !== undefined) visit(group.subtasks, depth + 1);
+        if (group !== undefined) visit(group.subtasks);
       }
     };
-    visit(this.roots, 0);
+    visit(this.roots);
     return rows;
   }
 
