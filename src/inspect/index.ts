@@ -15,6 +15,9 @@ export { readHfArchitecture, type HfArchitecture } from './hf-config.js';
 export { buildInspectReport, inspectModel, type ArchitectureSummary, type InspectReport, type TensorSummary } from './inspect-report.js';
 export { buildModelGraph, readModelGraph, type ModelGraph, type ModelTensor } from './model-graph.js';
 export { type ParameterTotals, type TiedEmbeddings } from './parameters.js';
+export { ATTENTION_SAMPLES, checkLineage, FFN_SAMPLES, lineageOptionsSchema, type LineageOptions } from './lineage-check.js';
+export { type LayerLineage, type LineageReport, type UnitLineage } from './lineage-report.js';
+export { openSafetensorsCheckpoint, type SafetensorsCheckpoint } from './safetensors-checkpoint.js';
 export { checkPruning, type PruningCheckOptions, type PruningReport } from './pruning-check.js';
 export { type PruningLayerReport } from './pruning-layers.js';
 export {

@@ -1,0 +1,162 @@
+"""Builds the lineage fixtures: a base, a pruned-and-fine-tuned copy of it, and an unrelated model of the pruned shape.
+
+A small seeded Phi (hidden 64, 4 heads of 16, FFN 256, 4 layers) is the base. The pruned copy has heads, FFN channels
+and base layer 2 removed by slicing its weights in torch, then is fine-tuned for a few Adam steps and perturbed by
+noise of 5 % of each weight's std, as agents fine-tune after pruning. The unrelated model has the pruned model's
+exact shape but comes from another seed. The base is written as ONNX with external data and as a sharded Hugging Face
+safetensors folder (save_pretrained, bf16); the ONNX models are fp16 and gzipped to keep the fixtures small. The manifest records
+which base layers, heads and channels the pruned model kept: the truth the TS tests compare lineage against.
+
+Run: /work/pyenv/bin/python scripts/edge/build_lineage_fixtures.py   (writes test/fixtures/edge/lineage/)
+"""
+from __future__ import annotations
+
+import copy
+import gzip
+import json
+import shutil
+import sys
+import warnings
+from pathlib import Path
+
+import onnx
+import torch
+from transformers import PhiConfig, PhiForCausalLM
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from build_pruning_fixtures import LogitsOnly, slice_linear  # noqa: E402
+
+OUT = Path(__file__).resolve().parents[2] / 'test' / 'fixtures' / 'edge' / 'lineage'
+HIDDEN, HEADS, FFN, LAYERS, VOCAB = 64, 4, 256, 4, 32
+HEAD_DIM = HIDDEN // HEADS
+SEQ = 8
+NOISE = 0.05  # of each weight's std: what a short fine-tune moves
+
+# Base layer -> what pruning removes there; layer 2 goes entirely.
+REMOVED_HEADS = {0: [1], 1: [0, 3], 3: []}
+REMOVED_CHANNELS = {0: list(range(1, FFN, 4)), 1: list(range(100, 164)), 3: sorted(torch.randperm(FFN, generator=torch.Generator().manual_seed(7))[:32].tolist())}
+REMOVED_LAYER = 2
+
+warnings.filterwarnings('ignore')
+
+
+def build(seed: int) -> PhiForCausalLM:
+    torch.manual_seed(seed)
+    config = PhiConfig(vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=FFN, num_hidden_layers=LAYERS,
+                       num_attention_heads=HEADS, max_position_embeddings=32, partial_rotary_factor=0.5, tie_word_embeddings=False)
+    config._attn_implementation = 'eager'
+    return PhiForCausalLM(config).eval()
+
+
+def channels_of(heads: list[int]) -> torch.Tensor:
+    return torch.tensor([head * HEAD_DIM + offset for head in heads for offset in range(HEAD_DIM)])
+
+
+def prune(model: PhiForCausalLM) -> PhiForCausalLM:
+    """Slices the kept heads and channels out of every layer and drops REMOVED_LAYER (indices name base layers)."""
+    pruned = copy.deepcopy(model)
+    kept_blocks = []
+    for layer, block in enumerate(pruned.model.layers):
+        if layer == REMOVED_LAYER:
+            continue
+        heads = [head for head in range(HEADS) if head not in REMOVED_HEADS[layer]]
+        attention = block.self_attn
+        for name in ('q_proj', 'k_proj', 'v_proj'):
+            slice_linear(getattr(attention, name), channels_of(heads), 'out')
+        slice_linear(attention.dense, channels_of(heads), 'in')
+        channels = torch.tensor([channel for channel in range(FFN) if channel not in REMOVED_CHANNELS[layer]])
+        slice_linear(block.mlp.fc1, channels, 'out')
+        slice_linear(block.mlp.fc2, channels, 'in')
+        kept_blocks.append(block)
+    pruned.model.layers = torch.nn.ModuleList(kept_blocks)
+    pruned.config.num_hidden_layers = len(kept_blocks)
+    return pruned
+
+
+def fine_tune(model: PhiForCausalLM, seed: int) -> None:
+    """A few Adam steps of next-token loss on random tokens, then noise of NOISE x each weight's std."""
+    torch.manual_seed(seed)
+    model.train()
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-4)
+    for _ in range(5):
+        ids = torch.randint(0, VOCAB, (4, SEQ))
+        loss = model(input_ids=ids, labels=ids, use_cache=False).loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    model.eval()
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.numel() > 1 and parameter.std() > 0:
+                parameter.add_(torch.randn_like(parameter) * parameter.std() * NOISE)
+
+
+def export(model: PhiForCausalLM, path: Path, external_data: bool) -> None:
+    ids = torch.randint(0, VOCAB, (1, SEQ))
+    torch.onnx.export(LogitsOnly(copy.deepcopy(model).half()).eval(), (ids,), str(path), dynamo=False, opset_version=17,
+                      input_names=['input_ids'], output_names=['logits'],
+                      dynamic_axes={'input_ids': {0: 'batch', 1: 'seq'}, 'logits': {0: 'batch', 1: 'seq'}})
+    proto = onnx.load(str(path))
+    if external_data:
+        onnx.save(proto, str(path), save_as_external_data=True, all_tensors_to_one_file=True, location=path.name + '.data', size_threshold=1024)
+    else:
+        onnx.save(proto, str(path))
+
+
+def kept_units(model: PhiForCausalLM) -> list[dict]:
+    """The truth, per remaining layer in order: its base layer and the base heads and channels it kept."""
+    layers = [layer for layer in range(LAYERS) if layer != REMOVED_LAYER]
+    truth = []
+    for position, layer in enumerate(layers):
+        block = model.model.layers[position]
+        heads = [head for head in range(HEADS) if head not in REMOVED_HEADS[layer]]
+        channels = [channel for channel in range(FFN) if channel not in REMOVED_CHANNELS[layer]]
+        assert block.self_attn.q_proj.out_features == len(heads) * HEAD_DIM and block.mlp.fc1.out_features == len(channels)
+        truth.append({'baseLayer': layer, 'heads': heads, 'ffnChannels': channels})
+    return truth
+
+
+def main() -> None:
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    OUT.mkdir(parents=True)
+    base = build(1)
+    pruned = prune(base)
+    fine_tune(pruned, 11)
+    # Same shape as the pruned model, different weights: what an agent training from scratch would hand in.
+    unrelated = prune(build(2))
+    fine_tune(unrelated, 12)
+
+    export(base, OUT / 'base.onnx', external_data=True)
+    export(pruned, OUT / 'pruned-finetuned.onnx', external_data=False)
+    export(unrelated, OUT / 'unrelated.onnx', external_data=False)
+    base.to(torch.bfloat16).save_pretrained(OUT / 'base-hf', max_shard_size='250KB')
+    (OUT / 'base-config.json').write_text((OUT / 'base-hf' / 'config.json').read_text())
+
+    # Graph protos are mostly repeated names: gzip (mtime 0, reproducible) keeps them small; the tests unpack them.
+    for path in OUT.glob('*.onnx'):
+        with open(path, 'rb') as source, gzip.GzipFile(str(path) + '.gz', 'wb', compresslevel=9, mtime=0) as target:
+            target.write(source.read())
+        path.unlink()
+    for path in OUT.rglob('*'):
+        if path.is_file():
+            path.chmod(0o644)  # torch and onnx write weights 0600
+    shards = sorted(path.name for path in (OUT / 'base-hf').glob('*.safetensors'))
+    total = sum(path.stat().st_size for path in OUT.rglob('*') if path.is_file())
+    manifest = {
+        'generator': 'scripts/edge/build_lineage_fixtures.py', 'torch': torch.__version__, 'onnx': onnx.__version__,
+        'sizes': {'hidden': HIDDEN, 'heads': HEADS, 'headDim': HEAD_DIM, 'ffn': FFN, 'layers': LAYERS, 'vocab': VOCAB},
+        'noiseOfStd': NOISE, 'removedLayers': [REMOVED_LAYER], 'safetensorsShards': shards,
+        'fixtures': {
+            'base': {'onnx': 'base.onnx.gz', 'externalData': 'base.onnx.data', 'safetensors': 'base-hf', 'config': 'base-config.json', 'params': base.num_parameters()},
+            'pruned': {'file': 'pruned-finetuned.onnx.gz', 'derived': True, 'params': pruned.num_parameters(), 'layers': kept_units(pruned)},
+            'unrelated': {'file': 'unrelated.onnx.gz', 'derived': False, 'params': unrelated.num_parameters(), 'seed': 2},
+        },
+        'totalBytes': total,
+    }
+    (OUT / 'manifest.json').write_text(json.dumps(manifest, indent=1) + '\n')
+    print(f'{total / 1e6:.2f} MB, shards {shards}', file=sys.stderr)
+
+
+if __name__ == '__main__':
+    main()
