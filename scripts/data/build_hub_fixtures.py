@@ -9,7 +9,9 @@ The hub side is written here as the hub's own tooling writes it, independently o
     to one row per answer, ReCoRD to one row per query with sorted entity / answer sets, `wsc.fixed` with the
     builder's span fix (`_fix_wst`), `wsc` without it;
   - snappy compression (pyarrow's default, as the hub's parquet files use).
-ReCoRD is not in ../shared, so its one release row is written here by hand.
+ReCoRD is not in ../shared, so its one release row is written here by hand. codecs/ holds CB again under zstd,
+gzip, brotli and lz4; hostile/ holds files a reader must refuse (a missing column, a label out of range, three
+MMLU choices, an unknown subject, and a 10 kB zstd bomb that claims a 300 MiB page).
 
     /work/pyenv/bin/python scripts/data/build_hub_fixtures.py [--shared ../shared/data] [--out test/fixtures/hub]
 """
@@ -272,6 +274,18 @@ def build_superglue(shared, out):
     write_parquet(shard(os.path.join(hub, "wsc.fixed"), "validation"), [fix_wst(wsc_row(r)) for r in rows], WSC_SCHEMA)
 
 
+# ---------------------------------------------------------------- other codecs
+
+
+def build_codecs(out):
+    """The CB validation rows again under each other codec pyarrow writes, for hubs that do not use snappy."""
+    table = pq.read_table(shard(os.path.join(out, "parquet", "superglue", "cb"), "validation"))
+    for codec in ("zstd", "gzip", "brotli", "lz4"):
+        path = shard(os.path.join(out, "codecs", codec, "cb"), "validation")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        pq.write_table(table, path, compression=codec)
+
+
 # ---------------------------------------------------------------- hostile files
 
 
@@ -290,6 +304,14 @@ def build_hostile(out):
     ]
     for split in ("test", "dev"):
         write_parquet(shard(os.path.join(hostile, "mmlu-three-choices", "all"), split), mmlu_rows, MMLU_SCHEMA)
+    # A decompression bomb: one 300 MiB premise, zstd-compressed to about 10 kB.
+    bomb = pa.table(
+        {"premise": ["a" * (300 * 1024 * 1024)], "hypothesis": ["h"], "idx": pa.array([0], I32), "label": pa.array([0], I64)},
+        schema=cb_schema,
+    )
+    path = shard(os.path.join(hostile, "bomb", "cb"), "validation")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    pq.write_table(bomb, path, compression="zstd", compression_level=19, use_dictionary=False)
     unknown = [{**mmlu_rows[0], "subject": "astrology"}]
     for split in ("test", "dev"):
         write_parquet(shard(os.path.join(hostile, "mmlu-unknown-subject", "all"), split), unknown, MMLU_SCHEMA)
@@ -306,6 +328,7 @@ def main():
     build_mmlu(args.shared, args.out)
     build_blimp(args.shared, args.out)
     build_superglue(args.shared, args.out)
+    build_codecs(args.out)
     build_hostile(args.out)
 
 

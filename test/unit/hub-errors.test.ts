@@ -99,6 +99,14 @@ describe('EXPECTED FAILURE – hostile parquet files', () => {
     expect(error.message).not.toContain('erek');
   });
 
+  it('a decompression bomb (10 kB of zstd claiming a 300 MiB page) is refused before the page is allocated', async () => {
+    const dir = path.join(fixtures, 'hostile', 'bomb');
+    const before = process.memoryUsage().rss;
+    const error = await failure('cb', dir);
+    expect(error.message).toMatch(/SuperGLUE cb hub validation file cannot be decoded \(a page claims 314572810 bytes decompressed .*over the 256 MB page/);
+    expect(process.memoryUsage().rss - before).toBeLessThan(100 * 1024 * 1024);
+  });
+
   it('wrong columns: the missing hub column is named, with the file', async () => {
     const dir = path.join(fixtures, 'hostile', 'wrong-columns');
     const error = await failure('boolq', dir);

@@ -116,6 +116,16 @@ describe('hub parquet layouts match the release layouts', () => {
   });
 });
 
+describe('compression codecs', () => {
+  it('zstd, gzip, brotli and lz4 files decode to the snappy file’s docs', async () => {
+    const snappy = (await load('cb', parquet('superglue'))).tasks.map(scoredTask);
+    for (const codec of ['zstd', 'gzip', 'brotli', 'lz4']) {
+      const suite = await load('cb', path.join(fixtures, 'codecs', codec));
+      expect(suite.tasks.map(scoredTask)).toEqual(snappy);
+    }
+  });
+});
+
 describe.skipIf(!hasShared)('fixtures are the first rows of ../shared/data', () => {
   it('MMLU and BLiMP release fixtures equal the shared data, cut to the fixture size', async () => {
     const fixtureMmlu = await load('mmlu', release('mmlu'));
