@@ -17,6 +17,7 @@ import json
 import shutil
 import sys
 import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import onnx
@@ -32,10 +33,25 @@ HEAD_DIM = HIDDEN // HEADS
 SEQ = 8
 NOISE = 0.05  # of each weight's std: what a short fine-tune moves
 
-# Base layer -> what pruning removes there; layer 2 goes entirely.
-REMOVED_HEADS = {0: [1], 1: [0, 3], 3: []}
-REMOVED_CHANNELS = {0: list(range(1, FFN, 4)), 1: list(range(100, 164)), 3: sorted(torch.randperm(FFN, generator=torch.Generator().manual_seed(7))[:32].tolist())}
-REMOVED_LAYER = 2
+
+@dataclass(frozen=True)
+class Plan:
+    """What pruning removes, by base index: heads and FFN channels per base layer, one whole layer, hidden channels."""
+    heads: dict[int, list[int]]
+    channels: dict[int, list[int]]
+    removed_layer: int
+    hidden: list[int] = field(default_factory=list)
+
+
+# Heads, channels and layer 2; the width variant also drops every fourth hidden channel (Minitron-style).
+PLANS = {
+    'pruned-finetuned': Plan(heads={0: [1], 1: [0, 3], 3: []},
+                             channels={0: list(range(1, FFN, 4)), 1: list(range(100, 164)),
+                                       3: sorted(torch.randperm(FFN, generator=torch.Generator().manual_seed(7))[:32].tolist())},
+                             removed_layer=2),
+    'pruned-hidden': Plan(heads={0: [2], 1: [], 3: [0, 1]}, channels={0: [], 1: list(range(128)), 3: list(range(0, FFN, 2))},
+                          removed_layer=2, hidden=list(range(3, HIDDEN, 4))),
+}
 
 warnings.filterwarnings('ignore')
 
@@ -52,24 +68,48 @@ def channels_of(heads: list[int]) -> torch.Tensor:
     return torch.tensor([head * HEAD_DIM + offset for head in heads for offset in range(HEAD_DIM)])
 
 
-def prune(model: PhiForCausalLM) -> PhiForCausalLM:
-    """Slices the kept heads and channels out of every layer and drops REMOVED_LAYER (indices name base layers)."""
+def slice_vector(module: torch.nn.Module, name: str, keep: torch.Tensor) -> None:
+    with torch.no_grad():
+        setattr(module, name, torch.nn.Parameter(getattr(module, name)[keep].clone()))
+
+
+def prune_hidden(model: PhiForCausalLM, keep: torch.Tensor) -> None:
+    """Width pruning: the kept hidden channels of the embedding, every norm and every projection's hidden side."""
+    with torch.no_grad():
+        model.model.embed_tokens.weight = torch.nn.Parameter(model.model.embed_tokens.weight[:, keep].clone())
+    for norm in [model.model.final_layernorm, *(block.input_layernorm for block in model.model.layers)]:
+        slice_vector(norm, 'weight', keep)
+        slice_vector(norm, 'bias', keep)
+        norm.normalized_shape = (len(keep),)
+    for block in model.model.layers:
+        for linear in (block.self_attn.q_proj, block.self_attn.k_proj, block.self_attn.v_proj, block.mlp.fc1):
+            slice_linear(linear, keep, 'in')
+        for linear in (block.self_attn.dense, block.mlp.fc2):
+            slice_linear(linear, keep, 'out')
+    slice_linear(model.lm_head, keep, 'in')
+    model.config.hidden_size = len(keep)
+
+
+def prune(model: PhiForCausalLM, plan: Plan) -> PhiForCausalLM:
+    """Slices the kept heads and channels out of every layer and drops the plan's layer (indices name base layers)."""
     pruned = copy.deepcopy(model)
     kept_blocks = []
     for layer, block in enumerate(pruned.model.layers):
-        if layer == REMOVED_LAYER:
+        if layer == plan.removed_layer:
             continue
-        heads = [head for head in range(HEADS) if head not in REMOVED_HEADS[layer]]
+        heads = [head for head in range(HEADS) if head not in plan.heads[layer]]
         attention = block.self_attn
         for name in ('q_proj', 'k_proj', 'v_proj'):
             slice_linear(getattr(attention, name), channels_of(heads), 'out')
         slice_linear(attention.dense, channels_of(heads), 'in')
-        channels = torch.tensor([channel for channel in range(FFN) if channel not in REMOVED_CHANNELS[layer]])
+        channels = torch.tensor([channel for channel in range(FFN) if channel not in plan.channels[layer]])
         slice_linear(block.mlp.fc1, channels, 'out')
         slice_linear(block.mlp.fc2, channels, 'in')
         kept_blocks.append(block)
     pruned.model.layers = torch.nn.ModuleList(kept_blocks)
     pruned.config.num_hidden_layers = len(kept_blocks)
+    if plan.hidden:
+        prune_hidden(pruned, torch.tensor([channel for channel in range(HIDDEN) if channel not in plan.hidden]))
     return pruned
 
 
@@ -103,14 +143,14 @@ def export(model: PhiForCausalLM, path: Path, external_data: bool) -> None:
         onnx.save(proto, str(path))
 
 
-def kept_units(model: PhiForCausalLM) -> list[dict]:
+def kept_units(model: PhiForCausalLM, plan: Plan) -> list[dict]:
     """The truth, per remaining layer in order: its base layer and the base heads and channels it kept."""
-    layers = [layer for layer in range(LAYERS) if layer != REMOVED_LAYER]
+    layers = [layer for layer in range(LAYERS) if layer != plan.removed_layer]
     truth = []
     for position, layer in enumerate(layers):
         block = model.model.layers[position]
-        heads = [head for head in range(HEADS) if head not in REMOVED_HEADS[layer]]
-        channels = [channel for channel in range(FFN) if channel not in REMOVED_CHANNELS[layer]]
+        heads = [head for head in range(HEADS) if head not in plan.heads[layer]]
+        channels = [channel for channel in range(FFN) if channel not in plan.channels[layer]]
         assert block.self_attn.q_proj.out_features == len(heads) * HEAD_DIM and block.mlp.fc1.out_features == len(channels)
         truth.append({'baseLayer': layer, 'heads': heads, 'ffnChannels': channels})
     return truth
@@ -121,18 +161,23 @@ def main() -> None:
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
     base = build(1)
-    pruned = prune(base)
-    fine_tune(pruned, 11)
-    # Same shape as the pruned model, different weights: what an agent training from scratch would hand in.
-    unrelated = prune(build(2))
-    fine_tune(unrelated, 12)
-
     export(base, OUT / 'base.onnx', external_data=True)
-    export(pruned, OUT / 'pruned-finetuned.onnx', external_data=False)
-    export(unrelated, OUT / 'unrelated.onnx', external_data=False)
     base.to(torch.bfloat16).save_pretrained(OUT / 'base-hf', max_shard_size='250KB')
     (OUT / 'base-config.json').write_text((OUT / 'base-hf' / 'config.json').read_text())
-
+    fixtures = {'base': {'onnx': 'base.onnx.gz', 'externalData': 'base.onnx.data', 'safetensors': 'base-hf', 'config': 'base-config.json',
+                         'params': base.num_parameters()}}
+    for seed, (name, plan) in enumerate(PLANS.items(), start=11):
+        pruned = prune(base, plan)
+        fine_tune(pruned, seed)
+        export(pruned, OUT / f'{name}.onnx', external_data=False)
+        kept_hidden = [channel for channel in range(HIDDEN) if channel not in plan.hidden]
+        fixtures[name] = {'file': f'{name}.onnx.gz', 'derived': True, 'params': pruned.num_parameters(), 'removedLayers': [plan.removed_layer],
+                          'hiddenChannels': kept_hidden, 'layers': kept_units(pruned, plan)}
+    # Same shape as the pruned model, different weights: what an agent training from scratch would hand in.
+    unrelated = prune(build(2), PLANS['pruned-finetuned'])
+    fine_tune(unrelated, 2)
+    export(unrelated, OUT / 'unrelated.onnx', external_data=False)
+    fixtures['unrelated'] = {'file': 'unrelated.onnx.gz', 'derived': False, 'params': unrelated.num_parameters(), 'seed': 2}
     # Graph protos are mostly repeated names: gzip (mtime 0, reproducible) keeps them small; the tests unpack them.
     for path in OUT.glob('*.onnx'):
         with open(path, 'rb') as source, gzip.GzipFile(str(path) + '.gz', 'wb', compresslevel=9, mtime=0) as target:
@@ -146,12 +191,7 @@ def main() -> None:
     manifest = {
         'generator': 'scripts/edge/build_lineage_fixtures.py', 'torch': torch.__version__, 'onnx': onnx.__version__,
         'sizes': {'hidden': HIDDEN, 'heads': HEADS, 'headDim': HEAD_DIM, 'ffn': FFN, 'layers': LAYERS, 'vocab': VOCAB},
-        'noiseOfStd': NOISE, 'removedLayers': [REMOVED_LAYER], 'safetensorsShards': shards,
-        'fixtures': {
-            'base': {'onnx': 'base.onnx.gz', 'externalData': 'base.onnx.data', 'safetensors': 'base-hf', 'config': 'base-config.json', 'params': base.num_parameters()},
-            'pruned': {'file': 'pruned-finetuned.onnx.gz', 'derived': True, 'params': pruned.num_parameters(), 'layers': kept_units(pruned)},
-            'unrelated': {'file': 'unrelated.onnx.gz', 'derived': False, 'params': unrelated.num_parameters(), 'seed': 2},
-        },
+        'noiseOfStd': NOISE, 'safetensorsShards': shards, 'fixtures': fixtures,
         'totalBytes': total,
     }
     (OUT / 'manifest.json').write_text(json.dumps(manifest, indent=1) + '\n')

@@ -32,6 +32,7 @@ export function formatLineage(report: LineageReport): string[] {
     `Lineage (weights vs ${report.baseKind} base): ${report.status === 'derived' ? 'derived' : 'NOT DERIVED'} · ${report.units.matched}/${report.units.total} units match a base unit `
     + `(cosine >= ${report.threshold} over ${attention}/${ffn} sampled hidden channels) · base layers removed: ${report.removedLayers.length === 0 ? 'none' : report.removedLayers.join(', ')} · ${report.ms.toFixed(0)} ms`,
   ];
+  if (report.hiddenChannels) lines.push(`  ${units('hidden channels', report.hiddenChannels)}`);
   for (const layer of report.layers) {
     if (layer.baseLayer === null) {
       const counts = [[layer.heads, 'heads'], [layer.kvHeads, 'kv heads'], [layer.ffnChannels, 'FFN channels']] as const;

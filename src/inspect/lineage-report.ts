@@ -44,6 +44,8 @@ export interface LineageReport {
   /** Hidden channels the similarities are computed over (all of them up to the sample size). */
   readonly sampledHiddenChannels: { readonly attention: number; readonly ffn: number };
   readonly threshold: number;
+  /** Base hidden channel per pruned one (by token-embedding columns) when the hidden size was pruned; else null. */
+  readonly hiddenChannels: UnitLineage | null;
   readonly layers: readonly LayerLineage[];
   /** Base layers no pruned layer came from. */
   readonly removedLayers: readonly number[];
@@ -74,16 +76,18 @@ export function layerOrigins(report: LineageReport): Map<number, number> | null 
   return new Map(report.layers.map((layer) => [layer.layer, layer.baseLayer!]));
 }
 
-export function unitTotals(layers: readonly LayerLineage[]): { total: number; matched: number } {
-  const kinds = layers.flatMap((layer) => [layer.heads, layer.kvHeads, layer.ffnChannels]).filter((unit) => unit !== null);
+export function unitTotals(layers: readonly LayerLineage[], hidden: UnitLineage | null): { total: number; matched: number } {
+  const kinds = [hidden, ...layers.flatMap((layer) => [layer.heads, layer.kvHeads, layer.ffnChannels])].filter((unit) => unit !== null);
   return { total: kinds.reduce((sum, unit) => sum + unit.count, 0), matched: kinds.reduce((sum, unit) => sum + unit.matched, 0) };
 }
 
-export function lineageVerdict(model: string, base: string, layers: readonly LayerLineage[]): { status: 'derived' | 'not-derived'; verdict: Verdict } {
-  const { total, matched } = unitTotals(layers);
+export function lineageVerdict(
+  model: string, base: string, layers: readonly LayerLineage[], hidden: UnitLineage | null,
+): { status: 'derived' | 'not-derived'; verdict: Verdict } {
+  const { total, matched } = unitTotals(layers, hidden);
   const layersMatched = layers.filter((layer) => layer.baseLayer !== null).length;
   const bestLayer = Math.max(0, ...layers.map((layer) => layer.similarity));
-  const summary = `${matched} of ${total} units (heads, key/value heads, FFN channels) match a base unit with cosine >= ${MATCH_THRESHOLD}; `
+  const summary = `${matched} of ${total} units (${hidden ? 'hidden channels, ' : ''}heads, key/value heads, FFN channels) match a base unit with cosine >= ${MATCH_THRESHOLD}; `
     + `${layersMatched} of ${layers.length} layers match a base layer${layersMatched === 0 ? ` (best layer similarity ${bestLayer.toFixed(2)})` : ''}`;
   if (total === 0 || matched < DERIVED_SHARE * total) {
     return { status: 'not-derived', verdict: verdictOf([`${model} does not derive from ${base}: ${summary}`]) };

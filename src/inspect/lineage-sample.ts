@@ -22,20 +22,24 @@ export function sampleChannels(hidden: number, wanted: number): number[] {
   return Array.from({ length: count }, (_, index) => Math.floor((index * hidden) / count));
 }
 
+/** Whether a projection stores its hidden side (the residual stream) as columns: [out, in] for a reader (q, k, v,
+ * up, gate, hidden side 'in'), [in, out] for a writer (o, down, hidden side 'out'). */
+export function hiddenIsColumns(projection: Projection, hiddenSide: 'in' | 'out'): boolean {
+  return (hiddenSide === 'in') === projection.outFirst;
+}
+
 /**
- * `hiddenSide` says which side of the projection is the residual stream: 'in' for readers (q, k, v, up, gate),
- * 'out' for writers (o, down). The other side indexes the units.
+ * The units of a 2-D tensor (its rows when `sampledIsColumns`, else its columns), each restricted to the
+ * positions `channels` of the other axis.
  */
-export function sampleUnits(tensor: ModelTensor, projection: Projection, hiddenSide: 'in' | 'out', channels: readonly number[]): SampledUnits {
+export function sampleUnits(tensor: ModelTensor, sampledIsColumns: boolean, channels: readonly number[]): SampledUnits {
   const [rows, cols] = tensor.dims as [number, number];
-  // Stored [out, in] when outFirst: the hidden side is the columns for a reader, the rows for a writer.
-  const hiddenIsColumns = (hiddenSide === 'in') === projection.outFirst;
-  const slotOf = new Int32Array(hiddenIsColumns ? cols : rows).fill(-1);
+  const slotOf = new Int32Array(sampledIsColumns ? cols : rows).fill(-1);
   channels.forEach((channel, slot) => {
     if (channel < slotOf.length) slotOf[channel] = slot;
   });
   const samples = channels.length;
-  const count = hiddenIsColumns ? rows : cols;
+  const count = sampledIsColumns ? rows : cols;
   const values = new Float32Array(count * samples);
   forEachValueChunk(tensor, (chunk, firstElement) => {
     // Row segments: only the sampled channels of a row are touched, so the cost is the read, not the copy.
@@ -44,7 +48,7 @@ export function sampleUnits(tensor: ModelTensor, projection: Projection, hiddenS
       const row = Math.floor(element / cols);
       const col = element - row * cols;
       const span = Math.min(chunk.length - index, cols - col);
-      if (hiddenIsColumns) {
+      if (sampledIsColumns) {
         channels.forEach((channel, slot) => {
           if (channel >= col && channel < col + span) values[row * samples + slot] = chunk[index + channel - col]!;
         });

@@ -7,7 +7,7 @@
  * shape allows without grouped-query attention). Cosine similarity of two units is then their dot product.
  */
 import type { LayerShape } from './architecture.js';
-import { sampleUnits, type SampledUnits } from './lineage-sample.js';
+import { hiddenIsColumns, sampleUnits, type SampledUnits } from './lineage-sample.js';
 import type { ModelGraph } from './model-graph.js';
 import type { ProjectionRole } from './tensor-roles.js';
 
@@ -50,7 +50,7 @@ function sampledRole(weights: LayerWeights, role: ProjectionRole, side: 'in' | '
   const projection = direct ?? weights.layer.projections.qkv!;
   let sampled = weights.cache.get(projection.tensor);
   if (sampled === undefined) {
-    sampled = sampleUnits(weights.graph.tensorByName.get(projection.tensor)!, projection, side, channels);
+    sampled = sampleUnits(weights.graph.tensorByName.get(projection.tensor)!, hiddenIsColumns(projection, side), channels);
     weights.cache.set(projection.tensor, sampled);
   }
   if (direct) return sampled;
@@ -74,10 +74,27 @@ export function unitVectors(weights: LayerWeights, kind: UnitKind, parts: readon
   const vectors = new Float32Array(count * length);
   for (let unit = 0; unit < count; unit++) {
     sampled.forEach((part, index) => vectors.set(part.values.subarray(unit * block, (unit + 1) * block), unit * length + index * block));
+  }
+  return normalized({ count, length, vectors });
+}
+
+/**
+ * Hidden channels as units, for a model whose hidden size was pruned: each channel's column of the token embedding
+ * ([vocab, hidden], as Gather reads it) at the sampled vocabulary rows.
+ */
+export function hiddenChannelVectors(graph: ModelGraph, embedding: string, vocabRows: readonly number[]): UnitVectors {
+  const sampled = sampleUnits(graph.tensorByName.get(embedding)!, false, vocabRows);
+  return normalized({ count: sampled.count, length: sampled.samples, vectors: sampled.values });
+}
+
+/** Each unit scaled to length 1, in place, so cosine similarity is a dot product. */
+function normalized(units: UnitVectors): UnitVectors {
+  const { count, length, vectors } = units;
+  for (let unit = 0; unit < count; unit++) {
     let squares = 0;
     for (let offset = unit * length; offset < (unit + 1) * length; offset++) squares += vectors[offset]! * vectors[offset]!;
     const scale = squares > 0 ? 1 / Math.sqrt(squares) : 0;
     for (let offset = unit * length; offset < (unit + 1) * length; offset++) vectors[offset]! *= scale;
   }
-  return { count, length, vectors };
+  return units;
 }

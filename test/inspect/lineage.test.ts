@@ -20,17 +20,24 @@ import { openSafetensorsCheckpoint } from '../../src/inspect/safetensors-checkpo
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const LINEAGE = join(__dirname, '..', 'fixtures', 'edge', 'lineage');
-interface LineageManifest {
+interface PrunedFacts {
+  readonly file: string;
   readonly removedLayers: readonly number[];
-  readonly sizes: { readonly heads: number; readonly ffn: number };
+  /** Base hidden channels kept (all of them unless the width was pruned). */
+  readonly hiddenChannels: readonly number[];
+  readonly layers: readonly { readonly baseLayer: number; readonly heads: readonly number[]; readonly ffnChannels: readonly number[] }[];
+}
+interface LineageManifest {
+  readonly sizes: { readonly hidden: number; readonly heads: number; readonly ffn: number };
   readonly fixtures: {
     readonly base: { readonly onnx: string; readonly externalData: string; readonly safetensors: string; readonly config: string };
-    readonly pruned: { readonly file: string; readonly layers: readonly { readonly baseLayer: number; readonly heads: readonly number[]; readonly ffnChannels: readonly number[] }[] };
+    readonly 'pruned-finetuned': PrunedFacts;
+    readonly 'pruned-hidden': PrunedFacts;
     readonly unrelated: { readonly file: string };
   };
 }
 const manifest = JSON.parse(readFileSync(join(LINEAGE, 'manifest.json'), 'utf8')) as LineageManifest;
-const { base, pruned, unrelated } = manifest.fixtures;
+const { base, 'pruned-finetuned': pruned, 'pruned-hidden': widthPruned, unrelated } = manifest.fixtures;
 const tempPath = useTempDirectory('lineage');
 // The ONNX fixtures are gzipped: unpacked into one folder with the base's external data beside it.
 copyFileSync(join(LINEAGE, base.externalData), tempPath(base.externalData));
@@ -42,23 +49,25 @@ const at = (name: string): string => {
 };
 
 /** The pruned model's units, traced to the base, equal the script's truth; every similarity is that of a fine-tuned copy. */
-function expectTruth(report: LineageReport): void {
+function expectTruth(report: LineageReport, truth: PrunedFacts = pruned): void {
   expect(report.status).toBe('derived');
   expect(report.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
-  expect(report.removedLayers).toEqual(manifest.removedLayers);
-  expect(report.layers.map((layer) => layer.baseLayer)).toEqual(pruned.layers.map((layer) => layer.baseLayer));
-  pruned.layers.forEach((truth, position) => {
+  expect(report.removedLayers).toEqual(truth.removedLayers);
+  expect(report.layers.map((layer) => layer.baseLayer)).toEqual(truth.layers.map((layer) => layer.baseLayer));
+  truth.layers.forEach((facts, position) => {
     const layer = report.layers[position]!;
-    expect(layer.heads?.kept).toEqual(truth.heads);
-    expect(layer.kvHeads?.kept).toEqual(truth.heads); // Phi: one key/value head per query head
-    expect(layer.ffnChannels?.kept).toEqual(truth.ffnChannels);
+    expect(layer.heads?.kept).toEqual(facts.heads);
+    expect(layer.kvHeads?.kept).toEqual(facts.heads); // Phi: one key/value head per query head
+    expect(layer.ffnChannels?.kept).toEqual(facts.ffnChannels);
     expect(layer.heads?.baseCount).toBe(manifest.sizes.heads);
     expect(layer.ffnChannels?.baseCount).toBe(manifest.sizes.ffn);
     for (const value of layer.heads!.similarity!) expect(value).toBeGreaterThan(0.9);
     expect(layer.ffnChannels!.minSimilarity).toBeGreaterThan(0.9);
     expect(layer.similarity).toBeGreaterThan(0.9);
   });
-  const units = pruned.layers.reduce((sum, layer) => sum + 2 * layer.heads.length + layer.ffnChannels.length, 0);
+  const widthPruned = truth.hiddenChannels.length < manifest.sizes.hidden;
+  expect(report.hiddenChannels?.kept ?? null).toEqual(widthPruned ? truth.hiddenChannels : null);
+  const units = truth.layers.reduce((sum, layer) => sum + 2 * layer.heads.length + layer.ffnChannels.length, widthPruned ? truth.hiddenChannels.length : 0);
   expect(report.units).toEqual({ total: units, matched: units });
 }
 
@@ -71,6 +80,12 @@ describe('checkLineage on a pruned, fine-tuned Phi (scripts/edge/build_lineage_f
     const report = await checkLineage(at(pruned.file), at(base.safetensors));
     expect(report.baseKind).toBe('safetensors');
     expectTruth(report);
+  });
+
+  it.each([['ONNX', base.onnx], ['safetensors', base.safetensors]])('traces a width-pruned copy (every fourth hidden channel removed) to the %s base', async (_, basePath) => {
+    const report = await checkLineage(at(widthPruned.file), at(basePath));
+    expectTruth(report, widthPruned);
+    expect(report.hiddenChannels!.minSimilarity).toBeGreaterThan(0.9);
   });
 
   it.each([['ONNX', base.onnx], ['safetensors', base.safetensors]])('EXPECTED FAILURE – a model of the same shape from another seed does not derive from the %s base', async (_, basePath) => {
@@ -101,12 +116,20 @@ describe('check-pruning folds lineage in', () => {
     const report = await checkPruning(at(pruned.file), { base: at(base.safetensors), forwardPass: false });
     expectTruth(report.lineage);
     expect(report.base.kind).toBe('config'); // widths and counts from the checkpoint's config.json
-    expect(report.removedLayers).toEqual(manifest.removedLayers);
+    expect(report.removedLayers).toEqual(pruned.removedLayers);
     expect(report.layerMapping).toBe('by-weights');
     expect(report.verdict.status).toBe('pass');
     const text = formatPruningReport(report);
     expect(text).toContain(`Lineage (weights vs safetensors base): derived`);
     expect(text).toContain(`layer 0 <- base 0`);
+  });
+
+  it('a width-pruned model against the ONNX base: lineage aligns the layers, so the removed middle layer is named', async () => {
+    const report = await checkPruning(at(widthPruned.file), { base: at(base.onnx), forwardPass: false });
+    expectTruth(report.lineage, widthPruned);
+    expect(report.removedLayers).toEqual(widthPruned.removedLayers);
+    expect(report.layers.find((layer) => layer.status === 'kept')?.hidden).toEqual({ base: manifest.sizes.hidden, kept: widthPruned.hiddenChannels.length });
+    expect(report.verdict.status).toBe('pass');
   });
 
   it('EXPECTED FAILURE – the unrelated model passes every structural check but fails on lineage', async () => {
