@@ -8,6 +8,7 @@ safetensors folder (save_pretrained, bf16); the ONNX models are fp16 and gzipped
 which base layers, heads and channels the pruned model kept: the truth the TS tests compare lineage against.
 
 Run: /work/pyenv/bin/python scripts/edge/build_lineage_fixtures.py   (writes test/fixtures/edge/lineage/)
+     --scale OUT_DIR LAYERS writes a Phi-2-width base and pruned copy for timing lineage (not committed).
 """
 from __future__ import annotations
 
@@ -56,16 +57,16 @@ PLANS = {
 warnings.filterwarnings('ignore')
 
 
-def build(seed: int) -> PhiForCausalLM:
+def build(seed: int, hidden: int = HIDDEN, heads: int = HEADS, ffn: int = FFN, layers: int = LAYERS, vocab: int = VOCAB) -> PhiForCausalLM:
     torch.manual_seed(seed)
-    config = PhiConfig(vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=FFN, num_hidden_layers=LAYERS,
-                       num_attention_heads=HEADS, max_position_embeddings=32, partial_rotary_factor=0.5, tie_word_embeddings=False)
+    config = PhiConfig(vocab_size=vocab, hidden_size=hidden, intermediate_size=ffn, num_hidden_layers=layers,
+                       num_attention_heads=heads, max_position_embeddings=32, partial_rotary_factor=0.5, tie_word_embeddings=False)
     config._attn_implementation = 'eager'
     return PhiForCausalLM(config).eval()
 
 
-def channels_of(heads: list[int]) -> torch.Tensor:
-    return torch.tensor([head * HEAD_DIM + offset for head in heads for offset in range(HEAD_DIM)])
+def channels_of(heads: list[int], head_dim: int) -> torch.Tensor:
+    return torch.tensor([head * head_dim + offset for head in heads for offset in range(head_dim)])
 
 
 def slice_vector(module: torch.nn.Module, name: str, keep: torch.Tensor) -> None:
@@ -93,23 +94,25 @@ def prune_hidden(model: PhiForCausalLM, keep: torch.Tensor) -> None:
 def prune(model: PhiForCausalLM, plan: Plan) -> PhiForCausalLM:
     """Slices the kept heads and channels out of every layer and drops the plan's layer (indices name base layers)."""
     pruned = copy.deepcopy(model)
+    config = model.config
+    head_dim = config.hidden_size // config.num_attention_heads
     kept_blocks = []
     for layer, block in enumerate(pruned.model.layers):
         if layer == plan.removed_layer:
             continue
-        heads = [head for head in range(HEADS) if head not in plan.heads[layer]]
+        heads = [head for head in range(config.num_attention_heads) if head not in plan.heads[layer]]
         attention = block.self_attn
         for name in ('q_proj', 'k_proj', 'v_proj'):
-            slice_linear(getattr(attention, name), channels_of(heads), 'out')
-        slice_linear(attention.dense, channels_of(heads), 'in')
-        channels = torch.tensor([channel for channel in range(FFN) if channel not in plan.channels[layer]])
+            slice_linear(getattr(attention, name), channels_of(heads, head_dim), 'out')
+        slice_linear(attention.dense, channels_of(heads, head_dim), 'in')
+        channels = torch.tensor([channel for channel in range(config.intermediate_size) if channel not in plan.channels[layer]])
         slice_linear(block.mlp.fc1, channels, 'out')
         slice_linear(block.mlp.fc2, channels, 'in')
         kept_blocks.append(block)
     pruned.model.layers = torch.nn.ModuleList(kept_blocks)
     pruned.config.num_hidden_layers = len(kept_blocks)
     if plan.hidden:
-        prune_hidden(pruned, torch.tensor([channel for channel in range(HIDDEN) if channel not in plan.hidden]))
+        prune_hidden(pruned, torch.tensor([channel for channel in range(config.hidden_size) if channel not in plan.hidden]))
     return pruned
 
 
@@ -143,15 +146,17 @@ def export(model: PhiForCausalLM, path: Path, external_data: bool) -> None:
         onnx.save(proto, str(path))
 
 
-def kept_units(model: PhiForCausalLM, plan: Plan) -> list[dict]:
+def kept_units(model: PhiForCausalLM, base: PhiForCausalLM, plan: Plan) -> list[dict]:
     """The truth, per remaining layer in order: its base layer and the base heads and channels it kept."""
-    layers = [layer for layer in range(LAYERS) if layer != plan.removed_layer]
+    config = base.config
+    head_dim = config.hidden_size // config.num_attention_heads
+    layers = [layer for layer in range(config.num_hidden_layers) if layer != plan.removed_layer]
     truth = []
     for position, layer in enumerate(layers):
         block = model.model.layers[position]
-        heads = [head for head in range(HEADS) if head not in plan.heads[layer]]
-        channels = [channel for channel in range(FFN) if channel not in plan.channels[layer]]
-        assert block.self_attn.q_proj.out_features == len(heads) * HEAD_DIM and block.mlp.fc1.out_features == len(channels)
+        heads = [head for head in range(config.num_attention_heads) if head not in plan.heads[layer]]
+        channels = [channel for channel in range(config.intermediate_size) if channel not in plan.channels[layer]]
+        assert block.self_attn.q_proj.out_features == len(heads) * head_dim and block.mlp.fc1.out_features == len(channels)
         truth.append({'baseLayer': layer, 'heads': heads, 'ffnChannels': channels})
     return truth
 
@@ -172,7 +177,7 @@ def main() -> None:
         export(pruned, OUT / f'{name}.onnx', external_data=False)
         kept_hidden = [channel for channel in range(HIDDEN) if channel not in plan.hidden]
         fixtures[name] = {'file': f'{name}.onnx.gz', 'derived': True, 'params': pruned.num_parameters(), 'removedLayers': [plan.removed_layer],
-                          'hiddenChannels': kept_hidden, 'layers': kept_units(pruned, plan)}
+                          'hiddenChannels': kept_hidden, 'layers': kept_units(pruned, base, plan)}
     # Same shape as the pruned model, different weights: what an agent training from scratch would hand in.
     unrelated = prune(build(2), PLANS['pruned-finetuned'])
     fine_tune(unrelated, 2)
@@ -198,5 +203,29 @@ def main() -> None:
     print(f'{total / 1e6:.2f} MB, shards {shards}', file=sys.stderr)
 
 
+def scale(out: Path, layers: int) -> None:
+    """Phi-2's width (hidden 2560, 32 heads, FFN 10240, vocab 51200) at `layers` layers, for timing lineage: the base
+    as a safetensors checkpoint (fp16) and as ONNX, a copy with 8 heads and 2,560 FFN channels per layer and layer 1
+    removed, then noise of NOISE x std (no optimizer steps: they would take minutes at this width), and the truth."""
+    out.mkdir(parents=True, exist_ok=True)
+    base = build(1, hidden=2560, heads=32, ffn=10240, layers=layers, vocab=51200)
+    draw = torch.Generator().manual_seed(5)
+    plan = Plan(heads={layer: sorted(torch.randperm(32, generator=draw)[:8].tolist()) for layer in range(layers)},
+                channels={layer: sorted(torch.randperm(10240, generator=draw)[:2560].tolist()) for layer in range(layers)}, removed_layer=1)
+    pruned = prune(base, plan)
+    with torch.no_grad():
+        for parameter in pruned.parameters():
+            if parameter.numel() > 1 and parameter.std() > 0:
+                parameter.add_(torch.randn_like(parameter) * parameter.std() * NOISE)
+    base.half().save_pretrained(out / 'base-hf')
+    export(base, out / 'base.onnx', external_data=True)
+    export(pruned, out / 'pruned.onnx', external_data=True)
+    truth = {'removedLayers': [plan.removed_layer], 'layers': kept_units(pruned, base, plan)}
+    (out / 'truth.json').write_text(json.dumps(truth) + '\n')
+
+
 if __name__ == '__main__':
-    main()
+    if len(sys.argv) == 4 and sys.argv[1] == '--scale':
+        scale(Path(sys.argv[2]), int(sys.argv[3]))  # --scale OUT_DIR LAYERS (about 1.2 GB per layer, base and pruned)
+    else:
+        main()

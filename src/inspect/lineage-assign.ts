@@ -1,23 +1,28 @@
 /**
  * Which base unit each pruned unit came from, by cosine similarity of unit vectors (lineage-units).
- *   - Few units (heads): the whole similarity matrix, assigned greedily from the most similar pair down, so each
- *     base unit is used once.
- *   - Many units (FFN channels, 10,240 per Phi-2 layer): slicing keeps order, so each pruned unit is looked for
- *     from the last matched base unit on, within the removed count; the work is linear for a genuine pruning. A
- *     unit not found there (a permuted channel) is searched among all base units left, up to MAX_LEFTOVERS of them.
- *     When half the first PROBE_UNITS find nothing, the layer is not derived and the rest are not searched: an
- *     unrelated model fails fast instead of costing a full matrix.
- * Layers are aligned in order (layer removal keeps the others' order) by the best total similarity, allowing
- * pruned layers without an origin.
+ *   - Few units (heads): every pair is scored, then assigned greedily from the most similar pair down, so each base
+ *     unit is used once.
+ *   - Many units (FFN channels, 10,240 per Phi-2 layer): a full matrix would cost 10^10 multiplications per layer.
+ *     Slicing with sorted indices keeps order, so each pruned unit is first looked for from the last matched base unit
+ *     on, within the removed count: linear work for the common case. Units it misses, or every unit when the first
+ *     PROBE_UNITS mostly miss (pruning that picked channels by an unsorted top-k permutes them), are paired by hashing
+ *     (lineage-lsh) and the pairs scored in full; the few hashing misses are searched among all free base units on
+ *     COARSE_COORDINATES of their vector, the best COARSE_CANDIDATES scored in full. When half the probe units match
+ *     nothing even then, the layer is not derived and the rest are not searched: an unrelated model fails fast.
+ * Layers are aligned in order (layer removal keeps the others' order) by the best total similarity.
  */
+import { collidingPairs } from './lineage-lsh.js';
 import type { UnitVectors } from './lineage-units.js';
 
 /** Cosine at or above which a unit counts as derived: a fine-tuned copy stays near 1, unrelated units near 0. */
 export const MATCH_THRESHOLD = 0.5;
-/** Above this many pruned × base pairs, the in-order search replaces the full matrix. */
+/** Above this many pruned × base pairs, the in-order and coarse searches replace scoring every pair. */
 export const EXHAUSTIVE_PAIRS = 4096;
 export const PROBE_UNITS = 64;
-export const MAX_LEFTOVERS = 512;
+export const COARSE_COORDINATES = 32;
+export const COARSE_CANDIDATES = 4;
+/** Units the coarse search still looks at after hashing: the few a fine-tuned copy's hashes can miss. */
+export const MAX_COARSE_UNITS = 512;
 
 export interface UnitAssignment {
   /** Base unit per pruned unit, -1 when none reached MATCH_THRESHOLD. */
@@ -25,6 +30,8 @@ export interface UnitAssignment {
   /** The matched (or best seen) similarity per pruned unit; NaN when the unit was not searched. */
   readonly similarity: Float32Array;
 }
+
+type Pair = readonly [similarity: number, unit: number, candidate: number];
 
 export function cosine(a: UnitVectors, i: number, b: UnitVectors, j: number): number {
   let sum = 0;
@@ -35,68 +42,117 @@ export function cosine(a: UnitVectors, i: number, b: UnitVectors, j: number): nu
 }
 
 export function assignUnits(pruned: UnitVectors, base: UnitVectors): UnitAssignment {
-  return pruned.count * base.count <= EXHAUSTIVE_PAIRS ? assignExhaustive(pruned, base) : assignInOrder(pruned, base);
+  const assignment = { origin: new Int32Array(pruned.count).fill(-1), similarity: new Float32Array(pruned.count).fill(Number.NaN) };
+  const all = range(pruned.count);
+  if (pruned.count * base.count <= EXHAUSTIVE_PAIRS) {
+    resolve(assignment, all.flatMap((unit) => range(base.count).map((candidate): Pair => [cosine(pruned, unit, base, candidate), unit, candidate])));
+    return assignment;
+  }
+  const probe = all.slice(0, PROBE_UNITS);
+  const unmatched = (units: readonly number[]): number[] => units.filter((unit) => assignment.origin[unit] === -1);
+  const inOrder = searchInOrder(pruned, base, assignment, probe.length);
+  if (matchedCount(assignment, probe) >= probe.length / 2) {
+    searchInOrder(pruned, base, assignment, pruned.count, inOrder);
+  } else {
+    searchHashed(pruned, base, assignment, unmatched(probe));
+    if (matchedCount(assignment, probe) < probe.length / 2) return assignment; // not derived: the rest stay unsearched
+  }
+  searchHashed(pruned, base, assignment, unmatched(all));
+  searchCoarse(pruned, base, assignment, unmatched(all).slice(0, MAX_COARSE_UNITS));
+  return assignment;
 }
 
-function assignExhaustive(pruned: UnitVectors, base: UnitVectors, rows: readonly number[] = range(pruned.count), free?: Uint8Array): UnitAssignment {
-  const origin = new Int32Array(pruned.count).fill(-1);
-  const similarity = new Float32Array(pruned.count).fill(Number.NaN);
-  const columns = range(base.count).filter((column) => free === undefined || free[column] === 1);
-  const pairs: [number, number, number][] = [];
-  for (const row of rows) {
-    for (const column of columns) {
-      const value = cosine(pruned, row, base, column);
-      pairs.push([value, row, column]);
-      if (!(similarity[row]! >= value)) similarity[row] = value; // best seen, for units left unmatched
-    }
-  }
-  pairs.sort((a, b) => b[0] - a[0]);
-  const taken = new Set<number>();
-  for (const [value, row, column] of pairs) {
-    if (value < MATCH_THRESHOLD) break;
-    if (origin[row] !== -1 || taken.has(column)) continue;
-    origin[row] = column;
-    similarity[row] = value;
-    taken.add(column);
-  }
-  return { origin, similarity };
+function freeCandidates(assignment: UnitAssignment, count: number): number[] {
+  const taken = new Set(assignment.origin.filter((origin) => origin >= 0));
+  return range(count).filter((candidate) => !taken.has(candidate));
 }
 
-function assignInOrder(pruned: UnitVectors, base: UnitVectors): UnitAssignment {
-  const origin = new Int32Array(pruned.count).fill(-1);
-  const similarity = new Float32Array(pruned.count).fill(Number.NaN);
-  const free = new Uint8Array(base.count).fill(1);
-  const leftovers: number[] = [];
+/** `units` against the free base units they collide with (lineage-lsh), scored in full and resolved greedily. */
+function searchHashed(pruned: UnitVectors, base: UnitVectors, assignment: UnitAssignment, units: readonly number[]): void {
+  if (units.length === 0) return;
+  const pairs: Pair[] = [];
+  for (const [unit, candidates] of collidingPairs(pruned, base, units, freeCandidates(assignment, base.count))) {
+    for (const candidate of candidates) pairs.push([cosine(pruned, unit, base, candidate), unit, candidate]);
+  }
+  resolve(assignment, pairs);
+}
+
+interface InOrderState {
+  next: number;
+  unit: number;
+}
+
+/** Units from `state.unit` up to `end`, each matched to the first base unit at or above the threshold in its window. */
+function searchInOrder(pruned: UnitVectors, base: UnitVectors, assignment: UnitAssignment, end: number, state: InOrderState = { next: 0, unit: 0 }): InOrderState {
   const removed = Math.max(0, base.count - pruned.count);
-  let next = 0;
-  let found = 0;
-  for (let unit = 0; unit < pruned.count; unit++) {
-    if (unit === PROBE_UNITS && found < PROBE_UNITS / 2) return { origin, similarity }; // not derived: stop here
+  for (; state.unit < end; state.unit++) {
+    const unit = state.unit;
     let best = Number.NEGATIVE_INFINITY;
-    for (let candidate = next; candidate <= Math.min(base.count - 1, unit + removed); candidate++) {
+    for (let candidate = state.next; candidate <= Math.min(base.count - 1, unit + removed); candidate++) {
       const value = cosine(pruned, unit, base, candidate);
       best = Math.max(best, value);
       if (value >= MATCH_THRESHOLD) {
-        origin[unit] = candidate;
+        assignment.origin[unit] = candidate;
         best = value;
-        free[candidate] = 0;
-        next = candidate + 1;
-        found++;
+        state.next = candidate + 1;
         break;
       }
     }
-    similarity[unit] = Number.isFinite(best) ? best : Number.NaN;
-    if (origin[unit] === -1) leftovers.push(unit);
+    if (Number.isFinite(best)) assignment.similarity[unit] = best;
   }
-  if (leftovers.length === 0) return { origin, similarity };
-  const searched = leftovers.slice(0, MAX_LEFTOVERS);
-  const rescued = assignExhaustive(pruned, base, searched, free);
-  for (const unit of searched) {
-    origin[unit] = rescued.origin[unit]!;
-    const seen = similarity[unit]!;
-    similarity[unit] = origin[unit] !== -1 || Number.isNaN(seen) ? rescued.similarity[unit]! : Math.max(seen, rescued.similarity[unit]!);
+  return state;
+}
+
+/** `units` against every free base unit on a few coordinates, the best few scored in full, then resolved greedily. */
+function searchCoarse(pruned: UnitVectors, base: UnitVectors, assignment: UnitAssignment, units: readonly number[]): void {
+  if (units.length === 0) return;
+  const free = freeCandidates(assignment, base.count);
+  const stride = Math.max(1, Math.floor(pruned.length / COARSE_COORDINATES));
+  const pairs: Pair[] = [];
+  const coarse = new Float32Array(free.length);
+  for (const unit of units) {
+    const left = unit * pruned.length;
+    free.forEach((candidate, index) => {
+      let sum = 0;
+      for (let offset = 0, right = candidate * base.length; offset < pruned.length; offset += stride) sum += pruned.vectors[left + offset]! * base.vectors[right + offset]!;
+      coarse[index] = sum;
+    });
+    const best = topIndices(coarse, COARSE_CANDIDATES);
+    for (const index of best) pairs.push([cosine(pruned, unit, base, free[index]!), unit, free[index]!]);
   }
-  return { origin, similarity };
+  resolve(assignment, pairs);
+}
+
+/** Greedy from the most similar pair down; units left unmatched keep the best similarity seen. */
+function resolve(assignment: UnitAssignment, pairs: Pair[]): void {
+  for (const [value, unit] of pairs) if (!(assignment.similarity[unit]! >= value)) assignment.similarity[unit] = value;
+  pairs.sort((a, b) => b[0] - a[0]);
+  const taken = new Set(assignment.origin.filter((origin) => origin >= 0));
+  for (const [value, unit, candidate] of pairs) {
+    if (value < MATCH_THRESHOLD) break;
+    if (assignment.origin[unit] !== -1 || taken.has(candidate)) continue;
+    assignment.origin[unit] = candidate;
+    assignment.similarity[unit] = value;
+    taken.add(candidate);
+  }
+}
+
+/** Indices of the `count` largest values, largest first. */
+function topIndices(values: Float32Array, count: number): number[] {
+  const best: number[] = [];
+  for (let index = 0; index < values.length; index++) {
+    const value = values[index]!;
+    if (best.length === count && value <= values[best[count - 1]!]!) continue;
+    let position = best.length;
+    while (position > 0 && values[best[position - 1]!]! < value) position--;
+    best.splice(position, 0, index);
+    if (best.length > count) best.pop();
+  }
+  return best;
+}
+
+function matchedCount(assignment: UnitAssignment, units: readonly number[]): number {
+  return units.filter((unit) => assignment.origin[unit]! >= 0).length;
 }
 
 /** Mean over a few evenly spread pruned units of their best similarity in `base`: how alike two layers are. */

@@ -14,7 +14,9 @@ import { MlrbError } from '../../src/errors.js';
 import { formatPruningReport } from '../../src/inspect/format-pruning.js';
 import { readTensorValues } from '../../src/inspect/graph-tensor-values.js';
 import { checkLineage } from '../../src/inspect/index.js';
+import { assignUnits } from '../../src/inspect/lineage-assign.js';
 import type { LineageReport } from '../../src/inspect/lineage-report.js';
+import type { UnitVectors } from '../../src/inspect/lineage-units.js';
 import { checkPruning, type PruningReport } from '../../src/inspect/pruning-check.js';
 import { openSafetensorsCheckpoint } from '../../src/inspect/safetensors-checkpoint.js';
 import { useTempDirectory } from './support/tmp-dir.js';
@@ -254,5 +256,51 @@ describe('safetensors checkpoints are read from their headers, under the file po
     expect(failure).toBeInstanceOf(MlrbError);
     expect((failure as MlrbError).code).toBe('BAD_MODEL');
     expect((failure as MlrbError).message).toMatch(message);
+  });
+});
+
+describe('unit assignment in any order (seeded random units, the permutation made here is the truth)', () => {
+  /** mulberry32: a seeded generator, independent of the code under test. */
+  const generator = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let mixed = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    mixed = (mixed + Math.imul(mixed ^ (mixed >>> 7), 61 | mixed)) ^ mixed;
+    return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
+  };
+  const random = generator(2026);
+  const gauss = (): number => Math.sqrt(-2 * Math.log(random() + 1e-12)) * Math.cos(2 * Math.PI * random());
+  const [baseCount, keptCount, length] = [2048, 1536, 128];
+  const unitLength = (vectors: Float32Array, count: number): UnitVectors => {
+    for (let unit = 0; unit < count; unit++) {
+      const row = vectors.subarray(unit * length, (unit + 1) * length);
+      const norm = Math.hypot(...row);
+      row.forEach((value, index) => { row[index] = value / norm; });
+    }
+    return { count, length, vectors };
+  };
+  const baseUnits = unitLength(Float32Array.from({ length: baseCount * length }, gauss), baseCount);
+  /** Kept base units in the given order, each moved by noise of `noise` x its entries' spread (cosine ~ 1/sqrt(1 + noise²)). */
+  const copyOf = (kept: readonly number[], noise: number): UnitVectors => {
+    const vectors = new Float32Array(kept.length * length);
+    kept.forEach((origin, unit) => {
+      for (let index = 0; index < length; index++) vectors[unit * length + index] = baseUnits.vectors[origin * length + index]! + (noise * gauss()) / Math.sqrt(length);
+    });
+    return unitLength(vectors, kept.length);
+  };
+  const shuffled = Array.from({ length: baseCount }, (_, index) => index).sort(() => random() - 0.5).slice(0, keptCount);
+
+  it.each([
+    ['in order (sorted indices)', [...shuffled].sort((a, b) => a - b)],
+    ['permuted (an unsorted top-k)', shuffled],
+  ])('finds every origin of units kept %s, after fine-tuning noise (cosine ~0.96)', (_, kept) => {
+    const assignment = assignUnits(copyOf(kept, 0.3), baseUnits);
+    expect(Array.from(assignment.origin)).toEqual(kept);
+    expect(Math.min(...assignment.similarity)).toBeGreaterThan(0.9);
+  });
+
+  it('EXPECTED FAILURE – unrelated units match nothing, and the search stops after the probe', () => {
+    const assignment = assignUnits(unitLength(Float32Array.from({ length: keptCount * length }, gauss), keptCount), baseUnits);
+    expect(assignment.origin.filter((origin) => origin >= 0)).toHaveLength(0);
+    expect(assignment.similarity.filter((value) => Number.isNaN(value)).length).toBeGreaterThan(keptCount - 100);
   });
 });
