@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
+import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { ExitError } from './exit-error.js';
 
@@ -104,7 +105,6 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
   if (values.suite !== undefined && values.tasks !== undefined) throw new ExitError(2, `give --suite or --tasks, not both (they take the same names)\n\n${usage}`);
   const suite = values.tasks ?? values.suite;
   if (suite === undefined) throw new ExitError(2, `--tasks (or --suite) is required\n\n${usage}`);
-  if (values.data === undefined) throw new ExitError(2, `--data is required: the folder with the ${suite} data files\n\n${usage}`);
   if (values.output !== undefined && values['output-path'] !== undefined) throw new ExitError(2, `give --output FILE or --output-path PATH, not both\n\n${usage}`);
   const batch = values['batch-size'];
   const notes = batch?.lmEvalAuto ? [`--batch-size auto:N: treated as auto (batches are sized from the memory budget, so there is nothing to re-tune)`] : [];
@@ -112,7 +112,8 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
   const options = {
     model,
     suite,
-    dataDir: values.data,
+    // Without --data, lm-eval users' data is in the Hugging Face hub cache (suites find their dataset there).
+    dataDir: values.data ?? defaultHubCacheDir(),
     tokenizer: values.tokenizer,
     config: values.config,
     numFewshot: values['num-fewshot'],

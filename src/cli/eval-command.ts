@@ -15,14 +15,16 @@ import { createProgressReporter } from './progress.js';
 import { renderBreakdownTables, renderResultsTable } from './table.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
-export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] --data DIR [options]
+export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR] [options]
 
   MODEL                 an ONNX causal LM, or its folder (model.onnx, else its only .onnx file)
   --tasks NAMES         comma-separated lm-eval task, group and tag names: mmlu, mmlu_stem,
                         mmlu_anatomy, blimp, blimp_adjunct_island, super-glue-lm-eval-v1, boolq,
                         cb, copa, multirc, record, sglue_rte, wic, wsc; ours: superglue,
                         blimp_filtered, blimp_supplement (--suite is the same flag)
-  --data DIR            the suite's data folder (or a folder with one sub-folder per suite)
+  --data DIR            the suite's data folder (or a folder with one sub-folder per suite), in the
+                        release layout or as a Hugging Face hub download (parquet); default: the
+                        hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)
   --tokenizer FILE      tokenizer.json (default: beside the model)
   --config FILE         config.json (default: beside the model)
   --num-fewshot K       few-shot examples per prompt (default 0)

@@ -115,9 +115,7 @@ describe('task versions are lm-eval\'s (its task YAMLs)', () => {
     }
   });
 
-  // Open: src/tasks/blimp/load.ts says GROUP_VERSION = 1; lm-eval's _blimp.yaml says 2.0. When the loader is
-  // fixed this starts failing: turn it into a plain `it`.
-  it.fails('the blimp group', async () => {
+  it('the blimp group', async () => {
     const blimp = await loadSuite('blimp', { dataDir: path.join(dataDir, 'blimp'), paradigms: ['adjunct_island'] });
     expect(blimp.groups.find((group) => group.name === 'blimp')?.version).toBe(lmEvalVersions.blimp);
   });

@@ -19,8 +19,8 @@ export interface BlimpLoadOptions extends SuiteLoadOptions {
 
 /** `_template_yaml` metadata.version. */
 const TASK_VERSION = 1;
-/** lm-eval's BLiMP group config is not certain to exist in every v0.4.x release; 1 is its usual first version. */
-const GROUP_VERSION = 1;
+/** lm-eval's `_blimp.yaml` group metadata.version (scripts/lm_eval/task_versions.py records it from the wheel). */
+const GROUP_VERSION = 2;
 
 /** Bad options throw synchronously (RangeError), except unknown paradigms, which need the folder listing. */
 export function loadBlimpSuite(options: BlimpLoadOptions): Promise<Suite> {
