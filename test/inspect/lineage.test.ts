@@ -19,6 +19,7 @@ import type { LineageReport } from '../../src/inspect/lineage-report.js';
 import type { UnitVectors } from '../../src/inspect/lineage-units.js';
 import { checkPruning, type PruningReport } from '../../src/inspect/pruning-check.js';
 import { openSafetensorsCheckpoint } from '../../src/inspect/safetensors-checkpoint.js';
+import { checkTrack } from '../../src/inspect/track-check.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const LINEAGE = join(__dirname, '..', 'fixtures', 'edge', 'lineage');
@@ -135,9 +136,12 @@ describe('check-pruning folds lineage in', () => {
   });
 
   it('EXPECTED FAILURE – the unrelated model passes every structural check but fails on lineage', async () => {
-    const { code, stdout } = await runCli([at(unrelated.file), '--base', at(base.onnx), '--json', '--strict', '--skip-forward']);
+    const stdout = new PassThrough();
+    let json = '';
+    stdout.setEncoding('utf8').on('data', (chunk: string) => { json += chunk; });
+    const code = await runCheckPruningCommand([at(unrelated.file), '--base', at(base.onnx), '--json', '--strict', '--skip-forward'], { stdout, stderr: new PassThrough() });
     expect(code).toBe(1);
-    const report = JSON.parse(stdout) as PruningReport;
+    const report = JSON.parse(json) as PruningReport;
     expect(report.consistencyIssues).toEqual([]);
     expect(report.fakePruning.detected).toBe(false);
     expect(report.lineage.status).toBe('not-derived');
@@ -153,13 +157,16 @@ describe('check-pruning folds lineage in', () => {
   });
 });
 
-async function runCli(argv: string[]): Promise<{ code: number; stdout: string }> {
-  const stdout = new PassThrough();
-  const chunks: Buffer[] = [];
-  stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  const code = await runCheckPruningCommand(argv, { stdout, stderr: new PassThrough() });
-  return { code, stdout: Buffer.concat(chunks).toString('utf8') };
-}
+describe('check-track edge-compression with a weights base', () => {
+  it('EXPECTED FAILURE – the unrelated model fails the [pruning] check on lineage; the pruned one has no lineage reason', async () => {
+    const failing = await checkTrack('edge-compression', at(unrelated.file), { base: at(base.safetensors), measureDram: false });
+    expect(failing.verdict.status).toBe('fail');
+    expect(failing.verdict.reasons).toEqual([{ check: 'pruning', message: expect.stringMatching(/^lineage: .* does not derive from /) }]);
+    const passing = await checkTrack('edge-compression', at(pruned.file), { base: at(base.safetensors), measureDram: false });
+    expect(passing.verdict.reasons).toEqual([]);
+    expect(passing.checks.pruning?.lineage.status).toBe('derived');
+  });
+});
 
 describe('lineage across exporters and architectures (scripts/edge/build_pruning_fixtures.py, pruned-all)', () => {
   // VARIANTS['pruned-all']: heads whole_groups([2]) removed from layer 0 (Llama's groups of 2 take head 3 and its
