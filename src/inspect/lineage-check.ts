@@ -38,7 +38,7 @@ export async function checkLineage(modelPath: string, basePath: string, options?
   if (headDim === null) throw new MlrbError('BAD_DATA', `cannot tell head_dim of base ${base.path}: put its config.json beside it or pass headDim`, { file: base.path });
   const unreadable = [pruned, base].flatMap((source) => unreadableProjections(source).map((name) => `${name} of ${source.path}`));
   if (unreadable.length > 0) {
-    return notChecked(pruned.path, base.path, kind, `projection weights are not plain float tensors (quantized?): ${unreadable.slice(0, 3).join(', ')}`, true, started);
+    return notChecked(pruned.path, base.path, kind, `projection weights cannot be read as float values (quantized, or not stored as raw bytes): ${unreadable.slice(0, 3).join(', ')}`, true, started);
   }
   const alignment = alignHidden(pruned, base);
   if (!alignment.aligned) return notChecked(pruned.path, base.path, kind, alignment.note, true, started);

@@ -4,6 +4,7 @@
  * pruned-and-fine-tuned Phi kept; the unrelated model is another seed) and scripts/edge/build_pruning_fixtures.py
  * (its VARIANTS: what 'pruned-all' removed from Phi, grouped-query Llama and fused-qkv GPT-2).
  */
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -248,6 +249,9 @@ describe('safetensors checkpoints are read from their headers, under the file po
       writeFileSync(outside, safetensorsBytes({ a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, Buffer.alloc(4)));
       symlinkSync(outside, join(folder, 'model.safetensors'));
     }, /resolves outside the checkpoint folder/],
+    ['a FIFO named model.safetensors (must fail, not block)', (folder: string) => {
+      execFileSync('mkfifo', [join(folder, 'model.safetensors')]);
+    }, /is not a regular file/],
     ['a header that is not JSON', (folder: string) => {
       const bytes = safetensorsBytes({}, Buffer.alloc(0));
       writeFileSync(join(folder, 'model.safetensors'), Buffer.concat([bytes.subarray(0, 8), Buffer.from('{x')]));
