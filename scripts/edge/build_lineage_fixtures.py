@@ -42,16 +42,18 @@ class Plan:
     channels: dict[int, list[int]]
     removed_layer: int
     hidden: list[int] = field(default_factory=list)
+    # Base layers whose whole attention block is dropped (the FFN stays), as attention-drop pruning does.
+    attention_dropped: list[int] = field(default_factory=list)
 
 
-# Heads, channels and layer 2; the width variant also drops every fourth hidden channel (Minitron-style).
+# Heads, channels and layer 2; the width variant also drops every fourth hidden channel (Minitron-style) and layer 1's attention.
 PLANS = {
     'pruned-finetuned': Plan(heads={0: [1], 1: [0, 3], 3: []},
                              channels={0: list(range(1, FFN, 4)), 1: list(range(100, 164)),
                                        3: sorted(torch.randperm(FFN, generator=torch.Generator().manual_seed(7))[:32].tolist())},
                              removed_layer=2),
-    'pruned-hidden': Plan(heads={0: [2], 1: [], 3: [0, 1]}, channels={0: [], 1: list(range(128)), 3: list(range(0, FFN, 2))},
-                          removed_layer=2, hidden=list(range(3, HIDDEN, 4))),
+    'pruned-hidden': Plan(heads={0: [2], 1: list(range(HEADS)), 3: [0, 1]}, channels={0: [], 1: list(range(128)), 3: list(range(0, FFN, 2))},
+                          removed_layer=2, hidden=list(range(3, HIDDEN, 4)), attention_dropped=[1]),
 }
 
 warnings.filterwarnings('ignore')
@@ -74,6 +76,13 @@ def slice_vector(module: torch.nn.Module, name: str, keep: torch.Tensor) -> None
         setattr(module, name, torch.nn.Parameter(getattr(module, name)[keep].clone()))
 
 
+class NoAttention(torch.nn.Module):
+    """An attention block that was dropped: it adds nothing to the residual stream and holds no weights."""
+
+    def forward(self, hidden_states: torch.Tensor, **_: object) -> tuple[torch.Tensor, None]:
+        return torch.zeros_like(hidden_states), None
+
+
 def prune_hidden(model: PhiForCausalLM, keep: torch.Tensor) -> None:
     """Width pruning: the kept hidden channels of the embedding, every norm and every projection's hidden side."""
     with torch.no_grad():
@@ -83,9 +92,10 @@ def prune_hidden(model: PhiForCausalLM, keep: torch.Tensor) -> None:
         slice_vector(norm, 'bias', keep)
         norm.normalized_shape = (len(keep),)
     for block in model.model.layers:
-        for linear in (block.self_attn.q_proj, block.self_attn.k_proj, block.self_attn.v_proj, block.mlp.fc1):
+        attention = [] if isinstance(block.self_attn, NoAttention) else [block.self_attn]
+        for linear in [*(part for module in attention for part in (module.q_proj, module.k_proj, module.v_proj)), block.mlp.fc1]:
             slice_linear(linear, keep, 'in')
-        for linear in (block.self_attn.dense, block.mlp.fc2):
+        for linear in [*(module.dense for module in attention), block.mlp.fc2]:
             slice_linear(linear, keep, 'out')
     slice_linear(model.lm_head, keep, 'in')
     model.config.hidden_size = len(keep)
@@ -102,9 +112,12 @@ def prune(model: PhiForCausalLM, plan: Plan) -> PhiForCausalLM:
             continue
         heads = [head for head in range(config.num_attention_heads) if head not in plan.heads[layer]]
         attention = block.self_attn
-        for name in ('q_proj', 'k_proj', 'v_proj'):
-            slice_linear(getattr(attention, name), channels_of(heads, head_dim), 'out')
-        slice_linear(attention.dense, channels_of(heads, head_dim), 'in')
+        if layer in plan.attention_dropped:
+            block.self_attn = NoAttention()
+        else:
+            for name in ('q_proj', 'k_proj', 'v_proj'):
+                slice_linear(getattr(attention, name), channels_of(heads, head_dim), 'out')
+            slice_linear(attention.dense, channels_of(heads, head_dim), 'in')
         channels = torch.tensor([channel for channel in range(config.intermediate_size) if channel not in plan.channels[layer]])
         slice_linear(block.mlp.fc1, channels, 'out')
         slice_linear(block.mlp.fc2, channels, 'in')
@@ -156,7 +169,8 @@ def kept_units(model: PhiForCausalLM, base: PhiForCausalLM, plan: Plan) -> list[
         block = model.model.layers[position]
         heads = [head for head in range(config.num_attention_heads) if head not in plan.heads[layer]]
         channels = [channel for channel in range(config.intermediate_size) if channel not in plan.channels[layer]]
-        assert block.self_attn.q_proj.out_features == len(heads) * head_dim and block.mlp.fc1.out_features == len(channels)
+        attention_heads = 0 if isinstance(block.self_attn, NoAttention) else block.self_attn.q_proj.out_features // head_dim
+        assert attention_heads == len(heads) and block.mlp.fc1.out_features == len(channels)
         truth.append({'baseLayer': layer, 'heads': heads, 'ffnChannels': channels})
     return truth
 

@@ -21,6 +21,7 @@ export function formatIndices(kept: readonly (number | null)[]): string {
 
 function units(name: string, unit: UnitLineage | null): string | null {
   if (unit === null) return null;
+  if (unit.count === 0) return `${name} none of ${unit.baseCount}`;
   const figures = unit.minSimilarity === null ? 'none match' : `min ${unit.minSimilarity.toFixed(3)}, mean ${(unit.meanSimilarity ?? 0).toFixed(3)}`;
   return `${name} ${unit.matched}/${unit.count} of ${unit.baseCount} [${formatIndices(unit.kept)}] (${figures})`;
 }

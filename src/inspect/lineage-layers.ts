@@ -1,7 +1,8 @@
 /**
  * Lineage layer by layer: every layer's attention units of both models are built first (each attention tensor read
- * once), layers are aligned by how alike their heads are, then each aligned pair's heads, key/value heads and FFN
- * channels are assigned (each FFN tensor read once, and only for aligned layers).
+ * once), layers are aligned by how alike their heads are (by their FFN channels for a layer whose attention was
+ * dropped), then each aligned pair's heads, key/value heads and FFN channels are assigned. Each FFN tensor is read at
+ * most once, and only for aligned layers unless a dropped attention needs the base's FFNs to place its layer.
  */
 import type { LayerShape } from './architecture.js';
 import { alignLayers, assignUnits, layerSimilarity } from './lineage-assign.js';
@@ -21,6 +22,7 @@ export interface SampledChannels {
 }
 
 type Parts = (unit: UnitKind) => ReturnType<typeof commonParts>;
+type FfnOf = (side: 'pruned' | 'base', position: number) => UnitVectors | null;
 
 export function traceLayers(pruned: WeightSource, base: WeightSource, channels: SampledChannels, headDim: number): LayerLineage[] {
   const [firstPruned, firstBase] = [pruned.shape.layers[0], base.shape.layers[0]];
@@ -30,38 +32,53 @@ export function traceLayers(pruned: WeightSource, base: WeightSource, channels: 
     const weights = { graph: source.graph, layer, cache: new Map() };
     return { heads: unitVectors(weights, 'heads', parts('heads'), headDim, sampled), kvHeads: unitVectors(weights, 'kvHeads', parts('kvHeads'), headDim, sampled) };
   };
+  const ffnOf = ffnUnitsOnce(pruned, base, channels.ffn, parts);
   const prunedAttention = pruned.shape.layers.map((layer) => attentionOf(pruned, layer, channels.attention.pruned));
   const baseAttention = base.shape.layers.map((layer) => attentionOf(base, layer, channels.attention.base));
-  const scores = prunedAttention.map((mine) => baseAttention.map((theirs) => {
+  const scores = prunedAttention.map((mine, position) => baseAttention.map((theirs, origin) => {
     const [a, b] = mine.heads && theirs.heads ? [mine.heads, theirs.heads] : [mine.kvHeads, theirs.kvHeads];
-    return a && b ? layerSimilarity(a, b) : 0;
+    if (a && b) return layerSimilarity(a, b);
+    // A layer whose attention was dropped is placed by its FFN channels (every base FFN is then read, once).
+    const [ownFfn, baseFfn] = mine.heads || mine.kvHeads ? [null, null] : [ffnOf('pruned', position), ffnOf('base', origin)];
+    return ownFfn && baseFfn ? layerSimilarity(ownFfn, baseFfn) : 0;
   }));
   const origins = alignLayers(scores, base.shape.layers.length);
   return pruned.shape.layers.map((layer, position): LayerLineage => {
     const origin = origins[position]!;
     const similarity = origin >= 0 ? scores[position]![origin]! : Math.max(0, ...scores[position]!);
-    const pair = origin >= 0 ? { layer: base.shape.layers[origin]!, attention: baseAttention[origin]! } : null;
-    return traceLayer(pruned, base, layer, prunedAttention[position]!, pair, similarity, channels.ffn, parts);
+    const theirs = origin >= 0 ? { index: base.shape.layers[origin]!.index, attention: baseAttention[origin]!, ffn: () => ffnOf('base', origin) } : null;
+    return traceLayer(layer, prunedAttention[position]!, () => ffnOf('pruned', position), theirs, similarity);
   });
+}
+
+/** FFN units per layer, built on first use and kept, so no FFN tensor is read twice. */
+function ffnUnitsOnce(pruned: WeightSource, base: WeightSource, channels: ChannelPairs, parts: Parts): FfnOf {
+  const built = { pruned: new Map<number, UnitVectors | null>(), base: new Map<number, UnitVectors | null>() };
+  return (side, position) => {
+    if (!built[side].has(position)) {
+      const source = side === 'pruned' ? pruned : base;
+      const weights = { graph: source.graph, layer: source.shape.layers[position]!, cache: new Map() };
+      built[side].set(position, unitVectors(weights, 'ffnChannels', parts('ffnChannels'), 1, channels[side]));
+    }
+    return built[side].get(position)!;
+  };
 }
 
 /** One pruned layer's units against its base layer's (none matched when it has no base layer). */
 function traceLayer(
-  pruned: WeightSource, base: WeightSource, layer: LayerShape, mine: Attention, pair: { layer: LayerShape; attention: Attention } | null,
-  similarity: number, ffn: ChannelPairs, parts: Parts,
+  layer: LayerShape, mine: Attention, ownFfn: () => UnitVectors | null,
+  theirs: { index: number; attention: Attention; ffn: () => UnitVectors | null } | null, similarity: number,
 ): LayerLineage {
-  const theirs = pair?.attention ?? null;
-  const units = (own: UnitVectors | null, other: UnitVectors | null, fallback: number, perUnit: boolean) =>
-    unitLineage(own && other ? assignUnits(own, other) : null, own?.count ?? fallback, other?.count ?? 0, perUnit);
+  const other = theirs?.attention ?? null;
+  const units = (own: UnitVectors | null, base: UnitVectors | null, fallback: number, perUnit: boolean) =>
+    unitLineage(own && base ? assignUnits(own, base) : null, own?.count ?? fallback, base?.count ?? 0, perUnit);
   const ffnCount = (layer.projections.up ?? layer.projections.gate)?.outDim ?? 0;
-  const ffnUnits = (source: WeightSource, of: LayerShape, sampled: readonly number[]): UnitVectors | null =>
-    unitVectors({ graph: source.graph, layer: of, cache: new Map() }, 'ffnChannels', parts('ffnChannels'), 1, sampled);
   return {
     layer: layer.index,
-    baseLayer: pair?.layer.index ?? null,
+    baseLayer: theirs?.index ?? null,
     similarity: Math.round(similarity * 1e4) / 1e4,
-    heads: mine.heads || theirs?.heads ? units(mine.heads, theirs?.heads ?? null, 0, true) : null,
-    kvHeads: mine.kvHeads || theirs?.kvHeads ? units(mine.kvHeads, theirs?.kvHeads ?? null, 0, true) : null,
-    ffnChannels: ffnCount > 0 ? units(pair ? ffnUnits(pruned, layer, ffn.pruned) : null, pair ? ffnUnits(base, pair.layer, ffn.base) : null, ffnCount, false) : null,
+    heads: mine.heads || other?.heads ? units(mine.heads, other?.heads ?? null, 0, true) : null,
+    kvHeads: mine.kvHeads || other?.kvHeads ? units(mine.kvHeads, other?.kvHeads ?? null, 0, true) : null,
+    ffnChannels: ffnCount > 0 ? units(theirs ? ownFfn() : null, theirs ? theirs.ffn() : null, ffnCount, false) : null,
   };
 }

@@ -86,7 +86,7 @@ describe('checkLineage on a pruned, fine-tuned Phi (scripts/edge/build_lineage_f
     expectTruth(report);
   });
 
-  it.each([['ONNX', base.onnx], ['safetensors', base.safetensors]])('traces a width-pruned copy (every fourth hidden channel removed) to the %s base', async (_, basePath) => {
+  it.each([['ONNX', base.onnx], ['safetensors', base.safetensors]])('traces a width-pruned copy (every fourth hidden channel and one layer\'s attention removed) to the %s base', async (_, basePath) => {
     const report = await checkLineage(at(widthPruned.file), at(basePath));
     expectTruth(report, widthPruned);
     expect(report.hiddenChannels!.minSimilarity).toBeGreaterThan(0.9);
