@@ -1,11 +1,13 @@
-"""Builds the lineage fixtures: a base, a pruned-and-fine-tuned copy of it, and an unrelated model of the pruned shape.
+"""Builds the lineage fixtures: a base, pruned-and-fine-tuned copies of it, and an unrelated model of the pruned shape.
 
-A small seeded Phi (hidden 64, 4 heads of 16, FFN 256, 4 layers) is the base. The pruned copy has heads, FFN channels
-and base layer 2 removed by slicing its weights in torch, then is fine-tuned for a few Adam steps and perturbed by
-noise of 5 % of each weight's std, as agents fine-tune after pruning. The unrelated model has the pruned model's
-exact shape but comes from another seed. The base is written as ONNX with external data and as a sharded Hugging Face
-safetensors folder (save_pretrained, bf16); the ONNX models are fp16 and gzipped to keep the fixtures small. The manifest records
-which base layers, heads and channels the pruned model kept: the truth the TS tests compare lineage against.
+A small seeded Phi (hidden 64, 4 heads of 16, FFN 256, 4 layers) is the base. 'pruned-finetuned' has heads, FFN
+channels and base layer 2 removed by slicing its weights in torch; 'pruned-hidden' also drops every fourth hidden
+channel (width pruning) and layer 1's whole attention. Both are fine-tuned for a few Adam steps and perturbed by noise
+of 5 % of each weight's std, as agents fine-tune after pruning. The unrelated model has the pruned model's exact shape
+but comes from another seed. The base is written as ONNX with external data and as a sharded Hugging Face safetensors
+folder (save_pretrained, bf16); the ONNX models are fp16 and gzipped to keep the fixtures small. The manifest records
+which base layers, hidden channels, heads and FFN channels each pruned model kept: the truth the TS tests compare
+lineage against.
 
 Run: /work/pyenv/bin/python scripts/edge/build_lineage_fixtures.py   (writes test/fixtures/edge/lineage/)
      --scale OUT_DIR LAYERS writes a Phi-2-width base and pruned copy for timing lineage (not committed).
