@@ -213,14 +213,24 @@ const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const requireFromHere = createRequire(import.meta.url);
 let cachedBinding: BindingModule | undefined;
 
-/** Loads build/Release/mlrb_native.node once and registers MlrbError with it. */
+/**
+ * Loads the addon once and registers MlrbError with it: a local build (build/Release) if there is one, else the
+ * prebuilt the package ships (scripts/install/addon-location.cjs holds both paths, shared with the install hook).
+ */
 export function loadBinding(): BindingModule {
   if (cachedBinding) return cachedBinding;
-  const addonPath = path.join(packageRoot, 'build', 'Release', 'mlrb_native.node');
-  if (!existsSync(addonPath)) {
-    throw new MlrbError('ORT_LOAD', `the native addon is not built (${addonPath} is missing); run \`npm run build:native\``, {
-      addonPath,
-    });
+  const location = requireFromHere(path.join(packageRoot, 'scripts', 'install', 'addon-location.cjs')) as {
+    addonCandidates(): string[];
+  };
+  const candidates = location.addonCandidates();
+  const addonPath = candidates.find((candidate) => existsSync(candidate));
+  if (addonPath === undefined) {
+    throw new MlrbError(
+      'ORT_LOAD',
+      `the native addon is missing (looked for ${candidates.join(' and ')}); build it with \`npm rebuild mlrb-eval\` ` +
+        '(in a checkout: `npm run build:native`)',
+      { addonPath: candidates[0] },
+    );
   }
   const binding = requireFromHere(addonPath) as BindingModule;
   binding.setErrorClass(MlrbError as unknown as new (code: string, message: string) => Error);
