@@ -4,12 +4,13 @@
  * of every wire type), payloads stepped over rather than read, and malformed messages refused as BAD_MODEL
  * naming the file, the fault and its byte offset.
  */
-import { closeSync, mkdirSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
 import { encodeMessage, ProtoWriter } from '../../src/fixtures/protobuf-writer.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
+import { bytesAt } from './support/file-bytes.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const tempPath = useTempDirectory('wire-reader');
@@ -62,17 +63,6 @@ function writeModel(name: string, bytes: Uint8Array): string {
   const modelPath = join(directory, 'model.onnx');
   writeFileSync(modelPath, bytes);
   return modelPath;
-}
-
-function bytesAt(file: string, offset: number, length: number): Uint8Array {
-  const descriptor = openSync(file, 'r');
-  try {
-    const buffer = new Uint8Array(length);
-    readSync(descriptor, buffer, 0, length, offset);
-    return buffer;
-  } finally {
-    closeSync(descriptor);
-  }
 }
 
 async function badModelMessage(modelPath: string): Promise<string> {
