@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../onnx/proto_wire.h"
+#include "onnx_terms.h"
 
 namespace mlrb::graph {
 
@@ -23,6 +23,6 @@ struct CpuFusion {
 };
 
 // Never throws for graphs it does not understand: they come back with applied = false and a note.
-[[nodiscard]] CpuFusion fuse_for_cpu(onnx::Bytes model);
+[[nodiscard]] CpuFusion fuse_for_cpu(Bytes model);
 
 }  // namespace mlrb::graph

@@ -8,31 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "../onnx/proto_wire.h"
-#include "../onnx/schema.h"
+#include "onnx_terms.h"
 
 namespace mlrb::graph {
-
-// The rewrites read and write with the one ONNX layer (native/onnx/): its wire format and its schema.
-using onnx::as_text;
-using onnx::Bytes;
-using onnx::Field;
-using onnx::FieldReader;
-using onnx::for_each_field;
-using onnx::int64s_of;
-using onnx::MalformedProto;
-using onnx::ProtoBuilder;
-using onnx::AttributeProto;
-using onnx::DimensionProto;
-using onnx::GraphProto;
-using onnx::ModelProto;
-using onnx::NodeProto;
-using onnx::OperatorSetIdProto;
-using onnx::TensorProto;
-using onnx::TensorShapeProto;
-using onnx::TensorTypeProto;
-using onnx::TypeProto;
-using onnx::ValueInfoProto;
 
 struct NodeView {
   std::vector<std::string> inputs;

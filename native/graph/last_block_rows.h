@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "../onnx/proto_wire.h"
+#include "onnx_terms.h"
 
 namespace mlrb::graph {
 
@@ -29,6 +29,6 @@ struct LastBlockRows {
 };
 
 // Never throws for graphs it does not understand: they come back with applied = false and a note.
-[[nodiscard]] LastBlockRows prune_last_block_rows(onnx::Bytes model);
+[[nodiscard]] LastBlockRows prune_last_block_rows(Bytes model);
 
 }  // namespace mlrb::graph

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../onnx/proto_wire.h"
+#include "onnx_terms.h"
 
 namespace mlrb::graph {
 
@@ -31,6 +31,6 @@ struct LmHeadSlice {
 };
 
 // Never throws for graphs it does not understand: those come back with applied = false and a note.
-[[nodiscard]] LmHeadSlice slice_lm_head(onnx::Bytes model);
+[[nodiscard]] LmHeadSlice slice_lm_head(Bytes model);
 
 }  // namespace mlrb::graph

@@ -24,9 +24,9 @@ struct Attempt {
 };
 
 // Applies the wanted rewrites in turn to the mapped model; each sets its note.
-Attempt rewrite(onnx::Bytes original, LoadRewrites wanted, OpenedSession& notes) {
+Attempt rewrite(graph::Bytes original, LoadRewrites wanted, OpenedSession& notes) {
   Attempt attempt;
-  onnx::Bytes current = original;
+  graph::Bytes current = original;
   if (wanted.cpu_fusion) {
     graph::CpuFusion fusion = graph::fuse_for_cpu(current);
     notes.fusion_note = std::move(fusion.note);
