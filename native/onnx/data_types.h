@@ -1,9 +1,9 @@
 // TensorProto.DataType: the codes, and for each its name and width. The one native table of them: the
 // model reader sizes payloads with it, the graph rewrites name the types they write, and the ORT layer
-// names the types of graph inputs and outputs with it (ORT's ONNXTensorElementDataType uses the same
-// codes, checked in native/ort/element_types.h). Widths are in bits, not bytes, because 4-bit and 2-bit
-// types pack several elements into one byte. (TypeScript keeps its own table, src/inspect/dtypes.ts,
-// with the categories the edge verdicts need; the addon hands it codes, not names.)
+// names and sizes graph inputs and outputs with it, through native/ort/element_types.h (ORT's
+// ONNXTensorElementDataType shares only codes 0-23 with these). Widths are in bits, not bytes, because
+// 4-bit and 2-bit types pack several elements into one byte. TypeScript keeps its own table with the
+// categories the edge verdicts need (src/inspect/dtypes.ts); the addon hands it codes, not names.
 #pragma once
 
 #include <cstdint>
