@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Native sessions and ORT thread pools are process-wide; forks isolate them per file.
     pool: 'forks',
+    // One private TMPDIR per run, removed at the end: nothing a test or a library leaves stays behind.
+    globalSetup: ['test/support/private-tmpdir.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
   },

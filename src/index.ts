@@ -18,6 +18,7 @@ export {
 export { encodeRequest, modelInputFor, type ModelInput, type EncodingRules } from './eval/request-encoding.js';
 export type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './eval/instance.js';
 export { loadSuite, SUITE_NAMES, type SuiteName } from './tasks/registry.js';
+export { defaultHubCacheDir } from './tasks/hub-cache.js';
 export type { MultipleChoiceTask, MultipleChoiceDoc, Suite, TaskGroup } from './tasks/types.js';
 export { buildTask, type MultipleChoiceTaskSpec } from './tasks/task-spec.js';
 export type { LmEvalResults } from './eval/results.js';

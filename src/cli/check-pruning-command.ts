@@ -1,7 +1,8 @@
 /**
- * `mlrb-eval check-pruning MODEL --base BASE`: structural pruning validation against a base ONNX model or
- * its config.json, with the quantization check folded in. Exit 0, or 1 with --strict when the verdict
- * fails, 2 for bad usage. Runtime failures propagate as MlrbError to the CLI's one error boundary.
+ * `mlrb-eval check-pruning MODEL --base BASE`: structural pruning validation against a base ONNX model, its
+ * safetensors checkpoint or its config.json, with lineage when the base has weights and the quantization check
+ * folded in. Exit 0, or 1 with --strict when the verdict fails, 2 for bad usage. Runtime failures propagate as
+ * MlrbError to the CLI's one error boundary.
  */
 import { z } from 'zod';
 import { formatPruningReport } from '../inspect/format-pruning.js';
@@ -10,7 +11,10 @@ import { parseModelCommand } from './command-args.js';
 import type { CliIo } from './exit-error.js';
 
 export const CHECK_PRUNING_USAGE = `usage: mlrb-eval check-pruning MODEL --base BASE [options]
-  --base BASE                 the base ONNX model, or its Hugging Face config.json
+  --base BASE                 the base: an ONNX model, a Hugging Face safetensors checkpoint folder
+                              (model.safetensors or shards + index), or its config.json; with
+                              weights (ONNX, safetensors) lineage traces every kept layer, head and
+                              FFN channel to the base and fails a model not derived from it
   --json                      print the report as JSON
   --strict                    exit 1 when the verdict fails
   --num-heads N               the base's attention heads, when neither a config.json beside an ONNX base

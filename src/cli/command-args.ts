@@ -52,3 +52,18 @@ export const byteSizeOption = z.string().transform((text, context) => {
 export const dramProviderOption = z
   .enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` })
   .default('cpu');
+
+/**
+ * lm-eval spells its flags with underscores (`--num_fewshot`, `--output_path`); every flag here accepts both
+ * spellings, so a command line copied from an lm-eval run works. Only the name before any `=` changes, and
+ * nothing after a lone `--`.
+ */
+export function normalizeFlagSpelling(argv: readonly string[]): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((arg, index) => {
+    if ((end !== -1 && index >= end) || !arg.startsWith('--')) return arg;
+    const equals = arg.indexOf('=');
+    const name = equals === -1 ? arg : arg.slice(0, equals);
+    return name.replaceAll('_', '-') + (equals === -1 ? '' : arg.slice(equals));
+  });
+}

@@ -1,27 +1,36 @@
 /**
- * `mlrb-eval MODEL --suite NAME …`: flags → evaluate() options (validated by the same zod schema the
+ * `mlrb-eval MODEL --tasks NAME …`: flags → evaluate() options (validated by the same zod schema the
  * library uses), progress to stderr, the table to stdout, JSON and samples to files.
  */
 import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { evaluate } from '../eval/evaluate.js';
+import { stringifyResults } from '../eval/results-json.js';
+import { sanitizeModelName } from '../eval/run-facts.js';
 import { writeResultOutput } from '../io/result-output.js';
-import { PROVIDER_CHOICES, type ProviderChoice } from '../model/execution-provider.js';
+import { parseEvalArgs } from './eval-args.js';
+import { lmEvalOutputFiles, lmEvalSampleLine } from './lm-eval-output.js';
 import { createProgressReporter } from './progress.js';
-import { renderResultsTable } from './table.js';
+import { renderBreakdownTables, renderResultsTable } from './table.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
-export const EVAL_USAGE = `usage: mlrb-eval MODEL --suite NAME[,…] --data DIR [options]
+export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR] [options]
 
-  --suite NAMES         comma-separated: mmlu, blimp, superglue (or boolq, cb, copa, multirc,
-                        record, sglue_rte, wic, wsc), blimp_filtered, blimp_supplement
-  --data DIR            the suite's data folder (or a folder with one sub-folder per suite)
+  MODEL                 an ONNX causal LM, or its folder (model.onnx, else its only .onnx file)
+  --tasks NAMES         comma-separated lm-eval task, group and tag names: mmlu, mmlu_stem,
+                        mmlu_anatomy, blimp, blimp_adjunct_island, super-glue-lm-eval-v1, boolq,
+                        cb, copa, multirc, record, sglue_rte, wic, wsc; ours: superglue,
+                        blimp_filtered, blimp_supplement (--suite is the same flag)
+  --data DIR            the suite's data folder (or a folder with one sub-folder per suite), in the
+                        release layout or as a Hugging Face hub download (parquet); default: the
+                        hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)
   --tokenizer FILE      tokenizer.json (default: beside the model)
+  --config FILE         config.json (default: beside the model)
   --num-fewshot K       few-shot examples per prompt (default 0)
-  --limit N             first N documents of each task
-  --batch-size N|auto   rows per forward pass, or auto from a memory budget (default auto)
+  --limit N             first N documents of each task; below 1, that fraction of each task
+  --batch-size N|auto   rows per forward pass, or auto from a memory budget (default auto;
+                        lm-eval's auto:N means auto)
   --memory-budget-mb M  memory the auto batch size plans for (default 256)
   --max-length N        override the model's max length
   --allow-partial       score a data folder that lacks some subtasks (MMLU subjects, BLiMP
@@ -32,86 +41,16 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --suite NAME[,…] --data DIR 
   --ort-library FILE    another ONNX Runtime shared library (also MLRB_ORT_LIBRARY)
   --no-cpu-fusion       run attention as the exported graph's separate nodes instead of the fused
                         CPU kernel (same numbers, slower; for comparison)
-  --output FILE         write lm-eval-compatible results JSON
-  --log-samples FILE    write per-document records as JSON lines
+  --output FILE         write lm-eval-compatible results JSON to FILE
+  --output-path PATH    as lm-eval: PATH/<model>/results_<date>.json (or PATH_<date>.json for
+                        a .json PATH); with --log-samples, samples_<task>_<date>.jsonl beside it
+  --log-samples FILE    write per-document records as JSON lines (a switch with --output-path)
+  --show-breakdowns     also print BLiMP's tables by field and linguistics_term
   --cache-dir DIR       tokenized-request cache (default ~/.cache/mlrb-eval)
   --no-cache            do not read or write the token cache
   --verbose             say what loading decided (LM-head slicing, fusion, prefix reuse, cache)
-  --quiet               no progress output`;
-
-function integerFlag(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new ExitError(2, `${flag} expects a whole number, got ${JSON.stringify(value)}`);
-  return Number(value);
-}
-
-function providerFlag(value: string | undefined): ProviderChoice | undefined {
-  if (value === undefined) return undefined;
-  if (!(PROVIDER_CHOICES as readonly string[]).includes(value)) {
-    throw new ExitError(2, `--provider expects ${PROVIDER_CHOICES.join(', ')}, got ${JSON.stringify(value)}`);
-  }
-  return value as ProviderChoice;
-}
-
-function parseEvalArgs(argv: readonly string[], io: CliIo): { options: EvaluateOptions; output?: string; logSamples?: string } {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    strict: true,
-    options: {
-      suite: { type: 'string' },
-      data: { type: 'string' },
-      tokenizer: { type: 'string' },
-      'num-fewshot': { type: 'string' },
-      limit: { type: 'string' },
-      'batch-size': { type: 'string' },
-      'memory-budget-mb': { type: 'string' },
-      'max-length': { type: 'string' },
-      'allow-partial': { type: 'boolean' },
-      threads: { type: 'string' },
-      provider: { type: 'string' },
-      'ort-library': { type: 'string' },
-      'no-cpu-fusion': { type: 'boolean' },
-      output: { type: 'string' },
-      'log-samples': { type: 'string' },
-      'cache-dir': { type: 'string' },
-      'no-cache': { type: 'boolean' },
-      verbose: { type: 'boolean' },
-      quiet: { type: 'boolean' },
-    },
-  });
-  const [model, ...extra] = positionals;
-  if (model === undefined || extra.length > 0) throw new ExitError(2, `expected exactly one MODEL path\n\n${EVAL_USAGE}`);
-  if (values.suite === undefined) throw new ExitError(2, `--suite is required\n\n${EVAL_USAGE}`);
-  if (values.data === undefined) throw new ExitError(2, `--data is required: the folder with the ${values.suite} data files\n\n${EVAL_USAGE}`);
-  const batchFlag = values['batch-size'];
-  const memoryMb = integerFlag(values['memory-budget-mb'], '--memory-budget-mb');
-  const options: EvaluateOptions = {
-    model,
-    suite: values.suite,
-    dataDir: values.data,
-    tokenizer: values.tokenizer,
-    numFewshot: integerFlag(values['num-fewshot'], '--num-fewshot'),
-    limit: integerFlag(values.limit, '--limit'),
-    batchSize: batchFlag === undefined || batchFlag === 'auto' ? 'auto' : integerFlag(batchFlag, '--batch-size'),
-    memoryBudgetBytes: memoryMb === undefined ? undefined : memoryMb * 1024 * 1024,
-    maxLength: integerFlag(values['max-length'], '--max-length'),
-    allowPartial: values['allow-partial'] === true ? true : undefined,
-    threads: integerFlag(values.threads, '--threads'),
-    provider: providerFlag(values.provider),
-    ortLibrary: values['ort-library'],
-    cpuFusion: values['no-cpu-fusion'] ? false : undefined,
-    logSamples: values['log-samples'] !== undefined,
-    onProgress: values.quiet ? undefined : progressFor(io),
-    cacheDir: values['no-cache'] ? false : values['cache-dir'],
-    onLog: values.verbose ? (message: string) => io.stderr.write(`${message}\n`) : undefined,
-    onWarning: (message: string) => io.stderr.write(`warning: ${message}\n`),
-  };
-  // zod's strictObject rejects keys that are present but undefined for optional fields only when typed so;
-  // dropping them keeps the parsed options identical to what a library caller would pass.
-  const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as EvaluateOptions;
-  return { options: defined, ...(values.output ? { output: values.output } : {}), ...(values['log-samples'] ? { logSamples: values['log-samples'] } : {}) };
-}
+  --quiet               no progress output
+  Every flag may also be spelled with underscores (--num_fewshot, --output_path).`;
 
 function progressFor(io: CliIo): NonNullable<EvaluateOptions['onProgress']> {
   const reporters = new Map<string, ReturnType<typeof createProgressReporter>>();
@@ -152,25 +91,45 @@ function statOrNull(file: string): Stats | null {
 }
 
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { options, output, logSamples } = parseEvalArgs(argv, io);
-  checkOutputPath(output, '--output');
-  checkOutputPath(logSamples, '--log-samples');
+  const args = parseEvalArgs(argv, EVAL_USAGE);
+  const log = args.verbose ? (message: string) => io.stderr.write(`${message}\n`) : undefined;
+  for (const note of args.notes) log?.(note);
+  const { outputs } = args;
+  // Every path is checked before any work: an hour of scoring must not end in an unwritable path.
+  const startedAt = new Date();
+  const layout = outputs.outputPath === undefined ? undefined : lmEvalOutputFiles(outputs.outputPath, sanitizeModelName(args.options.model), startedAt);
+  checkOutputPath(outputs.output, '--output');
+  checkOutputPath(layout?.results, '--output-path');
+  checkOutputPath(outputs.samplesFile, '--log-samples');
+  const options: EvaluateOptions = {
+    ...args.options,
+    ...(args.quiet ? {} : { onProgress: progressFor(io) }),
+    ...(log ? { onLog: log } : {}),
+    onWarning: (message: string) => io.stderr.write(`warning: ${message}\n`),
+  };
   const { results, samples } = await evaluate(options);
   io.stdout.write(`${renderResultsTable(results)}\n`);
   if (results.groups && Object.keys(results.groups).length > 0) io.stdout.write(`\n${renderResultsTable(results, 'groups')}\n`);
+  if (args.showBreakdowns) for (const table of renderBreakdownTables(results.mlrb.breakdowns)) io.stdout.write(`\n${table}\n`);
   const info = results.mlrb;
   io.stderr.write(
     `scored ${info.tokens_scored.toLocaleString('en-US')} tokens in ${info.wall_time_s.toFixed(1)} s ` +
       `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}\n`,
   );
-  if (output) {
-    writeResultOutput(output, `${JSON.stringify(results, null, 2)}\n`, '--output');
-    io.stderr.write(`results written to ${output}\n`);
+  const json = stringifyResults(results);
+  for (const [file, flag] of [[outputs.output, '--output'], [layout?.results, '--output-path']] as const) {
+    if (file === undefined) continue;
+    writeResultOutput(file, json, flag);
+    io.stderr.write(`results written to ${file}\n`);
   }
-  if (logSamples && samples) {
+  if (outputs.samplesFile && samples) {
     const lines = [...samples].flatMap(([task, records]) => records.map((record) => JSON.stringify({ task, ...record })));
-    writeResultOutput(logSamples, `${lines.join('\n')}\n`, '--log-samples');
-    io.stderr.write(`samples written to ${logSamples}\n`);
+    writeResultOutput(outputs.samplesFile, `${lines.join('\n')}\n`, '--log-samples');
+    io.stderr.write(`samples written to ${outputs.samplesFile}\n`);
+  }
+  if (layout && outputs.samplesBesideResults && samples) {
+    for (const [task, records] of samples) writeResultOutput(layout.samples(task), `${records.map(lmEvalSampleLine).join('\n')}\n`, '--log-samples');
+    io.stderr.write(`samples written beside ${layout.results}\n`);
   }
   return 0;
 }

@@ -2,21 +2,32 @@
  * The Markdown table lm-eval prints after a run (lm_eval.utils.make_table, as rendered by pytablewriter), so
  * its output and ours can be compared by eye or by diff:
  *   |Tasks|Version|Filter|n-shot|Metric|   |Value |   |Stderr|
- * Rows follow the order of `results` (already lm-eval's tree order); metrics within a row are sorted by key;
- * numbers are right-aligned, text left-aligned, headers centred like Python's str.center.
+ * Rows are ordered and indented as lm-eval 0.4.13's make_table does from `group_subtasks` (roots sorted, then
+ * each group's subtasks sorted, depth d prefixed by d spaces and "- "); metrics within a row are sorted by key;
+ * numbers are right-aligned, text left-aligned, headers centred like Python's str.center. Unlike make_table,
+ * a name too long for a 100-column terminal is shortened with "…" (the JSON keeps it whole).
  */
 import type { LmEvalResults } from '../eval/results.js';
 
-export type TableSource = Pick<LmEvalResults, 'results' | 'groups' | 'versions' | 'n-shot' | 'higher_is_better'>;
+export type TableSource = Pick<LmEvalResults, 'results' | 'groups' | 'versions' | 'n-shot' | 'higher_is_better'> &
+  Partial<Pick<LmEvalResults, 'group_subtasks'>>;
+
+/** The widest line the CLI prints. */
+export const TABLE_WIDTH = 100;
 
 const HIGHER_IS_BETTER_SYMBOLS = { true: '↑', false: '↓' } as const;
 
 /** `column` 'results' gives the per-task table, 'groups' the group summary lm-eval prints after it. */
-export function renderResultsTable(source: TableSource, column: 'results' | 'groups' = 'results'): string {
-  const headers = [column === 'results' ? 'Tasks' : 'Groups', 'Version', 'Filter', 'n-shot', 'Metric', '', 'Value', '', 'Stderr'];
+export function renderResultsTable(source: TableSource, column: 'results' | 'groups' = 'results', firstHeader?: string): string {
+  const headers = [firstHeader ?? (column === 'results' ? 'Tasks' : 'Groups'), 'Version', 'Filter', 'n-shot', 'Metric', '', 'Value', '', 'Stderr'];
   const rows: string[][] = [];
-  for (const [name, entry] of Object.entries(source[column] ?? {})) {
-    let label = entry.alias;
+  const entries = source[column] ?? {};
+  const { depths, order } = hierarchy(source.group_subtasks ?? {}, Object.keys(entries));
+  for (const name of order) {
+    const entry = entries[name];
+    if (entry === undefined) continue;
+    const depth = depths.get(name) ?? 0;
+    let label = (depth > 0 ? `${' '.repeat(depth)}- ` : '') + entry.alias;
     let version = String(source.versions[name] ?? '    N/A');
     let shots = String(source['n-shot'][name] ?? ' ');
     const higherIsBetter = source.higher_is_better[name] ?? {};
@@ -35,7 +46,35 @@ export function renderResultsTable(source: TableSource, column: 'results' | 'gro
       shots = '';
     }
   }
-  return renderMarkdown(headers, rows);
+  return renderMarkdown(headers, fitFirstColumn(headers, rows));
+}
+
+/** lm_eval.utils._build_hierarchy_info (0.4.13): depth of every name, and the display order of `available`. */
+export function hierarchy(groupSubtasks: Readonly<Record<string, readonly string[]>>, available: readonly string[]): { depths: Map<string, number>; order: string[] } {
+  const present = new Set(available);
+  const depths = new Map<string, number>();
+  const order: string[] = [];
+  const visit = (name: string, depth: number): void => {
+    depths.set(name, depth);
+    if (present.has(name)) order.push(name);
+    for (const child of [...(groupSubtasks[name] ?? [])].sort(byCodePoint)) visit(child, depth + 1);
+  };
+  const children = new Set(Object.values(groupSubtasks).flat());
+  for (const name of Object.keys(groupSubtasks).sort(byCodePoint)) if (!children.has(name)) visit(name, 0);
+  for (const name of [...available].sort(byCodePoint)) if (!depths.has(name)) order.push(name);
+  return { depths, order };
+}
+
+/** Python's sorted() on str: by code point, not by UTF-16 unit or locale. */
+function byCodePoint(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Shortens first-column cells so that every line stays within TABLE_WIDTH. */
+function fitFirstColumn(headers: readonly string[], rows: readonly (readonly string[])[]): string[][] {
+  const otherWidths = headers.slice(1).reduce((sum, header, index) => sum + Math.max(3, header.length, ...rows.map((row) => (row[index + 1] ?? '').length)), 0);
+  const room = Math.max(headers[0]?.length ?? 0, 3, TABLE_WIDTH - otherWidths - (headers.length + 1));
+  return rows.map(([first = '', ...rest]) => [first.length > room ? `${first.slice(0, room - 1)}…` : first, ...rest]);
 }
 
 /** Python's `"%.4f" % value`: exact ties round half to even, where Number#toFixed rounds them up. */
@@ -86,4 +125,35 @@ function pythonCenter(text: string, width: number): string {
   if (margin <= 0) return text;
   const left = Math.floor(margin / 2) + (margin & width & 1);
   return ' '.repeat(left) + text + ' '.repeat(margin - left);
+}
+
+/**
+ * `--show-breakdowns`: one table per tag in `mlrb.breakdowns` (BLiMP's `field` and `linguistics_term`): each
+ * value's unweighted mean over its paradigms, with how many paradigms and pairs it covers.
+ */
+export function renderBreakdownTables(breakdowns: unknown): string[] {
+  if (!isRecord(breakdowns)) return [];
+  return Object.entries(breakdowns).flatMap(([tag, byValue]) => {
+    if (!isRecord(byValue)) return [];
+    const rows: string[][] = [];
+    for (const [value, row] of Object.entries(byValue).sort(([a], [b]) => byCodePoint(a, b))) {
+      if (!isRecord(row)) continue;
+      let label = value;
+      let counts = [String(row.tasks ?? ''), String(row.n ?? '')];
+      for (const key of Object.keys(row).filter((name) => name.includes(',') && !name.includes('_stderr,')).sort()) {
+        const [metric = '', filter = ''] = splitOnce(key, ',');
+        const stderr = row[`${metric}_stderr,${filter}`];
+        const cell = (item: unknown): string => (typeof item === 'number' ? formatFixed(item, 4) : String(item ?? ''));
+        rows.push([label, ...counts, metric, cell(row[key]), '±', cell(stderr)]);
+        label = '';
+        counts = ['', ''];
+      }
+    }
+    const headers = [tag, 'Subtasks', 'n', 'Metric', 'Value', '', 'Stderr'];
+    return [renderMarkdown(headers, fitFirstColumn(headers, rows))];
+  });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -9,15 +9,21 @@ import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 const positiveInt = z.number().int().positive();
 
 export const evaluateOptionsSchema = z.strictObject({
-  /** Path to model.onnx. */
+  /** Path to model.onnx, or the folder holding it (its model.onnx, else its only .onnx file). */
   model: z.string().min(1),
-  /** A suite name, or several separated by commas. */
+  /**
+   * Suite, or lm-eval task, group and tag names (`mmlu`, `mmlu_anatomy`, `mmlu_stem`, `blimp_adjunct_island`,
+   * `super-glue-lm-eval-v1`, `boolq` …), separated by commas.
+   */
   suite: z.string().min(1),
   /** The suite's data folder, or a folder holding one sub-folder per suite. */
   dataDir: z.string().min(1),
   tokenizer: z.string().min(1).optional(),
+  /** Hugging Face config.json (max length, BOS/EOS ids); default: the one beside the model. */
+  config: z.string().min(1).optional(),
   numFewshot: z.number().int().nonnegative().default(0),
-  limit: positiveInt.optional(),
+  /** lm-eval's --limit: a document count per task, or below 1 a fraction of each task's documents. */
+  limit: z.number().positive().optional(),
   batchSize: z.union([z.literal('auto'), positiveInt]).default('auto'),
   /** Memory the auto batch size may plan for, in bytes. */
   memoryBudgetBytes: positiveInt.optional(),

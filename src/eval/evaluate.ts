@@ -5,13 +5,16 @@
 import path from 'node:path';
 import { parseEvaluateOptions, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
-import { isSuiteName, loadSuite, SUITE_NAMES } from '../tasks/registry.js';
+import { loadSuite } from '../tasks/registry.js';
+import { applySelection, resolveTaskNames, type SuiteSelection } from '../tasks/task-names.js';
 import type { Suite } from '../tasks/types.js';
 import { breakdownByTag, type TagBreakdown } from './aggregate.js';
 import { dataFingerprint, sha256File, toolVersion } from './fingerprint.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
 import { buildResults, type JsonValue, type LmEvalResults } from './results.js';
+import { environmentSummary, lmEvalRunFacts } from './run-facts.js';
+import { taskHashes } from './sample-hashes.js';
 import { buildTaskSamples, type LoggedSample } from './samples.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
@@ -30,21 +33,19 @@ export interface EvaluateResult {
 const BREAKDOWN_TAGS = ['field', 'linguistics_term'] as const;
 
 /**
- * `--suite a,b`: each name is loaded with the same data folder, limit and few-shot count (a suite whose lm-eval
- * config pins num_fewshot to 0 ignores it, as lm-eval does). A task may appear once: `superglue,boolq` is refused.
+ * `--suite a,b` / `--tasks a,b`: lm-eval's task, group and tag names (src/tasks/task-names.ts), each suite loaded
+ * once with the same data folder, limit and few-shot count (a suite whose lm-eval config pins num_fewshot to 0
+ * ignores it, as lm-eval does). A task may appear once: `superglue,boolq` is refused.
  */
 async function loadSuites(options: ResolvedEvaluateOptions): Promise<Suite[]> {
-  const names = [...new Set(options.suite.split(',').map((name) => name.trim()).filter((name) => name.length > 0))];
-  for (const name of names) {
-    if (!isSuiteName(name)) throw new RangeError(`unknown suite ${JSON.stringify(name)}; known suites: ${SUITE_NAMES.join(', ')}`);
-  }
+  const selections = resolveTaskNames(options.suite);
   const common = {
     dataDir: options.dataDir,
     numFewshot: options.numFewshot,
     allowPartial: options.allowPartial,
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
   };
-  const suites = await Promise.all(names.filter(isSuiteName).map((name) => loadSuite(name, common)));
+  const suites = await Promise.all(selections.map(async (selection) => applySelection(await loadSelection(selection, common), selection)));
   const owners = new Map<string, string>();
   for (const suite of suites) {
     for (const task of suite.tasks) {
@@ -54,6 +55,14 @@ async function loadSuites(options: ResolvedEvaluateOptions): Promise<Suite[]> {
     }
   }
   return suites;
+}
+
+type CommonLoadOptions = { readonly dataDir: string; readonly numFewshot: number; readonly allowPartial: boolean; readonly limit?: number };
+
+function loadSelection(selection: SuiteSelection, common: CommonLoadOptions): Promise<Suite> {
+  if (selection.suite === 'mmlu') return loadSuite('mmlu', { ...common, ...(selection.subjects ? { subjects: selection.subjects } : {}) });
+  if (selection.suite === 'blimp') return loadSuite('blimp', { ...common, ...(selection.paradigms ? { paradigms: selection.paradigms } : {}) });
+  return loadSuite(selection.suite, common);
 }
 
 function outcomesByTask(requests: readonly LoglikelihoodRequest[], logliks: readonly number[], greedy: readonly boolean[]): Map<string, DocOutcome[]> {
@@ -84,9 +93,11 @@ function breakdowns(suites: readonly Suite[], taskMetrics: ReadonlyMap<string, T
 
 async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
   const started = performance.now();
+  const startedAtUnixSeconds = Date.now() / 1000;
   const suites = await loadSuites(options);
   const model: LanguageModel = await loadModel({
     model: options.model,
+    config: options.config,
     tokenizer: options.tokenizer,
     maxLength: options.maxLength,
     threads: options.threads,
@@ -97,7 +108,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     onWarning: options.onWarning,
   });
   // Hashing a multi-GB model takes seconds; it runs alongside scoring, started once the file is known good.
-  const modelHash = sha256File(options.model);
+  const modelHash = sha256File(model.modelPath);
   try {
     const tasks = suites.flatMap((suite) => suite.tasks);
     const requestsByTask = new Map(tasks.map((task) => [task.name, buildTaskRequests(task)]));
@@ -123,7 +134,11 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         });
     const outcomes = outcomesByTask(requests, results.map((result) => result.loglik), results.map((result) => result.isGreedy));
     const taskMetrics = new Map(tasks.map((task) => [task.name, computeTaskMetrics(task, outcomes.get(task.name) ?? [])]));
-    const wallSeconds = (performance.now() - started) / 1000;
+    const samples = options.logSamples
+      ? new Map(tasks.map((task) => [task.name, buildTaskSamples(task, requestsByTask.get(task.name) ?? [], taskMetrics.get(task.name) as TaskMetrics)]))
+      : undefined;
+    const finished = performance.now();
+    const wallSeconds = (finished - started) / 1000;
     const lmEvalResults = buildResults({
       suites,
       taskMetrics,
@@ -134,6 +149,18 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         ...(options.limit !== undefined ? { limit: options.limit } : {}),
         numFewshot: options.numFewshot,
       },
+      facts: lmEvalRunFacts({
+        modelSource: 'mlrb-onnx',
+        modelName: options.model,
+        startedAtUnixSeconds,
+        startMs: started,
+        endMs: finished,
+        environment: environmentSummary(model.runtime.version, model.provider),
+        bos: { text: model.metadata.bosToken, id: model.metadata.bosTokenId },
+        eos: { text: model.metadata.eosToken, id: model.metadata.eosTokenId },
+        maxLength: model.maxLength,
+        taskHashes: samples ? taskHashes(samples) : {},
+      }),
       mlrb: {
         tool_version: toolVersion(),
         model_sha256: await modelHash,
@@ -153,15 +180,11 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         max_length: model.maxLength,
         // High-water mark of this process's resident memory (the whole run so far), in bytes.
         peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
-        model_file: path.basename(options.model),
+        model_file: path.basename(model.modelPath),
         breakdowns: breakdowns(suites, taskMetrics),
       },
     });
-    if (!options.logSamples) return { results: lmEvalResults };
-    const samples = new Map(
-      tasks.map((task) => [task.name, buildTaskSamples(task, requestsByTask.get(task.name) ?? [], taskMetrics.get(task.name) as TaskMetrics)]),
-    );
-    return { results: lmEvalResults, samples };
+    return samples ? { results: lmEvalResults, samples } : { results: lmEvalResults };
   } finally {
     model.dispose();
   }

@@ -3,13 +3,16 @@
  * so existing tooling and a diff against an lm-eval run both work. Our own run facts go under `mlrb`.
  *
  * Ordering follows lm-eval: `results`/`groups` walk the group tree depth first with names sorted at each
- * level (prepare_print_tasks), aliases indented by depth (" - stem", "  - anatomy"); `group_subtasks` is the
- * pre-order walk in group order, reversed; configs, versions, n-shot and higher_is_better are sorted by name.
+ * level (prepare_print_tasks); `group_subtasks` is the pre-order walk in group order, reversed; configs,
+ * versions, n-shot and higher_is_better are sorted by name. Aliases are plain (`stem`, `anatomy`): lm-eval's
+ * make_table indents rows by their depth in `group_subtasks` (0.4.13), so an alias indented here would be
+ * indented twice. lm-eval's top-level run facts (date, model_name, task_hashes …) follow `config`.
  */
 import { dirname } from 'node:path';
 import type { AggregationName, MetricName, MultipleChoiceTask, Suite, TaskGroup } from '../tasks/types.js';
 import { aggregateGroups } from './aggregate.js';
 import type { MetricSummary, TaskMetrics } from './metrics.js';
+import type { LmEvalRunFacts } from './run-facts.js';
 
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -94,7 +97,8 @@ export interface NSamples {
   readonly effective: number;
 }
 
-export interface LmEvalResults {
+/** lm-eval's run facts are present whenever evaluate() built the results (buildResults may be called without). */
+export interface LmEvalResults extends Partial<LmEvalRunFacts> {
   readonly results: Readonly<Record<string, ResultEntry>>;
   /** Present when at least one group was aggregated (lm-eval's show_group_table). */
   readonly groups?: Readonly<Record<string, ResultEntry>>;
@@ -113,6 +117,7 @@ export interface BuildResultsInput {
   /** Metrics of every task in the suites, by task name. */
   readonly taskMetrics: ReadonlyMap<string, TaskMetrics>;
   readonly run: RunConfigInput;
+  readonly facts?: LmEvalRunFacts;
   readonly mlrb: MlrbRunInfo;
 }
 
@@ -128,8 +133,8 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
   const tree = new GroupTree(tasks, groups);
   const results: Record<string, ResultEntry> = {};
   const groupResults: Record<string, ResultEntry> = {};
-  for (const { name, depth } of tree.sortedWalk()) {
-    const alias = (depth > 0 ? `${' '.repeat(depth)}- ` : '') + tree.alias(name);
+  for (const name of tree.sortedWalk()) {
+    const alias = tree.alias(name);
     const group = groupMetrics.get(name);
     const metrics = group?.metrics ?? input.taskMetrics.get(name)?.metrics ?? [];
     results[name] = resultEntry(alias, metrics);
@@ -148,6 +153,7 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
     ]),
     'n-samples': Object.fromEntries(tasks.map((task) => [task.name, { original: task.totalDocs ?? task.docs.length, effective: task.docs.length }])),
     config: runConfig(input.run),
+    ...input.facts,
     mlrb: withPartial(input.mlrb, input.suites),
   };
 }
@@ -235,16 +241,16 @@ class GroupTree {
   }
 
   /** Depth-first, names sorted at each level (lm-eval's prepare_print_tasks). */
-  sortedWalk(): { name: string; depth: number }[] {
-    const rows: { name: string; depth: number }[] = [];
-    const visit = (names: readonly string[], depth: number): void => {
+  sortedWalk(): string[] {
+    const rows: string[] = [];
+    const visit = (names: readonly string[]): void => {
       for (const name of [...names].sort()) {
-        rows.push({ name, depth });
+        rows.push(name);
         const group = this.groups.get(name);
-        if (group !== undefined) visit(group.subtasks, depth + 1);
+        if (group !== undefined) visit(group.subtasks);
       }
     };
-    visit(this.roots, 0);
+    visit(this.roots);
     return rows;
   }
 

@@ -1,5 +1,6 @@
 /** The `check-pruning` report as text for a terminal; `--json` prints the object itself instead. */
 import { formatVerdict } from './format-verdict.js';
+import { formatLineage } from './lineage-format.js';
 import type { Kept } from './pruning-layers.js';
 import type { PruningReport } from './pruning-check.js';
 import { formatBytes, formatCount } from './units.js';
@@ -33,6 +34,7 @@ export function formatPruningReport(report: PruningReport): string {
   lines.push(forward === null ? 'Forward pass: skipped'
     : forward.ok ? `Forward pass: ok (${forward.tokens} tokens, loglik ${forward.loglik?.toFixed(4)}, ${forward.ms.toFixed(0)} ms)`
       : `Forward pass: FAILED (${forward.error?.code}: ${forward.error?.message})`);
+  lines.push(...formatLineage(report.lineage));
   lines.push('', ...formatVerdict('Verdict', report.verdict));
   return `${lines.join('\n')}\n`;
 }

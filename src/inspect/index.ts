@@ -15,6 +15,10 @@ export { readHfArchitecture, type HfArchitecture } from './hf-config.js';
 export { buildInspectReport, inspectModel, type ArchitectureSummary, type InspectReport, type TensorSummary } from './inspect-report.js';
 export { buildModelGraph, readModelGraph, type ModelGraph, type ModelTensor } from './model-graph.js';
 export { type ParameterTotals, type TiedEmbeddings } from './parameters.js';
+export { checkLineage, lineageOptionsSchema, type LineageOptions } from './lineage-check.js';
+export { ATTENTION_SAMPLES, FFN_SAMPLES, VOCAB_SAMPLES } from './lineage-hidden.js';
+export { type LayerLineage, type LineageReport, type UnitLineage } from './lineage-report.js';
+export { openSafetensorsCheckpoint, type SafetensorsCheckpoint } from './safetensors-checkpoint.js';
 export { checkPruning, type PruningCheckOptions, type PruningReport } from './pruning-check.js';
 export { type PruningLayerReport } from './pruning-layers.js';
 export {

@@ -9,6 +9,9 @@ import { describeShape, type ModelShape } from './architecture.js';
 import { detectFakePruning, type FakePruningReport } from './fake-pruning.js';
 import { checkForwardPass, type ForwardCheck } from './forward-check.js';
 import { optionalConfigBeside } from './inspect-report.js';
+import { checkLineage } from './lineage-check.js';
+import { layerOrigins, type LineageReport } from './lineage-report.js';
+import { structuralBasePath } from './lineage-source.js';
 import { matchLayersByWeights, renumberLayers } from './graph-layer-match.js';
 import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters } from './parameters.js';
@@ -18,7 +21,7 @@ import { checkQuantization, type QuantizationCheck } from './quantization-check.
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface PruningCheckOptions {
-  /** Base ONNX model, or a Hugging Face config.json of it. */
+  /** Base ONNX model, a Hugging Face safetensors checkpoint (folder) of it, or its config.json (no weights: lineage is not checked). */
   readonly base: string;
   readonly numHeads?: number;
   readonly sparsityThreshold?: number;
@@ -47,6 +50,8 @@ export interface PruningReport {
   /** How layers and parameters were recognized: the graph's residual stream, or tensor names. */
   readonly rolesFrom: ModelShape['rolesFrom'];
   readonly forwardPass: ForwardCheck | null;
+  /** Whether the pruned model's weights come from the base's (status 'not-checked' for a config.json base). */
+  readonly lineage: LineageReport;
   readonly verdict: Verdict;
 }
 
@@ -54,8 +59,11 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
   if (typeof options?.base !== 'string' || options.base === '') throw new TypeError('options.base must name the base ONNX model or config.json');
   const graph = await readModelGraph(modelPath);
   const described = describeShape(graph);
-  const base = await loadPruningBase(options.base, graph, described, options.numHeads === undefined ? {} : { numHeads: options.numHeads });
-  const matched = base.kind === 'onnx' ? await matchWithOnnxBase(graph, described, base.source) : null;
+  // A safetensors checkpoint is compared by the config.json in its folder; its weights feed lineage.
+  const base = await loadPruningBase(structuralBasePath(options.base), graph, described, options.numHeads === undefined ? {} : { numHeads: options.numHeads });
+  // Lineage aligns layers by their heads' weights, so it names a removed layer where norms cannot (shared or untrained).
+  const lineage = await checkLineage(graph.info.path, options.base, { headDim: base.headDim });
+  const matched = (base.kind === 'onnx' ? await matchWithOnnxBase(graph, described, base.source) : null) ?? layerOrigins(lineage);
   const shape = matched === null ? described : renumberLayers(described, matched);
   const params = countParameters(graph, shape, optionalConfigBeside(modelPath).config?.tieWordEmbeddings ?? null).total;
   const quantization = checkQuantization(graph, options.bf16 === undefined ? {} : { bf16: options.bf16 });
@@ -75,6 +83,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
   const reasons = [
     ...comparison.issues, ...fakePruning.reasons.map((reason) => `fake pruning: ${reason}`),
     ...quantization.verdict.reasons.map((reason) => `quantization: ${reason}`),
+    ...lineage.verdict.reasons.map((reason) => `lineage: ${reason}`),
   ];
   if (paramsRemoved <= 0) reasons.push(`no parameters were removed (${params.toLocaleString('en-US')} vs ${base.totalParams.toLocaleString('en-US')} in the base)`);
   if (forwardPass && !forwardPass.ok) reasons.push(`the pruned model does not run: ${forwardPass.error?.message ?? 'unknown failure'}`);
@@ -86,6 +95,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
     warnings.push(`${shape.unusedInitializers.length} initializer(s) reach no graph output and are not counted: ${shape.unusedInitializers.slice(0, 5).join(', ')}`);
   }
   warnings.push(...quantization.verdict.warnings.map((warning) => `quantization: ${warning}`));
+  warnings.push(...lineage.verdict.warnings.map((warning) => `lineage: ${warning}`));
   if (fakePruning.unscanned.length > 0) warnings.push(`${fakePruning.unscanned.length} tensor(s) could not be zero-scanned: ${fakePruning.unscanned.slice(0, 5).join(', ')}`);
   const { layers: _layers, ...baseSummary } = base;
   return {
@@ -103,6 +113,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
     unusedInitializers: shape.unusedInitializers,
     rolesFrom: shape.rolesFrom,
     forwardPass,
+    lineage,
     verdict: verdictOf(reasons, warnings),
   };
 }

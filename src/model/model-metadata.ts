@@ -67,7 +67,11 @@ const tokenizerConfigSchema = z.looseObject({
 function readJson<T>(modelDir: string, name: string, schema: z.ZodType<T>): T | undefined {
   const file = path.join(modelDir, name);
   if (!pathEntryExists(file)) return undefined;
-  const raw = readJsonFileUnder(file, { kind: 'config', root: modelDir, what: name });
+  return readJsonFile(file, modelDir, name, schema);
+}
+
+function readJsonFile<T>(file: string, root: string, name: string, schema: z.ZodType<T>): T {
+  const raw = readJsonFileUnder(file, { kind: 'config', root, what: name });
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     throw new MlrbError('BAD_MODEL', `${file} has unexpected fields: ${z.prettifyError(parsed.error)}`, { file });
@@ -83,13 +87,22 @@ const tokenText = (value: z.infer<typeof specialTokenSchema>): string | null =>
 // transformers marks "no limit" with a huge model_max_length (int(1e30)); lm-eval then uses 2048.
 const UNSET_MODEL_MAX_LENGTH = 1e29;
 
-export function readModelMetadata(modelDir: string): ModelMetadata {
-  const sources: string[] = [];
+export interface ModelMetadataSources {
+  /** A config.json named explicitly (`--config`); it must exist, and its own folder bounds the read. */
+  readonly configFile?: string;
+}
+
+export function readModelMetadata(modelDir: string, sources: ModelMetadataSources = {}): ModelMetadata {
+  const read: string[] = [];
   const note = <T>(file: string, value: T | undefined): T | undefined => {
-    if (value !== undefined) sources.push(file);
+    if (value !== undefined) read.push(file);
     return value;
   };
-  const hf = note('config.json', readJson(modelDir, 'config.json', huggingFaceConfigSchema));
+  const { configFile } = sources;
+  const hf =
+    configFile === undefined
+      ? note('config.json', readJson(modelDir, 'config.json', huggingFaceConfigSchema))
+      : note(configFile, readJsonFile(configFile, path.dirname(configFile), path.basename(configFile), huggingFaceConfigSchema));
   const genai = note('genai_config.json', readJson(modelDir, 'genai_config.json', genaiConfigSchema))?.model;
   const tokenizerConfig = note('tokenizer_config.json', readJson(modelDir, 'tokenizer_config.json', tokenizerConfigSchema));
 
@@ -110,6 +123,6 @@ export function readModelMetadata(modelDir: string): ModelMetadata {
     attentionHeads: heads,
     bosToken: tokenText(tokenizerConfig?.bos_token),
     eosToken: tokenText(tokenizerConfig?.eos_token),
-    sources,
+    sources: read,
   };
 }

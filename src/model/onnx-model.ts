@@ -2,7 +2,7 @@
  * A causal LM behind the native core: the ONNX session, what the files beside it say, and its tokenizer.
  * This is the only TS code that holds a native session handle.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
@@ -13,14 +13,20 @@ import {
 import { initOrtRuntime } from '../native/ort-library.js';
 import { openSession, PROVIDER_CHOICES, type ProviderChoice } from './execution-provider.js';
 import { readModelMetadata, type ModelMetadata } from './model-metadata.js';
+import { resolveModelFile } from './model-path.js';
 import { loadTokenizer, type TextTokenizer } from './tokenizer.js';
 
 /** lm-eval's HFLM falls back to this when neither config nor tokenizer states a length. */
 export const DEFAULT_MAX_LENGTH = 2048;
 
 export interface LoadModelOptions {
-  /** Path to model.onnx (external-data files beside it are found by ONNX Runtime). */
+  /**
+   * Path to model.onnx (external-data files beside it are found by ONNX Runtime), or the folder holding it
+   * (src/model/model-path.ts).
+   */
   readonly model: string;
+  /** Hugging Face config.json; default: the one beside the model. */
+  readonly config?: string | undefined;
   /**
    * tokenizer.json; default: the one beside the model. Missing is fine until text must be encoded. null loads
    * none (the DRAM probe: a tokenizer's JS heap is not the model's footprint).
@@ -170,12 +176,9 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
   if (options.maxLength !== undefined && (!Number.isInteger(options.maxLength) || options.maxLength < 1)) {
     throw new RangeError(`maxLength must be a positive integer, got ${options.maxLength}`);
   }
-  const modelPath = path.resolve(options.model);
-  if (!existsSync(modelPath) || !statSync(modelPath).isFile()) {
-    throw new MlrbError('BAD_MODEL', `model file ${modelPath} does not exist`, { file: modelPath });
-  }
+  const modelPath = resolveModelFile(options.model);
   const modelDir = path.dirname(modelPath);
-  const metadata = readModelMetadata(modelDir);
+  const metadata = readModelMetadata(modelDir, options.config === undefined ? {} : { configFile: path.resolve(options.config) });
   const tokenizerPath = path.resolve(options.tokenizer ?? path.join(modelDir, 'tokenizer.json'));
   const wanted = options.tokenizer !== null && (options.tokenizer !== undefined || existsSync(tokenizerPath));
   const tokenizer = wanted ? loadTokenizer(tokenizerPath) : null;

@@ -4,7 +4,6 @@
  * under the data-file policy (src/io/file-policy.ts): regular files only, inside the suite's folder, capped.
  */
 import { readdir, stat } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { MlrbError } from '../errors.js';
 import { readTextFileUnder } from '../io/text-file.js';
 
@@ -24,18 +23,6 @@ export async function listDirectory(path: string, what: string): Promise<string[
     const reason = isMissing(error) ? 'not found' : 'unreadable';
     throw new MlrbError('BAD_DATA', `${what} ${reason}: ${path}`, { file: path }, { cause: error });
   }
-}
-
-/**
- * `dataDir` may be the root that holds one folder per suite (`<dataDir>/mmlu`, `<dataDir>/blimp`, the layout
- * of shared/data) or the suite's own folder; `marker` is a child that only the suite folder has.
- */
-export async function resolveSuiteDir(dataDir: string, suite: string, marker: (dir: string) => Promise<boolean>): Promise<string> {
-  const nested = resolve(dataDir, suite);
-  if (await marker(nested)) return nested;
-  const direct = resolve(dataDir);
-  if (await marker(direct)) return direct;
-  throw new MlrbError('BAD_DATA', `no ${suite} data under ${direct} (looked in ${nested} and ${direct})`, { file: direct });
 }
 
 export async function isDirectory(path: string): Promise<boolean> {

@@ -3,7 +3,7 @@
  * MMLU / BLiMP folders in the real layouts. Accuracy is recomputed from the independent path.
  */
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,15 +113,27 @@ describe('mlrb-eval CLI', () => {
 
   it('EXPECTED FAILURE – usage mistakes exit 2 with a message', async () => {
     expect((await runCli([])).code).toBe(2);
-    const noData = await runCli([modelPath, '--suite', 'blimp']);
-    expect(noData.code).toBe(2);
-    expect(noData.stderr).toMatch(/--data is required/);
+    // Without --data the suite is looked for in the Hugging Face hub cache; an empty one is a data error that
+    // says where it looked and which layouts it accepts.
+    const emptyCache = path.join(workDir, 'empty-hub-cache');
+    mkdirSync(emptyCache, { recursive: true });
+    const savedCache = process.env.HF_HUB_CACHE;
+    process.env.HF_HUB_CACHE = emptyCache;
+    try {
+      const noData = await runCli([modelPath, '--suite', 'blimp']);
+      expect(noData.code).toBe(1);
+      expect(noData.stderr).toContain('error [BAD_DATA]');
+      expect(noData.stderr).toContain(emptyCache);
+    } finally {
+      if (savedCache === undefined) delete process.env.HF_HUB_CACHE;
+      else process.env.HF_HUB_CACHE = savedCache;
+    }
     const unknownFlag = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--frobnicate']);
     expect(unknownFlag.code).toBe(2);
     expect(unknownFlag.stderr).toMatch(/frobnicate/);
     const badSuite = await runCli([modelPath, '--suite', 'nonesuch', '--data', blimpDir]);
     expect(badSuite.code).toBe(2);
-    expect(badSuite.stderr).toMatch(/unknown suite "nonesuch"/);
+    expect(badSuite.stderr).toMatch(/unknown task\(s\) "nonesuch"/);
     const badNumber = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--limit', 'ten']);
     expect(badNumber.code).toBe(2);
   });

@@ -33,7 +33,7 @@ describe('loadBlimpSuite', () => {
     expect(island?.docs[0]).toMatchObject({ docId: 0, text: '', choices: ['Who did he see?', 'Who did he see him?'], target: 0 });
     expect(island?.docs[0]?.source).toMatchObject({ UID: 'adjunct_island', pairID: '0' });
     expect(suite.groups).toEqual([
-      { name: 'blimp_partial', alias: 'blimp (partial: 65 of 67 subtasks missing)', subtasks: ['blimp_adjunct_island', 'blimp_principle_A_case_2'], weightBySize: false, version: 1 },
+      { name: 'blimp_partial', alias: 'blimp (partial: 65 of 67 subtasks missing)', subtasks: ['blimp_adjunct_island', 'blimp_principle_A_case_2'], weightBySize: false, version: 2 },
     ]);
   });
 

@@ -49,7 +49,7 @@ describe('BLiMP folders', () => {
         alias: 'blimp (partial: 65 of 67 subtasks missing)',
         subtasks: ['blimp_adjunct_island', 'blimp_wh_island'],
         weightBySize: false,
-        version: 1,
+        version: 2, // lm-eval's _blimp.yaml group metadata.version
       },
     ]);
   });

@@ -52,10 +52,10 @@ const mlrb: MlrbRunInfo = {
 const results = buildResults({ suites: [suite], taskMetrics, run: { modelPath: '/m/model.onnx', batchSize: 8, limit: 4 }, mlrb });
 
 describe('buildResults', () => {
-  it('orders results depth first with sorted names and lm-eval alias prefixes', () => {
+  it('orders results depth first with sorted names and plain aliases (make_table indents by depth)', () => {
     expect(Object.keys(results.results)).toEqual(['demo', 'demo_a', 'demo_b']);
-    expect(results.results.demo_a).toEqual({ alias: ' - a', 'acc,none': 0.5, 'acc_stderr,none': 0.5 });
-    expect(results.results.demo_b?.alias).toBe(' - demo_b');
+    expect(results.results.demo_a).toEqual({ alias: 'a', 'acc,none': 0.5, 'acc_stderr,none': 0.5 });
+    expect(results.results.demo_b?.alias).toBe('demo_b');
     expect(results.groups?.demo?.alias).toBe('demo');
     expect(results.groups?.demo?.['acc,none']).toBeCloseTo(4 / 6, 15);
   });

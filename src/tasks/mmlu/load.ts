@@ -3,14 +3,13 @@
  * test split, few-shot examples from the dev split with the first_n sampler, four category groups and the
  * `mmlu` group over them, all weighted by size.
  */
-import { join } from 'node:path';
 import { MlrbError } from '../../errors.js';
-import { pathEntryExists } from '../../io/regular-file.js';
-import { applyLimit, checkLimit, isDirectory, readTextFile, resolveSuiteDir } from '../data-files.js';
+import { applyLimit, checkLimit } from '../data-files.js';
 import { pythonStrip } from '../../text/python-text.js';
 import { markPartialGroups, refuseIncomplete } from '../partial.js';
 import type { MultipleChoiceDoc, MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
-import { parseMmluRows, type MmluRow } from './rows.js';
+import type { MmluRow } from './rows.js';
+import { openMmluSource, type MmluSource } from './sources.js';
 import {
   MMLU_CATEGORIES,
   MMLU_CATEGORY_ALIASES,
@@ -47,22 +46,20 @@ export function loadMmluSuite(options: MmluLoadOptions): Promise<Suite> {
 }
 
 async function loadSubjects(options: MmluLoadOptions, subjects: readonly string[], numFewshot: number): Promise<Suite> {
-  const dir = await resolveSuiteDir(options.dataDir, 'mmlu', (candidate) => isDirectory(join(candidate, 'test')));
+  const source = await openMmluSource(options.dataDir);
+  const dir = source.dir;
   // Only the full suite must be complete; a subject asked for by name must be there, and its missing file is
-  // then the error. Anything at the path counts as present, so a FIFO or a stray link is refused by the reader.
-  const absent = options.subjects === undefined ? subjects.filter((subject) => !subjectFiles(dir, subject).every(pathEntryExists)) : [];
+  // then the error.
+  const absent: string[] = [];
+  if (options.subjects === undefined) for (const subject of subjects) if (!(await source.has(subject))) absent.push(subject);
   const present = subjects.filter((subject) => !absent.includes(subject));
   const missing = absent.map((subject) => `mmlu_${subject}`);
   refuseIncomplete({ suiteLabel: 'MMLU', dir, missing, expected: MMLU_SUBJECTS.length, present: present.length, allowPartial: options.allowPartial });
-  const tasks = await Promise.all(present.map((subject) => loadSubject(dir, subject, numFewshot, options.limit)));
+  const tasks = await Promise.all(present.map((subject) => loadSubject(source, subject, numFewshot, options.limit)));
   const groups = mmluGroups(present);
   if (missing.length === 0) return { name: 'mmlu', tasks, groups };
   const affected = new Set(['mmlu', ...absent.map((subject) => `mmlu_${MMLU_SUBJECT_CATEGORIES[subject] as MmluCategory}`)]);
   return { name: 'mmlu', tasks, groups: markPartialGroups(groups, affected, missing, MMLU_SUBJECTS.length), missing };
-}
-
-function subjectFiles(dir: string, subject: string): [test: string, dev: string] {
-  return [join(dir, 'test', `${subject}_test.csv`), join(dir, 'dev', `${subject}_dev.csv`)];
 }
 
 function selectSubjects(requested: readonly string[] | undefined): readonly string[] {
@@ -75,9 +72,8 @@ function selectSubjects(requested: readonly string[] | undefined): readonly stri
   return [...new Set(requested)].sort();
 }
 
-async function loadSubject(dir: string, subject: string, numFewshot: number, limit: number | undefined): Promise<MultipleChoiceTask> {
-  const [testFile, devFile] = subjectFiles(dir, subject);
-  const [testRows, devRows] = await Promise.all([readRows(testFile, dir, subject, 'test'), readRows(devFile, dir, subject, 'dev')]);
+async function loadSubject(source: MmluSource, subject: string, numFewshot: number, limit: number | undefined): Promise<MultipleChoiceTask> {
+  const { test: testRows, dev: devRows, testFile, sourceFiles } = await source.rows(subject);
   if (testRows.length === 0) {
     throw new MlrbError('BAD_DATA', `MMLU test file for ${subject} has no rows: ${testFile}`, { file: testFile });
   }
@@ -95,7 +91,7 @@ async function loadSubject(dir: string, subject: string, numFewshot: number, lim
     totalDocs: docs.length,
     metrics: ['acc'],
     tags: { category },
-    sourceFiles: [testFile, devFile],
+    sourceFiles,
     lmEval: {
       alias: subject,
       tag: `mmlu_${category}_tasks`,
@@ -108,10 +104,6 @@ async function loadSubject(dir: string, subject: string, numFewshot: number, lim
       shouldDecontaminate: false,
     },
   };
-}
-
-async function readRows(file: string, dir: string, subject: string, split: 'test' | 'dev'): Promise<MmluRow[]> {
-  return parseMmluRows(await readTextFile(file, `MMLU ${split} file for ${subject}`, dir), file);
 }
 
 /** lm-eval's doc_to_text: the question is stripped (Python's str.strip), the choices are used as they are. */

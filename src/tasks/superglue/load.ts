@@ -1,42 +1,54 @@
 /**
  * Loads SuperGLUE from a release-style folder (`BoolQ/val.jsonl`, `CB/val.jsonl` …, with `train.jsonl` beside
- * each for few-shot runs): one task per lm-eval task, and the `superglue` suite with our aggregate group.
+ * each for few-shot runs) or the Hugging Face hub's parquet (`boolq/validation-00000-of-00001.parquet` …, see
+ * splits.ts): one task per lm-eval task, and the `superglue` suite with our aggregate group.
  *
- * Few-shot examples come from train.jsonl, as lm-eval takes them from the train split. Without that file the
+ * Few-shot examples come from the train split, as lm-eval takes them from the train split. Without that file the
  * validation split is used instead (lm-eval's rule for a dataset with no training split), and the task's
  * config records `fewshot_split: "validation"` so the run says which.
  */
 import { join } from 'node:path';
 import { MlrbError } from '../../errors.js';
-import { pathEntryExists } from '../../io/regular-file.js';
-import { checkLimit, isDirectory, readTextFile, resolveSuiteDir } from '../data-files.js';
+import { checkLimit, isDirectory } from '../data-files.js';
+import { configsWithSplit, resolveSuiteData, type DataLayout } from '../hub-layout.js';
 import { markPartialGroups, refuseIncomplete } from '../partial.js';
 import { buildTask, type TaskDocument } from '../task-spec.js';
 import type { MetricName, MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
-import { boolq, cb, copa, multirc, record, rte, wic, wsc, type SuperGlueTask } from './specs.js';
+import { SUPERGLUE_HUB_READERS } from './hub-rows.js';
+import { boolq, cb, copa, multirc, record, rte, wic, wsc } from './specs.js';
+import { hasTask, taskSplits, type SuperGlueData, type SuperGlueLayout, type TaskReaders } from './splits.js';
 
 export type SuperGlueLoadOptions = SuiteLoadOptions;
 
 interface TaskEntry {
   readonly folder: string;
+  readonly hubConfigs: readonly string[];
   readonly scoreMetric: MetricName;
-  readonly load: (dir: string, options: SuperGlueLoadOptions) => Promise<MultipleChoiceTask>;
+  readonly has: (data: SuperGlueData) => Promise<boolean>;
+  readonly load: (data: SuperGlueData, options: SuperGlueLoadOptions) => Promise<MultipleChoiceTask>;
 }
 
-function entry<Doc extends TaskDocument>(task: SuperGlueTask<Doc>): TaskEntry {
-  return { folder: task.folder, scoreMetric: task.scoreMetric, load: (dir, options) => loadTask(task, dir, options) };
+function entry<Doc extends TaskDocument>(readers: TaskReaders<Doc>): TaskEntry {
+  return {
+    folder: readers.release.folder,
+    hubConfigs: readers.hub.configs,
+    scoreMetric: readers.release.scoreMetric,
+    has: (data) => hasTask(readers, data),
+    load: (data, options) => loadTask(readers, data, options),
+  };
 }
 
+const hub = SUPERGLUE_HUB_READERS;
 /** lm-eval's task names, in the order lm-eval reports them. */
 const TASKS = {
-  boolq: entry(boolq),
-  cb: entry(cb),
-  copa: entry(copa),
-  multirc: entry(multirc),
-  record: entry(record),
-  sglue_rte: entry(rte),
-  wic: entry(wic),
-  wsc: entry(wsc),
+  boolq: entry({ release: boolq, hub: hub.boolq }),
+  cb: entry({ release: cb, hub: hub.cb }),
+  copa: entry({ release: copa, hub: hub.copa }),
+  multirc: entry({ release: multirc, hub: hub.multirc }),
+  record: entry({ release: record, hub: hub.record }),
+  sglue_rte: entry({ release: rte, hub: hub.sglue_rte }),
+  wic: entry({ release: wic, hub: hub.wic }),
+  wsc: entry({ release: wsc, hub: hub.wsc }),
 } as const;
 
 export type SuperGlueTaskName = keyof typeof TASKS;
@@ -58,18 +70,19 @@ export function loadSuperGlueSuite(options: SuperGlueLoadOptions): Promise<Suite
 export function loadSuperGlueTaskSuite(name: SuperGlueTaskName, options: SuperGlueLoadOptions): Promise<Suite> {
   checkOptions(options);
   return (async () => {
-    const dir = await superGlueDir(options.dataDir);
-    const task = await TASKS[name].load(dir, options);
+    const data = await superGlueData(options.dataDir);
+    const task = await TASKS[name].load(data, options);
     return { name, tasks: [task], groups: [] };
   })();
 }
 
 async function loadPresent(options: SuperGlueLoadOptions): Promise<Suite> {
-  const dir = await superGlueDir(options.dataDir);
+  const data = await superGlueData(options.dataDir);
+  const dir = data.dir;
   const present: SuperGlueTaskName[] = [];
-  for (const name of SUPERGLUE_TASK_NAMES) if (await isDirectory(join(dir, TASKS[name].folder))) present.push(name);
+  for (const name of SUPERGLUE_TASK_NAMES) if (await TASKS[name].has(data)) present.push(name);
   // Present tasks are read first, so a broken file is reported as such even in an incomplete folder.
-  const tasks = await Promise.all(present.map((name) => TASKS[name].load(dir, options)));
+  const tasks = await Promise.all(present.map((name) => TASKS[name].load(data, options)));
   const missing = SUPERGLUE_TASK_NAMES.filter((name) => !present.includes(name));
   refuseIncomplete({ suiteLabel: 'SuperGLUE', dir, missing, expected: SUPERGLUE_TASK_NAMES.length, present: present.length, allowPartial: options.allowPartial });
   const group: TaskGroup = {
@@ -89,29 +102,48 @@ function checkOptions(options: SuperGlueLoadOptions): void {
   if (!Number.isInteger(numFewshot) || numFewshot < 0) throw new RangeError(`numFewshot must be a non-negative integer; got ${String(options.numFewshot)}`);
 }
 
-function superGlueDir(dataDir: string): Promise<string> {
-  const folders = SUPERGLUE_TASK_NAMES.map((name) => TASKS[name].folder);
-  return resolveSuiteDir(dataDir, 'superglue', async (candidate) => {
-    for (const folder of folders) if (await isDirectory(join(candidate, folder))) return true;
-    return false;
-  });
+const LAYOUTS: readonly DataLayout<SuperGlueLayout>[] = [
+  {
+    kind: 'release',
+    description: 'the release, <Task>/val.jsonl for BoolQ CB COPA MultiRC ReCoRD RTE WiC WSC (train.jsonl beside it for few-shot)',
+    matches: async (dir) => {
+      for (const name of SUPERGLUE_TASK_NAMES) if (await isDirectory(join(dir, TASKS[name].folder))) return true;
+      return false;
+    },
+  },
+  {
+    kind: 'hub',
+    description:
+      "the Hugging Face hub's aps/super_glue parquet, <task>/validation-00000-of-00001.parquet for boolq cb copa multirc record rte wic wsc.fixed (or wsc), train-… beside it for few-shot",
+    matches: async (dir) => {
+      const configs = await configsWithSplit(dir, 'validation');
+      return SUPERGLUE_TASK_NAMES.some((name) => TASKS[name].hubConfigs.some((config) => configs.includes(config)));
+    },
+  },
+];
+
+function superGlueData(dataDir: string): Promise<SuperGlueData> {
+  return resolveSuiteData(dataDir, { suite: 'superglue', label: 'SuperGLUE', layouts: LAYOUTS, hubRepos: ['aps/super_glue', 'super_glue'] });
 }
 
-async function loadTask<Doc extends TaskDocument>(task: SuperGlueTask<Doc>, dir: string, options: SuperGlueLoadOptions): Promise<MultipleChoiceTask> {
-  const name = task.spec.name;
-  const validationFile = join(dir, task.folder, 'val.jsonl');
-  const docs = task.readDocs(await readTextFile(validationFile, `SuperGLUE ${name} validation file`, dir), validationFile);
+async function loadTask<Doc extends TaskDocument>(readers: TaskReaders<Doc>, data: SuperGlueData, options: SuperGlueLoadOptions): Promise<MultipleChoiceTask> {
+  const name = readers.release.spec.name;
+  const splits = await taskSplits(readers, data);
+  if (splits.validation === undefined) {
+    const where = data.layout === 'hub' ? `${readers.hub.configs.join(' or ')}/validation-….parquet` : `${readers.release.folder}/val.jsonl`;
+    throw new MlrbError('BAD_DATA', `SuperGLUE ${name} has no validation split in ${data.dir} (expected ${where})`, { file: data.dir });
+  }
+  const docs = await splits.validation.read();
+  const validationFile = splits.validation.file;
   if (docs.length === 0) throw new MlrbError('BAD_DATA', `SuperGLUE ${name} validation file has no rows: ${validationFile}`, { file: validationFile });
   const numFewshot = options.numFewshot ?? 0;
-  const sourceFiles = [validationFile];
+  const sourceFiles = [...splits.validation.sourceFiles];
   let fewshotDocs: readonly Doc[] = docs;
-  let spec = task.spec;
+  let spec = readers.release.spec;
   if (numFewshot > 0) {
-    const trainFile = join(dir, task.folder, 'train.jsonl');
-    // Anything at the path counts, so a FIFO or a stray link is refused by the reader, not silently skipped.
-    if (pathEntryExists(trainFile)) {
-      fewshotDocs = task.readDocs(await readTextFile(trainFile, `SuperGLUE ${name} train file`, dir), trainFile);
-      sourceFiles.push(trainFile);
+    if (splits.train !== undefined) {
+      fewshotDocs = await splits.train.read();
+      sourceFiles.push(...splits.train.sourceFiles);
     } else if (spec.lmEval !== undefined) {
       spec = { ...spec, lmEval: { ...spec.lmEval, splits: { ...spec.lmEval.splits, fewshot_split: 'validation' } } };
     }
@@ -124,4 +156,3 @@ async function loadTask<Doc extends TaskDocument>(task: SuperGlueTask<Doc>, dir:
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
   });
 }
-

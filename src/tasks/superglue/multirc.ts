@@ -47,7 +47,7 @@ export function checkMultircAnswers(rows: readonly NumberedRow<z.output<typeof m
   for (const { row, line } of rows) {
     for (const question of row.passage.questions) {
       for (const answer of question.answers) {
-        const problem = literalProblem(answer.text);
+        const problem = multircAnswerProblem(answer.text);
         if (problem !== undefined) badRow(file, line, `answer ${answer.idx}: ${problem}`);
       }
     }
@@ -58,7 +58,8 @@ export function multircChoices(doc: MultircDoc): [string, string] {
   return [decodePythonEscapes(`${doc.answer}\\nIs the answer correct? yes`), decodePythonEscapes(`${doc.answer}\\nIs the answer correct? no`)];
 }
 
-function literalProblem(answer: string): string | undefined {
+/** Why an answer cannot pass through lm-eval's literal_eval unchanged, or undefined when it can. */
+export function multircAnswerProblem(answer: string): string | undefined {
   if (answer.includes("'''")) return "contains ''' , which ends lm-eval's triple-quoted choice literal";
   if (/\\N\{/.test(answer)) return 'contains a \\N{…} escape, which lm-eval would decode by Unicode name';
   return undefined;

@@ -1,0 +1,83 @@
+// One fuzz target over everything native that reads an agent's ONNX bytes: the load-time graph rewrites
+// (CPU fusion, LM-head slicing, last-block pruning, each on the input and chained as the load runs them) and
+// the streaming reader of the edge checks. Their contracts are the findings' definition: a rewrite never
+// throws (it declines with a note), the reader throws only mlrb::Error naming what is wrong. Anything else,
+// and any crash, sanitizer report or hang, stops the run with the input saved.
+// Built by native/fuzz/build.sh, with libFuzzer under clang or with standalone_driver.cc under g++.
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+
+#include "../core/error.h"
+#include "../graph/cpu_fusion.h"
+#include "../graph/last_block_rows.h"
+#include "../graph/lm_head_slice.h"
+#include "../onnx/model_reader.h"
+
+namespace {
+
+// The reader takes a path (it maps the file and follows external data beside it), so each input is written
+// to one file in a private folder; external data it names is looked up there, where nothing else lives.
+const std::string& input_path() {
+  static const std::string path = [] {
+    char folder[] = "/tmp/mlrb-fuzz-XXXXXX";
+    const char* made = mkdtemp(folder);
+    return std::string(made != nullptr ? made : "/tmp") + "/model.onnx";
+  }();
+  return path;
+}
+
+[[noreturn]] void contract_broken(const char* what, const char* detail) {
+  std::fprintf(stderr, "mlrb fuzz: %s: %s\n", what, detail);
+  std::abort();  // the fuzzer (or the standalone driver's death callback) saves the input
+}
+
+// The rewrites decline what they do not understand; an exception out of one is a bug.
+template <typename Rewrite>
+void must_not_throw(const char* name, Rewrite&& rewrite) {
+  try {
+    rewrite();
+  } catch (const std::exception& error) {
+    contract_broken(name, error.what());
+  } catch (...) {
+    contract_broken(name, "a non-standard exception");
+  }
+}
+
+void run_rewrites(mlrb::graph::Bytes model) {
+  must_not_throw("fusion, slicing and pruning in turn", [&] {
+    const mlrb::graph::CpuFusion fused = mlrb::graph::fuse_for_cpu(model);
+    const mlrb::graph::Bytes current = fused.applied ? mlrb::graph::Bytes(fused.model) : model;
+    const mlrb::graph::LmHeadSlice sliced = mlrb::graph::slice_lm_head(current);
+    if (sliced.applied && fused.applied) (void)mlrb::graph::prune_last_block_rows(sliced.model);
+  });
+  must_not_throw("LM-head slicing alone", [&] { (void)mlrb::graph::slice_lm_head(model); });
+  must_not_throw("last-block pruning alone", [&] { (void)mlrb::graph::prune_last_block_rows(model); });
+}
+
+void run_reader(const uint8_t* data, size_t size) {
+  std::FILE* file = std::fopen(input_path().c_str(), "wb");
+  if (file == nullptr) return;
+  const bool written = std::fwrite(data, 1, size, file) == size;
+  std::fclose(file);
+  if (!written) return;
+  try {
+    (void)mlrb::onnx::read_model_info(input_path());
+  } catch (const mlrb::Error&) {
+    // A refusal naming the file or tensor: the reader's contract.
+  } catch (const std::exception& error) {
+    contract_broken("the reader threw something other than mlrb::Error", error.what());
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  run_rewrites(mlrb::graph::Bytes(data, size));
+  run_reader(data, size);
+  return 0;
+}

@@ -1,0 +1,147 @@
+/**
+ * The eval command's flags → evaluate() options plus where outputs go. Flags are parsed once: node's parseArgs
+ * for the syntax (both `--num-fewshot` and lm-eval's `--num_fewshot`), then one zod schema for the values.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import type { EvaluateOptions } from '../config/evaluate-options.js';
+import { PROVIDER_CHOICES } from '../model/execution-provider.js';
+import { defaultHubCacheDir } from '../tasks/hub-cache.js';
+import { normalizeFlagSpelling } from './command-args.js';
+import { ExitError } from './exit-error.js';
+
+const STRING_FLAGS = [
+  'suite', 'tasks', 'data', 'tokenizer', 'config', 'num-fewshot', 'limit', 'batch-size', 'memory-budget-mb', 'max-length',
+  'threads', 'provider', 'ort-library', 'output', 'output-path', 'cache-dir',
+] as const;
+const BOOLEAN_FLAGS = ['allow-partial', 'no-cpu-fusion', 'no-cache', 'verbose', 'quiet', 'show-breakdowns'] as const;
+
+const wholeNumber = (flag: string) =>
+  z.string().regex(/^\d+$/, { error: (issue) => `--${flag} expects a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
+
+/** lm-eval's `auto:N` re-tunes the batch size N times; our auto planner sizes every batch, so it means auto. */
+const batchSizeFlag = z.union([
+  z.literal('auto').transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: false })),
+  z.string().regex(/^auto:\d+$/).transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: true })),
+  wholeNumber('batch-size').transform((batchSize) => ({ batchSize, lmEvalAuto: false })),
+], { error: (issue) => `--batch-size expects N, auto or auto:N, got ${JSON.stringify(issue.input)}` });
+
+const limitFlag = z
+  .string()
+  .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--limit expects a count or a fraction below 1, got ${JSON.stringify(issue.input)}` })
+  .transform(Number);
+
+const flagsSchema = z.strictObject({
+  suite: z.string().optional(),
+  tasks: z.string().optional(),
+  data: z.string().optional(),
+  tokenizer: z.string().optional(),
+  config: z.string().optional(),
+  'num-fewshot': wholeNumber('num-fewshot').optional(),
+  limit: limitFlag.optional(),
+  'batch-size': batchSizeFlag.optional(),
+  'memory-budget-mb': wholeNumber('memory-budget-mb').optional(),
+  'max-length': wholeNumber('max-length').optional(),
+  threads: wholeNumber('threads').optional(),
+  provider: z.enum(PROVIDER_CHOICES, { error: (issue) => `--provider expects ${PROVIDER_CHOICES.join(', ')}, got ${JSON.stringify(issue.input)}` }).optional(),
+  'ort-library': z.string().optional(),
+  output: z.string().optional(),
+  'output-path': z.string().optional(),
+  'log-samples': z.union([z.string(), z.boolean()]).optional(),
+  'cache-dir': z.string().optional(),
+  'allow-partial': z.boolean().optional(),
+  'no-cpu-fusion': z.boolean().optional(),
+  'no-cache': z.boolean().optional(),
+  verbose: z.boolean().optional(),
+  quiet: z.boolean().optional(),
+  'show-breakdowns': z.boolean().optional(),
+});
+
+export interface EvalOutputs {
+  /** --output FILE: the results JSON at exactly that path. */
+  readonly output?: string;
+  /** --output-path PATH: lm-eval's layout (src/cli/lm-eval-output.ts). */
+  readonly outputPath?: string;
+  /** --log-samples FILE (without --output-path): every task's records in one JSON-lines file. */
+  readonly samplesFile?: string;
+  /** --log-samples with --output-path: lm-eval's per-task samples files. */
+  readonly samplesBesideResults: boolean;
+}
+
+export interface EvalArgs {
+  readonly options: Omit<EvaluateOptions, 'onLog' | 'onWarning' | 'onProgress'>;
+  readonly outputs: EvalOutputs;
+  readonly verbose: boolean;
+  readonly quiet: boolean;
+  readonly showBreakdowns: boolean;
+  /** What was accepted but means something else here, for --verbose. */
+  readonly notes: readonly string[];
+}
+
+export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs {
+  const args = normalizeFlagSpelling(argv);
+  // lm-eval's --log_samples is a switch that puts samples beside --output_path; ours alone names a file.
+  const samplesAreSwitch = args.some((arg) => arg === '--output-path' || arg.startsWith('--output-path='));
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
+        ...Object.fromEntries(BOOLEAN_FLAGS.map((flag) => [flag, { type: 'boolean' as const }])),
+        'log-samples': { type: samplesAreSwitch ? 'boolean' : 'string' },
+      },
+    });
+  } catch (error) {
+    throw new ExitError(2, `${(error as Error).message}\n\n${usage}`);
+  }
+  const flags = flagsSchema.safeParse(parsed.values);
+  if (!flags.success) throw new ExitError(2, `${flags.error.issues.map((issue) => issue.message).join('\n')}\n\n${usage}`);
+  const values = flags.data;
+  const [model, ...extra] = parsed.positionals;
+  if (model === undefined || extra.length > 0) throw new ExitError(2, `expected exactly one MODEL path (an .onnx file or its folder)\n\n${usage}`);
+  if (values.suite !== undefined && values.tasks !== undefined) throw new ExitError(2, `give --suite or --tasks, not both (they take the same names)\n\n${usage}`);
+  const suite = values.tasks ?? values.suite;
+  if (suite === undefined) throw new ExitError(2, `--tasks (or --suite) is required\n\n${usage}`);
+  if (values.output !== undefined && values['output-path'] !== undefined) throw new ExitError(2, `give --output FILE or --output-path PATH, not both\n\n${usage}`);
+  const batch = values['batch-size'];
+  const notes = batch?.lmEvalAuto ? [`--batch-size auto:N: treated as auto (batches are sized from the memory budget, so there is nothing to re-tune)`] : [];
+  const logSamples = values['log-samples'];
+  const options = {
+    model,
+    suite,
+    // Without --data, lm-eval users' data is in the Hugging Face hub cache (suites find their dataset there).
+    dataDir: values.data ?? defaultHubCacheDir(),
+    tokenizer: values.tokenizer,
+    config: values.config,
+    numFewshot: values['num-fewshot'],
+    limit: values.limit,
+    batchSize: batch?.batchSize,
+    memoryBudgetBytes: values['memory-budget-mb'] === undefined ? undefined : values['memory-budget-mb'] * 1024 * 1024,
+    maxLength: values['max-length'],
+    allowPartial: values['allow-partial'] === true ? true : undefined,
+    threads: values.threads,
+    provider: values.provider,
+    ortLibrary: values['ort-library'],
+    cpuFusion: values['no-cpu-fusion'] ? false : undefined,
+    logSamples: logSamples !== undefined && logSamples !== false,
+    cacheDir: values['no-cache'] ? false : values['cache-dir'],
+  };
+  // The library schema is strict about keys; dropping the unset ones gives exactly what a library caller passes.
+  const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as EvalArgs['options'];
+  return {
+    options: defined,
+    outputs: {
+      ...(values.output !== undefined ? { output: values.output } : {}),
+      ...(values['output-path'] !== undefined ? { outputPath: values['output-path'] } : {}),
+      ...(typeof logSamples === 'string' ? { samplesFile: logSamples } : {}),
+      samplesBesideResults: logSamples === true,
+    },
+    verbose: values.verbose === true,
+    quiet: values.quiet === true,
+    showBreakdowns: values['show-breakdowns'] === true,
+    notes,
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * MODEL as lm-eval users pass it: a model folder (what `pretrained=` names) or the ONNX file itself. A folder
+ * resolves to its `model.onnx`, or else to its only `.onnx` file; several candidates are an error that lists
+ * them, because picking one (a decoder beside a `decoder_with_past`, an fp16 copy) would score the wrong graph
+ * without saying so.
+ */
+import { readdirSync, statSync, type Stats } from 'node:fs';
+import path from 'node:path';
+import { MlrbError } from '../errors.js';
+
+/** The file name exporters (optimum, transformers.js, onnxruntime-genai) give the main graph. */
+const DEFAULT_MODEL_FILE = 'model.onnx';
+
+/** The ONNX file `model` names (absolute); BAD_MODEL when there is none or the choice is ambiguous. */
+export function resolveModelFile(model: string): string {
+  const target = path.resolve(model);
+  const stats = statOrNull(target);
+  if (stats === null) throw new MlrbError('BAD_MODEL', `model file ${target} does not exist`, { file: target });
+  if (!stats.isDirectory()) {
+    if (!stats.isFile()) throw new MlrbError('BAD_MODEL', `model ${target} is not a regular file or a folder`, { file: target });
+    return target;
+  }
+  const preferred = path.join(target, DEFAULT_MODEL_FILE);
+  if (statOrNull(preferred)?.isFile()) return preferred;
+  const candidates = readdirSync(target)
+    .filter((name) => name.toLowerCase().endsWith('.onnx') && statOrNull(path.join(target, name))?.isFile())
+    .sort();
+  const [only, ...others] = candidates;
+  if (only === undefined) {
+    throw new MlrbError('BAD_MODEL', `model folder ${target} holds no .onnx file (expected ${DEFAULT_MODEL_FILE})`, { file: target });
+  }
+  if (others.length > 0) {
+    throw new MlrbError(
+      'BAD_MODEL',
+      `model folder ${target} holds ${candidates.length} .onnx files and no ${DEFAULT_MODEL_FILE}: ${candidates.join(', ')}; name the file to score`,
+      { file: target, candidates },
+    );
+  }
+  return path.join(target, only);
+}
+
+function statOrNull(file: string): Stats | null {
+  try {
+    return statSync(file);
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Where a suite's files are, in any layout it is accepted in. A suite names its layouts (the release's and the
+ * Hugging Face hub's parquet one) and the hub repositories it is published as; `--data` may then be the suite's
+ * folder, its parent, a hub download (`huggingface-cli download --local-dir`), a hub-cache snapshot, or the hub
+ * cache itself (which is where the suite is looked for when there is no --data at all). A folder in none of the
+ * layouts is a BAD_DATA error that lists every accepted layout, so an operator learns what to point at.
+ *
+ * Hub splits are sharded as `<config>/<split>-00000-of-00002.parquet` (older uploads add `-<fingerprint>`
+ * before `.parquet`), or `<config>/<split>/0000.parquet` on the refs/convert/parquet branch.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { MlrbError } from '../errors.js';
+import { dataRootFor, hubCacheSnapshot, hubRepoFolderName } from './hub-cache.js';
+
+export interface DataLayout<Kind extends string> {
+  readonly kind: Kind;
+  /** For the error that lists layouts: what the folder holds, e.g. "test/<subject>_test.csv and dev/…". */
+  readonly description: string;
+  readonly matches: (dir: string) => Promise<boolean>;
+}
+
+export interface SuiteData<Kind extends string> {
+  readonly dir: string;
+  /** The folder its files must resolve inside (wider than `dir` in a hub cache; see hub-cache.ts). */
+  readonly root: string;
+  readonly layout: Kind;
+}
+
+export interface SuiteLocation<Kind extends string> {
+  /** The suite's folder name under a data root (`mmlu`), and its label in messages (`MMLU`). */
+  readonly suite: string;
+  readonly label: string;
+  readonly layouts: readonly DataLayout<Kind>[];
+  /** Hub repositories the suite is published as, most usual first (`cais/mmlu`). */
+  readonly hubRepos: readonly string[];
+}
+
+/** Finds the suite under `dataDir` (see the file comment for where it looks). */
+export async function resolveSuiteData<Kind extends string>(dataDir: string, location: SuiteLocation<Kind>): Promise<SuiteData<Kind>> {
+  const direct = path.resolve(dataDir);
+  const candidates = [path.join(direct, location.suite), direct];
+  for (const candidate of candidates) {
+    const found = await matchLayout(candidate, location.layouts);
+    if (found !== undefined) return found;
+  }
+  // `dataDir` as a hub cache ($HF_HOME/hub) or as HF_HOME itself.
+  for (const hubDir of [direct, path.join(direct, 'hub')]) {
+    for (const repo of location.hubRepos) {
+      const snapshot = await hubCacheSnapshot(hubDir, repo);
+      if (snapshot === undefined) continue;
+      candidates.push(snapshot);
+      const found = await matchLayout(snapshot, location.layouts);
+      if (found !== undefined) return found;
+    }
+  }
+  const repos = location.hubRepos.map(hubRepoFolderName).join(' or ');
+  const layouts = location.layouts.map((layout, index) => `(${index + 1}) ${layout.description}`).join('; ');
+  throw new MlrbError(
+    'BAD_DATA',
+    `no ${location.suite} data under ${direct} (looked in ${candidates.join(', ')}). Accepted ${location.label} layouts: ${layouts}; ` +
+      `or a Hugging Face hub cache folder holding ${repos} (such as $HF_HOME/hub or ~/.cache/huggingface/hub)`,
+    { file: direct },
+  );
+}
+
+async function matchLayout<Kind extends string>(dir: string, layouts: readonly DataLayout<Kind>[]): Promise<SuiteData<Kind> | undefined> {
+  for (const layout of layouts) {
+    if (await layout.matches(dir)) return { dir, root: dataRootFor(dir), layout: layout.kind };
+  }
+  return undefined;
+}
+
+const SHARD = /^(.+)-(\d{5})-of-(\d{5})(?:-[0-9a-f]+)?\.parquet$/;
+const CONVERTED_SHARD = /^\d{4,5}\.parquet$/;
+
+/**
+ * The parquet files of one split of one config folder, in shard order; [] when the split is not there.
+ * A split whose names promise more shards than are present is BAD_DATA, so half a download never scores.
+ */
+export async function splitShards(configDir: string, split: string): Promise<string[]> {
+  const names = await listNames(configDir);
+  const shards = names.flatMap((name) => {
+    const match = SHARD.exec(name);
+    return match !== null && match[1] === split ? [{ name, index: Number(match[2]), count: Number(match[3]) }] : [];
+  });
+  if (shards.length > 0) {
+    shards.sort((a, b) => a.index - b.index);
+    const count = shards[0]?.count ?? 0;
+    const indices = new Set(shards.map((shard) => shard.index));
+    const complete = shards.every((shard) => shard.count === count) && indices.size === count && [...indices].every((index) => index < count);
+    if (!complete) {
+      throw new MlrbError('BAD_DATA', `the ${split} split in ${configDir} is incomplete: ${indices.size} of ${count} shards are present (or their names disagree)`, {
+        file: configDir,
+      });
+    }
+    return shards.map((shard) => path.join(configDir, shard.name));
+  }
+  const convertedDir = path.join(configDir, split);
+  return (await listNames(convertedDir))
+    .filter((name) => CONVERTED_SHARD.test(name))
+    .sort()
+    .map((name) => path.join(convertedDir, name));
+}
+
+/** Sub-folders of `dir` that hold the given split (hub configs: subjects, paradigms, tasks). */
+export async function configsWithSplit(dir: string, split: string): Promise<string[]> {
+  const configs: string[] = [];
+  for (const name of await listNames(dir)) if ((await splitShards(path.join(dir, name), split)).length > 0) configs.push(name);
+  return configs.sort();
+}
+
+async function listNames(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch {
+    return [];
+  }
+}

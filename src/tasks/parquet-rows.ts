@@ -1,0 +1,102 @@
+/**
+ * Parquet data files checked row by row with a zod schema, the parquet counterpart of jsonl.ts: a missing
+ * column, or a row that does not fit, is a BAD_DATA MlrbError naming the file, the row (1-based) and the column,
+ * never the value. Only the schema's columns are decoded, so a hub file's extra columns cost nothing.
+ */
+import { z } from 'zod';
+import { MlrbError } from '../errors.js';
+import { openParquetFile } from '../io/parquet-file.js';
+import { DATA_ROW_CAP_CHARS, FILE_SIZE_CAPS } from '../io/file-policy.js';
+
+export interface NumberedParquetRow<T> {
+  readonly row: T;
+  /** 1-based row in the file. */
+  readonly rowNumber: number;
+}
+
+export interface ParquetRowsRequest<Shape extends z.ZodRawShape> {
+  readonly file: string;
+  /** The folder the file must resolve inside (see hub-cache.ts for the hub cache's). */
+  readonly root: string;
+  /** The file's role, for messages ("BLiMP hub file for adjunct_island"). */
+  readonly what: string;
+  /** One entry per column read; keys absent from the file are an error unless listed in `optional`. */
+  readonly shape: Shape;
+  readonly optional?: readonly (keyof Shape & string)[];
+}
+
+/** ClassLabel and int columns arrive as number (int32) or bigint (int64); both become a safe integer. */
+export const parquetInt = z
+  .union([z.number().int(), z.bigint()])
+  .transform((value, context) => {
+    const number = Number(value);
+    if (!Number.isSafeInteger(number)) {
+      context.addIssue({ code: 'custom', message: 'integer out of range' });
+      return z.NEVER;
+    }
+    return number;
+  });
+
+export async function readParquetRows<Shape extends z.ZodRawShape>(
+  request: ParquetRowsRequest<Shape>,
+): Promise<NumberedParquetRow<z.output<z.ZodObject<Shape>>>[]> {
+  const { file, root, what, shape } = request;
+  const table = openParquetFile(file, { kind: 'data', root, what });
+  const optional = new Set<string>(request.optional ?? []);
+  const wanted = Object.keys(shape);
+  const missing = wanted.filter((column) => !optional.has(column) && !table.columns.includes(column));
+  if (missing.length > 0) {
+    throw new MlrbError('BAD_DATA', `${what} lacks the column(s) ${missing.join(', ')} (${table.columns.length} columns found): ${file}`, { file, missing });
+  }
+  const present = wanted.filter((column) => table.columns.includes(column));
+  const schema = z.object(shape);
+  const rows = await table.readRows(present);
+  let fileCharacters = 0;
+  return rows.map((raw, index) => {
+    const rowNumber = index + 1;
+    const characters = textLength(raw);
+    if (characters > DATA_ROW_CAP_CHARS) {
+      throw new MlrbError('BAD_DATA', `${file} row ${rowNumber}: the row has ${characters} characters, over the limit of ${DATA_ROW_CAP_CHARS} for one data row`, { file, row: rowNumber });
+    }
+    // Dictionary encoding lets a small file repeat one long string in every row; the text a file decodes to
+    // is held to what a JSONL file of the data cap could hold.
+    fileCharacters += characters;
+    if (fileCharacters > FILE_SIZE_CAPS.data) {
+      throw new MlrbError('BAD_DATA', `${what} decodes to over ${FILE_SIZE_CAPS.data} characters of text by row ${rowNumber}, over the limit for one data file: ${file}`, {
+        file,
+        row: rowNumber,
+      });
+    }
+    const parsed = schema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? `column "${issue.path.map(String).join('.')}"` : 'row';
+      throw new MlrbError('BAD_DATA', `${file} row ${rowNumber}: ${where}: ${issue?.message ?? 'invalid'}`, { file, row: rowNumber });
+    }
+    return { row: parsed.data, rowNumber };
+  });
+}
+
+/** Characters of text in a decoded row (strings in lists and structs included), for the one-row cap. */
+function textLength(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.length;
+  if (depth > 8 || value === null || typeof value !== 'object') return 0;
+  const children = Array.isArray(value) ? value : Object.values(value);
+  let total = 0;
+  for (const child of children) total += textLength(child, depth + 1);
+  return total;
+}
+
+export interface SplitRow<T> extends NumberedParquetRow<T> {
+  /** The shard the row came from. */
+  readonly file: string;
+}
+
+/** Every row of a split's shards, in shard order; `what` names the split in messages. */
+export async function readParquetSplit<Shape extends z.ZodRawShape>(
+  shards: readonly string[],
+  request: Omit<ParquetRowsRequest<Shape>, 'file'>,
+): Promise<SplitRow<z.output<z.ZodObject<Shape>>>[]> {
+  const perShard = await Promise.all(shards.map(async (file) => (await readParquetRows({ ...request, file })).map((row) => ({ ...row, file }))));
+  return perShard.flat();
+}
