@@ -20,10 +20,10 @@ ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
   ProtoBuilder built = block.rotary_half > 0
                            ? node({block.query, block.key, block.value, block.mask, block.cos, block.sin}, block.output, op_type, kAttentionOpDomain, name)
                            : node({block.query, block.key, block.value, block.mask}, block.output, op_type, kAttentionOpDomain, name);
-  built.message_field(field::kNodeAttribute, float_attribute("scale", block.scale));
+  built.message_field(NodeProto::kAttribute, float_attribute("scale", block.scale));
   if (block.bool_mask) {
-    built.message_field(field::kNodeAttribute, float_attribute("fill", block.fill));
-    built.message_field(field::kNodeAttribute, int_attribute("keep_where_true", block.keep_where_true ? 1 : 0));
+    built.message_field(NodeProto::kAttribute, float_attribute("fill", block.fill));
+    built.message_field(NodeProto::kAttribute, int_attribute("keep_where_true", block.keep_where_true ? 1 : 0));
   }
   // Optional attributes are written only when they differ from the op's default.
   struct OptionalInt {
@@ -37,7 +37,7 @@ ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
                                        {"repeat_heads", block.repeat_heads, 0}, {"repeat_key_dim", block.repeat_key_dim, 0},
                                        {"repeat_value_dim", block.repeat_value_dim, 0}};
   for (const OptionalInt& attribute : optional_ints) {
-    if (attribute.value != attribute.default_value) built.message_field(field::kNodeAttribute, int_attribute(attribute.name, attribute.value));
+    if (attribute.value != attribute.default_value) built.message_field(NodeProto::kAttribute, int_attribute(attribute.name, attribute.value));
   }
   return built;
 }
@@ -71,14 +71,14 @@ Pieces rewrite_graph(const GraphView& view, const std::vector<AttentionBlock>& b
   Pieces graph;
   size_t next_node = 0;
   for (const Field& part : view.fields) {
-    if (part.number == field::kGraphNode) {
+    if (part.number == GraphProto::kNode) {
       const size_t node_index = next_node++;
       if (const auto block = block_at.find(node_index); block != block_at.end()) {
-        graph.own(field::kGraphNode, fused_node(blocks[block->second], block->second));
+        graph.own(GraphProto::kNode, fused_node(blocks[block->second], block->second));
       } else if (!removed.contains(node_index)) {
         graph.view(part.encoded);
       }
-    } else if (part.number == field::kGraphValueInfo) {
+    } else if (part.number == GraphProto::kValueInfo) {
       if (!dropped.contains(read_value_view(part.payload).name)) graph.view(part.encoded);
     } else {
       graph.view(part.encoded);
@@ -123,7 +123,7 @@ CpuFusion fuse_for_cpu(Bytes model) {
     result.note = describe(blocks, softmax_count);
     return result;
   } catch (const MalformedProto& error) {
-    return fallback("the model could not be parsed (" + error.what + ")");
+    return fallback("the model could not be parsed (" + std::string(error.what()) + ")");
   }
 }
 

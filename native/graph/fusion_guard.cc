@@ -30,7 +30,7 @@ std::string describe(const NodeView& node) {
 }  // namespace
 
 std::optional<std::string> fusion_hazard(const ModelParts& model, const GraphView& graph) {
-  const bool has_functions = std::any_of(model.fields.begin(), model.fields.end(), [](const Field& part) { return part.number == field::kModelFunctions; });
+  const bool has_functions = std::any_of(model.fields.begin(), model.fields.end(), [](const Field& part) { return part.number == ModelProto::kFunctions; });
   if (has_functions) return "the model defines local functions, which the attention matcher does not inspect";
   for (const NodeView& node : graph.nodes) {
     if (is_quantized(node.op_type)) {

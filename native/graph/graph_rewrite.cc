@@ -3,76 +3,68 @@
 #include <bit>
 #include <cstring>
 
+#include "../onnx/data_types.h"
+
 namespace mlrb::graph {
-
-namespace {
-
-constexpr int64_t kAttributeTypeFloat = 1;
-constexpr int64_t kAttributeTypeInt = 2;
-constexpr uint32_t kAttributeFloat = 2;
-constexpr uint32_t kTensorDataType = 2, kTensorFloatData = 4, kTensorInt64Data = 7, kTensorRawData = 9;
-constexpr uint64_t kOnnxFloat = 1, kOnnxInt64 = 7;
-
-}  // namespace
 
 ProtoBuilder int_attribute(std::string_view name, int64_t value) {
   ProtoBuilder attribute;
-  attribute.string_field(field::kAttributeName, name)
-      .varint_field(field::kAttributeInt, static_cast<uint64_t>(value))
-      .varint_field(field::kAttributeType, kAttributeTypeInt);
+  attribute.string_field(AttributeProto::kName, name)
+      .varint_field(AttributeProto::kInt, static_cast<uint64_t>(value))
+      .varint_field(AttributeProto::kType, AttributeProto::kTypeInt);
   return attribute;
 }
 
 ProtoBuilder float_attribute(std::string_view name, float value) {
   ProtoBuilder attribute;
-  attribute.string_field(field::kAttributeName, name).fixed32_field(kAttributeFloat, std::bit_cast<uint32_t>(value));
-  attribute.varint_field(field::kAttributeType, kAttributeTypeFloat);
+  attribute.string_field(AttributeProto::kName, name).fixed32_field(AttributeProto::kFloat, std::bit_cast<uint32_t>(value));
+  attribute.varint_field(AttributeProto::kType, AttributeProto::kTypeFloat);
   return attribute;
 }
 
 ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_view output, std::string_view op_type,
                   std::string_view domain, std::string_view name) {
   ProtoBuilder built;
-  for (std::string_view input : inputs) built.string_field(field::kNodeInput, input);
-  built.string_field(field::kNodeOutput, output);
-  built.string_field(field::kNodeName, name.empty() ? std::string("mlrb_") + std::string(op_type) : std::string(name));
-  built.string_field(field::kNodeOpType, op_type);
-  if (!domain.empty()) built.string_field(field::kNodeDomain, domain);
+  for (std::string_view input : inputs) built.string_field(NodeProto::kInput, input);
+  built.string_field(NodeProto::kOutput, output);
+  built.string_field(NodeProto::kName, name.empty() ? std::string("mlrb_") + std::string(op_type) : std::string(name));
+  built.string_field(NodeProto::kOpType, op_type);
+  if (!domain.empty()) built.string_field(NodeProto::kDomain, domain);
   return built;
 }
 
 ProtoBuilder with_inputs(const NodeView& node, const std::vector<std::string>& inputs) {
   ProtoBuilder rewired;
-  for (const std::string& input : inputs) rewired.string_field(field::kNodeInput, input);
+  for (const std::string& input : inputs) rewired.string_field(NodeProto::kInput, input);
   FieldReader reader(node.payload);
   Field part;
   while (reader.next(part)) {
-    if (part.number != field::kNodeInput) rewired.raw(part.encoded);
+    if (part.number != NodeProto::kInput) rewired.raw(part.encoded);
   }
   return rewired;
 }
 
 ProtoBuilder tensor_value_info(std::string_view name, int64_t element_type, const std::vector<ProtoBuilder>& dims) {
   ProtoBuilder shape;
-  for (const auto& dim : dims) shape.message_field(field::kShapeDim, dim);
+  for (const auto& dim : dims) shape.message_field(TensorShapeProto::kDim, dim);
   ProtoBuilder tensor;
-  tensor.varint_field(field::kTensorTypeElem, static_cast<uint64_t>(element_type)).message_field(field::kTensorTypeShape, shape);
+  tensor.varint_field(TensorTypeProto::kElemType, static_cast<uint64_t>(element_type)).message_field(TensorTypeProto::kShape, shape);
   ProtoBuilder type;
-  type.message_field(field::kTypeTensor, tensor);
+  type.message_field(TypeProto::kTensorType, tensor);
   ProtoBuilder value;
-  value.string_field(field::kValueName, name).message_field(field::kValueType, type);
+  value.string_field(ValueInfoProto::kName, name).message_field(ValueInfoProto::kType, type);
   return value;
 }
 
 ProtoBuilder symbolic_dim(std::string_view name) {
   ProtoBuilder dim;
-  dim.string_field(field::kDimParam, name);
+  dim.string_field(DimensionProto::kDimParam, name);
   return dim;
 }
 
 ProtoBuilder opset_import(std::string_view domain, int64_t version) {
   ProtoBuilder opset;
-  opset.string_field(field::kOpsetDomain, domain).varint_field(field::kOpsetVersion, static_cast<uint64_t>(version));
+  opset.string_field(OperatorSetIdProto::kDomain, domain).varint_field(OperatorSetIdProto::kVersion, static_cast<uint64_t>(version));
   return opset;
 }
 
@@ -82,28 +74,28 @@ std::optional<float> scalar_float(const GraphView& view, const std::string& name
   for (const int64_t dim : view.initializer_dims.at(name)) {
     if (dim != 1) return std::nullopt;
   }
-  uint64_t data_type = 0;
+  int64_t data_type = 0;
   std::optional<float> value;
   for_each_field(found->second, [&](const Field& part) {
-    if (part.number == kTensorDataType) data_type = part.varint;
-    if ((part.number == kTensorRawData || part.number == kTensorFloatData) && part.payload.size() == sizeof(float)) {
+    if (part.number == TensorProto::kDataType) data_type = static_cast<int64_t>(part.varint);
+    if ((part.number == TensorProto::kRawData || part.number == TensorProto::kFloatData) && part.payload.size() == sizeof(float)) {
       float decoded = 0.0F;
       std::memcpy(&decoded, part.payload.data(), sizeof(float));  // little-endian, as ONNX stores it
       value = decoded;
     }
   });
-  return data_type == kOnnxFloat ? value : std::nullopt;
+  return data_type == onnx::data_type::kFloat ? value : std::nullopt;
 }
 
 std::optional<std::vector<int64_t>> int64_values(const GraphView& view, const std::string& name) {
   const auto found = view.initializer_payload.find(name);
   if (found == view.initializer_payload.end()) return std::nullopt;
-  uint64_t data_type = 0;
+  int64_t data_type = 0;
   std::vector<int64_t> values;
   bool malformed = false;
   for_each_field(found->second, [&](const Field& part) {
-    if (part.number == kTensorDataType) data_type = part.varint;
-    if (part.number == kTensorRawData) {
+    if (part.number == TensorProto::kDataType) data_type = static_cast<int64_t>(part.varint);
+    if (part.number == TensorProto::kRawData) {
       if (part.payload.size() % sizeof(int64_t) != 0) malformed = true;
       for (size_t at = 0; at + sizeof(int64_t) <= part.payload.size(); at += sizeof(int64_t)) {
         int64_t value = 0;
@@ -111,12 +103,12 @@ std::optional<std::vector<int64_t>> int64_values(const GraphView& view, const st
         values.push_back(value);
       }
     }
-    if (part.number == kTensorInt64Data) {
+    if (part.number == TensorProto::kInt64Data) {
       const std::vector<int64_t> more = int64s_of(part);
       values.insert(values.end(), more.begin(), more.end());
     }
   });
-  if (data_type != kOnnxInt64 || malformed) return std::nullopt;
+  if (data_type != onnx::data_type::kInt64 || malformed) return std::nullopt;
   return values;
 }
 
@@ -140,7 +132,7 @@ ModelParts read_model_parts(Bytes model) {
   ModelParts parts;
   for_each_field(model, [&](const Field& part) {
     parts.fields.push_back(part);
-    if (part.number == field::kModelGraph) parts.graph = part.payload;
+    if (part.number == ModelProto::kGraph) parts.graph = part.payload;
   });
   return parts;
 }
@@ -148,12 +140,12 @@ ModelParts read_model_parts(Bytes model) {
 int64_t default_opset_version(const ModelParts& model) {
   int64_t version = 0;
   for (const Field& part : model.fields) {
-    if (part.number != field::kModelOpsetImport) continue;
+    if (part.number != ModelProto::kOpsetImport) continue;
     std::string_view domain;
     int64_t declared = 0;
     for_each_field(part.payload, [&](const Field& opset) {
-      if (opset.number == field::kOpsetDomain) domain = as_text(opset.payload);
-      if (opset.number == field::kOpsetVersion) declared = static_cast<int64_t>(opset.varint);
+      if (opset.number == OperatorSetIdProto::kDomain) domain = as_text(opset.payload);
+      if (opset.number == OperatorSetIdProto::kVersion) declared = static_cast<int64_t>(opset.varint);
     });
     if (domain.empty() || domain == "ai.onnx") version = declared;
   }
@@ -163,18 +155,18 @@ int64_t default_opset_version(const ModelParts& model) {
 std::vector<uint8_t> assemble_model(const ModelParts& model, const Pieces& graph, const std::vector<ProtoBuilder>& extra_opsets) {
   ProtoBuilder rewritten;
   uint64_t size = graph.size() + 16;
-  for (const Field& part : model.fields) size += part.number == field::kModelGraph ? 0 : part.encoded.size();
+  for (const Field& part : model.fields) size += part.number == ModelProto::kGraph ? 0 : part.encoded.size();
   for (const ProtoBuilder& opset : extra_opsets) size += opset.bytes().size() + 8;
   rewritten.reserve(static_cast<size_t>(size));
   for (const Field& part : model.fields) {
-    if (part.number != field::kModelGraph) {
+    if (part.number != ModelProto::kGraph) {
       rewritten.raw(part.encoded);
       continue;
     }
-    rewritten.length_delimited_header(field::kModelGraph, graph.size());
+    rewritten.length_delimited_header(ModelProto::kGraph, graph.size());
     graph.append_to(rewritten);
   }
-  for (const ProtoBuilder& opset : extra_opsets) rewritten.message_field(field::kModelOpsetImport, opset);
+  for (const ProtoBuilder& opset : extra_opsets) rewritten.message_field(ModelProto::kOpsetImport, opset);
   return rewritten.release();
 }
 

@@ -12,13 +12,12 @@
 #include <vector>
 
 #include "graph_view.h"
-#include "proto_wire.h"
 
 namespace mlrb::graph {
 
 [[nodiscard]] ProtoBuilder int_attribute(std::string_view name, int64_t value);
 [[nodiscard]] ProtoBuilder float_attribute(std::string_view name, float value);
-// A NodeProto without attributes; add them with message_field(field::kNodeAttribute, ...).
+// A NodeProto without attributes; add them with message_field(NodeProto::kAttribute, ...).
 [[nodiscard]] ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_view output, std::string_view op_type,
                                 std::string_view domain = {}, std::string_view name = {});
 // The node with its inputs replaced by `inputs`; every other field verbatim.

@@ -20,18 +20,18 @@ NodeView read_node(Bytes payload) {
   Field field;
   while (reader.next(field)) {
     switch (field.number) {
-      case field::kNodeInput: node.inputs.emplace_back(as_text(field.payload)); break;
-      case field::kNodeOutput: node.outputs.emplace_back(as_text(field.payload)); break;
-      case field::kNodeOpType: node.op_type = as_text(field.payload); break;
-      case field::kNodeDomain: node.domain = as_text(field.payload); break;
-      case field::kNodeAttribute: {
+      case NodeProto::kInput: node.inputs.emplace_back(as_text(field.payload)); break;
+      case NodeProto::kOutput: node.outputs.emplace_back(as_text(field.payload)); break;
+      case NodeProto::kOpType: node.op_type = as_text(field.payload); break;
+      case NodeProto::kDomain: node.domain = as_text(field.payload); break;
+      case NodeProto::kAttribute: {
         std::string name;
         std::vector<int64_t> ints;
         std::optional<int64_t> single;
         for_each_field(field.payload, [&](const Field& part) {
-          if (part.number == field::kAttributeName) name = as_text(part.payload);
-          if (part.number == field::kAttributeInt) single = static_cast<int64_t>(part.varint);
-          if (part.number == field::kAttributeInts) {
+          if (part.number == AttributeProto::kName) name = as_text(part.payload);
+          if (part.number == AttributeProto::kInt) single = static_cast<int64_t>(part.varint);
+          if (part.number == AttributeProto::kInts) {
             const auto more = int64s_of(part);
             ints.insert(ints.end(), more.begin(), more.end());
           }
@@ -50,10 +50,10 @@ void read_initializer(Bytes payload, GraphView& view) {
   std::string name;
   std::vector<int64_t> dims;
   for_each_field(payload, [&](const Field& field) {
-    if (field.number == field::kTensorDims) {
+    if (field.number == TensorProto::kDims) {
       const auto more = int64s_of(field);
       dims.insert(dims.end(), more.begin(), more.end());
-    } else if (field.number == field::kTensorName) {
+    } else if (field.number == TensorProto::kName) {
       name = as_text(field.payload);
     }
   });
@@ -67,15 +67,15 @@ ValueView read_value_view(Bytes value_info) {
   ValueView value;
   value.payload = value_info;
   for_each_field(value_info, [&](const Field& field) {
-    if (field.number == field::kValueName) value.name = as_text(field.payload);
-    if (field.number != field::kValueType) return;
+    if (field.number == ValueInfoProto::kName) value.name = as_text(field.payload);
+    if (field.number != ValueInfoProto::kType) return;
     for_each_field(field.payload, [&](const Field& type) {
-      if (type.number != field::kTypeTensor) return;
+      if (type.number != TypeProto::kTensorType) return;
       for_each_field(type.payload, [&](const Field& tensor) {
-        if (tensor.number == field::kTensorTypeElem) value.element_type = static_cast<int32_t>(tensor.varint);
-        if (tensor.number != field::kTensorTypeShape) return;
+        if (tensor.number == TensorTypeProto::kElemType) value.element_type = static_cast<int32_t>(tensor.varint);
+        if (tensor.number != TensorTypeProto::kShape) return;
         for_each_field(tensor.payload, [&](const Field& dim) {
-          if (dim.number == field::kShapeDim) value.dims.push_back(dim.payload);
+          if (dim.number == TensorShapeProto::kDim) value.dims.push_back(dim.payload);
         });
       });
     });
@@ -90,13 +90,13 @@ GraphView read_graph_view(Bytes graph) {
   while (reader.next(field)) {
     view.fields.push_back(field);
     switch (field.number) {
-      case field::kGraphNode:
+      case GraphProto::kNode:
         view.node_field.push_back(view.fields.size() - 1);
         view.nodes.push_back(read_node(field.payload));
         break;
-      case field::kGraphInitializer: read_initializer(field.payload, view); break;
-      case field::kGraphInput: view.inputs.push_back(read_value_view(field.payload)); break;
-      case field::kGraphOutput: view.outputs.push_back(read_value_view(field.payload)); break;
+      case GraphProto::kInitializer: read_initializer(field.payload, view); break;
+      case GraphProto::kInput: view.inputs.push_back(read_value_view(field.payload)); break;
+      case GraphProto::kOutput: view.outputs.push_back(read_value_view(field.payload)); break;
       default: break;
     }
   }

@@ -8,22 +8,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "proto_wire.h"
+#include "onnx_terms.h"
 
 namespace mlrb::graph {
-
-// Field numbers from onnx/onnx.proto.
-namespace field {
-inline constexpr uint32_t kModelIrVersion = 1, kModelGraph = 7, kModelOpsetImport = 8, kModelFunctions = 25;
-inline constexpr uint32_t kOpsetDomain = 1, kOpsetVersion = 2;
-inline constexpr uint32_t kGraphNode = 1, kGraphInitializer = 5, kGraphInput = 11, kGraphOutput = 12, kGraphValueInfo = 13;
-inline constexpr uint32_t kNodeInput = 1, kNodeOutput = 2, kNodeName = 3, kNodeOpType = 4, kNodeAttribute = 5, kNodeDomain = 7;
-inline constexpr uint32_t kAttributeName = 1, kAttributeInt = 3, kAttributeInts = 8, kAttributeType = 20;
-inline constexpr uint32_t kTensorDims = 1, kTensorName = 8;
-inline constexpr uint32_t kValueName = 1, kValueType = 2;
-inline constexpr uint32_t kTypeTensor = 1, kTensorTypeElem = 1, kTensorTypeShape = 2, kShapeDim = 1;
-inline constexpr uint32_t kDimValue = 1, kDimParam = 2;
-}  // namespace field
 
 struct NodeView {
   std::vector<std::string> inputs;

@@ -173,7 +173,7 @@ Pieces rewrite(const GraphView& view, const Plan& plan) {
   Pieces graph;
   size_t next_node = 0;
   for (const Field& part : view.fields) {
-    if (part.number == field::kGraphNode) {
+    if (part.number == GraphProto::kNode) {
       const size_t index = next_node++;
       const NodeView& node = view.nodes[index];
       if (index == plan.attention) {
@@ -182,27 +182,27 @@ Pieces rewrite(const GraphView& view, const Plan& plan) {
         for (size_t i = 0; i < plan.joining.size(); ++i) {
           const std::string name = picked_name(i);
           ProtoBuilder flat = graph::node({plan.joining[i]}, name + "_flat", "Flatten", {}, name + "_flatten");
-          flat.message_field(field::kNodeAttribute, int_attribute("axis", 2));
-          graph.own(field::kGraphNode, flat);
-          graph.own(field::kGraphNode, graph::node({name + "_flat", kLogitPositionsInput}, name, "Gather", {}, name + "_gather"));
+          flat.message_field(NodeProto::kAttribute, int_attribute("axis", 2));
+          graph.own(GraphProto::kNode, flat);
+          graph.own(GraphProto::kNode, graph::node({name + "_flat", kLogitPositionsInput}, name, "Gather", {}, name + "_gather"));
         }
         std::vector<std::string> inputs = node.inputs;
         inputs.resize(kQueryPositionsInput, "");  // absent optional inputs (cos, sin) are empty names
         inputs.push_back(kLogitPositionsInput);
-        graph.own(field::kGraphNode, with_inputs(node, inputs));
+        graph.own(GraphProto::kNode, with_inputs(node, inputs));
       } else if (index == plan.head_gather) {
         // The hidden state already holds only the picked rows.
-        graph.own(field::kGraphNode, graph::node({kFlatHidden}, kGatheredHidden, "Identity", {}, "mlrb_picked_hidden"));
+        graph.own(GraphProto::kNode, graph::node({kFlatHidden}, kGatheredHidden, "Identity", {}, "mlrb_picked_hidden"));
       } else if (block.contains(index)) {
         std::vector<std::string> inputs = node.inputs;
         for (std::string& input : inputs) {
           if (const auto found = renamed.find(input); found != renamed.end()) input = found->second;
         }
-        graph.own(field::kGraphNode, with_inputs(node, inputs));
+        graph.own(GraphProto::kNode, with_inputs(node, inputs));
       } else {
         graph.view(part.encoded);
       }
-    } else if (part.number == field::kGraphValueInfo) {
+    } else if (part.number == GraphProto::kValueInfo) {
       // Declared [batch, seq, ...] shapes of the block's values would contradict the new graph.
       if (!plan.reshaped.contains(read_value_view(part.payload).name)) graph.view(part.encoded);
     } else {
@@ -237,7 +237,7 @@ LastBlockRows prune_last_block_rows(Bytes model) {
                   " nodes after it run only on the scored positions (" + std::to_string(plan.joining.size()) + " residual input(s) gathered)";
     return result;
   } catch (const MalformedProto& error) {
-    return fallback("the model could not be parsed (" + error.what + ")");
+    return fallback("the model could not be parsed (" + std::string(error.what()) + ")");
   }
 }
 

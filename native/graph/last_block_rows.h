@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "proto_wire.h"
+#include "onnx_terms.h"
 
 namespace mlrb::graph {
 

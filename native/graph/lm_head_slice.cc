@@ -4,6 +4,7 @@
 #include <array>
 #include <optional>
 
+#include "../onnx/data_types.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
 
@@ -12,11 +13,8 @@ namespace mlrb::graph {
 namespace {
 
 constexpr const char* kPositionsDim = "mlrb_positions";
-constexpr int64_t kOnnxInt64 = 7;
 // Longest run of element-wise ops allowed between the head MatMul and the output (bias, soft-capping, casts).
 constexpr size_t kMaxTailOps = 8;
-
-bool is_float_type(int32_t type) { return type == 1 || type == 10 || type == 16; }
 
 struct HeadMatch {
   size_t head_node = 0;
@@ -105,7 +103,7 @@ std::optional<size_t> pick_logits(const GraphView& view, std::string& reason) {
   }
   std::optional<size_t> candidate;
   for (size_t i = 0; i < view.outputs.size(); ++i) {
-    if (view.outputs[i].dims.size() != 3 || !is_float_type(view.outputs[i].element_type)) continue;
+    if (view.outputs[i].dims.size() != 3 || !onnx::is_scoring_float(view.outputs[i].element_type)) continue;
     if (candidate) {
       reason = "no output is named logits and several rank-3 float outputs could be";
       return std::nullopt;
@@ -123,8 +121,8 @@ ProtoBuilder rewire_head(const NodeView& head) {
   Field part;
   bool replaced = false;
   while (reader.next(part)) {
-    if (part.number == field::kNodeInput && !replaced) {
-      rewired.string_field(field::kNodeInput, kGatheredHidden);
+    if (part.number == NodeProto::kInput && !replaced) {
+      rewired.string_field(NodeProto::kInput, kGatheredHidden);
       replaced = true;
     } else {
       rewired.raw(part.encoded);
@@ -137,24 +135,24 @@ Pieces rewrite_graph(const GraphView& view, const HeadMatch& match, const ValueV
   Pieces graph;
   size_t next_node = 0;
   for (const Field& part : view.fields) {
-    if (part.number == field::kGraphNode) {
+    if (part.number == GraphProto::kNode) {
       const size_t node_index = next_node++;
       if (node_index != match.head_node) {
         graph.view(part.encoded);
         continue;
       }
       ProtoBuilder flatten = node({match.hidden}, kFlatHidden, "Flatten");
-      flatten.message_field(field::kNodeAttribute, int_attribute("axis", 2));  // [batch, seq, hidden] -> [batch*seq, hidden]
-      graph.own(field::kGraphNode, flatten);
-      graph.own(field::kGraphNode, node({kFlatHidden, kLogitPositionsInput}, kGatheredHidden, "Gather"));
-      graph.own(field::kGraphNode, rewire_head(view.nodes[node_index]));
-    } else if (part.number == field::kGraphOutput && read_value_view(part.payload).name == logits.name) {
+      flatten.message_field(NodeProto::kAttribute, int_attribute("axis", 2));  // [batch, seq, hidden] -> [batch*seq, hidden]
+      graph.own(GraphProto::kNode, flatten);
+      graph.own(GraphProto::kNode, node({kFlatHidden, kLogitPositionsInput}, kGatheredHidden, "Gather"));
+      graph.own(GraphProto::kNode, rewire_head(view.nodes[node_index]));
+    } else if (part.number == GraphProto::kOutput && read_value_view(part.payload).name == logits.name) {
       std::vector<ProtoBuilder> dims;
       dims.push_back(symbolic_dim(kPositionsDim));
       if (logits.dims.size() == 3) dims.emplace_back().raw(logits.dims[2]);
       else dims.push_back(symbolic_dim("mlrb_vocab"));
-      graph.own(field::kGraphOutput, tensor_value_info(logits.name, logits.element_type, dims));
-    } else if (part.number == field::kGraphValueInfo) {
+      graph.own(GraphProto::kOutput, tensor_value_info(logits.name, logits.element_type, dims));
+    } else if (part.number == GraphProto::kValueInfo) {
       // Declared shapes of the values whose rank changes would contradict the new graph.
       const std::string name = read_value_view(part.payload).name;
       if (std::find(match.tail_values.begin(), match.tail_values.end(), name) == match.tail_values.end()) graph.view(part.encoded);
@@ -164,7 +162,7 @@ Pieces rewrite_graph(const GraphView& view, const HeadMatch& match, const ValueV
   }
   std::vector<ProtoBuilder> positions_dims;
   positions_dims.push_back(symbolic_dim(kPositionsDim));
-  graph.own(field::kGraphInput, tensor_value_info(kLogitPositionsInput, kOnnxInt64, positions_dims));
+  graph.own(GraphProto::kInput, tensor_value_info(kLogitPositionsInput, onnx::data_type::kInt64, positions_dims));
   return graph;
 }
 
@@ -201,7 +199,7 @@ LmHeadSlice slice_lm_head(Bytes model) {
     result.note = "LM-head slicing on: " + match.description + " runs only on the gathered positions";
     return result;
   } catch (const MalformedProto& error) {
-    return fallback("the model could not be parsed (" + error.what + ")");
+    return fallback("the model could not be parsed (" + std::string(error.what()) + ")");
   }
 }
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "proto_wire.h"
+#include "onnx_terms.h"
 
 namespace mlrb::graph {
 

@@ -6,7 +6,7 @@ namespace mlrb::onnx {
 
 namespace {
 
-// Indexed by the onnx.proto DataType code (0 = UNDEFINED).
+// Indexed by code (0 = UNDEFINED).
 constexpr std::array<DataTypeFacts, 29> kDataTypes = {{
     {"undefined", 0},  {"float32", 32},     {"uint8", 8},         {"int8", 8},         {"uint16", 16},
     {"int16", 16},     {"int32", 32},       {"int64", 64},        {"string", 0},       {"bool", 8},
@@ -15,12 +15,28 @@ constexpr std::array<DataTypeFacts, 29> kDataTypes = {{
     {"float8e5m2fnuz", 8}, {"uint4", 4},    {"int4", 4},          {"float4e2m1", 4},   {"float8e8m0", 8},
     {"uint2", 2},      {"int2", 2},         {"float6e2m3", 6},    {"float6e3m2", 6},
 }};
+static_assert(kDataTypes.size() == data_type::kFloat6E3M2 + 1, "one entry per code up to the last one named");
+static_assert(kDataTypes[data_type::kBfloat16].name == "bfloat16" && kDataTypes[data_type::kInt4].bits == 4);
 
 }  // namespace
 
-std::optional<DataTypeFacts> data_type_facts(int32_t data_type) {
-  if (data_type <= 0 || static_cast<size_t>(data_type) >= kDataTypes.size()) return std::nullopt;
-  return kDataTypes[static_cast<size_t>(data_type)];
+std::optional<DataTypeFacts> data_type_facts(int32_t code) {
+  if (code <= data_type::kUndefined || static_cast<size_t>(code) >= kDataTypes.size()) return std::nullopt;
+  return kDataTypes[static_cast<size_t>(code)];
+}
+
+std::string data_type_name(int32_t code) {
+  if (const std::optional<DataTypeFacts> facts = data_type_facts(code)) return std::string(facts->name);
+  return "type#" + std::to_string(code);
+}
+
+uint32_t element_bytes(int32_t code) {
+  const std::optional<DataTypeFacts> facts = data_type_facts(code);
+  return facts && facts->bits % 8 == 0 ? facts->bits / 8 : 0;
+}
+
+bool is_scoring_float(int32_t code) {
+  return code == data_type::kFloat || code == data_type::kFloat16 || code == data_type::kBfloat16;
 }
 
 uint64_t payload_bytes(uint32_t bits, uint64_t element_count) {

@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "schema.h"
+
 namespace mlrb::onnx {
 
 namespace {
@@ -9,172 +11,149 @@ namespace {
 // Deeper nesting than this is a corrupt or hostile file, not a real model.
 constexpr int kMaxGraphDepth = 32;
 
-std::string read_string_field(ProtoReader& reader, const FieldHeader& header, uint64_t end) {
-  if (header.wire_type != WireType::length_delimited) reader.fail(header.offset, "a string field with a non-string wire type");
-  return reader.read_string(end);
-}
-
-void read_dimension(ProtoReader& reader, uint64_t end, ValueInfo& value) {
+void read_dimension(Bytes message, ValueInfo& value) {
   ValueDimension dimension;
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    if (header.number == 1 && header.wire_type == WireType::varint) {
+  for_each_field(message, [&](const Field& field) {
+    if (field.number == DimensionProto::kDimValue && field.wire == Wire::kVarint) {
       dimension.is_value = true;
-      dimension.value = as_int64(reader.read_varint(end));
-    } else if (header.number == 2) {
-      dimension.param = read_string_field(reader, header, end);
-    } else {
-      reader.skip_field(header, end);
+      dimension.value = static_cast<int64_t>(field.varint);
+    } else if (field.number == DimensionProto::kDimParam) {
+      dimension.param = text_of(field, "Dimension.dim_param");
     }
-  }
+  });
   value.shape.push_back(std::move(dimension));
 }
 
-// TypeProto → only tensor_type (field 1) is described; sequences and maps keep elem_type 0.
-void read_value_type(ProtoReader& reader, uint64_t end, ValueInfo& value) {
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    if (header.number != 1 || header.wire_type != WireType::length_delimited) {
-      reader.skip_field(header, end);
-      continue;
-    }
-    const uint64_t tensor_end = reader.read_length(end);
-    FieldHeader field;
-    while (reader.next_field(tensor_end, field)) {
-      if (field.number == 1 && field.wire_type == WireType::varint) {
-        value.elem_type = static_cast<int32_t>(reader.read_varint(tensor_end));
-      } else if (field.number == 2 && field.wire_type == WireType::length_delimited) {
+// TypeProto → only tensor_type is described; sequences and maps keep elem_type 0.
+void read_value_type(Bytes message, ValueInfo& value) {
+  for_each_field(message, [&](const Field& type) {
+    if (type.number != TypeProto::kTensorType || type.wire != Wire::kLengthDelimited) return;
+    for_each_field(type.payload, [&](const Field& tensor) {
+      if (tensor.number == TensorTypeProto::kElemType && tensor.wire == Wire::kVarint) {
+        value.elem_type = static_cast<int32_t>(tensor.varint);
+      } else if (tensor.number == TensorTypeProto::kShape && tensor.wire == Wire::kLengthDelimited) {
         value.has_shape = true;
-        const uint64_t shape_end = reader.read_length(tensor_end);
-        FieldHeader dim;
-        while (reader.next_field(shape_end, dim)) {
-          if (dim.number == 1 && dim.wire_type == WireType::length_delimited) read_dimension(reader, reader.read_length(shape_end), value);
-          else reader.skip_field(dim, shape_end);
-        }
-      } else {
-        reader.skip_field(field, tensor_end);
+        for_each_field(tensor.payload, [&](const Field& dim) {
+          if (dim.number == TensorShapeProto::kDim && dim.wire == Wire::kLengthDelimited) read_dimension(dim.payload, value);
+        });
       }
-    }
-  }
+    });
+  });
 }
 
-ValueInfo read_value_info(ProtoReader& reader, uint64_t end) {
+ValueInfo read_value_info(Bytes message) {
   ValueInfo value;
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    if (header.number == 1) value.name = read_string_field(reader, header, end);
-    else if (header.number == 2 && header.wire_type == WireType::length_delimited) read_value_type(reader, reader.read_length(end), value);
-    else reader.skip_field(header, end);
-  }
+  for_each_field(message, [&](const Field& field) {
+    if (field.number == ValueInfoProto::kName) value.name = text_of(field, "ValueInfoProto.name");
+    else if (field.number == ValueInfoProto::kType && field.wire == Wire::kLengthDelimited) read_value_type(field.payload, value);
+  });
   return value;
 }
 
-// AttributeProto: keeps INT values, a TENSOR value (Constant's payload) and walks GRAPH(S) values.
-void read_attribute(ProtoReader& reader, uint64_t end, NodeInfo& node, int depth, GraphContents& contents,
-                    std::optional<ParsedTensor>& constant_value) {
-  std::string name;
-  std::optional<int64_t> int_value;
-  std::optional<ParsedTensor> tensor;
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    const bool delimited = header.wire_type == WireType::length_delimited;
-    if (header.number == 1) {
-      name = read_string_field(reader, header, end);
-    } else if (header.number == 3 && header.wire_type == WireType::varint) {
-      int_value = as_int64(reader.read_varint(end));
-    } else if (header.number == 5 && delimited) {
-      tensor = read_tensor(reader, reader.read_length(end));
-    } else if ((header.number == 6 || header.number == 11) && delimited) {
-      const std::string owner = node.name.empty() ? node.op_type : node.name;
-      const std::string parent = node.graph.empty() ? "" : node.graph + "/";
-      read_graph(reader, reader.read_length(end), parent + owner + "." + (name.empty() ? "graph" : name), depth + 1, contents);
-    } else {
-      reader.skip_field(header, end);
-    }
-  }
-  if (int_value) node.int_attributes.emplace_back(name, *int_value);
-  if (tensor && name == "value") constant_value = std::move(tensor);
-}
+// Walks one graph (and, through node attributes, its subgraphs) into `contents`.
+class GraphWalker {
+ public:
+  GraphWalker(Bytes file, GraphContents& contents) : file_(file), contents_(contents) {}
 
-void read_node(ProtoReader& reader, uint64_t end, const std::string& label, int depth, GraphContents& contents) {
-  NodeInfo node;
-  node.graph = label;
-  std::optional<ParsedTensor> constant_value;
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    switch (header.number) {
-      case 1: node.inputs.push_back(read_string_field(reader, header, end)); break;
-      case 2: node.outputs.push_back(read_string_field(reader, header, end)); break;
-      case 3: node.name = read_string_field(reader, header, end); break;
-      case 4: node.op_type = read_string_field(reader, header, end); break;
-      case 7: node.domain = read_string_field(reader, header, end); break;
-      case 5:
-        if (header.wire_type != WireType::length_delimited) reader.fail(header.offset, "NodeProto.attribute is not a message");
-        read_attribute(reader, reader.read_length(end), node, depth, contents, constant_value);
-        break;
-      default: reader.skip_field(header, end);
+  void graph(Bytes message, const std::string& label, int depth) {
+    if (depth > kMaxGraphDepth) throw MalformedProto("subgraphs nested more than " + std::to_string(kMaxGraphDepth) + " deep", message.data());
+    const bool main_graph = depth == 0;
+    for_each_field(message, [&](const Field& field) {
+      if (field.wire != Wire::kLengthDelimited) return;
+      switch (field.number) {
+        case GraphProto::kNode: node(field.payload, label, depth); break;
+        case GraphProto::kName:
+          if (main_graph) contents_.main_graph_name = as_text(field.payload);
+          break;
+        case GraphProto::kInitializer:
+        case GraphProto::kSparseInitializer: {
+          ParsedTensor tensor = field.number == GraphProto::kInitializer ? read_tensor(field.payload, file_) : read_sparse_tensor(field.payload, file_);
+          tensor.info.graph = label;
+          contents_.tensors.push_back(std::move(tensor));
+          break;
+        }
+        case GraphProto::kInput:
+        case GraphProto::kOutput: {
+          ValueInfo value = read_value_info(field.payload);
+          if (main_graph) (field.number == GraphProto::kInput ? contents_.inputs : contents_.outputs).push_back(std::move(value));
+          break;
+        }
+        default: break;
+      }
+    });
+  }
+
+  void node(Bytes message, const std::string& label, int depth) {
+    NodeInfo node;
+    node.graph = label;
+    std::optional<ParsedTensor> constant_value;
+    for_each_field(message, [&](const Field& field) {
+      switch (field.number) {
+        case NodeProto::kInput: node.inputs.emplace_back(text_of(field, "NodeProto.input")); break;
+        case NodeProto::kOutput: node.outputs.emplace_back(text_of(field, "NodeProto.output")); break;
+        case NodeProto::kName: node.name = text_of(field, "NodeProto.name"); break;
+        case NodeProto::kOpType: node.op_type = text_of(field, "NodeProto.op_type"); break;
+        case NodeProto::kDomain: node.domain = text_of(field, "NodeProto.domain"); break;
+        case NodeProto::kAttribute: attribute(message_of(field, "NodeProto.attribute"), node, depth, constant_value); break;
+        default: break;
+      }
+    });
+    // A Constant node's tensor is a weight like any initializer (some exporters fold weights into them).
+    if (constant_value && node.op_type == "Constant" && node.domain.empty() && !node.outputs.empty()) {
+      constant_value->info.name = node.outputs.front();
+      constant_value->info.source = TensorSource::constant_node;
+      constant_value->info.graph = label;
+      contents_.tensors.push_back(std::move(*constant_value));
     }
+    contents_.nodes.push_back(std::move(node));
   }
-  // A Constant node's tensor is a weight like any initializer (some exporters fold weights into them).
-  if (constant_value && node.op_type == "Constant" && node.domain.empty() && !node.outputs.empty()) {
-    constant_value->info.name = node.outputs.front();
-    constant_value->info.source = TensorSource::constant_node;
-    constant_value->info.graph = label;
-    contents.tensors.push_back(std::move(*constant_value));
+
+ private:
+  // AttributeProto: keeps INT values, a TENSOR value (Constant's payload) and walks GRAPH(S) values. Fields
+  // are taken in wire order, so a subgraph is labelled with the attribute's name when the name precedes it.
+  void attribute(Bytes message, NodeInfo& node, int depth, std::optional<ParsedTensor>& constant_value) {
+    std::string name;
+    std::optional<int64_t> int_value;
+    std::optional<ParsedTensor> tensor;
+    for_each_field(message, [&](const Field& field) {
+      const bool delimited = field.wire == Wire::kLengthDelimited;
+      if (field.number == AttributeProto::kName) {
+        name = text_of(field, "AttributeProto.name");
+      } else if (field.number == AttributeProto::kInt && field.wire == Wire::kVarint) {
+        int_value = static_cast<int64_t>(field.varint);
+      } else if (field.number == AttributeProto::kTensor && delimited) {
+        tensor = read_tensor(field.payload, file_);
+      } else if ((field.number == AttributeProto::kGraph || field.number == AttributeProto::kGraphs) && delimited) {
+        const std::string owner = node.name.empty() ? node.op_type : node.name;
+        const std::string parent = node.graph.empty() ? "" : node.graph + "/";
+        graph(field.payload, parent + owner + "." + (name.empty() ? "graph" : name), depth + 1);
+      }
+    });
+    if (int_value) node.int_attributes.emplace_back(name, *int_value);
+    if (tensor && name == "value") constant_value = std::move(tensor);
   }
-  contents.nodes.push_back(std::move(node));
-}
+
+  Bytes file_;
+  GraphContents& contents_;
+};
 
 }  // namespace
 
-void read_graph(ProtoReader& reader, uint64_t end, const std::string& label, int depth, GraphContents& contents) {
-  if (depth > kMaxGraphDepth) reader.fail(reader.position(), "subgraphs nested more than " + std::to_string(kMaxGraphDepth) + " deep");
-  const bool main_graph = depth == 0;
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    const bool delimited = header.wire_type == WireType::length_delimited;
-    if (!delimited) {
-      reader.skip_field(header, end);
-      continue;
-    }
-    switch (header.number) {
-      case 1: read_node(reader, reader.read_length(end), label, depth, contents); break;
-      case 2: {
-        std::string name = reader.read_string(end);
-        if (main_graph) contents.main_graph_name = std::move(name);
-        break;
-      }
-      case 5:
-      case 15: {
-        const uint64_t tensor_end = reader.read_length(end);
-        ParsedTensor tensor = header.number == 5 ? read_tensor(reader, tensor_end) : read_sparse_tensor(reader, tensor_end);
-        tensor.info.graph = label;
-        contents.tensors.push_back(std::move(tensor));
-        break;
-      }
-      case 11:
-      case 12: {
-        ValueInfo value = read_value_info(reader, reader.read_length(end));
-        if (main_graph) (header.number == 11 ? contents.inputs : contents.outputs).push_back(std::move(value));
-        break;
-      }
-      default: reader.skip_field(header, end);
-    }
-  }
+void read_graph(Bytes graph, Bytes file, const std::string& label, int depth, GraphContents& contents) {
+  GraphWalker(file, contents).graph(graph, label, depth);
 }
 
-void read_function(ProtoReader& reader, uint64_t end, GraphContents& contents) {
+void read_function(Bytes function, Bytes file, GraphContents& contents) {
   std::string name;
   std::string domain;
   const size_t first_node = contents.nodes.size();
   const size_t first_tensor = contents.tensors.size();
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    if (header.number == 1) name = read_string_field(reader, header, end);
-    else if (header.number == 10) domain = read_string_field(reader, header, end);
-    else if (header.number == 7 && header.wire_type == WireType::length_delimited) read_node(reader, reader.read_length(end), "", 1, contents);
-    else reader.skip_field(header, end);
-  }
+  GraphWalker walker(file, contents);
+  for_each_field(function, [&](const Field& field) {
+    if (field.number == FunctionProto::kName) name = text_of(field, "FunctionProto.name");
+    else if (field.number == FunctionProto::kDomain) domain = text_of(field, "FunctionProto.domain");
+    else if (field.number == FunctionProto::kNode && field.wire == Wire::kLengthDelimited) walker.node(field.payload, "", 1);
+  });
   // The name may follow the nodes on the wire, so the label is applied once the message is done.
   const std::string label = "function:" + (domain.empty() ? "" : domain + ".") + name;
   for (size_t index = first_node; index < contents.nodes.size(); ++index) {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model_info.h"
-#include "proto_reader.h"
+#include "proto_wire.h"
 #include "tensor_proto.h"
 
 namespace mlrb::onnx {
@@ -21,10 +21,11 @@ struct GraphContents {
   std::vector<ValueInfo> outputs;  // main graph only
 };
 
-// `label` is "" for the main graph and names the owner of a subgraph otherwise.
-void read_graph(ProtoReader& reader, uint64_t end, const std::string& label, int depth, GraphContents& contents);
+// `graph` lies inside `file`, the whole mapped model (tensor payloads are recorded by their offset in it).
+// `label` is "" for the main graph and names the owner of a subgraph otherwise. Throws MalformedProto.
+void read_graph(Bytes graph, Bytes file, const std::string& label, int depth, GraphContents& contents);
 
-// A FunctionProto's nodes, labelled "function:<domain>.<name>".
-void read_function(ProtoReader& reader, uint64_t end, GraphContents& contents);
+// A FunctionProto's nodes, labelled "function:<domain>.<name>". Throws MalformedProto.
+void read_function(Bytes function, Bytes file, GraphContents& contents);
 
 }  // namespace mlrb::onnx

@@ -10,7 +10,7 @@
 
 namespace mlrb::onnx {
 
-MappedRange::MappedRange(const FileHandle& file, uint64_t offset, size_t length) : length_(length) {
+MappedRange::MappedRange(const FileHandle& file, uint64_t offset, size_t length, Access access) : length_(length) {
   if (length == 0) return;  // mmap refuses empty mappings; there is nothing to read anyway
   // mmap wants a page-aligned file offset; the mapping starts that much earlier.
   static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
@@ -21,7 +21,8 @@ MappedRange::MappedRange(const FileHandle& file, uint64_t offset, size_t length)
     mapping_ = nullptr;
     throw Error("INTERNAL", "cannot map " + std::to_string(length) + " bytes of " + file.path() + ": " + std::strerror(errno));
   }
-  (void)::madvise(mapping_, mapping_length_, MADV_SEQUENTIAL);  // a hint: read ahead, drop behind
+  // Only a hint: a failure changes speed, never results.
+  (void)::madvise(mapping_, mapping_length_, access == Access::sequential ? MADV_SEQUENTIAL : MADV_RANDOM);
   data_ = static_cast<const char*>(mapping_) + (offset - aligned);
 }
 

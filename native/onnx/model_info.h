@@ -1,4 +1,4 @@
-// What the streaming ONNX reader extracts from a ModelProto: everything about the graph and its tensors
+// What the ONNX model reader (model_reader.h) extracts from a ModelProto: everything about the graph and its tensors
 // except the weight bytes themselves, which stay on disk and are described by (file, offset, length).
 #pragma once
 

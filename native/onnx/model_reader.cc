@@ -5,25 +5,45 @@
 #include "../core/error.h"
 #include "file_handle.h"
 #include "graph_proto.h"
-#include "proto_reader.h"
+#include "mapped_range.h"
+#include "proto_wire.h"
+#include "schema.h"
 #include "tensor_payloads.h"
 
 namespace mlrb::onnx {
 
 namespace {
 
-// ModelProto field numbers (onnx.proto).
-enum ModelField : uint32_t { kIrVersion = 1, kProducerName = 2, kProducerVersion = 3, kGraph = 7, kOpsetImport = 8, kFunctions = 25 };
-
-OpsetImport read_opset(ProtoReader& reader, uint64_t end) {
+OpsetImport read_opset(Bytes message) {
   OpsetImport opset;
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    if (header.number == 1 && header.wire_type == WireType::length_delimited) opset.domain = reader.read_string(end);
-    else if (header.number == 2 && header.wire_type == WireType::varint) opset.version = as_int64(reader.read_varint(end));
-    else reader.skip_field(header, end);
-  }
+  for_each_field(message, [&](const Field& field) {
+    if (field.number == OperatorSetIdProto::kDomain && field.wire == Wire::kLengthDelimited) opset.domain = as_text(field.payload);
+    else if (field.number == OperatorSetIdProto::kVersion && field.wire == Wire::kVarint) opset.version = static_cast<int64_t>(field.varint);
+  });
   return opset;
+}
+
+// The ModelProto's own fields; the graph and functions go to `contents`. False when it holds no graph.
+bool read_model(Bytes file, ModelInfo& model, GraphContents& contents) {
+  bool has_graph = false;
+  for_each_field(file, [&](const Field& field) {
+    const bool delimited = field.wire == Wire::kLengthDelimited;
+    if (field.number == ModelProto::kIrVersion && field.wire == Wire::kVarint) {
+      model.ir_version = static_cast<int64_t>(field.varint);
+    } else if (field.number == ModelProto::kProducerName && delimited) {
+      model.producer_name = as_text(field.payload);
+    } else if (field.number == ModelProto::kProducerVersion && delimited) {
+      model.producer_version = as_text(field.payload);
+    } else if (field.number == ModelProto::kGraph && delimited) {
+      has_graph = true;
+      read_graph(field.payload, file, "", 0, contents);
+    } else if (field.number == ModelProto::kOpsetImport && delimited) {
+      model.opsets.push_back(read_opset(field.payload));
+    } else if (field.number == ModelProto::kFunctions && delimited) {
+      read_function(field.payload, file, contents);
+    }
+  });
+  return has_graph;
 }
 
 }  // namespace
@@ -35,31 +55,17 @@ ModelInfo read_model_info(const std::string& path) {
   model.file_size = file.size();
   if (model.file_size == 0) throw Error("BAD_MODEL", model.path + " is empty, not an ONNX model");
 
-  ProtoReader reader(file);
+  // Sparse access: the walk reads the metadata between weight payloads and steps over the payloads, so
+  // a page fault should bring in its own page, not the weights around it.
+  const MappedRange mapped(file, 0, static_cast<size_t>(file.size()), MappedRange::Access::sparse);
+  const Bytes bytes = mapped.bytes();
   GraphContents contents;
-  bool has_graph = false;
-  const uint64_t end = file.size();
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    const bool delimited = header.wire_type == WireType::length_delimited;
-    if (header.number == kIrVersion && header.wire_type == WireType::varint) {
-      model.ir_version = as_int64(reader.read_varint(end));
-    } else if (header.number == kProducerName && delimited) {
-      model.producer_name = reader.read_string(end);
-    } else if (header.number == kProducerVersion && delimited) {
-      model.producer_version = reader.read_string(end);
-    } else if (header.number == kGraph && delimited) {
-      has_graph = true;
-      read_graph(reader, reader.read_length(end), "", 0, contents);
-    } else if (header.number == kOpsetImport && delimited) {
-      model.opsets.push_back(read_opset(reader, reader.read_length(end)));
-    } else if (header.number == kFunctions && delimited) {
-      read_function(reader, reader.read_length(end), contents);
-    } else {
-      reader.skip_field(header, end);
-    }
+  try {
+    if (!read_model(bytes, model, contents)) throw Error("BAD_MODEL", model.path + " holds no graph: it is not an ONNX model");
+  } catch (const MalformedProto& error) {
+    throw Error("BAD_MODEL", model.path + " is truncated or not an ONNX model: " + error.what() + " at byte offset " +
+                                 std::to_string(error.at() - bytes.data()) + " (file size " + std::to_string(file.size()) + ")");
   }
-  if (!has_graph) throw Error("BAD_MODEL", model.path + " holds no graph: it is not an ONNX model");
 
   model.graph_name = std::move(contents.main_graph_name);
   model.inputs = std::move(contents.inputs);

@@ -1,6 +1,6 @@
-// Reads an ONNX ModelProto's metadata by streaming the file: graph, nodes, opsets, inputs/outputs and
-// every tensor's dims, dtype and checked payload location. Weight bytes are skipped, never read, so the
-// cost is proportional to the metadata, not to the model size.
+// Reads an ONNX ModelProto's metadata from the memory-mapped file: graph, nodes, opsets, inputs/outputs and
+// every tensor's dims, dtype and checked payload location. Weight bytes are stepped over, never read, so
+// the cost is proportional to the metadata, not to the model size.
 #pragma once
 
 #include <string>

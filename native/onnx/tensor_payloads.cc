@@ -67,8 +67,7 @@ class PayloadResolver {
   }
 
   [[noreturn]] void lie(const TensorInfo& info, uint64_t expected, const std::string& actual) const {
-    const auto facts = data_type_facts(info.data_type);
-    fail(info, "has dims " + describe_dims(info.dims) + " of " + std::string(facts ? facts->name : "?") + ", which need " +
+    fail(info, "has dims " + describe_dims(info.dims) + " of " + data_type_name(info.data_type) + ", which need " +
                    std::to_string(expected) + " bytes, but " + actual);
   }
 

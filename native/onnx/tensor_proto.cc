@@ -1,126 +1,92 @@
 #include "tensor_proto.h"
 
-#include "../core/error.h"
+#include "schema.h"
 
 namespace mlrb::onnx {
 
 namespace {
 
-// TensorProto field numbers (onnx.proto).
-enum TensorField : uint32_t {
-  kDims = 1, kDataType = 2, kFloatData = 4, kInt32Data = 5, kStringData = 6, kInt64Data = 7, kName = 8,
-  kRawData = 9, kDoubleData = 10, kUint64Data = 11, kExternalData = 13, kDataLocation = 14,
-};
-constexpr uint64_t kDataLocationExternal = 1;
-
-// Repeated scalars may be packed (one length-delimited run) or written one by one.
-void read_int64s(ProtoReader& reader, const FieldHeader& header, uint64_t end, std::vector<int64_t>& values) {
-  if (header.wire_type != WireType::length_delimited) {
-    values.push_back(as_int64(reader.read_varint(end)));
-    return;
-  }
-  const uint64_t packed_end = reader.read_length(end);
-  while (reader.position() < packed_end) values.push_back(as_int64(reader.read_varint(packed_end)));
-}
-
 // Counts the elements of a typed payload field without keeping them; these payloads are small in practice
-// (exporters put weights in raw_data), so walking them is cheap.
-uint64_t count_typed_elements(ProtoReader& reader, const FieldHeader& header, uint64_t end, uint32_t fixed_bytes) {
-  if (header.wire_type != WireType::length_delimited) {
-    reader.skip_field(header, end);
-    return 1;
+// (exporters put weights in raw_data), so walking the varint ones is cheap.
+uint64_t count_typed_elements(const Field& field) {
+  if (field.wire != Wire::kLengthDelimited) return 1;  // one element written unpacked
+  switch (field.number) {
+    case TensorProto::kStringData: return 1;  // one entry per element, never packed
+    case TensorProto::kFloatData: return field.payload.size() / 4;
+    case TensorProto::kDoubleData: return field.payload.size() / 8;
+    default: return count_packed_varints(field.payload);  // int32_data, int64_data, uint64_data
   }
-  const uint64_t packed_end = reader.read_length(end);
-  if (header.number == kStringData) {  // one entry per element, never packed
-    reader.skip_to(packed_end);
-    return 1;
-  }
-  if (fixed_bytes > 0) {
-    const uint64_t length = packed_end - reader.position();
-    reader.skip_to(packed_end);
-    return length / fixed_bytes;
-  }
-  uint64_t count = 0;
-  while (reader.position() < packed_end) {
-    (void)reader.read_varint(packed_end);
-    ++count;
-  }
-  return count;
 }
 
-void read_external_entry(ProtoReader& reader, uint64_t end, ParsedTensor& tensor) {
-  std::string key;
-  std::string value;
-  FieldHeader header;
-  const uint64_t entry_end = reader.read_length(end);
-  while (reader.next_field(entry_end, header)) {
-    if (header.number == 1 && header.wire_type == WireType::length_delimited) key = reader.read_string(entry_end);
-    else if (header.number == 2 && header.wire_type == WireType::length_delimited) value = reader.read_string(entry_end);
-    else reader.skip_field(header, entry_end);
+uint64_t parse_byte_count(const Field& entry, const std::string& key, std::string_view text, const std::string& tensor_name) {
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string_view::npos || text.size() > 19) {
+    throw MalformedProto("external_data " + key + " '" + std::string(text) + "' of tensor '" + tensor_name + "' is not a byte count",
+                         entry.encoded.data());
   }
-  auto parse_number = [&](const std::string& text) -> uint64_t {
-    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 19) {
-      reader.fail(header.offset, "external_data " + key + " '" + text + "' of tensor '" + tensor.info.name + "' is not a byte count");
-    }
-    return std::stoull(text);
-  };
+  return std::stoull(std::string(text));
+}
+
+void read_external_entry(const Field& entry, ParsedTensor& tensor) {
+  std::string key;
+  std::string_view value;
+  for_each_field(message_of(entry, "TensorProto.external_data"), [&](const Field& part) {
+    if (part.number == StringStringEntryProto::kKey && part.wire == Wire::kLengthDelimited) key = as_text(part.payload);
+    if (part.number == StringStringEntryProto::kValue && part.wire == Wire::kLengthDelimited) value = as_text(part.payload);
+  });
   if (key == "location") tensor.external_location = value;
-  else if (key == "offset") tensor.external_offset = parse_number(value);
-  else if (key == "length") tensor.external_length = parse_number(value);
+  else if (key == "offset") tensor.external_offset = parse_byte_count(entry, key, value, tensor.info.name);
+  else if (key == "length") tensor.external_length = parse_byte_count(entry, key, value, tensor.info.name);
   // "checksum" and unknown keys carry nothing the inspection needs.
 }
 
 }  // namespace
 
-ParsedTensor read_tensor(ProtoReader& reader, uint64_t end) {
+ParsedTensor read_tensor(Bytes message, Bytes file) {
   ParsedTensor tensor;
   TensorInfo& info = tensor.info;
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    const bool delimited = header.wire_type == WireType::length_delimited;
-    switch (header.number) {
-      case kDims: read_int64s(reader, header, end, info.dims); break;
-      case kDataType: info.data_type = static_cast<int32_t>(reader.read_varint(end)); break;
-      case kName:
-        if (!delimited) reader.fail(header.offset, "TensorProto.name is not a string");
-        info.name = reader.read_string(end);
-        break;
-      case kRawData: {
-        if (!delimited) reader.fail(header.offset, "TensorProto.raw_data is not bytes");
-        const uint64_t payload_end = reader.read_length(end);
-        tensor.has_raw_data = true;
-        info.offset = reader.position();
-        info.length = payload_end - info.offset;
-        reader.skip_to(payload_end);  // the weights themselves are never read here
+  for_each_field(message, [&](const Field& field) {
+    switch (field.number) {
+      case TensorProto::kDims: {
+        const std::vector<int64_t> dims = int64s_of(field);
+        info.dims.insert(info.dims.end(), dims.begin(), dims.end());
         break;
       }
-      case kFloatData: case kInt32Data: case kStringData: case kInt64Data: case kDoubleData: case kUint64Data: {
-        const uint32_t fixed = header.number == kFloatData ? 4 : header.number == kDoubleData ? 8 : 0;
-        tensor.typed_element_count += count_typed_elements(reader, header, end, fixed);
+      case TensorProto::kDataType: info.data_type = static_cast<int32_t>(varint_of(field, "TensorProto.data_type")); break;
+      case TensorProto::kName: info.name = text_of(field, "TensorProto.name"); break;
+      case TensorProto::kRawData:
+        if (field.wire != Wire::kLengthDelimited) throw MalformedProto("TensorProto.raw_data is not bytes", field.encoded.data());
+        // Only where the weights are is recorded: the payload span is never dereferenced here.
+        tensor.has_raw_data = true;
+        info.offset = static_cast<uint64_t>(field.payload.data() - file.data());
+        info.length = field.payload.size();
+        break;
+      case TensorProto::kFloatData: case TensorProto::kInt32Data: case TensorProto::kStringData:
+      case TensorProto::kInt64Data: case TensorProto::kDoubleData: case TensorProto::kUint64Data:
+        tensor.typed_element_count += count_typed_elements(field);
         tensor.has_typed_data = true;
         break;
-      }
-      case kExternalData: read_external_entry(reader, end, tensor); break;
-      case kDataLocation: tensor.marked_external = reader.read_varint(end) == kDataLocationExternal; break;
-      default: reader.skip_field(header, end);
+      case TensorProto::kExternalData: read_external_entry(field, tensor); break;
+      case TensorProto::kDataLocation:
+        tensor.marked_external = varint_of(field, "TensorProto.data_location") == TensorProto::kLocationExternal;
+        break;
+      default: break;
     }
-  }
+  });
   return tensor;
 }
 
-ParsedTensor read_sparse_tensor(ProtoReader& reader, uint64_t end) {
+ParsedTensor read_sparse_tensor(Bytes message, Bytes file) {
   ParsedTensor values;
   std::vector<int64_t> dense_dims;
-  FieldHeader header;
-  while (reader.next_field(end, header)) {
-    if (header.number == 1 && header.wire_type == WireType::length_delimited) {
-      values = read_tensor(reader, reader.read_length(end));
-    } else if (header.number == 3) {
-      read_int64s(reader, header, end, dense_dims);
-    } else {
-      reader.skip_field(header, end);  // indices: their size does not change what ONNX Runtime holds in memory
+  for_each_field(message, [&](const Field& field) {
+    if (field.number == SparseTensorProto::kValues && field.wire == Wire::kLengthDelimited) {
+      values = read_tensor(field.payload, file);
+    } else if (field.number == SparseTensorProto::kDims) {
+      const std::vector<int64_t> dims = int64s_of(field);
+      dense_dims.insert(dense_dims.end(), dims.begin(), dims.end());
     }
-  }
+    // indices: their size does not change what ONNX Runtime holds in memory
+  });
   ParsedTensor dense;
   dense.info.name = values.info.name;
   dense.info.data_type = values.info.data_type;

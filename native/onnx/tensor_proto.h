@@ -1,6 +1,6 @@
 // Parses TensorProto and SparseTensorProto messages into TensorInfo without reading their payloads:
-// raw_data is recorded as (offset, length) in the model file and skipped; external_data entries are kept
-// for resolve_tensor_payloads(), which checks them against the files on disk.
+// raw_data is recorded as (offset, length) in the model file and stepped over; external_data entries are
+// kept for resolve_tensor_payloads(), which checks them against the files on disk.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +8,7 @@
 #include <string>
 
 #include "model_info.h"
-#include "proto_reader.h"
+#include "proto_wire.h"
 
 namespace mlrb::onnx {
 
@@ -23,9 +23,11 @@ struct ParsedTensor {
   bool has_typed_data = false;
 };
 
-ParsedTensor read_tensor(ProtoReader& reader, uint64_t end);
+// `tensor` lies inside `file`, the whole mapped model, so a raw_data payload is recorded by its offset in
+// the file. Throws MalformedProto.
+[[nodiscard]] ParsedTensor read_tensor(Bytes tensor, Bytes file);
 
 // A sparse tensor becomes one TensorInfo with its dense dims (ONNX Runtime densifies it at load time).
-ParsedTensor read_sparse_tensor(ProtoReader& reader, uint64_t end);
+[[nodiscard]] ParsedTensor read_sparse_tensor(Bytes sparse, Bytes file);
 
 }  // namespace mlrb::onnx

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "../core/error.h"
+#include "element_types.h"
 #include "../cuda/cuda_memory.h"
 #include "../cuda/device_reduce.h"
 #include "logits_check.h"
@@ -23,12 +24,7 @@ size_t align_up(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * k
 bool is_past(InputRole role) { return role == InputRole::kPastKeyValue || role == InputRole::kPastStacked; }
 
 // Non-past inputs are int32 or int64 (graph_signature refuses anything else).
-size_t tensor_bytes(const Ort::TensorTypeAndShapeInfo& info) {
-  return info.GetElementCount() * (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 ? 8 : 4);
-}
-
-// Past inputs are float32, float16 or bfloat16 (graph_signature refuses anything else).
-size_t element_bytes(ONNXTensorElementDataType type) { return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ? 4 : 2; }
+size_t tensor_bytes(const Ort::TensorTypeAndShapeInfo& info) { return info.GetElementCount() * element_bytes(info.GetElementType()); }
 
 cuda::LogitsType logits_type_of(ONNXTensorElementDataType type) {
   switch (type) {

@@ -17,10 +17,6 @@ bool ends_with(const std::string& text, const std::string& suffix) {
 bool is_integer_type(ONNXTensorElementDataType type) {
   return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
 }
-bool is_float_type(ONNXTensorElementDataType type) {
-  return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16 ||
-         type == ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
-}
 
 std::optional<InputRole> role_for(const TensorDescription& input) {
   const std::string& name = input.name;
@@ -58,7 +54,7 @@ int64_t resolve_dimension(int64_t from_graph, int64_t hint, const char* what, co
 InputPlan plan_past(const TensorDescription& tensor, InputRole role, const KvHints& hints,
                     const std::vector<TensorDescription>& inputs, const std::vector<TensorDescription>& outputs) {
   InputPlan plan{tensor, role, {}, 0};
-  if (!is_float_type(tensor.type)) fail("the KV input " + tensor.name + " is not a float tensor", inputs, outputs);
+  if (!is_scoring_float(tensor.type)) fail("the KV input " + tensor.name + " is not a float tensor", inputs, outputs);
   if (role == InputRole::kPastKeyValue) {
     if (tensor.shape.size() != 4) fail("the KV input " + tensor.name + " should have rank 4", inputs, outputs);
     plan.batch_axis = 0;
@@ -80,7 +76,7 @@ const TensorDescription& find_logits(const std::vector<TensorDescription>& input
   }
   const TensorDescription* candidate = nullptr;
   for (const auto& output : outputs) {
-    if (output.shape.size() != 3 || !is_float_type(output.type)) continue;
+    if (output.shape.size() != 3 || !is_scoring_float(output.type)) continue;
     if (candidate != nullptr) fail("no output is named logits and several rank-3 float outputs could be", inputs, outputs);
     candidate = &output;
   }
@@ -116,7 +112,7 @@ GraphSignature detect_signature(std::vector<TensorDescription> inputs, std::vect
 
   if (!sliced_logits.empty()) {
     const auto sliced = std::find_if(outputs.begin(), outputs.end(), [&](const auto& output) { return output.name == sliced_logits; });
-    if (sliced == outputs.end() || sliced->shape.size() != 2 || !is_float_type(sliced->type)) {
+    if (sliced == outputs.end() || sliced->shape.size() != 2 || !is_scoring_float(sliced->type)) {
       fail("the LM-head rewrite did not leave a [positions, vocab] float output " + sliced_logits, inputs, outputs);
     }
     signature.logits_output = sliced->name;
@@ -129,30 +125,13 @@ GraphSignature detect_signature(std::vector<TensorDescription> inputs, std::vect
   }
   const TensorDescription& logits = find_logits(inputs, outputs);
   if (logits.shape.size() != 3) fail("the logits output " + logits.name + " should be [batch, sequence, vocab]", inputs, outputs);
-  if (!is_float_type(logits.type)) fail("the logits output " + logits.name + " is not a float tensor", inputs, outputs);
+  if (!is_scoring_float(logits.type)) fail("the logits output " + logits.name + " is not a float tensor", inputs, outputs);
   signature.logits_output = logits.name;
   signature.logits_type = logits.type;
   signature.vocab_size = logits.shape[2];
   signature.graph_inputs = std::move(inputs);
   signature.graph_outputs = std::move(outputs);
   return signature;
-}
-
-std::string element_type_name(ONNXTensorElementDataType type) {
-  switch (type) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT: return "float32";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16: return "float16";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16: return "bfloat16";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE: return "float64";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64: return "int64";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32: return "int32";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16: return "int16";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8: return "int8";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8: return "uint8";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL: return "bool";
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING: return "string";
-    default: return "type#" + std::to_string(static_cast<int>(type));
-  }
 }
 
 std::string describe_tensors(const std::vector<TensorDescription>& tensors) {

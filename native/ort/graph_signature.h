@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "element_types.h"
 #include "ort_api.h"
 
 namespace mlrb {
@@ -58,7 +59,6 @@ struct GraphSignature {
                                               std::vector<TensorDescription> outputs, const KvHints& hints,
                                               const std::string& sliced_logits = {});
 
-[[nodiscard]] std::string element_type_name(ONNXTensorElementDataType type);
 [[nodiscard]] std::string describe_tensors(const std::vector<TensorDescription>& tensors);
 [[nodiscard]] const char* input_role_name(InputRole role);
 

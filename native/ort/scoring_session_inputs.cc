@@ -3,14 +3,11 @@
 #include <cstring>
 
 #include "../core/error.h"
+#include "element_types.h"
 
 namespace mlrb {
 
 namespace {
-
-size_t element_bytes(ONNXTensorElementDataType type) {
-  return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT ? 4 : 2;  // past inputs are float32, float16 or bfloat16
-}
 
 // Repeats a batch-1 prefix tensor along its batch axis: [.., 1, ..] -> [.., rows, ..]. Every row attends to
 // the same prefix, so the copy is what ORT's Concat with the new keys needs; it costs a memcpy per row.

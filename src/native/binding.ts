@@ -122,7 +122,7 @@ export interface CudaDeviceInfo {
   readonly freeBytes: number;
 }
 
-/** A tensor as the streaming ONNX reader sees it: its payload stays on disk at (file, offset, length). */
+/** A tensor as the native ONNX reader sees it: its payload stays on disk at (file, offset, length). */
 export interface NativeTensorInfo {
   readonly name: string;
   /** TensorProto.DataType code. */
@@ -203,7 +203,7 @@ export interface BindingModule {
    * what it reserved.
    */
   cudaDevice(index?: number): CudaDeviceInfo | null;
-  /** Streams the model's metadata; weight bytes are skipped, never read. */
+  /** Reads the model's metadata from a memory mapping; weight bytes are stepped over, never read. */
   readOnnxModel(modelPath: string): Promise<NativeModelInfo>;
   /** Zero scan over tensor payloads on disk, threaded (threads 0 = one per core). */
   scanZeros(requests: readonly NativeZeroScanRequest[], options?: { readonly threads?: number }): Promise<NativeZeroScanResult[]>;

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
@@ -6,21 +6,11 @@ import { buildEdgeBase, writeEdgeModel, writeLyingDims, writeMissingExternalData
 import { makeTensor, writeModelFiles, type ModelProto } from '../../src/fixtures/onnx-builder.js';
 import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
+import { bytesAt } from './support/file-bytes.js';
 import { encodeRawModel } from './support/raw-model.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const tempPath = useTempDirectory('reader');
-
-function bytesAt(file: string, offset: number, length: number): Uint8Array {
-  const descriptor = openSync(file, 'r');
-  try {
-    const buffer = new Uint8Array(length);
-    readSync(descriptor, buffer, 0, length, offset);
-    return buffer;
-  } finally {
-    closeSync(descriptor);
-  }
-}
 
 async function expectBadModel(promise: Promise<unknown>, ...fragments: string[]): Promise<void> {
   const error = await promise.then(() => null, (caught: unknown) => caught);

@@ -1,15 +1,21 @@
-// Protobuf wire format over bytes already in memory: a reader that yields each field with both its
-// decoded value and its exact encoded bytes (so a rewrite can copy every field it does not touch verbatim),
-// and a builder that appends fields. Only what ONNX's messages use: varints, fixed32/64, length-delimited.
+// The protobuf wire format over bytes in memory, both ways: the one reader every native ONNX consumer
+// uses (the edge checks' model reader and the graph rewrites) and the builder the rewrites write with.
+// The bytes are normally a memory mapping of the whole model file (mapped_range.h). The reader decodes a
+// field's tag and length and hands back its payload as a span without dereferencing it, so a weight
+// payload (raw_data) that nobody asks for is stepped over and its pages are never faulted in; a caller
+// that wants the bytes reads the span. Each field also carries its exact encoded bytes, so a rewrite can
+// copy every field it does not change verbatim. Only what ONNX's messages use: varints, fixed32/64,
+// length-delimited. Field numbers live in schema.h.
 #pragma once
 
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace mlrb::graph {
+namespace mlrb::onnx {
 
 using Bytes = std::span<const uint8_t>;
 
@@ -23,9 +29,15 @@ struct Field {
   Bytes encoded;        // tag and value as they appear in the message
 };
 
-// Thrown for bytes that are not a well-formed message; the rewrite turns it into a clean fallback.
-struct MalformedProto {
-  std::string what;
+// Bytes that are not a well-formed message. `at` points into the buffer being read, so a reader holding
+// the whole file can name the byte offset; the graph rewrites turn it into a clean fallback instead.
+class MalformedProto : public std::runtime_error {
+ public:
+  MalformedProto(const std::string& what, const uint8_t* at) : std::runtime_error(what), at_(at) {}
+  [[nodiscard]] const uint8_t* at() const { return at_; }
+
+ private:
+  const uint8_t* at_;
 };
 
 class FieldReader {
@@ -51,10 +63,19 @@ void for_each_field(Bytes message, Visit&& visit) {
 }
 
 [[nodiscard]] std::string_view as_text(Bytes bytes);
-// The integers of a repeated int64 field occurrence: one unpacked varint, or a packed run of them.
-// Throws MalformedProto.
-[[nodiscard]] std::vector<int64_t> int64s_of(const Field& field);
 [[nodiscard]] Bytes as_bytes(std::string_view text);
+// A string or bytes field's payload; MalformedProto naming `what` ("NodeProto.op_type") when the field is
+// not length-delimited.
+[[nodiscard]] std::string_view text_of(const Field& field, const char* what);
+// An embedded message's bytes; MalformedProto naming `what` when the field is not length-delimited.
+[[nodiscard]] Bytes message_of(const Field& field, const char* what);
+// A varint field's value; MalformedProto naming `what` when the field has another wire type.
+[[nodiscard]] uint64_t varint_of(const Field& field, const char* what);
+// The integers of a repeated int64 field occurrence: one unpacked varint, or a packed run of them.
+// Throws MalformedProto for a fixed-width occurrence or a packed run cut inside a varint.
+[[nodiscard]] std::vector<int64_t> int64s_of(const Field& field);
+// The number of varints in a packed run, without keeping them. Throws MalformedProto as int64s_of does.
+[[nodiscard]] uint64_t count_packed_varints(Bytes packed);
 
 class ProtoBuilder {
  public:
@@ -73,7 +94,8 @@ class ProtoBuilder {
 
  private:
   void varint(uint64_t value);
+  void tag(uint32_t number, Wire wire);
   std::vector<uint8_t> buffer_;
 };
 
-}  // namespace mlrb::graph
+}  // namespace mlrb::onnx
