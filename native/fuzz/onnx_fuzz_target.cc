@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include "../core/error.h"
@@ -20,20 +21,39 @@
 
 namespace {
 
-// The reader takes a path (it maps the file and follows external data beside it), so each input is written
-// to one file in a private folder; external data it names is looked up there, where nothing else lives.
-const std::string& input_path() {
-  static const std::string path = [] {
-    char folder[] = "/tmp/mlrb-fuzz-XXXXXX";
-    const char* made = mkdtemp(folder);
-    return std::string(made != nullptr ? made : "/tmp") + "/model.onnx";
-  }();
-  return path;
-}
-
 [[noreturn]] void contract_broken(const char* what, const char* detail) {
   std::fprintf(stderr, "mlrb fuzz: %s: %s\n", what, detail);
   std::abort();  // the fuzzer (or the standalone driver's death callback) saves the input
+}
+
+// The reader takes a path (it maps the file and follows external data beside it), so each input is written
+// to one file in a private folder under $TMPDIR; external data it names is looked up there, where nothing else
+// lives. The folder goes with the process on a normal exit (a crash leaves it, beside the saved input).
+class PrivateInputFile {
+ public:
+  PrivateInputFile() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/mlrb-fuzz-XXXXXX";
+    if (mkdtemp(pattern.data()) == nullptr) contract_broken("setting up", "cannot make a private temp folder");
+    folder_ = pattern;
+    path_ = folder_ + "/model.onnx";
+  }
+  ~PrivateInputFile() {
+    std::error_code ignored;
+    std::filesystem::remove_all(folder_, ignored);
+  }
+  PrivateInputFile(const PrivateInputFile&) = delete;
+  PrivateInputFile& operator=(const PrivateInputFile&) = delete;
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string folder_;
+  std::string path_;
+};
+
+const std::string& input_path() {
+  static const PrivateInputFile file;
+  return file.path();
 }
 
 // The rewrites decline what they do not understand; an exception out of one is a bug.
@@ -62,7 +82,8 @@ void run_rewrites(mlrb::graph::Bytes model) {
 void run_reader(const uint8_t* data, size_t size) {
   std::FILE* file = std::fopen(input_path().c_str(), "wb");
   if (file == nullptr) return;
-  const bool written = std::fwrite(data, 1, size, file) == size;
+  // An empty input is written as an empty file (fwrite must not see the null pointer an empty input may carry).
+  const bool written = size == 0 || std::fwrite(data, 1, size, file) == size;
   std::fclose(file);
   if (!written) return;
   try {
