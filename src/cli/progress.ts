@@ -1,51 +1,51 @@
 /**
- * Progress on stderr: requests done, tokens/s and ETA. On a terminal one line is redrawn in place; in logs
- * (CI, files) a line is printed at most every few seconds so output stays readable.
+ * Progress on stderr. On a terminal a bar is redrawn in place (at most every REDRAW_INTERVAL_MS) and the
+ * last draw ends the line; in logs (CI, files) a plain line is printed at each further tenth of the work or
+ * every LOG_INTERVAL_MS, whichever comes first, and once at the end. Time is the events' elapsedMs, so the
+ * reporter keeps no timer of its own and a run that fails leaves nothing scheduled.
+ *
+ * The bar is drawn here rather than with a library (cli-progress and the like): the ETA has to come from
+ * our token estimate anyway, the drawing is a few lines, and those libraries bring a redraw timer and
+ * string-width dependencies that a one-line bar does not need.
  */
 import type { ScoreProgress } from '../eval/score-requests.js';
+import { WorkRateEstimator } from './progress-estimate.js';
+import { formatBarLine, formatLogLine } from './progress-render.js';
 
-const LOG_INTERVAL_MS = 5_000;
+export { formatBarLine, formatDuration, formatLogLine } from './progress-render.js';
 
-function formatDuration(ms: number): string {
-  if (!Number.isFinite(ms)) return '?';
-  const seconds = Math.round(ms / 1000);
-  const minutes = Math.floor(seconds / 60);
-  return minutes > 0 ? `${minutes}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
+const REDRAW_INTERVAL_MS = 100;
+const LOG_INTERVAL_MS = 30_000;
+const LOG_STEPS = 10;
+
+/** What the reporter needs of a stream: process.stderr, or a fake in tests. */
+export interface ProgressStream {
+  readonly isTTY?: boolean;
+  readonly columns?: number;
+  write(text: string): unknown;
 }
 
-export function formatProgress(label: string, progress: ScoreProgress): string {
-  const seconds = progress.elapsedMs / 1000;
-  const tokensPerSecond = seconds > 0 ? progress.tokensDone / seconds : 0;
-  // Tokens predict the remaining time best (rows differ in length), but only once every request is
-  // tokenized; before that the token total is a lower bound and the request rate is the honest basis.
-  const etaMs =
-    progress.tokensTotalFinal === false
-      ? progress.requestsDone > 0
-        ? ((progress.requestsTotal - progress.requestsDone) * progress.elapsedMs) / progress.requestsDone
-        : Number.POSITIVE_INFINITY
-      : tokensPerSecond > 0
-        ? ((progress.tokensTotal - progress.tokensDone) / tokensPerSecond) * 1000
-        : Number.POSITIVE_INFINITY;
-  const percent = progress.requestsTotal > 0 ? (100 * progress.requestsDone) / progress.requestsTotal : 100;
-  return (
-    `[${label}] ${progress.requestsDone.toLocaleString('en-US')}/${progress.requestsTotal.toLocaleString('en-US')} requests ` +
-    `(${percent.toFixed(1)}%) · ${Math.round(tokensPerSecond).toLocaleString('en-US')} tok/s · ` +
-    `elapsed ${formatDuration(progress.elapsedMs)} · ETA ${formatDuration(etaMs)}`
-  );
-}
-
-export function createProgressReporter(label: string, stream: NodeJS.WriteStream = process.stderr): (progress: ScoreProgress) => void {
-  let lastLogged = -Infinity;
+export function createProgressReporter(label: string, stream: ProgressStream = process.stderr): (progress: ScoreProgress) => void {
+  const estimator = new WorkRateEstimator();
+  let lastWrittenMs = Number.NEGATIVE_INFINITY;
+  let lastLoggedStep = 0;
+  let ended = false;
   return (progress) => {
-    const line = formatProgress(label, progress);
-    const finished = progress.requestsDone === progress.requestsTotal;
+    const estimate = estimator.update(progress);
+    if (ended) return;
+    ended = estimate.finished;
     if (stream.isTTY) {
-      stream.write(`\r${line}\u001b[K${finished ? '\n' : ''}`);
+      if (!estimate.finished && progress.elapsedMs - lastWrittenMs < REDRAW_INTERVAL_MS) return;
+      lastWrittenMs = progress.elapsedMs;
+      const line = formatBarLine(label, progress, estimate, stream.columns);
+      stream.write(`\r${line}\u001b[K${estimate.finished ? '\n' : ''}`);
       return;
     }
-    if (finished || progress.elapsedMs - lastLogged >= LOG_INTERVAL_MS) {
-      lastLogged = progress.elapsedMs;
-      stream.write(`${line}\n`);
+    const step = Math.floor(estimate.fraction * LOG_STEPS);
+    if (estimate.finished || step > lastLoggedStep || progress.elapsedMs - lastWrittenMs >= LOG_INTERVAL_MS) {
+      lastLoggedStep = Math.max(lastLoggedStep, step);
+      lastWrittenMs = progress.elapsedMs;
+      stream.write(`${formatLogLine(label, progress, estimate)}\n`);
     }
   };
 }

@@ -91,6 +91,7 @@ export async function tokenizeAndScore(
           tokensDone: tokensBefore + progress.tokensDone,
           tokensTotal: tokensBefore + progress.tokensTotal,
           tokensTotalFinal: chunkIndex === chunks.length - 1,
+          requestsTokenized: start + progress.requestsTotal,
           elapsedMs: performance.now() - started,
         }),
     }, (offset) => describe(start + offset));

@@ -24,6 +24,8 @@ export interface ScoreProgress {
   readonly tokensTotal: number;
   /** False while later requests are still being tokenized, so tokensTotal is only a lower bound. */
   readonly tokensTotalFinal?: boolean;
+  /** Requests whose tokens tokensTotal counts (all of them when absent), to extrapolate the final total. */
+  readonly requestsTokenized?: number;
   readonly elapsedMs: number;
 }
 
