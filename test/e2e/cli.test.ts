@@ -7,13 +7,13 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { buildModelInputs } from '../../src/eval/score-requests.js';
 import { createReferenceScorer } from '../support/reference-scorer.js';
 import { writeTinyBlimp, writeTinyMmlu } from '../support/tiny-datasets.js';
 import { repoRoot } from '../support/shared-data.js';
+import { runCli } from '../support/run-cli.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-cli-'));
 let modelPath = '';
@@ -26,14 +26,6 @@ beforeAll(() => {
   mmluDir = writeTinyMmlu(path.join(workDir, 'mmlu'));
 });
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
-
-async function runCli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (chunk: string) => void) => ({ write: (chunk: string) => (append(chunk), true) }) as unknown as NodeJS.WritableStream;
-  const code = await main(args, { stdout: sink((chunk) => (stdout += chunk)), stderr: sink((chunk) => (stderr += chunk)) });
-  return { code, stdout, stderr };
-}
 
 interface ResultsFile {
   results: Record<string, Record<string, unknown>>;

@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import { runTinyLmEvalFixture, type TinyRun } from '../support/lm-eval-tiny-run.js';
@@ -15,6 +14,7 @@ import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { writeTinyBlimp, writeTinyMmlu } from '../support/tiny-datasets.js';
 import { repoRoot } from '../support/shared-data.js';
+import { runCli } from '../support/run-cli.js';
 
 type Json = Record<string, unknown>;
 interface MakeTableRecord {
@@ -37,14 +37,6 @@ beforeAll(() => {
   writeTinyMmlu(path.join(dataDir, 'mmlu'));
   writeTinyBlimp(path.join(dataDir, 'blimp'), ['adjunct_island', 'anaphor_gender_agreement']);
 });
-
-async function runCli(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const sink = (append: (chunk: string) => void) => ({ write: (chunk: string) => (append(chunk), true) }) as unknown as NodeJS.WritableStream;
-  const code = await main(args, { stdout: sink((chunk) => (stdout += chunk)), stderr: sink((chunk) => (stderr += chunk)) });
-  return { code, stdout, stderr };
-}
 
 const BLIMP_PAIR = 'blimp_adjunct_island,blimp_anaphor_gender_agreement';
 

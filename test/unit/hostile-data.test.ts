@@ -8,13 +8,14 @@ import { execFileSync } from 'node:child_process';
 import { rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MlrbError } from '../../src/errors.js';
+import type { MlrbError } from '../../src/errors.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import { writeFullBlimp } from '../support/full-blimp.js';
 import { runHostile } from '../support/run-hostile.js';
 import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { writeTinyMmlu } from '../support/tiny-datasets.js';
+import { refusedWith } from '../support/expect-mlrb-error.js';
 
 const root = makeTempDir('hostile-data');
 const SECRET = 'root:x:0:0:SECRET-CONTENT';
@@ -30,12 +31,7 @@ function blimpWith(name: string, replace: (file: string) => void): { dir: string
   return { dir, file };
 }
 
-async function refusal(load: Promise<unknown>): Promise<MlrbError> {
-  const error: unknown = await load.catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(MlrbError);
-  expect((error as MlrbError).code).toBe('BAD_DATA');
-  return error as MlrbError;
-}
+const refusal = (load: Promise<unknown>): Promise<MlrbError> => refusedWith('BAD_DATA', load);
 
 describe('hostile data files', () => {
   it('EXPECTED FAILURE – a FIFO, links to /dev/zero and a 300 MB file fail within seconds, naming the file', async () => {

@@ -6,22 +6,17 @@
 import { copyFileSync, cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MlrbError } from '../../src/errors.js';
+import type { MlrbError } from '../../src/errors.js';
 import { loadSuite, type SuiteName } from '../../src/tasks/registry.js';
 import { repoRoot } from '../support/shared-data.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { rejectedMlrbError } from '../support/expect-mlrb-error.js';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'hub');
 const SHARD = 'validation-00000-of-00001.parquet';
 
-async function failure(suite: SuiteName, dataDir: string): Promise<MlrbError> {
-  try {
-    await loadSuite(suite, { dataDir, allowPartial: true });
-  } catch (error) {
-    expect(error).toBeInstanceOf(MlrbError);
-    return error as MlrbError;
-  }
-  throw new Error(`loading ${suite} from ${dataDir} succeeded`);
+function failure(suite: SuiteName, dataDir: string): Promise<MlrbError> {
+  return rejectedMlrbError(() => loadSuite(suite, { dataDir, allowPartial: true }), `loading ${suite} from ${dataDir}`);
 }
 
 describe('EXPECTED FAILURE – wrong folders', () => {

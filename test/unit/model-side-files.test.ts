@@ -8,12 +8,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MlrbError } from '../../src/errors.js';
 import { buildTinyTokenizerFiles } from '../../src/fixtures/tiny-tokenizer.js';
 import { readModelMetadata } from '../../src/model/model-metadata.js';
 import { loadTokenizer } from '../../src/model/tokenizer.js';
 import { runHostile } from '../support/run-hostile.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { thrownMlrbError } from '../support/expect-mlrb-error.js';
 
 const root = makeTempDir('side-files');
 const SECRET = 'root:x:0:0:SECRET-CONTENT';
@@ -66,25 +66,25 @@ describe('model side files', () => {
   });
 
   it('EXPECTED FAILURE – a side file linked out of the model folder is refused without printing what it links to', () => {
-    const metadataError = captured(() => readModelMetadata(modelDir('config-escape', { 'config.json': linkTo(foreign) })));
+    const metadataError = thrownMlrbError(() => readModelMetadata(modelDir('config-escape', { 'config.json': linkTo(foreign) })));
     expect(metadataError.code).toBe('BAD_MODEL');
     expect(metadataError.message).toMatch(/config\.json resolves outside/);
-    const tokenizerError = captured(() => loadTokenizer(path.join(modelDir('tokenizer-escape', { 'tokenizer.json': linkTo(foreign) }), 'tokenizer.json')));
+    const tokenizerError = thrownMlrbError(() => loadTokenizer(path.join(modelDir('tokenizer-escape', { 'tokenizer.json': linkTo(foreign) }), 'tokenizer.json')));
     expect(tokenizerError.code).toBe('BAD_TOKENIZER');
     for (const error of [metadataError, tokenizerError]) expect(error.message).not.toMatch(/SECRET|root:x/);
   });
 
   it('EXPECTED FAILURE – oversized side files name the cap (sparse files: nothing is written)', () => {
-    const configError = captured(() => readModelMetadata(modelDir('config-huge', { 'config.json': sparse(5 * 1024 * 1024) })));
+    const configError = thrownMlrbError(() => readModelMetadata(modelDir('config-huge', { 'config.json': sparse(5 * 1024 * 1024) })));
     expect(configError.message).toMatch(/config\.json is 5 MB, over the 4 MB limit/);
-    const tokenizerError = captured(() => loadTokenizer(path.join(modelDir('tokenizer-huge', { 'tokenizer.json': sparse(65 * 1024 * 1024) }), 'tokenizer.json')));
+    const tokenizerError = thrownMlrbError(() => loadTokenizer(path.join(modelDir('tokenizer-huge', { 'tokenizer.json': sparse(65 * 1024 * 1024) }), 'tokenizer.json')));
     expect(tokenizerError).toMatchObject({ code: 'BAD_TOKENIZER', message: expect.stringMatching(/tokenizer\.json is 65 MB, over the 64 MB limit/) });
   });
 
   it("EXPECTED FAILURE – a config that is not JSON, or a tokenizer the library refuses, is described without the file's text", () => {
-    const notJson = captured(() => readModelMetadata(modelDir('config-text', { 'config.json': SECRET })));
+    const notJson = thrownMlrbError(() => readModelMetadata(modelDir('config-text', { 'config.json': SECRET })));
     expect(notJson.message).toMatch(/config\.json is not valid JSON/);
-    const refused = captured(() => loadTokenizer(path.join(modelDir('tokenizer-foreign', { 'tokenizer.json': `{"model": "${SECRET}"}` }), 'tokenizer.json')));
+    const refused = thrownMlrbError(() => loadTokenizer(path.join(modelDir('tokenizer-foreign', { 'tokenizer.json': `{"model": "${SECRET}"}` }), 'tokenizer.json')));
     expect(refused.code).toBe('BAD_TOKENIZER');
     for (const error of [notJson, refused]) expect(error.message).not.toMatch(/SECRET|root:x/);
   });
@@ -101,13 +101,3 @@ describe('model side files', () => {
     expect(loadTokenizer(path.join(dir, 'tokenizer.json')).sha256).not.toBe(expected);
   });
 });
-
-function captured(run: () => unknown): MlrbError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MlrbError);
-    return error as MlrbError;
-  }
-  throw new Error('expected an MlrbError');
-}

@@ -6,26 +6,21 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MlrbError } from '../../src/errors.js';
+import type { MlrbError } from '../../src/errors.js';
 import { computeTaskMetrics } from '../../src/eval/metrics.js';
 import { buildResults } from '../../src/eval/results.js';
 import { BLIMP_PARADIGMS } from '../../src/tasks/blimp/paradigms.js';
 import { MMLU_SUBJECTS } from '../../src/tasks/mmlu/subjects.js';
 import { loadSuite } from '../../src/tasks/registry.js';
-import type { Suite } from '../../src/tasks/types.js';
 import { writeFullBlimp } from '../support/full-blimp.js';
 import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { writeTinyMmlu } from '../support/tiny-datasets.js';
+import { refusedWith } from '../support/expect-mlrb-error.js';
 
 const root = makeTempDir('partial');
 
-async function refusal(load: Promise<Suite>): Promise<MlrbError> {
-  const error: unknown = await load.catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(MlrbError);
-  expect((error as MlrbError).code).toBe('BAD_DATA');
-  return error as MlrbError;
-}
+const refusal = (load: Promise<unknown>): Promise<MlrbError> => refusedWith('BAD_DATA', load);
 
 describe('BLiMP folders', () => {
   const two = writeFullBlimp(path.join(root, 'blimp-two'), ['adjunct_island', 'wh_island']);

@@ -8,12 +8,12 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MlrbError } from '../../src/errors.js';
 import { FILE_SIZE_CAPS, type FilePolicy } from '../../src/io/file-policy.js';
 import { pathEntryExists, readRegularFile, sha256OfRegularFile } from '../../src/io/regular-file.js';
 import { readJsonFileUnder } from '../../src/io/text-file.js';
 import { runHostile } from '../support/run-hostile.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { thrownMlrbError } from '../support/expect-mlrb-error.js';
 
 const root = makeTempDir('regular-file');
 const inside = path.join(root, 'folder');
@@ -21,16 +21,6 @@ mkdirSync(inside);
 const policy = (what: string, extra: Partial<FilePolicy> = {}): FilePolicy => ({ kind: 'data', root: inside, what, ...extra });
 /** Bytes that must never show up in a message: they stand for a foreign file's content. */
 const SECRET = 'root:x:0:0:SECRET-CONTENT';
-
-function failure(run: () => unknown): MlrbError {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(MlrbError);
-    return error as MlrbError;
-  }
-  throw new Error('expected an MlrbError');
-}
 
 describe('readRegularFile', () => {
   it('reads a regular file and a symlink that stays inside the folder', () => {
@@ -44,7 +34,7 @@ describe('readRegularFile', () => {
     const foreign = path.join(root, 'passwd');
     writeFileSync(foreign, `${SECRET}\n`);
     symlinkSync(foreign, path.join(inside, 'escape.jsonl'));
-    const error = failure(() => readRegularFile(path.join(inside, 'escape.jsonl'), policy('BLiMP file for escape')));
+    const error = thrownMlrbError(() => readRegularFile(path.join(inside, 'escape.jsonl'), policy('BLiMP file for escape')));
     expect(error.code).toBe('BAD_DATA');
     expect(error.message).toMatch(/BLiMP file for escape resolves outside .*folder.*escape\.jsonl/);
     expect(error.message).not.toContain('SECRET');
@@ -60,7 +50,7 @@ describe('readRegularFile', () => {
 
   it('EXPECTED FAILURE – a file over the cap names the cap; the kind decides the error code', () => {
     writeFileSync(path.join(inside, 'big.json'), 'x'.repeat(2049));
-    const error = failure(() => readRegularFile(path.join(inside, 'big.json'), policy('config.json', { kind: 'config', maxBytes: 2048 })));
+    const error = thrownMlrbError(() => readRegularFile(path.join(inside, 'big.json'), policy('config.json', { kind: 'config', maxBytes: 2048 })));
     expect(error.code).toBe('BAD_MODEL');
     expect(error.message).toMatch(/config\.json is 2049 bytes, over the 2048 bytes limit/);
     expect(FILE_SIZE_CAPS.tokenizer).toBe(64 * 1024 * 1024);
@@ -69,16 +59,16 @@ describe('readRegularFile', () => {
   it('EXPECTED FAILURE – a directory, a missing file and a dangling link each say what they are', () => {
     mkdirSync(path.join(inside, 'dir.jsonl'));
     symlinkSync(path.join(inside, 'nothing'), path.join(inside, 'dangling.jsonl'));
-    expect(failure(() => readRegularFile(path.join(inside, 'dir.jsonl'), policy('f'))).message).toMatch(/is not a regular file \(it is a directory\)/);
-    expect(failure(() => readRegularFile(path.join(inside, 'absent.jsonl'), policy('f'))).message).toMatch(/f not found: .*absent\.jsonl/);
-    expect(failure(() => readRegularFile(path.join(inside, 'dangling.jsonl'), policy('f'))).message).toMatch(/symlink to a file that does not exist/);
+    expect(thrownMlrbError(() => readRegularFile(path.join(inside, 'dir.jsonl'), policy('f'))).message).toMatch(/is not a regular file \(it is a directory\)/);
+    expect(thrownMlrbError(() => readRegularFile(path.join(inside, 'absent.jsonl'), policy('f'))).message).toMatch(/f not found: .*absent\.jsonl/);
+    expect(thrownMlrbError(() => readRegularFile(path.join(inside, 'dangling.jsonl'), policy('f'))).message).toMatch(/symlink to a file that does not exist/);
     expect(pathEntryExists(path.join(inside, 'dangling.jsonl'))).toBe(true);
     expect(pathEntryExists(path.join(inside, 'absent.jsonl'))).toBe(false);
   });
 
   it("EXPECTED FAILURE – a JSON syntax error says where, never quotes the file's text", () => {
     writeFileSync(path.join(inside, 'config.json'), SECRET);
-    const error = failure(() => readJsonFileUnder(path.join(inside, 'config.json'), policy('config.json', { kind: 'config' })));
+    const error = thrownMlrbError(() => readJsonFileUnder(path.join(inside, 'config.json'), policy('config.json', { kind: 'config' })));
     expect(error.message).toMatch(/config\.json is not valid JSON \(a syntax error/);
     expect(error.message).not.toMatch(/root|SECRET/);
   });
