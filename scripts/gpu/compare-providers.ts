@@ -14,9 +14,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
-import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
-import { isSuiteName, loadSuite, type SuiteName, type SuiteOptionsByName } from '../../src/tasks/registry.js';
+import { loadSuiteRequests } from './suite-requests.js';
 
 const { values } = parseArgs({
   options: {
@@ -36,16 +35,9 @@ const { values } = parseArgs({
   },
 });
 if (values.model === undefined || values.data === undefined) throw new RangeError('--model and --data are required');
-if (!isSuiteName(values.suite)) throw new RangeError(`unknown suite ${values.suite}`);
 const tolerance = Number(values.tolerance);
 const nearTie = Number(values['near-tie']);
-const suiteOptions: SuiteOptionsByName[SuiteName] = {
-  dataDir: path.resolve(values.data),
-  numFewshot: Number(values['num-fewshot']),
-  ...(values.limit !== undefined ? { limit: Number(values.limit) } : {}),
-};
-const suite = await loadSuite(values.suite, suiteOptions);
-const requests = suite.tasks.flatMap((task) => buildTaskRequests(task));
+const { suite, requests } = await loadSuiteRequests({ ...values, data: values.data });
 const targets = new Map<string, number>(suite.tasks.flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)));
 
 async function scoreOn(modelPath: string, provider: 'cpu' | 'cuda') {
