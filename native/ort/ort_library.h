@@ -1,6 +1,7 @@
-// Loads an ONNX Runtime shared library at run time and initialises ORT's C++ API from it. The default is
-// the libonnxruntime that onnxruntime-node ships (the TS layer finds its path); another build, such as
-// a GPU one, can be named instead. One library per process: ORT's API table is a process-wide global.
+// Loads an ONNX Runtime shared library at run time and initialises ORT's C++ API from it. The TS layer
+// (src/native/ort-library.ts) chooses the path: by default the libonnxruntime the package ships beside its
+// prebuilt addon, else onnxruntime-node's; another build, such as a GPU one, can be named instead. One
+// library per process: ORT's API table is a process-wide global.
 #pragma once
 
 #include <memory>

@@ -1,5 +1,6 @@
-// Where the addon lives, for the runtime loader (src/native/binding.ts), the install hook and the prebuild
-// script alike, so the three never disagree. CommonJS so the install hook runs before any TypeScript is built.
+// Where the addon and the ONNX Runtime library it loads live, for the runtime loader (src/native/binding.ts,
+// src/native/ort-library.ts), the install hook and the prebuild script alike, so they never disagree.
+// CommonJS so the install hook runs before any TypeScript is built.
 'use strict';
 const path = require('node:path');
 
@@ -30,4 +31,27 @@ function addonCandidates() {
   return [localBuild, prebuiltPath()];
 }
 
-module.exports = { packageRoot, localBuild, prebuiltPath, addonCandidates };
+/** ONNX Runtime's library as onnxruntime-node names it, and as the package ships it beside its prebuilt addon. */
+const ortLibraryFile = process.platform === 'darwin' ? 'libonnxruntime.1.dylib' : 'libonnxruntime.so.1';
+
+/** The ORT library beside an addon: where `npm pack` puts onnxruntime-node's, next to the prebuilt. */
+function ortLibraryBeside(addonPath) {
+  return path.join(path.dirname(addonPath), ortLibraryFile);
+}
+
+/** The installed onnxruntime-node's folder, or null: a consumer's install has none (it is a dev dependency). */
+function onnxruntimeNodeDir() {
+  try {
+    return path.dirname(require.resolve('onnxruntime-node/package.json', { paths: [packageRoot] }));
+  } catch {
+    return null;
+  }
+}
+
+/** onnxruntime-node's ORT library for this machine, or null where the package is not installed. */
+function onnxruntimeNodeLibrary() {
+  const dir = onnxruntimeNodeDir();
+  return dir === null ? null : path.join(dir, 'bin', 'napi-v6', process.platform, process.arch, ortLibraryFile);
+}
+
+module.exports = { packageRoot, localBuild, prebuiltPath, addonCandidates, ortLibraryFile, ortLibraryBeside, onnxruntimeNodeDir, onnxruntimeNodeLibrary };

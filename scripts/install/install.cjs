@@ -7,7 +7,10 @@ const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 const { packageRoot, prebuiltPath } = require('./addon-location.cjs');
 
+// The packages a source build needs, at the versions package.json pins for this repository's own build.
 const BUILD_TOOLS = ['cmake-js', 'node-addon-api', 'node-api-headers', 'com.github.asus4.onnxruntime'];
+const { devDependencies } = require(path.join(packageRoot, 'package.json'));
+const pinned = (name) => `${name}@${devDependencies[name]}`;
 
 function realpathOrSelf(file) {
   try {
@@ -52,8 +55,10 @@ function buildFromSource(reason) {
     console.error(
       [
         `mlrb-eval: building from source needs ${missing.join(', ')} (npm packages, only for the build), CMake >= 3.19`,
-        'and a C++20 compiler. Install them next to mlrb-eval and build again:',
-        '  npm install --save-dev cmake-js@^8 node-addon-api@^8 node-api-headers@^1 com.github.asus4.onnxruntime@0.4.9',
+        'and a C++20 compiler. Where the package ships no ONNX Runtime library for this platform, the addon loads the',
+        `one in ${pinned('onnxruntime-node')} (or one named with --ort-library). Install them next to mlrb-eval and`,
+        'build again:',
+        `  ONNXRUNTIME_NODE_INSTALL=skip npm install --save-dev ${[...BUILD_TOOLS, 'onnxruntime-node'].map(pinned).join(' ')}`,
         '  npm rebuild mlrb-eval',
       ].join('\n'),
     );

@@ -44,7 +44,7 @@ export interface LoadModelOptions {
    * CUDA when it loads, else the CPU with a warning (once per process) to onWarning.
    */
   readonly provider?: ProviderChoice | undefined;
-  /** Another ONNX Runtime shared library (else MLRB_ORT_LIBRARY, else onnxruntime-node's). */
+  /** Another ONNX Runtime shared library (else MLRB_ORT_LIBRARY, else the one beside the addon or onnxruntime-node's). */
   readonly ortLibrary?: string | undefined;
   /** Rewrite the LM head to run only at scored positions when the graph allows it (default true). */
   readonly sliceLmHead?: boolean | undefined;

@@ -211,18 +211,41 @@ export interface BindingModule {
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const requireFromHere = createRequire(import.meta.url);
-let cachedBinding: BindingModule | undefined;
+
+/**
+ * scripts/install/addon-location.cjs, typed: where the addon and the ORT library it loads live. The install hook
+ * and the prebuild script read the same file (CommonJS, so the hook runs before any TypeScript is built).
+ */
+export interface AddonLocation {
+  /** A local build, then the prebuilt: the order the loader tries them in. */
+  addonCandidates(): string[];
+  prebuiltPath(): string;
+  /** The ORT library beside an addon, where `npm pack` puts it next to the prebuilt. */
+  ortLibraryBeside(addonPath: string): string;
+  /** onnxruntime-node's ORT library for this machine, or null where it is not installed. */
+  onnxruntimeNodeLibrary(): string | null;
+}
+
+export const addonLocation = requireFromHere(path.join(packageRoot, 'scripts', 'install', 'addon-location.cjs')) as AddonLocation;
+
+let loaded: { readonly binding: BindingModule; readonly path: string } | undefined;
 
 /**
  * Loads the addon once and registers MlrbError with it: a local build (build/Release) if there is one, else the
- * prebuilt the package ships (scripts/install/addon-location.cjs holds both paths, shared with the install hook).
+ * prebuilt the package ships.
  */
 export function loadBinding(): BindingModule {
-  if (cachedBinding) return cachedBinding;
-  const location = requireFromHere(path.join(packageRoot, 'scripts', 'install', 'addon-location.cjs')) as {
-    addonCandidates(): string[];
-  };
-  const candidates = location.addonCandidates();
+  return loadAddon().binding;
+}
+
+/** The file the addon was loaded from (loading it first). */
+export function loadedAddonPath(): string {
+  return loadAddon().path;
+}
+
+function loadAddon(): { readonly binding: BindingModule; readonly path: string } {
+  if (loaded) return loaded;
+  const candidates = addonLocation.addonCandidates();
   const addonPath = candidates.find((candidate) => existsSync(candidate));
   if (addonPath === undefined) {
     throw new MlrbError(
@@ -234,6 +257,6 @@ export function loadBinding(): BindingModule {
   }
   const binding = requireFromHere(addonPath) as BindingModule;
   binding.setErrorClass(MlrbError as unknown as new (code: string, message: string) => Error);
-  cachedBinding = binding;
-  return binding;
+  loaded = { binding, path: addonPath };
+  return loaded;
 }

@@ -14,7 +14,7 @@ import type { ModelInput } from '../../src/eval/request-encoding.js';
 import { writeTinyCausalLm, type TinyCausalLmOptions } from '../../src/fixtures/tiny-causal-lm.js';
 import { loadModel, type LoadModelOptions } from '../../src/model/onnx-model.js';
 import { loadBinding } from '../../src/native/binding.js';
-import { bundledOrtLibraryPath } from '../../src/native/ort-library.js';
+import { defaultOrtLibraryPath } from '../../src/native/ort-library.js';
 import { runSupportScript } from '../support/child-process.js';
 import { writeNanLogitsModel } from '../support/odd-models.js';
 import { randomModelInputs } from '../support/random-requests.js';
@@ -143,8 +143,8 @@ describe.skipIf(!hasCuda)(`GPU scores match the CPU path${hasCuda ? '' : ' (SKIP
 
 describe.skipIf(hasCuda)('without CUDA: the fallbacks', () => {
   it("EXPECTED FAILURE – 'cuda' is CUDA_UNAVAILABLE naming the provider library it looked for and the fix", () => {
-    // onnxruntime-node ships no provider (.npmrc skips its CUDA download), so the file is missing.
-    const libraryDir = path.dirname(bundledOrtLibraryPath());
+    // onnxruntime-node ships no provider (the install sets ONNXRUNTIME_NODE_INSTALL=skip), so the file is missing.
+    const libraryDir = path.dirname(defaultOrtLibraryPath());
     expect(cudaUnavailable?.message).toContain(path.join(libraryDir, 'libonnxruntime_providers_cuda.so'));
     if (!existsSync(path.join(libraryDir, 'libonnxruntime_providers_cuda.so'))) expect(cudaUnavailable?.message).toMatch(/does not exist/);
     expect(cudaUnavailable?.message).toMatch(/GPU \(CUDA\)/);
@@ -180,7 +180,7 @@ describe('EXPECTED FAILURE – a provider library that ONNX Runtime cannot use i
   }
 
   it.skipIf(hasCuda)("onnxruntime-node's library (V2 provider options)", async () => {
-    const library = folderWithBrokenProvider(bundledOrtLibraryPath());
+    const library = folderWithBrokenProvider(defaultOrtLibraryPath());
     const result = await runSupportScript<ChildResult>('load-model-child.ts', [tinyModel, 'cuda'], { MLRB_ORT_LIBRARY: library });
     expect(result.code).toBe('CUDA_UNAVAILABLE');
     expect(result.message).toContain(path.join(path.dirname(library), 'libonnxruntime_providers_cuda.so'));
