@@ -213,8 +213,8 @@ const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 const requireFromHere = createRequire(import.meta.url);
 
 /**
- * scripts/install/addon-location.cjs, typed: where the addon and the ORT library it loads live. The install hook
- * and the prebuild script read the same file (CommonJS, so the hook runs before any TypeScript is built).
+ * scripts/install/addon-location.cjs, typed: where the addon and the ORT library it loads live. The source build
+ * and the prebuild script read the same file (CommonJS, so they run before any TypeScript is built).
  */
 export interface AddonLocation {
   /** A local build, then the prebuilt: the order the loader tries them in. */
@@ -228,7 +228,17 @@ export interface AddonLocation {
 
 export const addonLocation = requireFromHere(path.join(packageRoot, 'scripts', 'install', 'addon-location.cjs')) as AddonLocation;
 
-let loaded: { readonly binding: BindingModule; readonly path: string } | undefined;
+/** How to build the addon where no prebuilt loads; a local build is loaded in preference to the prebuilt. */
+const BUILD_HINT =
+  `build it from source with \`node ${path.join(packageRoot, 'scripts', 'install', 'build-from-source.cjs')}\` ` +
+  '(in a checkout: `npm run build:native`; README "Use as a library")';
+
+interface LoadedAddon {
+  readonly binding: BindingModule;
+  readonly path: string;
+}
+
+let loaded: LoadedAddon | undefined;
 
 /**
  * Loads the addon once and registers MlrbError with it: a local build (build/Release) if there is one, else the
@@ -243,19 +253,23 @@ export function loadedAddonPath(): string {
   return loadAddon().path;
 }
 
-function loadAddon(): { readonly binding: BindingModule; readonly path: string } {
+function loadAddon(): LoadedAddon {
   if (loaded) return loaded;
   const candidates = addonLocation.addonCandidates();
   const addonPath = candidates.find((candidate) => existsSync(candidate));
   if (addonPath === undefined) {
-    throw new MlrbError(
-      'ORT_LOAD',
-      `the native addon is missing (looked for ${candidates.join(' and ')}); build it with \`npm rebuild mlrb-eval\` ` +
-        '(in a checkout: `npm run build:native`)',
-      { addonPath: candidates[0] },
-    );
+    throw new MlrbError('ORT_LOAD', `the native addon is missing (looked for ${candidates.join(' and ')}); ${BUILD_HINT}`, {
+      addonPath: candidates[0],
+    });
   }
-  const binding = requireFromHere(addonPath) as BindingModule;
+  let binding: BindingModule;
+  try {
+    binding = requireFromHere(addonPath) as BindingModule;
+  } catch (cause) {
+    // An older glibc or libstdc++ than the prebuilt's build machine fails here, with the loader's reason.
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new MlrbError('ORT_LOAD', `the native addon ${addonPath} does not load here: ${reason}; ${BUILD_HINT}`, { addonPath }, { cause });
+  }
   binding.setErrorClass(MlrbError as unknown as new (code: string, message: string) => Error);
   loaded = { binding, path: addonPath };
   return loaded;
