@@ -21,7 +21,7 @@ Outputs (OUT, default test/fixtures/lm-eval/0.4.13):
   stories260K-requests.jsonl  one line per request in lm-eval's order: task, doc, choice, sha256 of the
                               context text, the context's token count, first ids and sha256 of its ids, the
                               continuation ids, loglikelihood and is_greedy. Context ids are hashed to keep
-                              the file small; the head shows the BOS.
+                              the file small (first 16 hex digits of sha256); the head shows the BOS.
   stories260K-{mmlu,blimp}-results.json  the results files lm-eval wrote (samples not logged), as it wrote them
                               but for the checkpoint's temporary path, written as `stories260K-hf`.
   edge-requests.json          the edge requests and their (context ids, continuation ids) per tokenizer.
@@ -63,7 +63,8 @@ EDGE_REQUESTS = [
 
 
 def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The first 16 hex digits (64 bits) of sha256: plenty to tell two prompts apart, and half the file."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def ids_sha256(ids: list[int]) -> str:

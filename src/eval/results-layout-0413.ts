@@ -11,7 +11,7 @@
  *    in top-down order, so a group whose children are groups gets nothing (as 0.4.13 does for `mmlu`).
  *  - `n-samples` follows the order of `results`.
  *  - task configs carry `unsafe_code`, the whole `fewshot_config` and the model arguments in `metadata`, and
- *    no `tag`; `config.model_args` is a dict.
+ *    no `tag`; MMLU's dataset_path is `cais/mmlu` (0.4.8: `hails/mmlu_no_train`); `config.model_args` is a dict.
  *  - the run facts have no start_time/end_time, and fewshot_as_multiturn is null.
  */
 import type { MultipleChoiceTask, TaskGroup } from '../tasks/types.js';
@@ -103,10 +103,14 @@ const CONFIG_FIELD_ORDER = [
   'fewshot_config', 'num_fewshot', 'metric_list', 'output_type', 'repeats', 'should_decontaminate', 'doc_to_decontamination_query',
 ];
 
+/** Hub datasets 0.4.13's task YAMLs name instead of 0.4.8's (MMLU moved from a copy to the original). */
+const DATASET_PATHS_0413: Readonly<Record<string, string>> = { 'hails/mmlu_no_train': 'cais/mmlu' };
+
 function taskConfig0413(config: TaskConfigDump, modelPath: string): TaskConfigDump {
   const { tag: _tag, metadata, ...fields } = config;
   const filled: Record<string, unknown> = {
     ...fields,
+    dataset_path: DATASET_PATHS_0413[config.dataset_path] ?? config.dataset_path,
     unsafe_code: false,
     fewshot_config: {
       sampler: config.fewshot_config?.sampler ?? 'default',
