@@ -14,8 +14,10 @@ export {
   type ScoreOutput,
   type ScoreProgress,
   type ScoreStats,
+  type TextScoreOptions,
 } from './eval/score-requests.js';
-export { encodeRequest, modelInputFor, type ModelInput, type EncodingRules } from './eval/request-encoding.js';
+export { encodeRequest, encodingRulesFor, modelInputFor, type ModelInput, type EncodingRules, type RuleTokenizer } from './eval/request-encoding.js';
+export { LM_EVAL_VERSIONS, DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './eval/lm-eval-version.js';
 export type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './eval/instance.js';
 export { loadSuite, SUITE_NAMES, type SuiteName } from './tasks/registry.js';
 export { defaultHubCacheDir } from './tasks/hub-cache.js';

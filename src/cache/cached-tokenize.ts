@@ -7,6 +7,7 @@
 import type { TokenizedRequest } from '../eval/instance.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { tokenizeRequests } from '../eval/score-requests.js';
+import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from '../eval/lm-eval-version.js';
 import { sweepStaleTemporaries } from './stale-temporaries.js';
 import { readTokenCacheEntry, requestsFingerprint, tokenCacheFile, tokenizerFingerprint, writeTokenCache } from './token-cache.js';
 
@@ -16,6 +17,8 @@ export interface CachedTokenizeOptions {
   readonly onLog?: (message: string) => void;
   /** Receives the warning that a damaged entry is being rebuilt; default onLog, else stderr. */
   readonly onWarning?: (message: string) => void;
+  /** Whose tokenization rules the entry holds (default '0.4.4-0.4.8'); part of the key. */
+  readonly lmEvalVersion?: LmEvalVersion;
 }
 
 export interface CachedTokens {
@@ -33,15 +36,18 @@ export interface TokenCacheEntry {
   store(tokenized: readonly TokenizedRequest[]): void;
 }
 
-/** What the cache key needs from a model: its tokenizer's hash and the id an empty context becomes. */
+/** What the cache key needs from a model: its tokenizer's hash and its prefix (BOS, else EOS) token. */
 export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'>;
 
 export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequest[], options: CachedTokenizeOptions): TokenCacheEntry {
   if (options.cacheDir === false) return { cached: undefined, store: () => undefined };
   const tokenizer = model.requireTokenizer();
-  const prefixTokenId = requests.some((request) => request.context === '') ? model.prefixTokenId() : -1;
+  const lmEvalVersion = options.lmEvalVersion ?? DEFAULT_LM_EVAL_VERSION;
+  // v0.4.4–v0.4.8 use the prefix only for an empty context; v0.4.13 also compares every text with its token text.
+  const usesPrefix = lmEvalVersion === '0.4.13' || requests.some((request) => request.context === '');
+  const prefixTokenId = usesPrefix ? model.prefixTokenId() : -1;
   sweepStaleTemporaries(options.cacheDir);
-  const file = tokenCacheFile(options.cacheDir, tokenizerFingerprint(tokenizer.sha256), requestsFingerprint(requests), prefixTokenId);
+  const file = tokenCacheFile(options.cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion), requestsFingerprint(requests), prefixTokenId);
   const read = readTokenCacheEntry(file, requests.length, options.cacheDir);
   const cached = read.status === 'hit' ? read.requests : undefined;
   if (cached) options.onLog?.(`tokenized requests from the cache: ${file}`);
@@ -66,7 +72,7 @@ export function tokenizeWithCache(model: LanguageModel, requests: readonly TextR
   const started = performance.now();
   const entry = openTokenCache(model, requests, options);
   if (entry.cached) return { tokenized: entry.cached, cacheHit: true, tokenizeMs: performance.now() - started };
-  const tokenized = tokenizeRequests(model, requests);
+  const tokenized = tokenizeRequests(model, requests, options.lmEvalVersion);
   entry.store(tokenized);
   return { tokenized, cacheHit: false, tokenizeMs: performance.now() - started };
 }

@@ -1,7 +1,7 @@
 /**
  * Tokenized requests cached on disk, so a second run over the same data with the same tokenizer pays no
- * tokenization. The key hashes the tokenizer files as loaded, the encoding rules' version and the exact
- * request texts (which pin the data files, the prompt template and the few-shot choice at once). One file per
+ * tokenization. The key hashes the tokenizer files as loaded, the encoding rules' version, the lm-eval release
+ * whose rules built the ids (so ids built for one release never serve another) and the exact request texts (which pin the data files, the prompt template and the few-shot choice at once). One file per
  * key (token-cache-format.ts), checksummed, read under the file policy (a regular file inside the cache
  * folder, capped) and written atomically; temporary files a crashed writer left behind are swept.
  */
@@ -9,13 +9,17 @@ import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { TokenizedRequest } from '../eval/instance.js';
+import type { LmEvalVersion } from '../eval/lm-eval-version.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { FILE_SIZE_CAPS, formatBytes } from '../io/file-policy.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
 import { decodeEntry, encodeEntry, type DecodedEntry } from './token-cache-format.js';
 
-/** Bump when request-encoding.ts changes what ids a request gets. */
-const ENCODING_RULES_VERSION = 1;
+/**
+ * Bump when request-encoding.ts changes what ids a request gets. 2: an empty context is always the prefix token
+ * under the v0.4.4–v0.4.8 rules (1 dropped it when the continuation began with it).
+ */
+const ENCODING_RULES_VERSION = 2;
 
 /** $MLRB_CACHE_DIR, else $XDG_CACHE_HOME/mlrb-eval, else ~/.cache/mlrb-eval. */
 export function defaultCacheDir(): string {
@@ -23,9 +27,12 @@ export function defaultCacheDir(): string {
   return path.join(process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache'), 'mlrb-eval');
 }
 
-/** `tokenizerSha256` is TextTokenizer.sha256: the bytes the tokenizer was built from, not a second read of its files. */
-export function tokenizerFingerprint(tokenizerSha256: string): string {
-  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\n${tokenizerSha256}`).digest('hex');
+/**
+ * `tokenizerSha256` is TextTokenizer.sha256: the bytes the tokenizer was built from, not a second read of its
+ * files. `lmEvalVersion` names the release whose rules (lm-eval-version.ts) turned texts into ids.
+ */
+export function tokenizerFingerprint(tokenizerSha256: string, lmEvalVersion: LmEvalVersion): string {
+  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\nlm-eval ${lmEvalVersion}\n${tokenizerSha256}`).digest('hex');
 }
 
 /** Neighbouring requests (the choices of one question) share their context, which is hashed once. */

@@ -6,13 +6,14 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
+import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { ExitError } from './exit-error.js';
 
 const STRING_FLAGS = [
   'suite', 'tasks', 'data', 'tokenizer', 'config', 'num-fewshot', 'limit', 'batch-size', 'memory-budget-mb', 'max-length',
-  'threads', 'provider', 'ort-library', 'output', 'output-path', 'cache-dir',
+  'threads', 'provider', 'ort-library', 'output', 'output-path', 'cache-dir', 'lm-eval-version',
 ] as const;
 const BOOLEAN_FLAGS = ['allow-partial', 'no-cpu-fusion', 'no-cache', 'verbose', 'quiet', 'show-breakdowns'] as const;
 
@@ -49,6 +50,9 @@ const flagsSchema = z.strictObject({
   'output-path': z.string().optional(),
   'log-samples': z.union([z.string(), z.boolean()]).optional(),
   'cache-dir': z.string().optional(),
+  'lm-eval-version': z
+    .enum(LM_EVAL_VERSIONS, { error: (issue) => `--lm-eval-version expects ${LM_EVAL_VERSIONS.join(' or ')}, got ${JSON.stringify(issue.input)}` })
+    .optional(),
   'allow-partial': z.boolean().optional(),
   'no-cpu-fusion': z.boolean().optional(),
   'no-cache': z.boolean().optional(),
@@ -128,6 +132,7 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
     cpuFusion: values['no-cpu-fusion'] ? false : undefined,
     logSamples: logSamples !== undefined && logSamples !== false,
     cacheDir: values['no-cache'] ? false : values['cache-dir'],
+    lmEvalVersion: values['lm-eval-version'],
   };
   // The library schema is strict about keys; dropping the unset ones gives exactly what a library caller passes.
   const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as EvalArgs['options'];

@@ -48,6 +48,9 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR
   --show-breakdowns     also print BLiMP's tables by field and linguistics_term
   --cache-dir DIR       tokenized-request cache (default ~/.cache/mlrb-eval)
   --no-cache            do not read or write the token cache
+  --lm-eval-version V   whose rules to follow: 0.4.4-0.4.8 (default; MLRB's numbers) or 0.4.13
+                        (today's lm-eval: BOS before contexts where the tokenizer adds one, and
+                        0.4.13's results layout)
   --verbose             say what loading decided (LM-head slicing, fusion, prefix reuse, cache)
   --quiet               no progress output
   Every flag may also be spelled with underscores (--num_fewshot, --output_path).`;

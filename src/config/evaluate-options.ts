@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ScoreProgress } from '../eval/score-requests.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
+import { DEFAULT_LM_EVAL_VERSION, LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 
 const positiveInt = z.number().int().positive();
 
@@ -42,6 +43,11 @@ export const evaluateOptionsSchema = z.strictObject({
    * instead of failing with BAD_DATA; its groups are then `<group>_partial` and `mlrb.partial` lists the missing.
    */
   allowPartial: z.boolean().default(false),
+  /**
+   * Whose rules to follow: lm-eval v0.4.4–v0.4.8 (the default; MLRB's numbers) or v0.4.13 (today's release: the
+   * tokenizer adds BOS to contexts where it adds one, and the results file has 0.4.13's layout).
+   */
+  lmEvalVersion: z.enum(LM_EVAL_VERSIONS).default(DEFAULT_LM_EVAL_VERSION),
   /** Keep per-document records (lm-eval's --log_samples). */
   logSamples: z.boolean().default(false),
   /** Folder of the tokenized-request cache (default ~/.cache/mlrb-eval); false turns it off. */

@@ -3,14 +3,16 @@
  * its *leaf* tasks, descending through nested groups, never over its sub-groups' scores. That is why `mmlu`
  * (weighted by size over 57 subjects) is the micro average of all questions, not the mean of its 4 categories.
  *   value  = aggregate_subtask_metrics: Σ value_i·w_i / Σ w_i, w_i = n_i when weighted by size, else 1
- *   stderr = pooled_sample_stderr over the leaves with their real sizes (also for unweighted groups),
- *            "N/A" when any leaf's stderr is
+ *   stderr = pooled_sample_stderr over the leaves with their real sizes (v0.4.4–v0.4.8: also for unweighted
+ *            groups; v0.4.13: an unweighted group takes unweighted_mean_stderr, √Σse_i² / k), "N/A" when any
+ *            leaf's stderr is
  * A group with `scoreMetrics` (ours: `superglue`) instead reports one `score`, the plain mean of the chosen metric
  * of each subtask in subtask order, with stderr "N/A".
  */
 import { MlrbError } from '../errors.js';
 import type { MetricName, MultipleChoiceTask, TaskGroup } from '../tasks/types.js';
 import type { MetricSummary, Stderr, TaskMetrics } from './metrics.js';
+import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './lm-eval-version.js';
 
 export interface GroupMetrics {
   readonly groupName: string;
@@ -48,17 +50,28 @@ export function pooledSampleStderr(stderrs: readonly number[], sizes: readonly n
   return Math.sqrt(pooled / (total - sizes.length) / total);
 }
 
+/** lm-eval 0.4.13's `unweighted_mean_stderr`: the stderr of a plain mean of k subtask means, √Σse_i² / k. */
+export function unweightedMeanStderr(stderrs: readonly number[]): number {
+  let squares = 0;
+  for (const stderr of stderrs) squares += stderr * stderr;
+  return Math.sqrt(squares) / stderrs.length;
+}
+
 /**
  * Aggregates every group (nested groups included) from the leaf tasks' metrics. A metric is aggregated over
  * the leaves that report it, as lm-eval does.
  */
-export function aggregateGroups(groups: readonly TaskGroup[], taskMetrics: ReadonlyMap<string, TaskMetrics>): Map<string, GroupMetrics> {
+export function aggregateGroups(
+  groups: readonly TaskGroup[],
+  taskMetrics: ReadonlyMap<string, TaskMetrics>,
+  lmEvalVersion: LmEvalVersion = DEFAULT_LM_EVAL_VERSION,
+): Map<string, GroupMetrics> {
   const groupsByName = new Map(groups.map((group) => [group.name, group]));
   const result = new Map<string, GroupMetrics>();
   for (const group of groups) {
     const leaves = leafTasks(group.name, groupsByName, taskMetrics);
     const leafMetrics = leaves.map((leaf) => taskMetrics.get(leaf) as TaskMetrics);
-    const metrics = group.scoreMetrics === undefined ? combineMetrics(leafMetrics, group.weightBySize) : [groupScore(group, taskMetrics)];
+    const metrics = group.scoreMetrics === undefined ? combineMetrics(leafMetrics, group.weightBySize, lmEvalVersion) : [groupScore(group, taskMetrics)];
     result.set(group.name, { groupName: group.name, leafTasks: leaves, n: sum(leafMetrics.map((leaf) => leaf.n)), metrics });
   }
   return result;
@@ -90,11 +103,14 @@ export function breakdownByTag(tasks: readonly MultipleChoiceTask[], taskMetrics
     tagValue,
     tasks: list.map((metrics) => metrics.taskName),
     n: sum(list.map((metrics) => metrics.n)),
-    metrics: combineMetrics(list, false),
+    // Breakdowns are ours, not lm-eval's: one stderr rule (pooled) whatever the release followed.
+    metrics: combineMetrics(list, false, DEFAULT_LM_EVAL_VERSION),
   }));
 }
 
-function combineMetrics(leaves: readonly TaskMetrics[], weightBySize: boolean): MetricSummary[] {
+function combineMetrics(leaves: readonly TaskMetrics[], weightBySize: boolean, lmEvalVersion: LmEvalVersion): MetricSummary[] {
+  const stderrOf = (stderrs: readonly number[], sizes: readonly number[]): number =>
+    lmEvalVersion === '0.4.13' && !weightBySize ? unweightedMeanStderr(stderrs) : pooledSampleStderr(stderrs, sizes);
   const names: MetricName[] = [];
   for (const leaf of leaves) for (const { metric } of leaf.metrics) if (!names.includes(metric)) names.push(metric);
   return names.map((metric): MetricSummary => {
@@ -109,7 +125,7 @@ function combineMetrics(leaves: readonly TaskMetrics[], weightBySize: boolean): 
       sizes.push(leaf.n);
     }
     const numericStderrs = stderrs.filter((stderr): stderr is number => stderr !== 'N/A');
-    const stderr: Stderr = numericStderrs.length === stderrs.length ? pooledSampleStderr(numericStderrs, sizes) : 'N/A';
+    const stderr: Stderr = numericStderrs.length === stderrs.length ? stderrOf(numericStderrs, sizes) : 'N/A';
     return { metric, value: aggregateSubtaskMetrics(values, sizes, weightBySize), stderr };
   });
 }

@@ -124,11 +124,15 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
       ...(options.onProgress ? { onProgress: (progress) => options.onProgress?.({ ...progress, label }) } : {}),
     };
     // A cache hit scores at once; a miss tokenizes chunk by chunk while earlier chunks score, then stores.
-    const tokenCache = openTokenCache(model, requests, { cacheDir: options.cacheDir ?? defaultCacheDir(), ...(options.onLog ? { onLog: options.onLog } : {}) });
+    const tokenCache = openTokenCache(model, requests, {
+      cacheDir: options.cacheDir ?? defaultCacheDir(),
+      lmEvalVersion: options.lmEvalVersion,
+      ...(options.onLog ? { onLog: options.onLog } : {}),
+    });
     const cached = tokenCache.cached;
     const { results, stats } = cached
       ? await scoreModelInputs(model, cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index))), scoreOptions, describe)
-      : await tokenizeAndScore(model, requests, scoreOptions, describe).then((output) => {
+      : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe).then((output) => {
           tokenCache.store(output.tokenized);
           return output;
         });
@@ -160,7 +164,9 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         eos: { text: model.metadata.eosToken, id: model.metadata.eosTokenId },
         maxLength: model.maxLength,
         taskHashes: samples ? taskHashes(samples) : {},
+        lmEvalVersion: options.lmEvalVersion,
       }),
+      lmEvalVersion: options.lmEvalVersion,
       mlrb: {
         tool_version: toolVersion(),
         model_sha256: await modelHash,
@@ -181,6 +187,8 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         // High-water mark of this process's resident memory (the whole run so far), in bytes.
         peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
         model_file: path.basename(model.modelPath),
+        // The lm-eval rules the ids and the file follow (--lm-eval-version); lm_eval_version names the release.
+        lm_eval_rules: options.lmEvalVersion,
         breakdowns: breakdowns(suites, taskMetrics),
       },
     });

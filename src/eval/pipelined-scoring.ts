@@ -8,7 +8,8 @@
 import type { LanguageModel } from '../model/onnx-model.js';
 import type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './instance.js';
 import { modelInputFor } from './request-encoding.js';
-import { scoreModelInputs, tokenizeRequests, type ScoreOptions, type ScoreStats } from './score-requests.js';
+import { scoreModelInputs, tokenizeRequests, type ScoreStats, type TextScoreOptions } from './score-requests.js';
+import type { LmEvalVersion } from './lm-eval-version.js';
 
 /** Requests per chunk, at least; a chunk always ends at a task boundary. */
 export const DEFAULT_CHUNK_REQUESTS = 4096;
@@ -36,10 +37,10 @@ function chunkAtTaskBoundaries(requests: readonly LoglikelihoodRequest[], minimu
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-async function tokenizeCooperatively(model: LanguageModel, requests: readonly LoglikelihoodRequest[]): Promise<TokenizedRequest[]> {
+async function tokenizeCooperatively(model: LanguageModel, requests: readonly LoglikelihoodRequest[], lmEvalVersion: LmEvalVersion | undefined): Promise<TokenizedRequest[]> {
   const tokenized: TokenizedRequest[] = [];
   for (let start = 0; start < requests.length; start += TOKENIZE_SLICE) {
-    tokenized.push(...tokenizeRequests(model, requests.slice(start, start + TOKENIZE_SLICE)));
+    tokenized.push(...tokenizeRequests(model, requests.slice(start, start + TOKENIZE_SLICE), lmEvalVersion));
     await yieldToEventLoop();
   }
   return tokenized;
@@ -67,7 +68,7 @@ function addStats(total: ScoreStats | undefined, next: ScoreStats): ScoreStats {
 export async function tokenizeAndScore(
   model: LanguageModel,
   requests: readonly LoglikelihoodRequest[],
-  options: ScoreOptions & { readonly chunkRequests?: number },
+  options: TextScoreOptions & { readonly chunkRequests?: number },
   describe: (index: number) => string,
 ): Promise<PipelinedOutput> {
   const started = performance.now();
@@ -75,7 +76,7 @@ export async function tokenizeAndScore(
   const results: LoglikelihoodResult[] = [];
   const tokenized: TokenizedRequest[] = [];
   let stats: ScoreStats | undefined;
-  let pending: Promise<TokenizedRequest[]> = tokenizeCooperatively(model, requests.slice(...(chunks[0] ?? [0, 0])));
+  let pending: Promise<TokenizedRequest[]> = tokenizeCooperatively(model, requests.slice(...(chunks[0] ?? [0, 0])), options.lmEvalVersion);
   let tokensBefore = 0;
   for (const [chunkIndex, [start]] of chunks.entries()) {
     const chunkTokens = await pending;
@@ -96,7 +97,7 @@ export async function tokenizeAndScore(
         }),
     }, (offset) => describe(start + offset));
     const next = chunks[chunkIndex + 1];
-    pending = next ? tokenizeCooperatively(model, requests.slice(...next)) : Promise.resolve([]);
+    pending = next ? tokenizeCooperatively(model, requests.slice(...next), options.lmEvalVersion) : Promise.resolve([]);
     // If scoring fails first, the tokenization still settles; its own failure must not go unhandled.
     pending.catch(() => undefined);
     const output = await scoring;

@@ -13,6 +13,8 @@ import type { AggregationName, MetricName, MultipleChoiceTask, Suite, TaskGroup 
 import { aggregateGroups } from './aggregate.js';
 import type { MetricSummary, TaskMetrics } from './metrics.js';
 import type { LmEvalRunFacts } from './run-facts.js';
+import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './lm-eval-version.js';
+import { toLmEval0413Layout } from './results-layout-0413.js';
 
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -20,7 +22,11 @@ export type JsonValue = string | number | boolean | null | readonly JsonValue[] 
 export type MetricKey = `${string},${string}`;
 
 export interface ResultEntry {
+  /** lm-eval 0.4.13 only (results-layout-0413.ts): the task or group name, documents scored, per-metric counts. */
+  readonly name?: string;
   readonly alias: string;
+  readonly sample_len?: number;
+  readonly sample_count?: Readonly<Record<MetricKey, number>>;
   readonly [metric: MetricKey]: number | 'N/A';
 }
 
@@ -49,18 +55,23 @@ export interface TaskConfigDump {
   readonly description: string;
   readonly target_delimiter: string;
   readonly fewshot_delimiter: string;
-  readonly fewshot_config?: { readonly sampler: string };
+  /** 0.4.8: the sampler alone; 0.4.13: every few-shot field, null where unset. */
+  readonly fewshot_config?: { readonly sampler: string; readonly [field: string]: JsonValue };
+  /** 0.4.13 only. */
+  readonly unsafe_code?: boolean;
   readonly num_fewshot: number;
   readonly metric_list: readonly MetricListEntry[];
   readonly output_type: 'multiple_choice';
   readonly repeats: number;
   readonly should_decontaminate: boolean;
-  readonly metadata: { readonly version: number };
+  /** 0.4.13 adds the model arguments (`pretrained`). */
+  readonly metadata: { readonly version: number; readonly pretrained?: string };
 }
 
 export interface RunConfig {
   readonly model: string;
-  readonly model_args: string;
+  /** 0.4.8: `pretrained=PATH`; 0.4.13: {pretrained: PATH}. */
+  readonly model_args: string | Readonly<Record<string, string>>;
   readonly model_path: string;
   readonly batch_size: number | string;
   readonly batch_sizes: readonly number[];
@@ -104,7 +115,8 @@ export interface LmEvalResults extends Partial<LmEvalRunFacts> {
   readonly groups?: Readonly<Record<string, ResultEntry>>;
   readonly group_subtasks: Readonly<Record<string, readonly string[]>>;
   readonly configs: Readonly<Record<string, TaskConfigDump>>;
-  readonly versions: Readonly<Record<string, number>>;
+  /** 0.4.13 writes group versions as strings. */
+  readonly versions: Readonly<Record<string, number | string>>;
   readonly 'n-shot': Readonly<Record<string, number>>;
   readonly higher_is_better: Readonly<Record<string, Readonly<Record<string, boolean>>>>;
   readonly 'n-samples': Readonly<Record<string, NSamples>>;
@@ -119,6 +131,8 @@ export interface BuildResultsInput {
   readonly run: RunConfigInput;
   readonly facts?: LmEvalRunFacts;
   readonly mlrb: MlrbRunInfo;
+  /** The release whose layout (and group stderr) to follow; default '0.4.4-0.4.8'. */
+  readonly lmEvalVersion?: LmEvalVersion;
 }
 
 const FILTER = 'none';
@@ -129,7 +143,8 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
   for (const task of tasks) {
     if (!input.taskMetrics.has(task.name)) throw new RangeError(`no metrics for task ${task.name}`);
   }
-  const groupMetrics = aggregateGroups(groups, input.taskMetrics);
+  const lmEvalVersion = input.lmEvalVersion ?? DEFAULT_LM_EVAL_VERSION;
+  const groupMetrics = aggregateGroups(groups, input.taskMetrics, lmEvalVersion);
   const tree = new GroupTree(tasks, groups);
   const results: Record<string, ResultEntry> = {};
   const groupResults: Record<string, ResultEntry> = {};
@@ -140,7 +155,7 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
     results[name] = resultEntry(alias, metrics);
     if (group !== undefined) groupResults[name] = resultEntry(alias, metrics);
   }
-  return {
+  const layout048: LmEvalResults = {
     results,
     ...(Object.keys(groupResults).length > 0 ? { groups: groupResults } : {}),
     group_subtasks: tree.groupSubtasks(),
@@ -156,6 +171,8 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
     ...input.facts,
     mlrb: withPartial(input.mlrb, input.suites),
   };
+  if (lmEvalVersion !== '0.4.13') return layout048;
+  return toLmEval0413Layout(layout048, { tasks, groups, taskMetrics: input.taskMetrics, groupMetrics, modelPath: input.run.modelPath });
 }
 
 /** A run over a partial suite says so in `mlrb.partial`, listing every missing task (src/tasks/partial.ts). */

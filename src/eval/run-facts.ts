@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, platform, release } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { lmEvalReleaseOf, type LmEvalVersion } from './lm-eval-version.js';
 
 export interface LmEvalRunFacts {
   readonly git_hash: string | null;
@@ -32,12 +33,13 @@ export interface LmEvalRunFacts {
   readonly model_name_sanitized: string;
   readonly system_instruction: null;
   readonly system_instruction_sha: null;
-  readonly fewshot_as_multiturn: false;
+  /** false as 0.4.8 writes it unused, null as 0.4.13 does. */
+  readonly fewshot_as_multiturn: false | null;
   readonly chat_template: null;
   readonly chat_template_sha: null;
-  /** Seconds on a monotonic clock (lm-eval: time.perf_counter()); only their difference means anything. */
-  readonly start_time: number;
-  readonly end_time: number;
+  /** Seconds on a monotonic clock (lm-eval: time.perf_counter()); only their difference means anything. 0.4.13 drops both. */
+  readonly start_time?: number;
+  readonly end_time?: number;
   /** A string, as lm-eval writes it: str(end_time - start_time). */
   readonly total_evaluation_time_seconds: string;
 }
@@ -62,6 +64,8 @@ export interface RunFactsInput {
   readonly eos: TokenFacts;
   readonly maxLength: number;
   readonly taskHashes: Readonly<Record<string, string>>;
+  /** Whose rules the run followed; `lm_eval_version` names that release (default '0.4.4-0.4.8': 0.4.8). */
+  readonly lmEvalVersion?: LmEvalVersion;
 }
 
 export function lmEvalRunFacts(input: RunFactsInput): LmEvalRunFacts {
@@ -74,7 +78,7 @@ export function lmEvalRunFacts(input: RunFactsInput): LmEvalRunFacts {
     pretty_env_info: input.environment,
     // lm-eval writes "N/A" when transformers is not importable; no Python library takes part in our runs.
     transformers_version: 'N/A',
-    lm_eval_version: LM_EVAL_COMPATIBLE_VERSION,
+    lm_eval_version: input.lmEvalVersion === undefined ? LM_EVAL_COMPATIBLE_VERSION : lmEvalReleaseOf(input.lmEvalVersion),
     upper_git_hash: null,
     // No padding token is used: rows are right-padded under an attention mask, whatever id fills them.
     tokenizer_pad_token: [null, 'None'],

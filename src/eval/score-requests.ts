@@ -14,7 +14,8 @@ import {
 import { loadBinding } from '../native/binding.js';
 import { DEFAULT_MAX_PADDING_FRACTION, packBatch, planBatches, planRows, type PackedPlan, type PlannedRow } from './collator.js';
 import { DEFAULT_MIN_PREFIX_TOKENS, planPrefixGroups, type PrefixGroup } from './prefix-plan.js';
-import { encodeRequest, modelInputFor, type ModelInput } from './request-encoding.js';
+import { encodeRequest, encodingRulesFor, modelInputFor, type ModelInput } from './request-encoding.js';
+import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './lm-eval-version.js';
 
 export interface ScoreProgress {
   readonly requestsDone: number;
@@ -47,6 +48,12 @@ export interface ScoreOptions {
    * shared between them.
    */
   readonly concurrentBatches?: number;
+}
+
+/** Options of the entries that tokenize text requests themselves. */
+export interface TextScoreOptions extends ScoreOptions {
+  /** Whose tokenization rules to follow (default '0.4.4-0.4.8'; see lm-eval-version.ts). */
+  readonly lmEvalVersion?: LmEvalVersion;
 }
 
 export interface ScoreStats {
@@ -269,29 +276,46 @@ export async function scoreModelInputs(
 }
 
 /** lm-eval's tokenization rules applied to every request, with the model's tokenizer and max length. */
-export function buildModelInputs(model: LanguageModel, requests: readonly Pick<LoglikelihoodRequest, 'context' | 'continuation'>[], describe: (index: number) => string): ModelInput[] {
-  return tokenizeRequests(model, requests).map((tokenized, index) => modelInputFor(tokenized, model.maxLength, () => describe(index)));
+export function buildModelInputs(
+  model: LanguageModel,
+  requests: readonly Pick<LoglikelihoodRequest, 'context' | 'continuation'>[],
+  describe: (index: number) => string,
+  lmEvalVersion: LmEvalVersion = DEFAULT_LM_EVAL_VERSION,
+): ModelInput[] {
+  return tokenizeRequests(model, requests, lmEvalVersion).map((tokenized, index) => modelInputFor(tokenized, model.maxLength, () => describe(index)));
 }
 
-/**
- * Tokenizes requests with lm-eval's rules. The choices of one question share their context, so the
- * context's own encoding is remembered between neighbouring requests instead of being redone per choice.
- */
-export function tokenizeRequests(model: LanguageModel, requests: readonly Pick<LoglikelihoodRequest, 'context' | 'continuation'>[]): TokenizedRequest[] {
-  const tokenizer = model.requireTokenizer();
-  const needsPrefix = requests.some((request) => request.context === '');
-  // A few recent encodings suffice: requests of one question are neighbours.
+/** Remembers a few recent encodings: the requests of one question are neighbours and share their context. */
+function recentlyMemoized(encode: (text: string) => readonly number[]): (text: string) => readonly number[] {
   const recent = new Map<string, readonly number[]>();
-  const encode = (text: string): readonly number[] => {
+  return (text) => {
     let ids = recent.get(text);
     if (ids === undefined) {
       if (recent.size >= 16) recent.clear();
-      ids = tokenizer.encode(text);
+      ids = encode(text);
       recent.set(text, ids);
     }
     return ids;
   };
-  const rules = { encode, prefixTokenId: needsPrefix ? model.prefixTokenId() : -1 };
+}
+
+/**
+ * Tokenizes requests with the rules of the given lm-eval release. The choices of one question share their
+ * context, so the context's own encoding is remembered between neighbouring requests instead of being redone
+ * per choice.
+ */
+export function tokenizeRequests(
+  model: LanguageModel,
+  requests: readonly Pick<LoglikelihoodRequest, 'context' | 'continuation'>[],
+  lmEvalVersion: LmEvalVersion = DEFAULT_LM_EVAL_VERSION,
+): TokenizedRequest[] {
+  const tokenizer = model.requireTokenizer();
+  const memoized = {
+    encode: recentlyMemoized((text) => tokenizer.encode(text)),
+    encodeWithSpecialTokens: recentlyMemoized((text) => tokenizer.encodeWithSpecialTokens(text)),
+    tokenText: (id: number) => tokenizer.tokenText(id),
+  };
+  const rules = encodingRulesFor(lmEvalVersion, memoized, () => model.prefixTokenId());
   return requests.map((request) => encodeRequest(request, rules));
 }
 
@@ -304,11 +328,11 @@ export function modelInputsFromTokens(model: LanguageModel, requests: readonly T
 export async function scoreRequests(
   model: LanguageModel,
   requests: readonly LoglikelihoodRequest[],
-  options: ScoreOptions = {},
+  options: TextScoreOptions = {},
 ): Promise<ScoreOutput> {
   const describe = (index: number): string => {
     const request = requests[index];
     return request ? `${request.taskName} doc ${request.docId} choice ${request.choiceIndex}` : `request ${index}`;
   };
-  return scoreModelInputs(model, buildModelInputs(model, requests, describe), options, describe);
+  return scoreModelInputs(model, buildModelInputs(model, requests, describe, options.lmEvalVersion), options, describe);
 }

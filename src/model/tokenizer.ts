@@ -1,6 +1,7 @@
 /**
- * Text → token ids through @huggingface/tokenizers, always with add_special_tokens = false: lm-eval's
- * HFLM encodes that way for causal models, and adding BOS itself is the request builder's job.
+ * Text → token ids through @huggingface/tokenizers. `encode` never adds special tokens (lm-eval ≤ 0.4.8's HFLM
+ * encodes that way for causal models); `encodeWithSpecialTokens` runs the tokenizer's post-processor as well
+ * (a Llama-style template adds BOS), as lm-eval 0.4.13 lets it (src/eval/request-encoding.ts).
  * tokenizer.json and tokenizer_config.json are read once, under the side-file policy (src/io/file-policy.ts):
  * regular files inside the tokenizer's folder, size-capped. Their hash is taken from those same bytes, so the
  * token cache is keyed by exactly what was loaded.
@@ -18,6 +19,9 @@ export interface TextTokenizer {
   /** sha256 over the tokenizer files' bytes as loaded (tokenizer.json, then tokenizer_config.json if any). */
   readonly sha256: string;
   encode(text: string): number[];
+  encodeWithSpecialTokens(text: string): number[];
+  /** decode([id]) with special tokens kept: what lm-eval 0.4.13 compares a text's start with. */
+  tokenText(id: number): string;
   tokenToId(token: string): number | undefined;
 }
 
@@ -69,6 +73,8 @@ export function loadTokenizer(tokenizerPath: string): TextTokenizer {
     path: file,
     sha256: hash.digest('hex'),
     encode: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids,
+    encodeWithSpecialTokens: (text) => tokenizer.encode(text, { add_special_tokens: true }).ids,
+    tokenText: (id) => tokenizer.decode([id], { skip_special_tokens: false }),
     tokenToId: (token) => tokenizer.token_to_id(token),
   };
 }

@@ -45,4 +45,25 @@ describe('mlrb-eval throughput flags', () => {
     expect(existsSync(path.join(workDir, 'third.json'))).toBe(true);
     expect(accuracies(path.join(workDir, 'second.json'))).toEqual(accuracies(path.join(workDir, 'first.json')));
   });
+
+  it('--lm_eval_version 0.4.13 keeps its own cache entry and says so in the results; an unknown version is a usage error', async () => {
+    const modelPath = writeTinyCausalLm(path.join(workDir, 'model-versions')).modelPath;
+    const mmluDir = writeTinyMmlu(path.join(workDir, 'mmlu-versions'));
+    const cacheDir = path.join(workDir, 'cache-versions');
+    const common = [modelPath, '--suite', 'mmlu', '--data', mmluDir, '--quiet', '--verbose', '--cache-dir', cacheDir];
+    const entries = (): number => readdirSync(path.join(cacheDir, 'tokens'), { recursive: true }).filter((name) => String(name).endsWith('.bin')).length;
+
+    expect((await runCli([...common, '--output', path.join(workDir, 'default.json')])).code).toBe(0);
+    const current = await runCli([...common, '--lm_eval_version', '0.4.13', '--output', path.join(workDir, 'current.json')]);
+    expect(current.code).toBe(0);
+    expect(current.stderr).toMatch(/tokenized requests cached in/);
+    expect(entries()).toBe(2);
+    const written = (file: string) => JSON.parse(readFileSync(path.join(workDir, file), 'utf8')) as { lm_eval_version: string; mlrb: { lm_eval_rules: string } };
+    expect([written('default.json').lm_eval_version, written('default.json').mlrb.lm_eval_rules]).toEqual(['0.4.8', '0.4.4-0.4.8']);
+    expect([written('current.json').lm_eval_version, written('current.json').mlrb.lm_eval_rules]).toEqual(['0.4.13', '0.4.13']);
+
+    const unknown = await runCli([...common, '--lm-eval-version', '0.4.9']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/--lm-eval-version expects 0\.4\.4-0\.4\.8 or 0\.4\.13, got "0\.4\.9"/);
+  });
 });

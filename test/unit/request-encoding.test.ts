@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { encodeRequest, modelInputFor } from '../../src/eval/request-encoding.js';
+import { encodeRequest, encodingRulesFor, modelInputFor, type RuleTokenizer } from '../../src/eval/request-encoding.js';
 import { planBatches, planRows, packBatch } from '../../src/eval/collator.js';
 
 // A toy greedy longest-match tokenizer, so merges across the context/continuation boundary can be
-// worked out by hand: "a b" is ["a", " b"], not ["a", " ", "b"].
-const VOCAB: Record<string, number> = { a: 1, b: 2, ' ': 3, ' b': 4, ab: 5, '\n': 6, c: 7, ' c': 8, bc: 9 };
+// worked out by hand: "a b" is ["a", " b"], not ["a", " ", "b"]. "<s>" (42) is its BOS; like a Hugging Face
+// tokenizer it is split out of a text as one token.
+const VOCAB: Record<string, number> = { a: 1, b: 2, ' ': 3, ' b': 4, ab: 5, '\n': 6, c: 7, ' c': 8, bc: 9, '<s>': 42 };
 function encode(text: string): number[] {
   const ids: number[] = [];
   for (let at = 0; at < text.length; ) {
@@ -16,9 +17,15 @@ function encode(text: string): number[] {
   }
   return ids;
 }
-const rules = { encode, prefixTokenId: 42 };
+/** A Llama-style tokenizer: its post-processor puts BOS first when special tokens are added. */
+const addsBos: RuleTokenizer = { encode, encodeWithSpecialTokens: (text) => [42, ...encode(text)], tokenText: (id) => (id === 42 ? '<s>' : '?') };
+/** A GPT-2-style tokenizer: adding special tokens adds nothing. */
+const addsNothing: RuleTokenizer = { ...addsBos, encodeWithSpecialTokens: encode };
+const prefix42 = () => 42;
+const rules = encodingRulesFor('0.4.4-0.4.8', addsBos, prefix42);
+const rules0413 = encodingRulesFor('0.4.13', addsBos, prefix42);
 
-describe('lm-eval request encoding', () => {
+describe('lm-eval request encoding (v0.4.4–v0.4.8)', () => {
   it('moves the context trailing whitespace to the continuation', () => {
     // context "a " + continuation "b": whole "a b" = [a, " b"]; ctx "a" = [a]; cont = [" b"].
     expect(encodeRequest({ context: 'a ', continuation: 'b' }, rules)).toEqual({ contextTokens: [1], continuationTokens: [4] });
@@ -40,11 +47,40 @@ describe('lm-eval request encoding', () => {
     expect(encodeRequest({ context: '', continuation: ' b' }, rules)).toEqual({ contextTokens: [42], continuationTokens: [4] });
   });
 
-  it('does not double the prefix token when the continuation starts with it', () => {
-    const withPrefix = { encode: (text: string) => [42, ...encode(text)], prefixTokenId: 42 };
-    expect(encodeRequest({ context: '', continuation: 'a' }, withPrefix)).toEqual({ contextTokens: [], continuationTokens: [42, 1] });
+  it('puts the prefix token before a continuation that starts with it, as TemplateLM.loglikelihood did', () => {
+    expect(encodeRequest({ context: '', continuation: '<s>a' }, rules)).toEqual({ contextTokens: [42], continuationTokens: [42, 1] });
   });
 
+  it('looks the prefix token up only for an empty context', () => {
+    const noPrefix = encodingRulesFor('0.4.4-0.4.8', addsBos, () => {
+      throw new Error('no BOS or EOS');
+    });
+    expect(encodeRequest({ context: 'a ', continuation: 'b' }, noPrefix)).toEqual({ contextTokens: [1], continuationTokens: [4] });
+  });
+});
+
+describe('lm-eval request encoding (v0.4.13)', () => {
+  it('lets the tokenizer add BOS to the context; the continuation is unchanged', () => {
+    expect(encodeRequest({ context: 'a ', continuation: 'b' }, rules0413)).toEqual({ contextTokens: [42, 1], continuationTokens: [4] });
+    expect(encodeRequest({ context: 'b', continuation: 'c' }, rules0413)).toEqual({ contextTokens: [42, 2], continuationTokens: [] });
+  });
+
+  it('adds nothing for a tokenizer that adds no special tokens (GPT-2 style)', () => {
+    const gpt2 = encodingRulesFor('0.4.13', addsNothing, prefix42);
+    expect(encodeRequest({ context: 'a\n ', continuation: 'c' }, gpt2)).toEqual({ contextTokens: [1], continuationTokens: [6, 8] });
+  });
+
+  it('encodes a text that starts with the BOS text without special tokens (no second BOS)', () => {
+    expect(encodeRequest({ context: '<s>a', continuation: ' b' }, rules0413)).toEqual({ contextTokens: [42, 1], continuationTokens: [4] });
+  });
+
+  it('gives a leading prefix token of the continuation to an empty context', () => {
+    expect(encodeRequest({ context: '', continuation: '<s>a' }, rules0413)).toEqual({ contextTokens: [42], continuationTokens: [1] });
+    expect(encodeRequest({ context: '', continuation: ' b' }, rules0413)).toEqual({ contextTokens: [42], continuationTokens: [4] });
+  });
+});
+
+describe('model input', () => {
   it('truncates from the left to max length and drops the last token', () => {
     const input = modelInputFor({ contextTokens: [1, 2, 3, 4, 5], continuationTokens: [6, 7] }, 4, () => 'r');
     // all = [1..7]; [-(4+1):] = [3,4,5,6,7]; [:-1] = [3,4,5,6]

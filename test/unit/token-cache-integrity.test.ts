@@ -22,7 +22,14 @@ const requests = [
 ];
 /** openTokenCache needs only the tokenizer's hash and the empty-context id. */
 const model: CacheKeyModel = {
-  requireTokenizer: () => ({ path: '/models/x/tokenizer.json', sha256: 'f'.repeat(64), encode: () => [], tokenToId: () => undefined }),
+  requireTokenizer: () => ({
+    path: '/models/x/tokenizer.json',
+    sha256: 'f'.repeat(64),
+    encode: () => [],
+    encodeWithSpecialTokens: () => [],
+    tokenText: () => '',
+    tokenToId: () => undefined,
+  }),
   prefixTokenId: () => 1,
 };
 
@@ -37,6 +44,13 @@ function storedEntry(name: string): { cacheDir: string; file: string } {
 }
 
 describe('token cache integrity', () => {
+  it('an entry stored under the rules of one lm-eval release is never read under the other', () => {
+    const { cacheDir } = storedEntry('releases');
+    expect(openTokenCache(model, requests, { cacheDir }).cached).toEqual(tokenized);
+    expect(openTokenCache(model, requests, { cacheDir, lmEvalVersion: '0.4.4-0.4.8' }).cached).toEqual(tokenized);
+    expect(openTokenCache(model, requests, { cacheDir, lmEvalVersion: '0.4.13' }).cached).toBeUndefined();
+  });
+
   it('a changed id fails the checksum: warned, not used, and rebuilt on the next store', () => {
     const { cacheDir, file } = storedEntry('flipped');
     const bytes = readFileSync(file);

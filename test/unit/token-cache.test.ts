@@ -30,7 +30,7 @@ describe('token cache', () => {
     expect(readTokenCache(file, 3)).toBeUndefined();
   });
 
-  it('keys on the tokenizer files and on every request text', () => {
+  it('keys on the tokenizer files, the lm-eval release and every request text', () => {
     const tokenizerA = path.join(dir, 'a', 'tokenizer.json');
     const tokenizerB = path.join(dir, 'b', 'tokenizer.json');
     for (const [file, content] of [[tokenizerA, '{"a":1}'], [tokenizerB, '{"a":2}']] as const) {
@@ -38,7 +38,9 @@ describe('token cache', () => {
       writeTokenCache(path.join(path.dirname(file), 'x.bin'), []); // creates the folder
       writeFileSync(file, content);
     }
-    expect(tokenizerFingerprint(tokenizerA)).not.toBe(tokenizerFingerprint(tokenizerB));
+    expect(tokenizerFingerprint(tokenizerA, '0.4.4-0.4.8')).not.toBe(tokenizerFingerprint(tokenizerB, '0.4.4-0.4.8'));
+    // ids built under one lm-eval release's rules never serve the other
+    expect(tokenizerFingerprint(tokenizerA, '0.4.4-0.4.8')).not.toBe(tokenizerFingerprint(tokenizerA, '0.4.13'));
     const requests = [{ context: 'Q: 1+1?', continuation: ' 2' }, { context: 'Q: 1+1?', continuation: ' 3' }];
     const changed = [{ context: 'Q: 1+1?', continuation: ' 2' }, { context: 'Q: 1+2?', continuation: ' 3' }];
     expect(requestsFingerprint(requests)).not.toBe(requestsFingerprint(changed));
