@@ -117,7 +117,8 @@ def record(suite, data_dir, name, source, data_files, num_fewshot):
                 "metrics": {metric: results[metric] for metric in ("acc", "acc_norm") if metric in results},
             }
         )
-    return {"suite": suite, "dataDir": str(data_dir), "task": name, "numFewshot": num_fewshot, "templates": templates(raw), "docs": docs}
+    version = (raw.get("metadata") or {}).get("version")
+    return {"suite": suite, "dataDir": str(data_dir), "task": name, "numFewshot": num_fewshot, "version": version, "templates": templates(raw), "docs": docs}
 
 
 def main(out):

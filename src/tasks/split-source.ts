@@ -11,7 +11,8 @@ import type { z } from 'zod';
 import { readTextFile } from './data-files.js';
 import { sourcePathFor } from './hub-cache.js';
 import type { SuiteData } from './hub-layout.js';
-import { readParquetSplit, type SplitRow } from './parquet-rows.js';
+import { badRow, parseJsonLines } from './jsonl.js';
+import { badParquetRow, readParquetSplit } from './parquet-rows.js';
 
 export interface SplitSource<Doc> {
   /** The file (or first shard) named in messages about the split as a whole. */
@@ -47,13 +48,30 @@ export function hubSplit<Doc>(data: SuiteData<string>, shards: readonly string[]
 }
 
 /**
- * A hub parser from the columns it needs (those in `optional` may be absent) and a function from a checked row to
- * the document.
+ * Turns a row that fits its schema into a document, or says (a string) what lm-eval would fail on in it, which
+ * the parser reports as BAD_DATA naming the row.
  */
-export function parquetParser<Shape extends z.ZodRawShape, Doc>(
+export type RowToDoc<Row, Doc extends object> = (row: Row) => Doc | string;
+
+/** A release parser for a split that is one JSONL file. */
+export function jsonlParser<Schema extends z.ZodType, Doc extends object>(schema: Schema, toDoc: RowToDoc<z.output<Schema>, Doc>): ReleaseSplitParser<Doc> {
+  return ([content = ''], [file = '']) =>
+    parseJsonLines(content, file, schema).map(({ row, line }) => {
+      const doc = toDoc(row);
+      return typeof doc === 'string' ? badRow(file, line, doc) : doc;
+    });
+}
+
+/** A hub parser from the columns it needs (those in `optional` may be absent). */
+export function parquetParser<Shape extends z.ZodRawShape, Doc extends object>(
   shape: Shape,
-  toDoc: (row: z.output<z.ZodObject<Shape>>, at: SplitRow<unknown>) => Doc,
+  toDoc: RowToDoc<z.output<z.ZodObject<Shape>>, Doc>,
   optional: readonly (keyof Shape & string)[] = [],
 ): HubSplitParser<Doc> {
-  return async (shards, root, what) => (await readParquetSplit(shards, { root, what, shape, optional })).map((row) => toDoc(row.row, row));
+  return async (shards, root, what) =>
+    (await readParquetSplit(shards, { root, what, shape, optional })).map((row) => {
+      const doc = toDoc(row.row);
+      if (typeof doc === 'string') throw badParquetRow(row, doc);
+      return doc;
+    });
 }

@@ -19,6 +19,7 @@ interface RecordedCase {
   readonly dataDir: string;
   readonly task: string;
   readonly numFewshot: number;
+  readonly version: number;
   readonly templates: { readonly doc_to_text: unknown; readonly doc_to_target: unknown; readonly doc_to_choice: unknown };
   readonly docs: readonly {
     readonly doc_id: number;
@@ -65,8 +66,10 @@ describe('requests and metrics as lm-eval builds them from the same rows', () =>
       }
     });
 
-    it(`${label}: the spec reports the YAML's doc_to_text, doc_to_target and doc_to_choice`, async () => {
-      const facts = (await loadTask(recordedCase)).lmEval;
+    it(`${label}: the spec reports the YAML's doc_to_text, doc_to_target, doc_to_choice and version`, async () => {
+      const task = await loadTask(recordedCase);
+      expect(task.version).toBe(recordedCase.version);
+      const facts = task.lmEval;
       expect({ doc_to_text: facts?.docToText, doc_to_target: facts?.docToTarget, doc_to_choice: facts?.docToChoice }).toEqual(recordedCase.templates);
     });
   }

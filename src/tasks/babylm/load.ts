@@ -38,49 +38,42 @@ const GROUP_VERSION = 1;
 const pairSchema = z.looseObject({ sentence_good: z.string(), sentence_bad: z.string() });
 type Pair = z.output<typeof pairSchema>;
 
-function pairSpec(name: string): MultipleChoiceTaskSpec<Pair> {
+/**
+ * The pipeline's `_template_yaml`s differ only in the prompt: JSON files read as split `train`, gold 0, acc,
+ * num_fewshot 0.
+ */
+function babyLmSpec<Doc extends TaskDocument>(
+  name: string,
+  prompt: { readonly docToText: (doc: Doc) => string; readonly docToChoices: (doc: Doc) => readonly string[]; readonly templates: { readonly text: string; readonly choice: string } },
+): MultipleChoiceTaskSpec<Doc> {
   return {
     name,
     version: TASK_VERSION,
-    docToText: () => '',
-    docToChoices: (pair) => [pair.sentence_good, pair.sentence_bad],
+    docToText: prompt.docToText,
+    docToChoices: prompt.docToChoices,
     docToTarget: () => 0,
     metrics: ['acc'],
     fewshot: { pinnedZeroShot: true },
     lmEval: {
       datasetPath: 'json',
       splits: { validation_split: 'train' },
-      docToText: '',
+      docToText: prompt.templates.text,
       docToTarget: 0,
-      docToChoice: '{{[sentence_good, sentence_bad]}}',
+      docToChoice: prompt.templates.choice,
       shouldDecontaminate: true,
     },
   };
 }
+
+const pairSpec = (name: string): MultipleChoiceTaskSpec<Pair> =>
+  babyLmSpec<Pair>(name, { docToText: () => '', docToChoices: (pair) => [pair.sentence_good, pair.sentence_bad], templates: { text: '', choice: '{{[sentence_good, sentence_bad]}}' } });
 
 /** ewok-core-1.0's columns the template reads; the others (Domain, ContextDiff, TargetType …) are kept for logs. */
 const ewokSchema = z.looseObject({ Context1: z.string(), Target1: z.string(), Target2: z.string() });
 type EwokItem = z.output<typeof ewokSchema>;
 
-function ewokSpec(name: string): MultipleChoiceTaskSpec<EwokItem> {
-  return {
-    name,
-    version: TASK_VERSION,
-    docToText: (item) => item.Context1,
-    docToChoices: (item) => [item.Target1, item.Target2],
-    docToTarget: () => 0,
-    metrics: ['acc'],
-    fewshot: { pinnedZeroShot: true },
-    lmEval: {
-      datasetPath: 'json',
-      splits: { validation_split: 'train' },
-      docToText: '{{Context1}}',
-      docToTarget: 0,
-      docToChoice: '{{[Target1, Target2]}}',
-      shouldDecontaminate: true,
-    },
-  };
-}
+const ewokSpec = (name: string): MultipleChoiceTaskSpec<EwokItem> =>
+  babyLmSpec<EwokItem>(name, { docToText: (item) => item.Context1, docToChoices: (item) => [item.Target1, item.Target2], templates: { text: '{{Context1}}', choice: '{{[Target1, Target2]}}' } });
 
 const LAYOUTS = {
   blimp_filtered: { folder: 'blimp_filtered', taskName: (paradigm: string) => `blimp_${paradigm}_filtered`, schema: pairSchema, spec: pairSpec },

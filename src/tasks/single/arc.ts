@@ -12,9 +12,7 @@
  * (question {stem, choices [{text, label}]}) is read into the same rows, as the hub's builder does.
  */
 import { z } from 'zod';
-import { badRow, parseJsonLines } from '../jsonl.js';
-import { badParquetRow } from '../parquet-rows.js';
-import { parquetParser } from '../split-source.js';
+import { jsonlParser, parquetParser } from '../split-source.js';
 import type { SingleTask } from './single-task.js';
 
 interface ArcDoc {
@@ -35,12 +33,12 @@ const releaseRow = z.looseObject({
   answerKey: text,
 });
 
-/** What lm-eval would fail on: text and label lists that disagree, or an answer key that is not a label. */
-function problemOf(doc: ArcDoc): string | undefined {
+/** The document, or what lm-eval would fail on: text and label lists that disagree, an answer key that is no label. */
+function checked(doc: ArcDoc): ArcDoc | string {
   const { text: texts, label: labels } = doc.choices;
   if (texts.length !== labels.length) return `column "choices": ${texts.length} texts but ${labels.length} labels`;
   if (!labels.includes(doc.answerKey)) return `column "answerKey": ${JSON.stringify(doc.answerKey)} is not one of the choice labels ${labels.join(', ')}`;
-  return undefined;
+  return doc;
 }
 
 function arcTask(name: 'arc_easy' | 'arc_challenge', config: ArcConfig): SingleTask<ArcDoc> {
@@ -75,27 +73,20 @@ function arcTask(name: 'arc_easy' | 'arc_challenge', config: ArcConfig): SingleT
       release: {
         description: `the release (ARC-V1-Feb2018-2), ${config}/${releaseFile('Test')} (${releaseFile('Train')} beside it for few-shot)`,
         files: { test: [releaseFile('Test')], validation: [releaseFile('Dev')], train: [releaseFile('Train')] },
-        parse: ([content = ''], [file = '']) =>
-          parseJsonLines(content, file, releaseRow).map(({ row, line }) => {
-            const doc: ArcDoc = {
-              id: row.id,
-              question: row.question.stem,
-              choices: { text: row.question.choices.map((choice) => choice.text), label: row.question.choices.map((choice) => choice.label) },
-              answerKey: row.answerKey,
-            };
-            const problem = problemOf(doc);
-            return problem === undefined ? doc : badRow(file, line, problem);
+        parse: jsonlParser(releaseRow, (row) =>
+          checked({
+            id: row.id,
+            question: row.question.stem,
+            choices: { text: row.question.choices.map((choice) => choice.text), label: row.question.choices.map((choice) => choice.label) },
+            answerKey: row.answerKey,
           }),
+        ),
       },
       hub: {
         description: `the Hugging Face hub's allenai/ai2_arc parquet, ${config}/test-00000-of-00001.parquet (train beside it for few-shot)`,
         // '' when --data names the hub download (whose ARC-Easy folder is then this folder), the config in a hub cache.
         configs: ['', config],
-        parse: parquetParser(hubShape, (row, at) => {
-          const problem = problemOf(row);
-          if (problem !== undefined) throw badParquetRow(at, problem);
-          return row;
-        }),
+        parse: parquetParser(hubShape, checked),
       },
     },
   };

@@ -14,9 +14,8 @@
  */
 import { z } from 'zod';
 import { pythonCapitalize, pythonStrip } from '../../text/python-text.js';
-import { badRow, parseJsonLines } from '../jsonl.js';
-import { badParquetRow, parquetInt } from '../parquet-rows.js';
-import { parquetParser } from '../split-source.js';
+import { parquetInt } from '../parquet-rows.js';
+import { jsonlParser, parquetParser } from '../split-source.js';
 import type { SingleTask } from './single-task.js';
 
 /** A hub row: the columns process_docs reads, and the others where the file has them. */
@@ -92,26 +91,15 @@ export const hellaswag: SingleTask<HellaSwagDoc> = {
     release: {
       description: "the release (rowanz/hellaswag's data folder), hellaswag_val.jsonl (hellaswag_train.jsonl beside it for few-shot)",
       files: { validation: ['hellaswag_val.jsonl'], train: ['hellaswag_train.jsonl'] },
-      parse: ([content = ''], [file = '']) =>
-        parseJsonLines(content, file, releaseRow).map(({ row, line }) => {
-          const { ind, activity_label, ctx_a, ctx_b, ctx, endings, source_id, split, split_type, label } = row;
-          // The hub's builder keeps these fields, in its column order, with the label as a string.
-          const doc = processDoc({ ind, activity_label, ctx_a, ctx_b, ctx, endings, source_id, split, split_type, label: String(label) });
-          return typeof doc === 'string' ? badRow(file, line, doc) : doc;
-        }),
+      // The hub's builder keeps these fields, in its column order, with the label as a string.
+      parse: jsonlParser(releaseRow, ({ ind, activity_label, ctx_a, ctx_b, ctx, endings, source_id, split, split_type, label }) =>
+        processDoc({ ind, activity_label, ctx_a, ctx_b, ctx, endings, source_id, split, split_type, label: String(label) }),
+      ),
     },
     hub: {
       description: "the Hugging Face hub's Rowan/hellaswag parquet, data/validation-00000-of-00001.parquet (or default/validation/0000.parquet), train beside it for few-shot",
       configs: ['data', 'default', ''],
-      parse: parquetParser(
-        { ...usedColumns, ...keptColumns },
-        (row, at) => {
-          const doc = processDoc(row);
-          if (typeof doc === 'string') throw badParquetRow(at, doc);
-          return doc;
-        },
-        ['ind', 'ctx', 'source_id', 'split', 'split_type'],
-      ),
+      parse: parquetParser({ ...usedColumns, ...keptColumns }, processDoc, ['ind', 'ctx', 'source_id', 'split', 'split_type']),
     },
   },
 };

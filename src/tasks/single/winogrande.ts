@@ -14,9 +14,7 @@
  */
 import { z } from 'zod';
 import { pythonStrip } from '../../text/python-text.js';
-import { badRow, parseJsonLines } from '../jsonl.js';
-import { badParquetRow } from '../parquet-rows.js';
-import { parquetParser } from '../split-source.js';
+import { jsonlParser, parquetParser } from '../split-source.js';
 import type { SingleTask } from './single-task.js';
 
 interface WinograndeDoc {
@@ -29,11 +27,11 @@ interface WinograndeDoc {
 
 const ANSWER_INDEX: Readonly<Record<string, number>> = { '1': 0, '2': 1 };
 
-/** What lm-eval would fail on: a sentence without a blank, or an answer other than "1" and "2". */
-function problemOf(doc: WinograndeDoc): string | undefined {
+/** The document, or what lm-eval would fail on: a sentence without a blank, an answer other than "1" and "2". */
+function checked(doc: WinograndeDoc): WinograndeDoc | string {
   if (!doc.sentence.includes('_')) return 'column "sentence": has no blank "_" to fill';
   if (ANSWER_INDEX[doc.answer] === undefined) return `column "answer": ${JSON.stringify(doc.answer)} is neither "1" nor "2"`;
-  return undefined;
+  return doc;
 }
 
 const text = z.string();
@@ -79,21 +77,12 @@ export const winogrande: SingleTask<WinograndeDoc> = {
     release: {
       description: 'the release (winogrande_1.1), dev.jsonl (train_xl.jsonl beside it for few-shot)',
       files: { validation: ['dev.jsonl'], train: ['train_xl.jsonl'] },
-      parse: ([content = ''], [file = '']) =>
-        parseJsonLines(content, file, releaseRow).map(({ row, line }) => {
-          const doc: WinograndeDoc = { sentence: row.sentence, option1: row.option1, option2: row.option2, answer: row.answer };
-          const problem = problemOf(doc);
-          return problem === undefined ? doc : badRow(file, line, problem);
-        }),
+      parse: jsonlParser(releaseRow, ({ sentence, option1, option2, answer }) => checked({ sentence, option1, option2, answer })),
     },
     hub: {
       description: "the Hugging Face hub's allenai/winogrande parquet, winogrande_xl/validation-00000-of-00001.parquet (train beside it for few-shot)",
       configs: ['winogrande_xl'],
-      parse: parquetParser(rowShape, (row, at) => {
-        const problem = problemOf(row);
-        if (problem !== undefined) throw badParquetRow(at, problem);
-        return row;
-      }),
+      parse: parquetParser(rowShape, checked),
     },
   },
 };
