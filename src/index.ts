@@ -22,7 +22,7 @@ export type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from
 export { loadSuite, SUITE_NAMES, type SuiteName } from './tasks/registry.js';
 export { defaultHubCacheDir } from './tasks/hub-cache.js';
 export type { MultipleChoiceTask, MultipleChoiceDoc, Suite, TaskGroup } from './tasks/types.js';
-export { buildTask, type MultipleChoiceTaskSpec } from './tasks/task-spec.js';
+export { buildTask, type MultipleChoiceTaskSpec, type MultipleInputTaskSpec, type SingleInputTaskSpec } from './tasks/task-spec.js';
 export type { LmEvalResults } from './eval/results.js';
 export { MlrbError, isMlrbError, type ErrorCode } from './errors.js';
 // Edge-track checks (parameters, DRAM, quantization, pruning): the objects `inspect` / `check-pruning` print.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Re-records test/fixtures/lm-eval/ from lm-eval 0.4.13 itself (the wheel in .xa/whl/): the rows its make_table
-# builds from our results file for the tiny fixture run, and the task versions in its YAMLs. Run from the repo
-# root; needs /work/pyenv/bin/python (pyyaml, numpy, jinja2) and node. Tests read the outputs without Python.
+# builds from our results file for the tiny fixture run, the task versions in its YAMLs, and the requests and
+# metrics its tasks build from the hub fixtures. Run from the repo root; needs /work/pyenv/bin/python (pyyaml,
+# numpy, jinja2, datasets) and node. Tests read the outputs without Python.
 set -euo pipefail
 python=${PYTHON:-/work/pyenv/bin/python}
 target=${LMEVAL_TARGET:-/tmp/lmeval}
@@ -15,3 +16,5 @@ trap 'rm -f "$results"' EXIT
 npx tsx scripts/lm_eval/tiny-results.ts "$results"
 PYTHONPATH="$target:scripts/gpu/stubs" "$python" scripts/lm_eval/render_table.py "$results" "$out/tiny-run.make_table.json"
 PYTHONPATH="$target:scripts/gpu/stubs" "$python" scripts/lm_eval/task_versions.py "$out/task-versions.json"
+# `datasets` needs the real requests package, so this one runs without the requests stub.
+PYTHONPATH="$target:scripts/lm_eval/stubs" "$python" scripts/lm_eval/task_requests.py "$out/task-requests.json"

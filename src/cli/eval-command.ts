@@ -12,16 +12,38 @@ import { writeResultOutput } from '../io/result-output.js';
 import { parseEvalArgs } from './eval-args.js';
 import { lmEvalOutputFiles, lmEvalSampleLine } from './lm-eval-output.js';
 import { createProgressReporter } from './progress.js';
+import { describeTaskNames } from '../tasks/task-names.js';
 import { renderBreakdownTables, renderResultsTable } from './table.js';
 import { ExitError, type CliIo } from './exit-error.js';
+
+/** Where a flag's help text starts, and the width usage text wraps at. */
+const HELP_COLUMN = 24;
+const USAGE_WIDTH = 100;
+
+/** The --tasks help, listing the registry's names (so a new suite shows up without an edit here). */
+function tasksHelp(): string {
+  const names = describeTaskNames();
+  const text =
+    `comma-separated task, group and tag names. lm-eval's: ${names.lmEval.join(', ')}; ` +
+    `BabyLM 2024's: ${names.babyLm.join(', ')}; ours: ${names.ours.join(', ')} (--suite is the same flag)`;
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && HELP_COLUMN + line.length + 1 + word.length > USAGE_WIDTH) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  lines.push(line);
+  return lines.join(`\n${' '.repeat(HELP_COLUMN)}`);
+}
 
 export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR] [options]
 
   MODEL                 an ONNX causal LM, or its folder (model.onnx, else its only .onnx file)
-  --tasks NAMES         comma-separated lm-eval task, group and tag names: mmlu, mmlu_stem,
-                        mmlu_anatomy, blimp, blimp_adjunct_island, super-glue-lm-eval-v1, boolq,
-                        cb, copa, multirc, record, sglue_rte, wic, wsc; ours: superglue,
-                        blimp_filtered, blimp_supplement (--suite is the same flag)
+  --tasks NAMES         ${tasksHelp()}
   --data DIR            the suite's data folder (or a folder with one sub-folder per suite), in the
                         release layout or as a Hugging Face hub download (parquet); default: the
                         hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)

@@ -1,6 +1,8 @@
 /**
  * Turns a declarative multiple-choice task into lm-eval's requests: one (context, continuation) pair per
- * choice, context = description + few-shot blocks + doc text, continuation = target delimiter + choice.
+ * choice, context = description + few-shot blocks + doc text, continuation = target delimiter + choice (for a
+ * multiple-input document: context = description + few-shot blocks + choice, continuation = target delimiter +
+ * the document's continuation).
  */
 import { createFewshotDraw } from '../tasks/fewshot/sampler.js';
 import type { MultipleChoiceDoc, MultipleChoiceTask } from '../tasks/types.js';
@@ -16,26 +18,43 @@ function fewshotBlock(task: MultipleChoiceTask, example: MultipleChoiceDoc): str
   return `${example.text}${task.targetDelimiter}${target}${task.fewshotDelimiter}`;
 }
 
-/** The context string lm-eval builds for every document of the task, in document order (random draws depend on it). */
-export function buildTaskContexts(task: MultipleChoiceTask): string[] {
+/**
+ * What precedes every document's own text: the description and the few-shot blocks, in document order (random
+ * draws depend on it).
+ */
+function buildTaskPrefixes(task: MultipleChoiceTask): string[] {
   const drawExamples = createFewshotDraw(task.name, task.fewshot, task.numFewshot ?? 0);
-  return task.docs.map((doc) => {
-    const shots = drawExamples(doc)
+  return task.docs.map((doc) =>
+    task.description +
+    drawExamples(doc)
       .map((example) => fewshotBlock(task, example))
-      .join('');
-    return task.description + shots + doc.text;
-  });
+      .join(''),
+  );
 }
 
+/** The context string lm-eval builds for every document of the task (a multiple-input one: its gold context). */
+export function buildTaskContexts(task: MultipleChoiceTask): string[] {
+  const prefixes = buildTaskPrefixes(task);
+  return task.docs.map((doc, docIndex) => (prefixes[docIndex] ?? '') + doc.text);
+}
+
+/**
+ * One request per choice. Usually the document's context is shared and the choice is the continuation; a
+ * multiple-input document (lm-eval's `ctx + choice` for each context) puts the choice in the context and scores
+ * its one continuation after each.
+ */
 export function buildTaskRequests(task: MultipleChoiceTask): LoglikelihoodRequest[] {
-  const contexts = buildTaskContexts(task);
-  return task.docs.flatMap((doc, docIndex) =>
-    doc.choices.map((choice, choiceIndex) => ({
+  const prefixes = buildTaskPrefixes(task);
+  return task.docs.flatMap((doc, docIndex) => {
+    const prefix = prefixes[docIndex] ?? '';
+    const { continuation } = doc;
+    return doc.choices.map((choice, choiceIndex) => ({
       taskName: task.name,
       docId: doc.docId,
       choiceIndex,
-      context: contexts[docIndex] ?? '',
-      continuation: task.targetDelimiter + choice,
-    })),
-  );
+      ...(continuation === undefined
+        ? { context: prefix + doc.text, continuation: task.targetDelimiter + choice }
+        : { context: prefix + choice, continuation: task.targetDelimiter + continuation }),
+    }));
+  });
 }

@@ -100,3 +100,8 @@ export async function readParquetSplit<Shape extends z.ZodRawShape>(
   const perShard = await Promise.all(shards.map(async (file) => (await readParquetRows({ ...request, file })).map((row) => ({ ...row, file }))));
   return perShard.flat();
 }
+
+/** A row that parsed but breaks a rule the schema cannot state: BAD_DATA naming the shard and row. */
+export function badParquetRow(row: SplitRow<unknown>, what: string): MlrbError {
+  return new MlrbError('BAD_DATA', `${row.file} row ${row.rowNumber}: ${what}`, { file: row.file, row: row.rowNumber });
+}

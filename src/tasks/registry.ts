@@ -1,13 +1,20 @@
 /**
- * The suites the CLI can name. Each entry is data: a name and its loader; adding a suite is one more entry and
- * one more options type, with no change to the evaluator. Every SuperGLUE task is also a suite of its own
- * (`--suite boolq,cb`); `rte` is accepted for lm-eval's `sglue_rte`.
+ * The suites the CLI can name. Each entry is data: a name, its loader and where the name comes from; adding a
+ * suite is one more entry and one more options type, with no change to the evaluator, and the CLI's usage and
+ * errors list it from here. Every SuperGLUE task is also a suite of its own (`--suite boolq,cb`); `rte` is
+ * accepted for lm-eval's `sglue_rte`. A multiple-choice task over one dataset is a SingleTask (src/tasks/single/):
+ * one file and one entry here.
  */
 import { loadBabyLmSuite, type BabyLmLoadOptions } from './babylm/load.js';
 import { loadBlimpSuite, type BlimpLoadOptions } from './blimp/load.js';
 import { loadMmluSuite, type MmluLoadOptions } from './mmlu/load.js';
+import { arcChallenge, arcEasy } from './single/arc.js';
+import { hellaswag } from './single/hellaswag.js';
+import { piqa } from './single/piqa.js';
+import { loadSingleTaskSuite } from './single/single-task.js';
+import { winogrande } from './single/winogrande.js';
 import { loadSuperGlueSuite, loadSuperGlueTaskSuite, type SuperGlueLoadOptions, type SuperGlueTaskName } from './superglue/load.js';
-import type { Suite } from './types.js';
+import type { Suite, SuiteLoadOptions } from './types.js';
 
 /** Each suite's load options; the key set is the set of suite names. */
 export interface SuiteOptionsByName {
@@ -25,44 +32,73 @@ export interface SuiteOptionsByName {
   readonly wsc: SuperGlueLoadOptions;
   readonly blimp_filtered: BabyLmLoadOptions;
   readonly blimp_supplement: BabyLmLoadOptions;
+  readonly ewok_filtered: BabyLmLoadOptions;
+  readonly hellaswag: SuiteLoadOptions;
+  readonly arc_easy: SuiteLoadOptions;
+  readonly arc_challenge: SuiteLoadOptions;
+  readonly piqa: SuiteLoadOptions;
+  readonly winogrande: SuiteLoadOptions;
 }
 
 export type SuiteName = keyof SuiteOptionsByName;
 
-type SuiteLoaders = { readonly [Name in SuiteName]: (options: SuiteOptionsByName[Name]) => Promise<Suite> };
+/**
+ * Whose name a suite goes by: lm-eval's own (a task, group or tag of v0.4.4–v0.4.8), BabyLM 2024's evaluation
+ * pipeline's (an lm-eval fork), ours (a suite lm-eval has no single name for), or another spelling of one of
+ * those. The CLI's usage lists them in these classes.
+ */
+export type SuiteNameOrigin = 'lm-eval' | 'babylm' | 'ours' | 'alias';
 
-const superGlueTask =
-  (name: SuperGlueTaskName) =>
-  (options: SuperGlueLoadOptions): Promise<Suite> =>
-    loadSuperGlueTaskSuite(name, options);
+interface SuiteEntry<Options> {
+  readonly load: (options: Options) => Promise<Suite>;
+  readonly origin: SuiteNameOrigin;
+}
 
-const SUITE_LOADERS: SuiteLoaders = {
-  mmlu: loadMmluSuite,
-  blimp: loadBlimpSuite,
-  superglue: loadSuperGlueSuite,
+type SuiteEntries = { readonly [Name in SuiteName]: SuiteEntry<SuiteOptionsByName[Name]> };
+
+const superGlueTask = (name: SuperGlueTaskName): SuiteEntry<SuperGlueLoadOptions> => ({
+  load: (options) => loadSuperGlueTaskSuite(name, options),
+  origin: 'lm-eval',
+});
+
+const SUITES: SuiteEntries = {
+  mmlu: { load: loadMmluSuite, origin: 'lm-eval' },
+  blimp: { load: loadBlimpSuite, origin: 'lm-eval' },
+  superglue: { load: loadSuperGlueSuite, origin: 'ours' },
   boolq: superGlueTask('boolq'),
   cb: superGlueTask('cb'),
   copa: superGlueTask('copa'),
   multirc: superGlueTask('multirc'),
   record: superGlueTask('record'),
   sglue_rte: superGlueTask('sglue_rte'),
-  rte: superGlueTask('sglue_rte'),
+  rte: { ...superGlueTask('sglue_rte'), origin: 'alias' },
   wic: superGlueTask('wic'),
   wsc: superGlueTask('wsc'),
-  blimp_filtered: (options) => loadBabyLmSuite('blimp_filtered', options),
-  blimp_supplement: (options) => loadBabyLmSuite('blimp_supplement', options),
+  hellaswag: { load: (options) => loadSingleTaskSuite(hellaswag, options), origin: 'lm-eval' },
+  arc_easy: { load: (options) => loadSingleTaskSuite(arcEasy, options), origin: 'lm-eval' },
+  arc_challenge: { load: (options) => loadSingleTaskSuite(arcChallenge, options), origin: 'lm-eval' },
+  piqa: { load: (options) => loadSingleTaskSuite(piqa, options), origin: 'lm-eval' },
+  winogrande: { load: (options) => loadSingleTaskSuite(winogrande, options), origin: 'lm-eval' },
+  blimp_filtered: { load: (options) => loadBabyLmSuite('blimp_filtered', options), origin: 'babylm' },
+  blimp_supplement: { load: (options) => loadBabyLmSuite('blimp_supplement', options), origin: 'babylm' },
+  ewok_filtered: { load: (options) => loadBabyLmSuite('ewok_filtered', options), origin: 'babylm' },
 };
 
-export const SUITE_NAMES: readonly SuiteName[] = Object.keys(SUITE_LOADERS) as SuiteName[];
+export const SUITE_NAMES: readonly SuiteName[] = Object.keys(SUITES) as SuiteName[];
+
+/** The suite names whose name comes from `origin`, in registry order. */
+export function suiteNamesFrom(origin: SuiteNameOrigin): SuiteName[] {
+  return SUITE_NAMES.filter((name) => SUITES[name].origin === origin);
+}
 
 export function isSuiteName(name: string): name is SuiteName {
-  return Object.hasOwn(SUITE_LOADERS, name);
+  return Object.hasOwn(SUITES, name);
 }
 
 export function loadSuite<Name extends SuiteName>(name: Name, options: SuiteOptionsByName[Name]): Promise<Suite> {
   if (!isSuiteName(name)) {
     throw new RangeError(`unknown suite ${JSON.stringify(name)}; known suites: ${SUITE_NAMES.join(', ')}`);
   }
-  const load = SUITE_LOADERS[name] as (options: SuiteOptionsByName[Name]) => Promise<Suite>;
+  const load = SUITES[name].load as (options: SuiteOptionsByName[Name]) => Promise<Suite>;
   return load(options);
 }

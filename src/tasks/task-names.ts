@@ -5,7 +5,7 @@
  * its group is reported only when the group itself is named, and a tag is a list of tasks with no aggregate.
  */
 import type { SuiteName } from './registry.js';
-import { isSuiteName, SUITE_NAMES } from './registry.js';
+import { isSuiteName, suiteNamesFrom } from './registry.js';
 import { BLIMP_PARADIGMS } from './blimp/paradigms.js';
 import { MMLU_CATEGORIES, MMLU_SUBJECT_CATEGORIES, isMmluSubject, type MmluCategory } from './mmlu/subjects.js';
 import type { Suite } from './types.js';
@@ -31,10 +31,18 @@ type Request =
   | { readonly suite: SuiteName; readonly whole: true }
   | { readonly suite: SuiteName; readonly whole: false; readonly subjects?: readonly string[]; readonly paradigms?: readonly string[]; readonly tasks?: readonly string[]; readonly groups: readonly string[] };
 
-const BABYLM_SUBTASK_PATTERNS: readonly { readonly suite: SuiteName; readonly pattern: RegExp }[] = [
-  { suite: 'blimp_supplement', pattern: /^blimp_supplement_.+$/ },
-  { suite: 'blimp_filtered', pattern: /^blimp_.+_filtered$/ },
+/** BabyLM subtask names, and how usage text spells them. */
+const BABYLM_SUBTASK_PATTERNS: readonly { readonly suite: SuiteName; readonly pattern: RegExp; readonly shown: string }[] = [
+  { suite: 'blimp_supplement', pattern: /^blimp_supplement_.+$/, shown: 'blimp_supplement_<subtask>' },
+  { suite: 'blimp_filtered', pattern: /^blimp_.+_filtered$/, shown: 'blimp_<paradigm>_filtered' },
+  { suite: 'ewok_filtered', pattern: /^ewok_.+_filtered$/, shown: 'ewok_<domain>_filtered' },
 ];
+
+/** How usage text spells the group and subtask names a suite also answers to. */
+const LM_EVAL_SUBTASK_NAMES: Readonly<Partial<Record<SuiteName, readonly string[]>>> = {
+  mmlu: [`mmlu_{${MMLU_CATEGORIES.join(',')}}`, 'mmlu_<subject>'],
+  blimp: ['blimp_<paradigm>'],
+};
 
 function requestFor(name: string): Request | undefined {
   if (name === SUPERGLUE_TAG) return { suite: 'superglue', whole: false, groups: [] };
@@ -55,6 +63,22 @@ function requestFor(name: string): Request | undefined {
   return undefined;
 }
 
+/** The names --tasks accepts, by whose names they are (for usage text and errors); built from the registry. */
+export interface TaskNameVocabulary {
+  /** lm-eval's task, group and tag names, with the patterns of MMLU's and BLiMP's subtasks. */
+  readonly lmEval: readonly string[];
+  /** BabyLM 2024's pipeline's groups and the patterns of their subtasks. */
+  readonly babyLm: readonly string[];
+  /** Suites of ours. */
+  readonly ours: readonly string[];
+}
+
+export function describeTaskNames(): TaskNameVocabulary {
+  const lmEval = [...suiteNamesFrom('lm-eval').flatMap((name) => [name, ...(LM_EVAL_SUBTASK_NAMES[name] ?? [])]), SUPERGLUE_TAG];
+  const babyLm = suiteNamesFrom('babylm').flatMap((name) => [name, ...BABYLM_SUBTASK_PATTERNS.filter((entry) => entry.suite === name).map((entry) => entry.shown)]);
+  return { lmEval, babyLm, ours: suiteNamesFrom('ours') };
+}
+
 /**
  * Comma-separated names → one selection per suite, in first-named order. Unknown names are one RangeError
  * naming them all, before any file is read.
@@ -65,9 +89,9 @@ export function resolveTaskNames(spec: string): SuiteSelection[] {
   const requests = names.map((name) => ({ name, request: requestFor(name) }));
   const unknown = requests.filter(({ request }) => request === undefined).map(({ name }) => name);
   if (unknown.length > 0) {
+    const known = describeTaskNames();
     throw new RangeError(
-      `unknown task(s) ${unknown.map((name) => JSON.stringify(name)).join(', ')}; known: ${SUITE_NAMES.join(', ')}, ${SUPERGLUE_TAG}, ` +
-        `mmlu_<subject>, mmlu_{${MMLU_CATEGORIES.join(',')}}, blimp_<paradigm>, blimp_<paradigm>_filtered, blimp_supplement_<subtask>`,
+      `unknown task(s) ${unknown.map((name) => JSON.stringify(name)).join(', ')}; known: ${[...known.lmEval, ...known.babyLm, ...known.ours].join(', ')}`,
     );
   }
   const bySuite = new Map<SuiteName, Request[]>();

@@ -20,7 +20,8 @@ import type {
 /** A document as lm-eval sees it: the dataset row after the task's preprocessing. */
 export type TaskDocument = Readonly<Record<string, unknown>>;
 
-export interface MultipleChoiceTaskSpec<Doc extends TaskDocument> {
+/** What every spec states, whichever form its prompts take. */
+interface TaskSpecFacts {
   /** lm-eval's task name. */
   readonly name: string;
   /** metadata.version. */
@@ -29,15 +30,6 @@ export interface MultipleChoiceTaskSpec<Doc extends TaskDocument> {
   readonly description?: string;
   readonly targetDelimiter?: string;
   readonly fewshotDelimiter?: string;
-  readonly docToText: (doc: Doc) => string;
-  readonly docToChoices: (doc: Doc) => readonly string[];
-  /**
-   * An index into the choices, or a string, which lm-eval looks up among the choices (-1 when absent) and shows
-   * as the answer of few-shot examples.
-   */
-  readonly docToTarget: (doc: Doc) => number | string;
-  /** Required by `answer` scoring: the candidate text behind each choice and the gold answers. */
-  readonly docToAnswers?: (doc: Doc) => DocAnswers;
   readonly metrics: readonly MetricName[];
   readonly aggregations?: Readonly<Partial<Record<MetricName, AggregationName>>>;
   readonly docScoring?: DocScoring;
@@ -49,6 +41,35 @@ export interface MultipleChoiceTaskSpec<Doc extends TaskDocument> {
    */
   readonly fewshot: { readonly sampler: 'first_n' | 'default'; readonly drawsExtra: boolean } | { readonly pinnedZeroShot: true };
 }
+
+/** The usual form: one context per document, one continuation per choice. */
+export interface SingleInputTaskSpec<Doc extends TaskDocument> extends TaskSpecFacts {
+  readonly docToText: (doc: Doc) => string;
+  readonly docToChoices: (doc: Doc) => readonly string[];
+  /**
+   * An index into the choices, or a string, which lm-eval looks up among the choices (-1 when absent) and shows
+   * as the answer of few-shot examples.
+   */
+  readonly docToTarget: (doc: Doc) => number | string;
+  /** Required by `answer` scoring: the candidate text behind each choice and the gold answers. */
+  readonly docToAnswers?: (doc: Doc) => DocAnswers;
+}
+
+/**
+ * lm-eval's multiple-input form (Winogrande's partial scoring): the options are contexts and one continuation
+ * is scored after each. lm-eval recognises it by doc_to_text returning an int (the gold index); here it is
+ * named, so no spec becomes multiple-input by accident.
+ */
+export interface MultipleInputTaskSpec<Doc extends TaskDocument> extends TaskSpecFacts {
+  /** lm-eval's doc_to_choice: one context per option. */
+  readonly docToContexts: (doc: Doc) => readonly string[];
+  /** lm-eval's doc_to_text in this form: the index of the gold context. */
+  readonly docToGold: (doc: Doc) => number;
+  /** lm-eval's doc_to_target in this form: the continuation, the same after every context. */
+  readonly docToContinuation: (doc: Doc) => string;
+}
+
+export type MultipleChoiceTaskSpec<Doc extends TaskDocument> = SingleInputTaskSpec<Doc> | MultipleInputTaskSpec<Doc>;
 
 export interface TaskInput<Doc extends TaskDocument> {
   /** The evaluated split, in order. */
@@ -91,6 +112,13 @@ export function buildTask<Doc extends TaskDocument>(spec: MultipleChoiceTaskSpec
 }
 
 function toMultipleChoiceDoc<Doc extends TaskDocument>(spec: MultipleChoiceTaskSpec<Doc>, doc: Doc, docId: number): MultipleChoiceDoc {
+  if ('docToContexts' in spec) {
+    const contexts = spec.docToContexts(doc);
+    const gold = spec.docToGold(doc);
+    const continuation = spec.docToContinuation(doc);
+    // lm-eval's sampler shows a multiple-input example as its gold context and the continuation.
+    return { docId, text: contexts[gold] ?? '', choices: contexts, target: gold, targetText: continuation, continuation, source: doc };
+  }
   const choices = spec.docToChoices(doc);
   const target = spec.docToTarget(doc);
   return {

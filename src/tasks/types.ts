@@ -31,7 +31,10 @@ export interface MultipleChoiceDoc {
   readonly docId: number;
   /** Prompt text without description or few-shot examples. */
   readonly text: string;
-  /** The answer options, without the target delimiter. */
+  /**
+   * The answer options, without the target delimiter; for a multiple-input document (see `continuation`), the
+   * contexts the continuation is scored after.
+   */
   readonly choices: readonly string[];
   /** Index of the gold choice. */
   readonly target: number;
@@ -47,6 +50,13 @@ export interface MultipleChoiceDoc {
   readonly targetText?: string;
   /** For `answer` scoring (ReCoRD): the candidate text behind each choice, and the gold answers. */
   readonly answers?: DocAnswers;
+  /**
+   * lm-eval's multiple-input form (Winogrande): its doc_to_text returns the gold index and doc_to_choice the
+   * contexts, and every request scores this one continuation (after the target delimiter) behind one of the
+   * contexts. `text` is then the gold context and `targetText` the continuation, which is how a few-shot
+   * example shows the document.
+   */
+  readonly continuation?: string;
 }
 
 export interface DocAnswers {

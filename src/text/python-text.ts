@@ -93,3 +93,43 @@ export function comparePythonStrings(a: string, b: string): number {
   }
   return left.length - right.length;
 }
+
+/**
+ * Python's `s.capitalize()`: the first code point title-cased, the rest lower-cased (Python 3.8+). Title case
+ * is upper case except for the characters Unicode gives a title form of their own: the Latin digraphs (ǆ → ǅ),
+ * Georgian Mkhedruli (unchanged), Greek with iota subscript (ᾳ → ᾼ), and expansions whose later letters stay
+ * lower (ß → Ss, ﬁ → Fi).
+ */
+export function pythonCapitalize(text: string): string {
+  if (text.length === 0) return text;
+  const first = String.fromCodePoint(text.codePointAt(0) ?? 0);
+  return titlecaseCharacter(first) + text.slice(first.length).toLowerCase();
+}
+
+/** Latin digraphs: each of the three forms title-cases to the mixed one. */
+const DIGRAPH_TITLECASE: Readonly<Record<number, number>> = {
+  0x1c4: 0x1c5, 0x1c5: 0x1c5, 0x1c6: 0x1c5,
+  0x1c7: 0x1c8, 0x1c8: 0x1c8, 0x1c9: 0x1c8,
+  0x1ca: 0x1cb, 0x1cb: 0x1cb, 0x1cc: 0x1cb,
+  0x1f1: 0x1f2, 0x1f2: 0x1f2, 0x1f3: 0x1f2,
+};
+const GREEK_CAPITAL_IOTA = 'Ι';
+const COMBINING_YPOGEGRAMMENI = '\u0345';
+
+function titlecaseCharacter(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  const digraph = DIGRAPH_TITLECASE[code];
+  if (digraph !== undefined) return String.fromCodePoint(digraph);
+  // Georgian Mkhedruli letters are their own title case (upper case is Mtavruli).
+  if (code >= 0x10d0 && code <= 0x10ff && code !== 0x10fb && code !== 0x10fc) return char;
+  // Greek with iota subscript: the prosgegrammeni form (ᾀ → ᾈ, ᾳ → ᾼ), or the subscript kept as a combining mark.
+  if (code >= 0x1f80 && code <= 0x1faf) return String.fromCodePoint(code | 0x8);
+  if (code === 0x1fb3 || code === 0x1fc3 || code === 0x1ff3) return String.fromCodePoint(code + 9);
+  if (code === 0x1fbc || code === 0x1fcc || code === 0x1ffc) return char;
+  const upper = Array.from(char.toUpperCase());
+  if (upper.length === 1) return upper[0] ?? char;
+  if (code >= 0x1fb0 && code <= 0x1fff && upper[upper.length - 1] === GREEK_CAPITAL_IOTA) return upper.slice(0, -1).join('') + COMBINING_YPOGEGRAMMENI;
+  // An expansion whose first letter is upper and the rest lower (ß → Ss, ﬃ → Ffi, և → Եւ), but ŉ → ʼN.
+  if (code === 0x149) return upper.join('');
+  return (upper[0] ?? '') + upper.slice(1).join('').toLowerCase();
+}

@@ -79,7 +79,7 @@ const taskNamed = (tasks: readonly MultipleChoiceTask[], name: string): Multiple
 
 describe('loadMmluSuite on fixture files', () => {
   it('reads the headered (0-3) and the original Hendrycks (A-D, no header, CRLF) layouts into identical docs', async () => {
-    const [headered, hendrycks] = await Promise.all([load('headered', 5), load('hendrycks', 5)]);
+    const [headered, hendrycks] = await Promise.all([load('headered', 1), load('hendrycks', 1)]);
     const strip = (tasks: readonly MultipleChoiceTask[]): unknown =>
       tasks.map((task) => ({ name: task.name, docs: task.docs, fewshot: task.fewshot?.docs }));
     expect(strip(hendrycks.tasks)).toEqual(strip(headered.tasks));

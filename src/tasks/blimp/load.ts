@@ -6,11 +6,12 @@
  * equals the weighted mean on the full data).
  */
 import { MlrbError } from '../../errors.js';
-import { applyLimit, checkLimit } from '../data-files.js';
+import { checkLimit } from '../data-files.js';
 import { markPartialGroups, refuseIncomplete } from '../partial.js';
-import type { MultipleChoiceDoc, MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
+import { buildTask, type MultipleChoiceTaskSpec } from '../task-spec.js';
+import type { MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
 import { BLIMP_PARADIGMS } from './paradigms.js';
-import { openBlimpSource, type BlimpSource, type LocatedPair } from './sources.js';
+import { openBlimpSource, type BlimpSource, type LocatedPair, type Pair } from './sources.js';
 
 export interface BlimpLoadOptions extends SuiteLoadOptions {
   /** Paradigms to load, as file (or hub config) names without `.jsonl` (default: every one in the folder). */
@@ -56,27 +57,20 @@ function selectParadigms(requested: readonly string[] | undefined, available: re
 
 async function loadParadigm(source: BlimpSource, paradigm: string, limit: number | undefined): Promise<MultipleChoiceTask> {
   const { pairs, file, sourceFiles } = await source.read(paradigm);
-  const [first] = pairs;
-  if (first === undefined) throw new MlrbError('BAD_DATA', `BLiMP file has no pairs: ${file}`, { file });
-  const docs = pairs.map(({ row: pair }, docId): MultipleChoiceDoc => ({
-    docId,
-    text: '',
-    choices: [pair.sentence_good, pair.sentence_bad],
-    target: 0,
-    source: pair,
-  }));
+  if (pairs.length === 0) throw new MlrbError('BAD_DATA', `BLiMP file has no pairs: ${file}`, { file });
+  return buildTask(blimpSpec(paradigm, paradigmTags(pairs)), { docs: pairs.map(({ row }) => row), sourceFiles, ...(limit !== undefined ? { limit } : {}) });
+}
+
+function blimpSpec(paradigm: string, tags: Readonly<Record<string, string>>): MultipleChoiceTaskSpec<Pair> {
   return {
     name: `blimp_${paradigm}`,
     version: TASK_VERSION,
-    description: '',
-    targetDelimiter: ' ',
-    fewshotDelimiter: '\n\n',
-    docs: applyLimit(docs, limit),
-    numFewshot: 0,
-    totalDocs: docs.length,
+    docToText: () => '',
+    docToChoices: (pair) => [pair.sentence_good, pair.sentence_bad],
+    docToTarget: () => 0,
     metrics: ['acc'],
-    tags: paradigmTags(pairs),
-    sourceFiles,
+    fewshot: { pinnedZeroShot: true },
+    tags,
     lmEval: {
       datasetPath: 'nyu-mll/blimp',
       datasetName: paradigm,

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { MlrbError } from '../../errors.js';
 import { sourcePathFor } from '../hub-cache.js';
 import { splitShards } from '../hub-layout.js';
-import { parquetInt, readParquetSplit, type SplitRow } from '../parquet-rows.js';
+import { badParquetRow, parquetInt, readParquetSplit, type SplitRow } from '../parquet-rows.js';
 import type { MmluRow } from './rows.js';
 import type { MmluSource, MmluSubjectRows } from './sources.js';
 import { MMLU_SUBJECTS, isMmluSubject } from './subjects.js';
@@ -88,7 +88,7 @@ async function readAll(
   const add = (rows: readonly SplitRow<HubRow>[], split: Split): void => {
     for (const row of rows) {
       const subject = row.row.subject;
-      if (!isMmluSubject(subject)) throw badRow(row, 'column "subject": not an MMLU subject');
+      if (!isMmluSubject(subject)) throw badParquetRow(row, 'column "subject": not an MMLU subject');
       const entry = bySubject.get(subject) ?? { test: [], dev: [] };
       bySubject.set(subject, entry);
       entry[split].push(toMmluRow(row, subject));
@@ -101,13 +101,9 @@ async function readAll(
 }
 
 function toMmluRow(row: SplitRow<HubRow>, subject: string): MmluRow {
-  if (row.row.subject !== subject) throw badRow(row, `column "subject": not ${subject}, the config the file is in`);
+  if (row.row.subject !== subject) throw badParquetRow(row, `column "subject": not ${subject}, the config the file is in`);
   const [c0, c1, c2, c3] = row.row.choices as [string, string, string, string];
   return { question: row.row.question, choices: [c0, c1, c2, c3], answer: row.row.answer, line: row.rowNumber };
-}
-
-function badRow(row: SplitRow<unknown>, what: string): MlrbError {
-  return new MlrbError('BAD_DATA', `${row.file} row ${row.rowNumber}: ${what}`, { file: row.file, row: row.rowNumber });
 }
 
 function missingSplit(configDir: string, config: string, split: Split): MlrbError {

@@ -4,10 +4,11 @@
  * `mmlu` group over them, all weighted by size.
  */
 import { MlrbError } from '../../errors.js';
-import { applyLimit, checkLimit } from '../data-files.js';
+import { checkLimit } from '../data-files.js';
 import { pythonStrip } from '../../text/python-text.js';
 import { markPartialGroups, refuseIncomplete } from '../partial.js';
-import type { MultipleChoiceDoc, MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
+import { buildTask, type MultipleChoiceTaskSpec } from '../task-spec.js';
+import type { MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
 import type { MmluRow } from './rows.js';
 import { openMmluSource, type MmluSource } from './sources.js';
 import {
@@ -77,21 +78,38 @@ async function loadSubject(source: MmluSource, subject: string, numFewshot: numb
   if (testRows.length === 0) {
     throw new MlrbError('BAD_DATA', `MMLU test file for ${subject} has no rows: ${testFile}`, { file: testFile });
   }
+  const toDoc = (row: MmluRow): MmluDoc => ({ question: row.question, subject, choices: [...row.choices], answer: row.answer });
+  return buildTask(mmluSpec(subject), {
+    docs: testRows.map(toDoc),
+    fewshotDocs: devRows.map(toDoc),
+    sourceFiles,
+    numFewshot,
+    ...(limit !== undefined ? { limit } : {}),
+  });
+}
+
+/** A document as lm-eval logs it: cais/mmlu's columns. */
+interface MmluDoc {
+  readonly [column: string]: unknown;
+  readonly question: string;
+  readonly subject: string;
+  readonly choices: readonly string[];
+  readonly answer: number;
+}
+
+/** `_default_template_yaml` with the subject's description; the question is stripped (Python's str.strip). */
+function mmluSpec(subject: string): MultipleChoiceTaskSpec<MmluDoc> {
   const category = MMLU_SUBJECT_CATEGORIES[subject] as MmluCategory;
-  const docs = testRows.map((row, index) => toDoc(row, index, subject));
   return {
     name: `mmlu_${subject}`,
     version: TASK_VERSION,
     description: mmluDescription(subject),
-    targetDelimiter: ' ',
-    fewshotDelimiter: '\n\n',
-    docs: applyLimit(docs, limit),
-    fewshot: { sampler: 'first_n', docs: devRows.map((row, index) => toDoc(row, index, subject)) },
-    numFewshot,
-    totalDocs: docs.length,
+    docToText: (doc) => `${pythonStrip(doc.question)}\n${LETTERS.map((letter, index) => `${letter}. ${doc.choices[index] ?? ''}`).join('\n')}\nAnswer:`,
+    docToChoices: () => LETTERS,
+    docToTarget: (doc) => doc.answer,
     metrics: ['acc'],
+    fewshot: { sampler: 'first_n', drawsExtra: false },
     tags: { category },
-    sourceFiles,
     lmEval: {
       alias: subject,
       tag: `mmlu_${category}_tasks`,
@@ -103,19 +121,6 @@ async function loadSubject(source: MmluSource, subject: string, numFewshot: numb
       docToChoice: LETTERS,
       shouldDecontaminate: false,
     },
-  };
-}
-
-/** lm-eval's doc_to_text: the question is stripped (Python's str.strip), the choices are used as they are. */
-function toDoc(row: MmluRow, docId: number, subject: string): MultipleChoiceDoc {
-  const [c0, c1, c2, c3] = row.choices;
-  return {
-    docId,
-    text: `${pythonStrip(row.question)}\nA. ${c0}\nB. ${c1}\nC. ${c2}\nD. ${c3}\nAnswer:`,
-    choices: LETTERS,
-    target: row.answer,
-    // The fields of lm-eval's logged `doc` (cais/mmlu's columns).
-    source: { question: row.question, subject, choices: [...row.choices], answer: row.answer },
   };
 }
 

@@ -9,8 +9,8 @@
  * the span fix is applied on reading, and it leaves an already fixed row as it is.
  */
 import { z } from 'zod';
-import { MlrbError } from '../../errors.js';
-import { parquetInt, readParquetSplit, type SplitRow } from '../parquet-rows.js';
+import { badParquetRow, parquetInt, readParquetSplit } from '../parquet-rows.js';
+import { parquetParser, type HubSplitParser } from '../split-source.js';
 import type { TaskDocument } from '../task-spec.js';
 import { multircAnswerProblem, type MultircDoc } from './multirc.js';
 import type { RecordDoc } from './record.js';
@@ -23,7 +23,7 @@ export interface HubSplitReader<Doc extends TaskDocument> {
   /** Hub config folders, preferred first. */
   readonly configs: readonly string[];
   /** Every row of the split's shards as documents; BAD_DATA naming the shard and row otherwise. */
-  readonly read: (shards: readonly string[], root: string, what: string) => Promise<Doc[]>;
+  readonly read: HubSplitParser<Doc>;
 }
 
 const text = z.string();
@@ -34,7 +34,7 @@ const label = (count: number) => parquetInt.pipe(z.number().min(0, `label must b
 
 /** Tasks whose hub rows are their documents as they are. */
 function plainReader<Shape extends z.ZodRawShape>(configs: readonly string[], shape: Shape): HubSplitReader<z.output<z.ZodObject<Shape>>> {
-  return { configs, read: async (shards, root, what) => (await readParquetSplit(shards, { root, what, shape })).map(({ row }) => row) };
+  return { configs, read: parquetParser(shape, (row) => row) };
 }
 
 const boolqReader: HubSplitReader<DocOf<typeof boolq>> = plainReader(['boolq'], { question: text, passage: text, idx: int, label: binaryLabel('False, True') });
@@ -73,7 +73,7 @@ const multircReader: HubSplitReader<MultircDoc> = {
   read: async (shards, root, what) =>
     (await readParquetSplit(shards, { root, what, shape: multircShape })).map((row) => {
       const problem = multircAnswerProblem(row.row.answer);
-      if (problem !== undefined) throw badRow(row, `column "answer": ${problem}`);
+      if (problem !== undefined) throw badParquetRow(row, `column "answer": ${problem}`);
       return row.row;
     }),
 };
@@ -84,8 +84,8 @@ const recordReader: HubSplitReader<RecordDoc> = {
   read: async (shards, root, what) =>
     (await readParquetSplit(shards, { root, what, shape: recordShape })).map((row) => {
       // lm-eval fails on a query with nothing to choose from or no answer to score against.
-      if (row.row.entities.length === 0) throw badRow(row, 'column "entities": the passage has no entities to choose from');
-      if (row.row.answers.length === 0) throw badRow(row, 'column "answers": the query has no answers');
+      if (row.row.entities.length === 0) throw badParquetRow(row, 'column "entities": the passage has no entities to choose from');
+      if (row.row.answers.length === 0) throw badParquetRow(row, 'column "answers": the query has no answers');
       return row.row;
     }),
 };
@@ -96,7 +96,7 @@ const wscReader: HubSplitReader<WscDoc> = {
   read: async (shards, root, what) =>
     (await readParquetSplit(shards, { root, what, shape: wscShape })).map((row) => {
       const fixed = fixWscSpans(row.row);
-      if (typeof fixed === 'string') throw badRow(row, fixed);
+      if (typeof fixed === 'string') throw badParquetRow(row, fixed);
       return fixed;
     }),
 };
@@ -112,7 +112,3 @@ export const SUPERGLUE_HUB_READERS = {
   wic: wicReader,
   wsc: wscReader,
 } as const;
-
-function badRow(row: SplitRow<unknown>, what: string): MlrbError {
-  return new MlrbError('BAD_DATA', `${row.file} row ${row.rowNumber}: ${what}`, { file: row.file, row: row.rowNumber });
-}

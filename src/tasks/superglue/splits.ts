@@ -5,22 +5,15 @@
  */
 import { join } from 'node:path';
 import { pathEntryExists } from '../../io/regular-file.js';
-import { isDirectory, readTextFile } from '../data-files.js';
-import { sourcePathFor } from '../hub-cache.js';
+import { isDirectory } from '../data-files.js';
 import { splitShards, type SuiteData } from '../hub-layout.js';
+import { hubSplit, releaseSplit, type SplitSource } from '../split-source.js';
 import type { TaskDocument } from '../task-spec.js';
 import type { HubSplitReader } from './hub-rows.js';
 import type { SuperGlueTask } from './specs.js';
 
 export type SuperGlueLayout = 'release' | 'hub';
 export type SuperGlueData = SuiteData<SuperGlueLayout>;
-
-export interface SplitSource<Doc> {
-  /** The file (or first shard) named in messages about the split as a whole. */
-  readonly file: string;
-  readonly sourceFiles: readonly string[];
-  readonly read: () => Promise<Doc[]>;
-}
 
 export interface TaskSplits<Doc> {
   /** Undefined when the task is not in the folder. */
@@ -38,10 +31,8 @@ export async function taskSplits<Doc extends TaskDocument>(readers: TaskReaders<
 }
 
 function releaseSplits<Doc extends TaskDocument>(task: SuperGlueTask<Doc>, data: SuperGlueData): TaskSplits<Doc> {
-  const split = (fileName: string, role: string): SplitSource<Doc> => {
-    const file = join(data.dir, task.folder, fileName);
-    return { file, sourceFiles: [file], read: async () => task.readDocs(await readTextFile(file, `SuperGLUE ${task.spec.name} ${role} file`, data.dir), file) };
-  };
+  const split = (fileName: string, role: string): SplitSource<Doc> =>
+    releaseSplit(data, [join(task.folder, fileName)], `SuperGLUE ${task.spec.name} ${role} file`, ([text], [file]) => task.readDocs(text ?? '', file ?? ''));
   const trainFile = join(data.dir, task.folder, 'train.jsonl');
   return {
     validation: split('val.jsonl', 'validation'),
@@ -55,13 +46,11 @@ async function hubSplits<Doc extends TaskDocument>(reader: HubSplitReader<Doc>, 
     const configDir = join(data.dir, config);
     const validation = await splitShards(configDir, 'validation');
     if (validation.length === 0) continue;
-    const split = (shards: readonly string[], role: string): SplitSource<Doc> => ({
-      file: shards[0] as string,
-      sourceFiles: shards.map((file) => sourcePathFor(file, data.root, data.dir)),
-      read: () => reader.read(shards, data.root, `SuperGLUE ${name} hub ${role} file`),
-    });
     const train = await splitShards(configDir, 'train');
-    return { validation: split(validation, 'validation'), train: train.length > 0 ? split(train, 'train') : undefined };
+    return {
+      validation: hubSplit(data, validation, `SuperGLUE ${name} hub validation file`, reader.read),
+      train: train.length > 0 ? hubSplit(data, train, `SuperGLUE ${name} hub train file`, reader.read) : undefined,
+    };
   }
   return { validation: undefined, train: undefined };
 }
