@@ -11,7 +11,7 @@
 //   - SGEMM: each output element is a chain of fused multiply-adds over k in order, starting from zero, in
 //     blocks of K whose partial results are added to the output (gemm_depth_block below); alpha = 1
 //     multiplies exactly. Threads split M and N, never K.
-// What differs per kernel family is the exp's final scaling by 2^m and the order of the softmax sum: the
+// What differs per kernel family is the exp's clamp and final scaling by 2^m, and the order of the softmax sum: the
 // policies in ort_cpu_rounding_avx512.h and ort_cpu_rounding_avx2.h; core/cpu_features.h picks one per
 // process as MLAS does. Heads wider than 128 remain an approximation on every path: SGEMM splits their
 // Q·K products into K blocks while the kernel sums each in one chain.
@@ -27,17 +27,22 @@ namespace mlrb::ort_cpu {
 // exp's argument after range reduction, and what the polynomial makes of it; the scaling by 2^m is the
 // kernel family's own.
 struct ReducedExp {
-  vec::Floats biased;      // m + 1.5·2^23: m (an integer, -127 <= m <= 0) sits in the low mantissa bits
+  vec::Floats biased;      // m + 1.5·2^23: m (an integer, <= 0 for softmax arguments) sits in the low mantissa bits
   vec::Floats polynomial;  // ≈ exp(x - m·ln2), in [~0.7, ~1.42]
 };
 
-// For softmax arguments (x = score - row max <= 0): x clamped at -88.376 (MLAS's lower range for the
-// sum-of-exp kernels), m = round(x / ln 2) by the 1.5·2^23 rounding bias, r = x - m·ln2 in two parts
-// (Cody-Waite), a degree-6 polynomial in r. Every multiply-add is one fused operation, as in MLAS (the
-// build keeps contraction on: -ffp-contract=fast). At the clamp m is -127: x·(1/ln 2) rounds to -127.49999.
-MLRB_VECTOR_INLINE ReducedExp reduce_exp(vec::Floats x) {
-  const vec::Floats lower = vec::splat(-88.3762626647949F);
-  x = x > lower ? x : lower;
+// The lowest argument each family's sum-of-exp kernel takes before clamping (MlasExpConstants): the
+// AVX-512F kernel clamps at LowerRange, where m reaches -150 and VSCALEFPS still scales correctly; the
+// FMA3/AVX2 kernel at LowerRangeSumExp, where m reaches -127 (x·(1/ln 2) rounds to -127.49999 there).
+inline constexpr float kLowerRange = -103.9720840454F;
+inline constexpr float kLowerRangeSumExp = -88.3762626647949F;
+
+// For softmax arguments (x = score - row max <= 0): x clamped at `lower`, m = round(x / ln 2) by the
+// 1.5·2^23 rounding bias, r = x - m·ln2 in two parts (Cody-Waite), a degree-6 polynomial in r. Every
+// multiply-add is one fused operation, as in MLAS (the build keeps contraction on: -ffp-contract=fast).
+MLRB_VECTOR_INLINE ReducedExp reduce_exp(vec::Floats x, float lower) {
+  const vec::Floats lowest = vec::splat(lower);
+  x = x > lowest ? x : lowest;
   const vec::Floats rounding_bias = vec::splat(12582912.0F);
   const vec::Floats biased = x * 1.44269504088896341F + rounding_bias;
   const vec::Floats m = biased - rounding_bias;

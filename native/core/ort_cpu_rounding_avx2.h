@@ -13,11 +13,11 @@ struct Avx2Rounding {
   // three vectors one after another; a short last vector adds zeros in its unused lanes).
   static constexpr int kSumLanes = 8;
 
-  // p times 2^m built directly in the exponent field: one rounding, into the subnormal range only for
-  // m = -126 (p < 1). At m = -127, reached only by arguments clamped near -88.376, the bits are those of
-  // +0, so the term is exactly 0 (the AVX-512 kernel gives a subnormal there).
+  // Clamped at -88.376 and p times 2^m built directly in the exponent field: one rounding, into the
+  // subnormal range only for m = -126 (p < 1). At m = -127 (arguments below about -87.68) the bits are
+  // those of +0, so the term is exactly 0 where the AVX-512 kernel still gives a subnormal.
   MLRB_VECTOR_INLINE static vec::Floats exp(vec::Floats x) {
-    const ReducedExp reduced = reduce_exp(x);
+    const ReducedExp reduced = reduce_exp(x, kLowerRangeSumExp);
     return reduced.polynomial * power_of_two(reduced.biased, 0);
   }
 

@@ -12,10 +12,11 @@ struct Avx512Rounding {
   // own lanes).
   static constexpr int kSumLanes = 16;
 
-  // p · 2^m rounded once, as VSCALEFPS does: 2^(m + 64) is a normal float for every m >= -127, so the
-  // first product is exact; only the second one (by 2^-64) can round, into the subnormal range.
+  // Clamped at -103.97 and p · 2^m rounded once, as VSCALEFPS does: 2^(m + 64) is a normal float for
+  // every m >= -150, so the first product is exact; only the second one (by 2^-64) can round, into the
+  // subnormal range (or to 0 below 2^-150).
   MLRB_VECTOR_INLINE static vec::Floats exp(vec::Floats x) {
-    const ReducedExp reduced = reduce_exp(x);
+    const ReducedExp reduced = reduce_exp(x, kLowerRange);
     return (reduced.polynomial * power_of_two(reduced.biased, 64)) * 0x1p-64F;
   }
 
