@@ -1,13 +1,14 @@
 /**
  * Scalar models of ONNX Runtime's float32 softmax over one row as its MLAS library computes it on x86-64,
- * one per kernel family, written from what its kernels do (ONNX Runtime 1.30; README "Exactness of the
- * fused path" lists the sources): the row max; e_j = exp(x_j + (-max)) by MLAS's range reduction and
- * polynomial; their sum in a SIMD register of 16 (AVX-512F) or 8 (FMA3/AVX2) lanes, element j into lane
- * j mod lanes, folded as the kernel folds it; then p_j = e_j · (1 / sum). The families differ in the lanes
- * and in the exp's clamp and last step, p · 2^m: the AVX-512F kernel clamps at -103.97 and VSCALEFPS rounds
- * once (subnormal results included), while the AVX2 kernel clamps at -88.38 and builds 2^m in a float's
- * exponent field, which for m = -127 is the bit pattern of +0.
- * Shares no code with the fused kernel (native/core/ort_cpu_rounding*.h); tests hold each to the other.
+ * one per kernel family, written from what its kernels do (ONNX Runtime 1.30; the README's Design item
+ * "The fused kernel rounds as the MLAS kernels of the CPU it runs on" lists the sources): the row max;
+ * e_j = exp(x_j + (-max)) by MLAS's range reduction and polynomial; their sum in a SIMD register of 16
+ * (AVX-512F) or 8 (FMA3/AVX2) lanes, element j into lane j mod lanes, folded as the kernel folds it; then
+ * p_j = e_j · (1 / sum). The families differ in the lanes and in the exp's clamp and last step, p · 2^m:
+ * the AVX-512F kernel clamps at -103.97 and VSCALEFPS rounds once (subnormal results included), while the
+ * AVX2 kernel clamps at -88.38 and builds 2^m in a float's exponent field, which for m = -127 is the bit
+ * pattern of +0. Shares no code with the fused kernel (native/core/ort_cpu_rounding*.h); tests hold each
+ * to the other.
  */
 import { floatFromBits, fmaf32 } from './float32.js';
 
