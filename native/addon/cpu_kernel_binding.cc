@@ -14,14 +14,6 @@ namespace mlrb::addon {
 
 namespace {
 
-const KernelPathChoice& checked_choice(Napi::Env env) {
-  try {
-    return kernel_path_choice();
-  } catch (const std::invalid_argument& error) {
-    throw Napi::RangeError::New(env, error.what());
-  }
-}
-
 int64_t dimension(Napi::Env env, const Napi::Object& request, const char* name) {
   const Napi::Value value = request.Get(name);
   if (!value.IsNumber()) throw Napi::TypeError::New(env, std::string("attentionKernel: ") + name + " must be a number");
@@ -87,8 +79,16 @@ Napi::Value attention_kernel(const Napi::CallbackInfo& info) {
 
 }  // namespace
 
+const KernelPathChoice& kernel_path_choice_or_throw(Napi::Env env) {
+  try {
+    return kernel_path_choice();
+  } catch (const std::invalid_argument& error) {
+    throw Napi::RangeError::New(env, error.what());
+  }
+}
+
 Napi::Object cpu_facts_to_js(Napi::Env env) {
-  const KernelPathChoice& choice = checked_choice(env);
+  const KernelPathChoice& choice = kernel_path_choice_or_throw(env);
   const CpuFeatures features = read_cpu_features();
   Napi::Object result = Napi::Object::New(env);
   result.Set("model", features.model);

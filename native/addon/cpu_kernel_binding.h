@@ -5,7 +5,12 @@
 
 #include <napi.h>
 
+#include "../core/cpu_features.h"
+
 namespace mlrb::addon {
+
+// The process's kernel path (kernel_path_choice); throws RangeError where MLRB_CPU_PATH is invalid.
+const KernelPathChoice& kernel_path_choice_or_throw(Napi::Env env);
 
 // { model, features, kernelPath, mlasPath, forced }. Throws RangeError where MLRB_CPU_PATH is invalid.
 [[nodiscard]] Napi::Object cpu_facts_to_js(Napi::Env env);

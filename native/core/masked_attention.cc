@@ -276,17 +276,18 @@ MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, float sc
   }
 }
 
-// One clone set per rounding policy: the policy is a compile-time choice inside the hot loops, and the
-// CPU's instruction set picks the clone (vector_math.h).
+// One clone set per rounding policy: the policy (whose order of float operations) is a compile-time choice
+// inside the hot loops, and the CPU's instruction set picks the clone (vector_math.h). The two are
+// independent: any CPU can follow either family's rounding.
 MLRB_VECTOR_CLONES
-void attend_head_blocks_avx512(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                               AttentionScratch& scratch) {
+void attend_head_blocks_with_avx512_rounding(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask,
+                                             int64_t head, AttentionScratch& scratch) {
   attend_head_blocks<ort_cpu::Avx512Rounding>(shape, scale, operands, mask, head, scratch);
 }
 
 MLRB_VECTOR_CLONES
-void attend_head_blocks_avx2(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                             AttentionScratch& scratch) {
+void attend_head_blocks_with_avx2_rounding(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask,
+                                           int64_t head, AttentionScratch& scratch) {
   attend_head_blocks<ort_cpu::Avx2Rounding>(shape, scale, operands, mask, head, scratch);
 }
 
@@ -294,9 +295,9 @@ void attend_head_rows(const AttentionShape& shape, float scale, const HeadOperan
                       AttentionScratch& scratch, KernelPath rounding) {
   // kBaseline keeps the AVX2 order: MLAS's non-FMA kernels are not mirrored (cpu_features.h).
   if (rounding == KernelPath::kAvx512) {
-    attend_head_blocks_avx512(shape, scale, operands, mask, head, scratch);
+    attend_head_blocks_with_avx512_rounding(shape, scale, operands, mask, head, scratch);
   } else {
-    attend_head_blocks_avx2(shape, scale, operands, mask, head, scratch);
+    attend_head_blocks_with_avx2_rounding(shape, scale, operands, mask, head, scratch);
   }
 }
 
@@ -317,11 +318,6 @@ void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
       mask.has_gaps.push_back(scan.gaps ? 1 : 0);
     }
   }
-}
-
-void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                     AttentionScratch& scratch) {
-  attend_one_head(shape, scale, operands, mask, head, scratch, kernel_path_choice().path);
 }
 
 void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,

@@ -17,6 +17,7 @@ import { loadModel } from '../../src/model/onnx-model.js';
 import { loadBinding } from '../../src/native/binding.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import type { ModelInput } from '../../src/eval/request-encoding.js';
+import { runSupportScript } from '../support/child-process.js';
 import { LOGLIK_TOLERANCE } from '../support/expect-reference.js';
 import { randomModelInputs } from '../support/random-requests.js';
 import { hasShared, sharedPaths } from '../support/shared-data.js';
@@ -56,6 +57,15 @@ describe('MLRB_CPU_PATH=avx2', () => {
   it('is the path in use, and says it was forced', () => {
     expect(cpu.kernelPath).toBe('avx2');
     expect(cpu.forced).toBe(true);
+  });
+
+  it('BAD CALL – an unknown MLRB_CPU_PATH: buildInfo() and loadSession() throw RangeError naming the accepted paths', async () => {
+    type Outcome = { error: string | null; message: string };
+    const child = await runSupportScript<{ buildInfo: Outcome; loadSession: Outcome }>('kernel-path-child.ts', [], { MLRB_CPU_PATH: 'avx1024' });
+    for (const outcome of [child.buildInfo, child.loadSession]) {
+      expect(outcome.error).toBe('RangeError');
+      expect(outcome.message).toMatch(/MLRB_CPU_PATH=avx1024 is not a kernel path: use avx512, avx2 or baseline/);
+    }
   });
 
   it.each(graphs)('%s: fused logliks match the unfused graph within 1e-4', async (_name, options) => {

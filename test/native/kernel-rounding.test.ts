@@ -9,7 +9,7 @@
  */
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { makeTensor, serializeModel } from '../../src/fixtures/onnx-builder.js';
+import { serializeModel } from '../../src/fixtures/onnx-builder.js';
 import { loadBinding, type KernelPath } from '../../src/native/binding.js';
 import { mlasSoftmax, type MlasKernelFamily } from '../support/mlas-softmax-model.js';
 import { seededRandom } from '../support/random-requests.js';
@@ -106,6 +106,16 @@ describe('the fused kernel rounds its softmax as each MLAS kernel family does', 
       if (family === 'avx512') expected.forEach((value, j) => (keep[r * length + j] === 0 ? (expected[j] = 0) : value));
       expect(bits(probabilities), `row ${r}`).toEqual(bits(expected));
     });
+  });
+
+  it('BAD CALL – attentionKernel checks its request before computing', () => {
+    const one = new Float32Array([1]);
+    const request = { query: one, key: one, value: one, keep: new Uint8Array([1]), fill: 0, scale: 1, queries: 1, keys: 1, keyDim: 1, valueDim: 1, kernelPath: 'avx2' as const };
+    expect(Array.from(loadBinding().attentionKernel(request))).toEqual([1]);
+    expect(() => loadBinding().attentionKernel({ ...request, kernelPath: 'sse' as KernelPath })).toThrow(RangeError);
+    expect(() => loadBinding().attentionKernel({ ...request, keys: 2 })).toThrow(/key has 1 elements, expected 2/);
+    expect(() => loadBinding().attentionKernel({ ...request, keep: new Uint8Array([2]) })).toThrow(/keep holds only 0 and 1/);
+    expect(() => loadBinding().attentionKernel({ ...request, query: new Float64Array([1]) as unknown as Float32Array })).toThrow(TypeError);
   });
 
   it.skipIf(cpu.mlasPath === 'baseline')(`ONNX Runtime's Softmax on this CPU is bit for bit the ${cpu.mlasPath} model (the family MLAS runs here)`, async () => {
