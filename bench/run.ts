@@ -8,6 +8,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { loadBinding } from '../src/native/binding.js';
 import { stories260K, syntheticGpt2Small, type BenchModel } from './models/bench-models.js';
 import { runMemoryBenchmarks } from './parts/memory.bench-part.js';
 import { runOpProfile } from './parts/op-profile.bench-part.js';
@@ -39,6 +40,8 @@ const figures: Figures = {};
 const save = (): void => writeFileSync(values.json, JSON.stringify(figures, null, 2));
 
 process.stdout.write(`# mlrb-eval benchmarks — ${new Date().toISOString()} — node ${process.version}${quick ? ' — QUICK (not a measurement)' : ''}\n`);
+const cpu = loadBinding().buildInfo().cpu;
+process.stdout.write(`CPU: ${cpu.model || 'unknown'}; fused attention rounds as MLAS's ${cpu.kernelPath} kernels${cpu.forced ? ' (MLRB_CPU_PATH)' : ''}, MLAS here runs ${cpu.mlasPath}\n`);
 
 const stories = stories260K(shared);
 const gpt2 = syntheticGpt2Small(shared);

@@ -3,6 +3,7 @@
 
 #include "../ort/ort_library.h"
 #include "addon_state.h"
+#include "cpu_kernel_binding.h"
 #include "cuda_binding.h"
 #include "errors.h"
 #include "inspect_binding.h"
@@ -47,6 +48,7 @@ Napi::Value build_info(const Napi::CallbackInfo& info) {
 #endif
   OrtRuntime* runtime = OrtRuntime::current();
   result.Set("runtime", runtime != nullptr ? Napi::Value(runtime_info_to_js(env, runtime->info())) : env.Null());
+  result.Set("cpu", cpu_facts_to_js(env));
   return result;
 }
 
@@ -61,6 +63,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("buildInfo", Napi::Function::New<build_info>(env, "buildInfo"));
   exports.Set("loadSession", Napi::Function::New<load_session>(env, "loadSession"));
   register_inspect(env, exports);
+  register_cpu_kernel(env, exports);
   register_cuda(env, exports);
   return exports;
 }

@@ -1,6 +1,7 @@
 #include "session_wrap.h"
 
 #include "addon_state.h"
+#include "cpu_kernel_binding.h"
 #include "errors.h"
 #include "js_convert.h"
 
@@ -238,6 +239,8 @@ Napi::Value load_session(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsString()) throw Napi::TypeError::New(env, "loadSession(modelPath, options): modelPath must be a string");
   ScoringSessionOptions options = session_options_from_js(info[1]);
+  // A bad MLRB_CPU_PATH fails here, synchronously, rather than in the fused op's first run.
+  static_cast<void>(kernel_path_choice_or_throw(env));
   auto worker = std::make_unique<LoadWorker>(env, info[0].As<Napi::String>().Utf8Value(), std::move(options));
   Napi::Promise promise = worker->promise();
   worker.release()->Queue();

@@ -5,7 +5,10 @@
 #include <limits>
 #include <unordered_map>
 
+#include "cpu_features.h"
 #include "ort_cpu_rounding.h"
+#include "ort_cpu_rounding_avx2.h"
+#include "ort_cpu_rounding_avx512.h"
 #include "vector_math.h"
 
 namespace mlrb {
@@ -147,17 +150,18 @@ MLRB_VECTOR_INLINE vec::Floats score_block(const float* query_columns, float sca
 }
 
 // Turns the stored scores into softmax numerators in place (excluded keys exactly 0) and returns each
-// lane's 1 / sum, with ONNX Runtime's exp and summation order (ort_cpu_rounding.h): key j adds into
-// partial sum j mod 16. Keys a lane excludes add exact zeros (ONNX Runtime adds exp(fill - max), below
-// float resolution next to the sum's own 1).
+// lane's 1 / sum, with the exp and summation order of the MLAS kernels `Rounding` stands for
+// (ort_cpu_rounding_*.h): key j adds into partial sum j mod Rounding::kSumLanes. Keys a lane excludes add
+// exact zeros (ONNX Runtime adds exp(fill - max), below float resolution next to the sum's own 1).
+template <typename Rounding>
 MLRB_VECTOR_INLINE vec::Floats exponentiate_block(float* scores, vec::Floats maxima, const BlockLanes& lanes) {
-  constexpr int kResidues = ort_cpu::kSumLanes;
+  constexpr int kResidues = Rounding::kSumLanes;
   vec::Floats partial[kResidues] = {};
   int64_t j = 0;
   for (; j + kResidues <= lanes.common; j += kResidues) {
     for (int residue = 0; residue < kResidues; ++residue) {
       float* at = scores + (j + residue) * vec::kLanes;
-      const vec::Floats weights = ort_cpu::softmax_exp(vec::load(at) - maxima);
+      const vec::Floats weights = Rounding::exp(vec::load(at) - maxima);
       vec::store(at, weights);
       partial[residue] += weights;
     }
@@ -167,13 +171,13 @@ MLRB_VECTOR_INLINE vec::Floats exponentiate_block(float* scores, vec::Floats max
     for (int residue = 0; residue < count; ++residue) {
       float* at = scores + (j + residue) * vec::kLanes;
       const vec::Ints key_index = vec::Ints{} + static_cast<int32_t>(j + residue);
-      const vec::Floats raw = ort_cpu::softmax_exp(vec::load(at) - maxima);
+      const vec::Floats raw = Rounding::exp(vec::load(at) - maxima);
       const vec::Floats weights = key_index < lanes.limit ? raw : vec::Floats{};
       vec::store(at, weights);
       partial[residue] += weights;
     }
   }
-  return 1.0F / ort_cpu::fold_sum_lanes(partial);
+  return 1.0F / Rounding::fold(partial);
 }
 
 // weighted[d, lane] = sum_j (weights[j, lane] * inverse_sum[lane]) * v[j, d]: softmax probabilities first,
@@ -206,9 +210,9 @@ MLRB_VECTOR_INLINE void weigh_block(const float* weights, vec::Floats inverse_su
   for (; d < value_dim; ++d) weigh_chunk<1>(weights, inverse_sum, keys, depth_block, v, value_row_stride, d, weighted);
 }
 
-MLRB_VECTOR_CLONES
-void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                        AttentionScratch& scratch) {
+template <typename Rounding>
+MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
+                                           AttentionScratch& scratch) {
   constexpr int kLanes = vec::kLanes;
   scratch.query_columns.resize(static_cast<size_t>(shape.key_dim * kLanes));
   scratch.scores.resize(static_cast<size_t>(shape.keys * kLanes));
@@ -258,7 +262,7 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
       maxima = score_block(scratch.query_columns.data(), scale, operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
                          scratch.scores.data());
     }
-    const vec::Floats inverse_sum = exponentiate_block(scratch.scores.data(), maxima, lanes);
+    const vec::Floats inverse_sum = exponentiate_block<Rounding>(scratch.scores.data(), maxima, lanes);
     weigh_block(scratch.scores.data(), inverse_sum, lanes.keys, shape.keys, operands.value, operands.value_row_stride, shape.value_dim,
                 scratch.weighted.data());
     for (int lane = 0; lane < rows; ++lane) {
@@ -269,6 +273,31 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
         output_row[d] = undefined ? std::numeric_limits<float>::quiet_NaN() : scratch.weighted[d * kLanes + lane];
       }
     }
+  }
+}
+
+// One clone set per rounding policy: the policy (whose order of float operations) is a compile-time choice
+// inside the hot loops, and the CPU's instruction set picks the clone (vector_math.h). The two are
+// independent: any CPU can follow either family's rounding.
+MLRB_VECTOR_CLONES
+void attend_head_blocks_with_avx512_rounding(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask,
+                                             int64_t head, AttentionScratch& scratch) {
+  attend_head_blocks<ort_cpu::Avx512Rounding>(shape, scale, operands, mask, head, scratch);
+}
+
+MLRB_VECTOR_CLONES
+void attend_head_blocks_with_avx2_rounding(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask,
+                                           int64_t head, AttentionScratch& scratch) {
+  attend_head_blocks<ort_cpu::Avx2Rounding>(shape, scale, operands, mask, head, scratch);
+}
+
+void attend_head_rows(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
+                      AttentionScratch& scratch, KernelPath rounding) {
+  // kBaseline keeps the AVX2 order: MLAS's non-FMA kernels are not mirrored (cpu_features.h).
+  if (rounding == KernelPath::kAvx512) {
+    attend_head_blocks_with_avx512_rounding(shape, scale, operands, mask, head, scratch);
+  } else {
+    attend_head_blocks_with_avx2_rounding(shape, scale, operands, mask, head, scratch);
   }
 }
 
@@ -292,9 +321,9 @@ void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
 }
 
 void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                     AttentionScratch& scratch) {
+                     AttentionScratch& scratch, KernelPath rounding) {
   if (!operands.rotary.active()) {
-    attend_head_blocks(shape, scale, operands, mask, head, scratch);
+    attend_head_rows(shape, scale, operands, mask, head, scratch, rounding);
     return;
   }
   // The head's queries and keys rotated into scratch first: O(rows · D) beside attention's O(rows² · D).
@@ -308,7 +337,7 @@ void attend_one_head(const AttentionShape& shape, float scale, const HeadOperand
   rotated.query_row_stride = shape.key_dim;
   rotated.key_row_stride = shape.key_dim;
   rotated.rotary = RotaryRows{};
-  attend_head_blocks(shape, scale, rotated, mask, head, scratch);
+  attend_head_rows(shape, scale, rotated, mask, head, scratch, rounding);
 }
 
 }  // namespace mlrb

@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include "cpu_features.h"
 #include "rotary.h"
 
 namespace mlrb {
@@ -77,10 +78,12 @@ struct HeadOperands {
 };
 
 // Computes output rows for one head (after prepare_mask_rows), rounding as ONNX Runtime's MatMul / Softmax /
-// MatMul do (ort_cpu_rounding.h): bit for bit equal to the unfused graph where MLAS runs its AVX-512
-// kernels. Excluded keys whose softmax weight is below float resolution next to the row's maximum (exp(x -
-// max) with x - max < -87) are skipped; the graph adds their weights, which change no float sum.
+// MatMul do with the MLAS kernels `rounding` names (core/cpu_features.h, ort_cpu_rounding.h): bit for bit
+// equal to the unfused graph where that is the family MLAS runs on this CPU (AVX-512 or AVX2; the ORT op
+// passes kernel_path_choice().path). Excluded keys whose softmax weight is below float resolution next to
+// the row's maximum (exp(x - max) with x - max < -87) are skipped; the graph adds their weights, which
+// change no float sum.
 void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                     AttentionScratch& scratch);
+                     AttentionScratch& scratch, KernelPath rounding);
 
 }  // namespace mlrb

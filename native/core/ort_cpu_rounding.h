@@ -4,15 +4,17 @@
 // full-sentence logliks by up to ~1e-4, which is as far as ONNX Runtime's own float32 result is from a
 // float64 evaluation (bench/RESULTS.md, "Exactness of the fused path").
 //
-// Facts about MLAS used here (ONNX Runtime 1.x, x86-64):
-//   - Softmax over a row: m = max; e_j = exp(x_j - m) by the range reduction and polynomial below; the
-//     AVX-512 kernel sums e_j into one 16-lane accumulator (element j into lane j mod 16, in order of j) and
-//     folds the lanes as lanes (i, i + 8), then pairs, then halves; p_j = e_j * (1 / sum).
+// Facts about MLAS (ONNX Runtime 1.x, x86-64) that hold for its AVX-512 and its FMA3/AVX2 kernels alike:
+//   - Softmax over a row: m = max (order-free); e_j = exp(x_j + (-m)) by the range reduction and
+//     polynomial below; their sum; p_j = e_j * (1 / sum). Rows are split over threads whole, so the order
+//     within a row never depends on the thread count.
 //   - SGEMM: each output element is a chain of fused multiply-adds over k in order, starting from zero, in
-//     blocks of K whose partial results are added to the output (gemm_depth_block below).
-// Where a CPU lacks AVX-512 or FMA, MLAS uses narrower kernels that sum in another order: results then
-// agree to float32 rounding rather than bit for bit. So do heads wider than 128, whose Q·K products SGEMM
-// splits into K blocks while the kernel sums each in one chain.
+//     blocks of K whose partial results are added to the output (gemm_depth_block below); alpha = 1
+//     multiplies exactly. Threads split M and N, never K.
+// What differs per kernel family is the exp's clamp and final scaling by 2^m, and the order of the softmax sum: the
+// policies in ort_cpu_rounding_avx512.h and ort_cpu_rounding_avx2.h; core/cpu_features.h picks one per
+// process as MLAS does. Heads wider than 128 remain an approximation on every path: SGEMM splits their
+// Q·K products into K blocks while the kernel sums each in one chain.
 #pragma once
 
 #include <bit>
@@ -22,15 +24,25 @@
 
 namespace mlrb::ort_cpu {
 
-// Lanes of MLAS's AVX-512 softmax accumulator.
-inline constexpr int kSumLanes = 16;
+// exp's argument after range reduction, and what the polynomial makes of it; the scaling by 2^m is the
+// kernel family's own.
+struct ReducedExp {
+  vec::Floats biased;      // m + 1.5·2^23: m (an integer, <= 0 for softmax arguments) sits in the low mantissa bits
+  vec::Floats polynomial;  // ≈ exp(x - m·ln2), in [~0.7, ~1.42]
+};
 
-// exp(x) for softmax arguments (x = score - row max <= 0): x clamped at -88.376, m = round(x / ln 2) by the
-// 1.5·2^23 rounding bias, r = x - m·ln2 in two parts (Cody-Waite), a degree-6 polynomial in r, times 2^m.
-// Every multiply-add is one fused operation, as in MLAS (the build keeps contraction on: -ffp-contract=fast).
-MLRB_VECTOR_INLINE vec::Floats softmax_exp(vec::Floats x) {
-  const vec::Floats lower = vec::splat(-88.3762626647949F);
-  x = x > lower ? x : lower;
+// The lowest argument each family's sum-of-exp kernel takes before clamping (MlasExpConstants): the
+// AVX-512F kernel clamps at LowerRange, where m reaches -150 and VSCALEFPS still scales correctly; the
+// FMA3/AVX2 kernel at LowerRangeSumExp, where m reaches -127 (x·(1/ln 2) rounds to -127.49999 there).
+inline constexpr float kLowerRange = -103.9720840454F;
+inline constexpr float kLowerRangeSumExp = -88.3762626647949F;
+
+// For softmax arguments (x = score - row max <= 0): x clamped at `lower`, m = round(x / ln 2) by the
+// 1.5·2^23 rounding bias, r = x - m·ln2 in two parts (Cody-Waite), a degree-6 polynomial in r. Every
+// multiply-add is one fused operation, as in MLAS (the build keeps contraction on: -ffp-contract=fast).
+MLRB_VECTOR_INLINE ReducedExp reduce_exp(vec::Floats x, float lower) {
+  const vec::Floats lowest = vec::splat(lower);
+  x = x > lowest ? x : lowest;
   const vec::Floats rounding_bias = vec::splat(12582912.0F);
   const vec::Floats biased = x * 1.44269504088896341F + rounding_bias;
   const vec::Floats m = biased - rounding_bias;
@@ -43,22 +55,15 @@ MLRB_VECTOR_INLINE vec::Floats softmax_exp(vec::Floats x) {
   p = p * r + 0x1.fffff6p-2F;
   p = p * r + 1.0F;
   p = p * r + 1.0F;
-  // p · 2^m rounded once, as VSCALEFPS does: m >= -128 here, so 2^(m + 64) is a normal float and the
-  // first product exact; only the second one (by 2^-64) can round, into the subnormal range. biased holds m
-  // in its low mantissa bits, so shifting them into the exponent field (modulo 2^32) and adding the offset
-  // gives the bits of 2^(m + 64) without a conversion.
-  const vec::Ints exponent = (std::bit_cast<vec::Ints>(biased) << 23) + ((127 + 64) << 23);
-  return (p * std::bit_cast<vec::Floats>(exponent)) * 0x1p-64F;
+  return {biased, p};
 }
 
-// The 16 lane partial sums of one softmax row folded as MLAS folds its accumulator. partial[i] holds, per
-// query (vector lane), the sum of e_j over keys j = i (mod 16) in order of j.
-MLRB_VECTOR_INLINE vec::Floats fold_sum_lanes(const vec::Floats (&partial)[kSumLanes]) {
-  vec::Floats pairs[8];
-  for (int i = 0; i < 8; ++i) pairs[i] = partial[i + 8] + partial[i];
-  const vec::Floats low = (pairs[0] + pairs[1]) + (pairs[2] + pairs[3]);
-  const vec::Floats high = (pairs[4] + pairs[5]) + (pairs[6] + pairs[7]);
-  return low + high;
+// The bits of 2^(m + offset) from `biased`: its low mantissa bits hold m, and shifting them into the
+// exponent field (modulo 2^32) and adding the biased exponent of 2^offset gives the float without a
+// conversion. For m + offset = -127 the bits are those of +0.
+MLRB_VECTOR_INLINE vec::Floats power_of_two(vec::Floats biased, uint32_t offset) {
+  const vec::Bits exponent = (std::bit_cast<vec::Bits>(biased) << 23U) + ((127U + offset) << 23U);
+  return std::bit_cast<vec::Floats>(exponent);
 }
 
 // SGEMM's K block for a product with `columns` output columns (the head dimension of P·V) and inner

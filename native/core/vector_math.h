@@ -29,6 +29,8 @@ namespace mlrb::vec {
 inline constexpr int kLanes = 16;
 using Floats = float __attribute__((vector_size(kLanes * sizeof(float))));
 using Ints = int32_t __attribute__((vector_size(kLanes * sizeof(int32_t))));
+// Bit patterns: shifts and adds on them wrap modulo 2^32 (signed ones would overflow).
+using Bits = uint32_t __attribute__((vector_size(kLanes * sizeof(uint32_t))));
 using Floats8 = float __attribute__((vector_size(8 * sizeof(float))));
 using Floats4 = float __attribute__((vector_size(4 * sizeof(float))));
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "../core/attention_operands.h"
+#include "../core/cpu_features.h"
 #include "../core/masked_attention.h"
 
 namespace mlrb {
@@ -16,6 +17,7 @@ namespace {
 struct HeadWork {
   const Operands* operands;
   float scale;
+  KernelPath rounding;  // resolved before the parallel loop: its callback must not throw
   AttentionTensors tensors;
 };
 
@@ -24,7 +26,8 @@ void attend_head(void* data, size_t head_index) {
   const auto head = static_cast<int64_t>(head_index);
   if (!has_rows(*work.operands, head)) return;
   thread_local AttentionScratch scratch;  // ORT's pool threads keep theirs between runs
-  attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.tensors, head), work.operands->mask, head, scratch);
+  attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.tensors, head), work.operands->mask, head, scratch,
+                  work.rounding);
 }
 
 constexpr size_t kCosInput = 4;
@@ -98,7 +101,7 @@ class AttentionKernel {
         pick_query_rows(operands, std::span<const int64_t>(positions.GetTensorData<int64_t>(), count));
       }
       Ort::UnownedValue output = context.GetOutput(0, operands.output_shape);
-      HeadWork work{&operands, scale_,
+      HeadWork work{&operands, scale_, kernel_path_choice().path,
                     {q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(), output.GetTensorMutableData<float>()}};
       if (rotary_half_ > 0) {
         if (!has_input(context, kCosInput) || !has_input(context, kSinInput)) throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import { parseEvaluateOptions, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
+import { loadBinding } from '../native/binding.js';
 import { loadSuite } from '../tasks/registry.js';
 import { applySelection, resolveTaskNames, type SuiteSelection } from '../tasks/task-names.js';
 import type { Suite } from '../tasks/types.js';
@@ -13,7 +14,7 @@ import { dataFingerprint, sha256File, toolVersion } from './fingerprint.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
 import { buildResults, type JsonValue, type LmEvalResults } from './results.js';
-import { environmentSummary, lmEvalRunFacts } from './run-facts.js';
+import { cpuRunFacts, environmentSummary, lmEvalRunFacts } from './run-facts.js';
 import { taskHashes } from './sample-hashes.js';
 import { buildTaskSamples, type LoggedSample } from './samples.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
@@ -176,6 +177,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         ort_version: model.runtime.version,
         // Whether attention ran as the fused CPU kernel (the default on the CPU, for graphs it applies to).
         attention_fused: model.attentionFused,
+        cpu: cpuRunFacts(loadBinding().buildInfo().cpu),
         wall_time_s: wallSeconds,
         scoring_time_s: stats.wallMs / 1000,
         tokens_scored: stats.inputTokens,

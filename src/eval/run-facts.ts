@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { arch, cpus, platform, release } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { CpuInfo, KernelPath } from '../native/binding.js';
 import { lmEvalReleaseOf, type LmEvalVersion } from './lm-eval-version.js';
 
 export interface LmEvalRunFacts {
@@ -116,6 +117,32 @@ export function environmentSummary(ortVersion: string, provider: string): string
     `Execution provider: ${provider}`,
     `CPU: ${cpu} (${cpus().length} logical cores)`,
   ].join('\n');
+}
+
+/**
+ * `mlrb.cpu`: the CPU, and whose float rounding the fused CPU attention followed (native/core/cpu_features.h).
+ * A type, not an interface, so that it is a JsonValue.
+ */
+export type CpuRunFacts = {
+  readonly model: string;
+  /** The SIMD features that decide the path ('avx', 'fma', 'avx2', 'avx512f' …). */
+  readonly features: readonly string[];
+  /** The MLAS kernel family whose rounding the fused attention followed: 'avx512', 'avx2' or 'baseline'. */
+  readonly kernel_path: KernelPath;
+  /** The family ONNX Runtime's MLAS runs on this CPU; fused and unfused logliks agree bit for bit where the two match (and are not 'baseline'). */
+  readonly mlas_path: KernelPath;
+  /** kernel_path was set by MLRB_CPU_PATH. */
+  readonly kernel_path_forced: boolean;
+};
+
+export function cpuRunFacts(cpu: CpuInfo): CpuRunFacts {
+  return {
+    model: cpu.model === '' ? (cpus()[0]?.model ?? 'unknown') : cpu.model,
+    features: cpu.features,
+    kernel_path: cpu.kernelPath,
+    mlas_path: cpu.mlasPath,
+    kernel_path_forced: cpu.forced,
+  };
 }
 
 let cachedGitHash: string | null | undefined;

@@ -105,10 +105,51 @@ export interface RuntimeInfo {
   readonly apiVersion: number;
 }
 
+/**
+ * Which MLAS kernel family ONNX Runtime runs on this CPU, and whose rounding the fused CPU attention follows
+ * (native/core/cpu_features.h): 'avx512' (AVX-512F), 'avx2' (FMA3 + AVX2) or 'baseline' (neither).
+ */
+export type KernelPath = 'avx512' | 'avx2' | 'baseline';
+
+export interface CpuInfo {
+  /** CPUID brand string ('' where there is none). */
+  readonly model: string;
+  /** The SIMD features that decide the kernel path, spelled as /proc/cpuinfo spells them ('avx2', 'fma', 'avx512f' …). */
+  readonly features: readonly string[];
+  /** The rounding the fused attention follows in this process. */
+  readonly kernelPath: KernelPath;
+  /** The kernels MLAS runs on this CPU: fused and unfused graphs agree bit for bit where kernelPath equals it (and is not 'baseline'). */
+  readonly mlasPath: KernelPath;
+  /** kernelPath was set by MLRB_CPU_PATH rather than read from the CPU. */
+  readonly forced: boolean;
+}
+
 export interface BuildInfo {
   readonly ortHeaderApiVersion: number;
   readonly cudaKernels: boolean;
   readonly runtime: RuntimeInfo | null;
+  /** Throws RangeError (from buildInfo()) where MLRB_CPU_PATH holds an unknown path. */
+  readonly cpu: CpuInfo;
+}
+
+/** One head of the fused CPU attention, outside any graph (row-major operands). */
+export interface AttentionKernelRequest {
+  /** [queries, keyDim] */
+  readonly query: Float32Array;
+  /** [keys, keyDim] */
+  readonly key: Float32Array;
+  /** [keys, valueDim] */
+  readonly value: Float32Array;
+  /** [queries, keys]: 1 where the query attends to the key; excluded scores become `fill` before the softmax. */
+  readonly keep: Uint8Array;
+  readonly fill: number;
+  readonly scale: number;
+  readonly queries: number;
+  readonly keys: number;
+  readonly keyDim: number;
+  readonly valueDim: number;
+  /** Whose rounding to follow, whatever this CPU's own path. */
+  readonly kernelPath: KernelPath;
 }
 
 /** A CUDA device as the CUDA runtime this addon was built with sees it. */
@@ -205,6 +246,11 @@ export interface BindingModule {
   cudaDevice(index?: number): CudaDeviceInfo | null;
   /** Reads the model's metadata from a memory mapping; weight bytes are stepped over, never read. */
   readOnnxModel(modelPath: string): Promise<NativeModelInfo>;
+  /**
+   * softmax(scale · Q Kᵀ, masked) V for one head, [queries, valueDim], computed as the fused op computes it with
+   * the named path's rounding. Synchronous, for small checks of that rounding (not for scoring).
+   */
+  attentionKernel(request: AttentionKernelRequest): Float32Array;
   /** Zero scan over tensor payloads on disk, threaded (threads 0 = one per core). */
   scanZeros(requests: readonly NativeZeroScanRequest[], options?: { readonly threads?: number }): Promise<NativeZeroScanResult[]>;
 }

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
+import { loadBinding } from '../../src/native/binding.js';
 import { buildModelInputs } from '../../src/eval/score-requests.js';
 import { createReferenceScorer } from '../support/reference-scorer.js';
 import { writeTinyBlimp, writeTinyMmlu } from '../support/tiny-datasets.js';
@@ -90,11 +91,13 @@ describe('mlrb-eval CLI', () => {
     expect(plain.code).toBe(0);
     expect(fused.code).toBe(0);
     expect(fused.stderr).toMatch(/CPU graph fusion on: \d+ of \d+ Softmax attention blocks/);
-    type Run = ResultsFile & { mlrb: { attention_fused: boolean } };
+    type Run = ResultsFile & { mlrb: { attention_fused: boolean; cpu: { kernel_path: string; mlas_path: string; features: string[] } } };
     const plainResults = JSON.parse(readFileSync(plainOutput, 'utf8')) as Run;
     const fusedResults = JSON.parse(readFileSync(fusedOutput, 'utf8')) as Run;
     expect(plainResults.mlrb.attention_fused).toBe(false);
     expect(fusedResults.mlrb.attention_fused).toBe(true);
+    const cpu = loadBinding().buildInfo().cpu;
+    expect(fusedResults.mlrb.cpu).toMatchObject({ kernel_path: cpu.kernelPath, mlas_path: cpu.mlasPath, features: cpu.features });
     expect(fusedResults.groups?.blimp_partial?.['acc,none']).toBe(plainResults.groups?.blimp_partial?.['acc,none']);
   });
 

@@ -3,9 +3,10 @@
  * one fused ai.mlrb kernel (reading Q, K and V in place through absorbed transposes, repeat_kv and rotary
  * embeddings), and every loglik still matches the independent path (the unmodified graph in
  * onnxruntime-node, batch 1, float64 log-softmax) and the unfused product path. On stories260K (a real
- * Llama export) fused and unfused logliks are equal bit for bit on AVX-512 CPUs, where the kernel rounds as
- * ONNX Runtime's own kernels do; on the generated GPT-style graphs ORT itself fuses a residual Add into
- * the next LayerNorm once attention is one node, so there they agree to float32 rounding. Padded batches,
+ * Llama export) fused and unfused logliks are equal bit for bit where the kernel's path is the MLAS kernel
+ * family this CPU runs (AVX-512 or AVX2), since it then rounds as ONNX Runtime's own kernels do; on the
+ * generated GPT-style graphs ORT itself fuses a residual Add into the next LayerNorm once attention is one
+ * node, so there they agree to float32 rounding. Padded batches,
  * long rows, each mask style, grouped-query attention, rotary embeddings, a KV-cache graph and head_dim 64
  * are covered.
  */
@@ -19,7 +20,7 @@ import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import type { ModelInput } from '../../src/eval/request-encoding.js';
 import { loadModel, type LoadModelOptions } from '../../src/model/onnx-model.js';
-import { cpuHasAvx512 } from '../support/cpu-features.js';
+import { fusedAgreementLabel, fusedRoundsAsOrt } from '../support/cpu-features.js';
 import { expectReferenceLogliks, LOGLIK_TOLERANCE } from '../support/expect-reference.js';
 import { writeNanLogitsModel } from '../support/odd-models.js';
 import { randomModelInputs, seededRandom } from '../support/random-requests.js';
@@ -143,7 +144,7 @@ describe('CPU graph fusion', () => {
     expect(stories.notes).toMatch(/last-block row pruning on: the last attention and the 22 nodes after it run only on the scored positions/);
   });
 
-  it.skipIf(!hasShared)(`gives stories260K's unfused logliks on real MMLU and BLiMP rows ${cpuHasAvx512 ? 'bit for bit (AVX-512 CPU)' : 'to float32 rounding (no AVX-512 here)'}`, async () => {
+  it.skipIf(!hasShared)(`gives stories260K's unfused logliks on real MMLU and BLiMP rows ${fusedAgreementLabel}`, async () => {
     const suites = [await loadSuite('mmlu', { dataDir: sharedPaths.mmlu, limit: 2 }), await loadSuite('blimp', { dataDir: sharedPaths.blimp, limit: 4 })];
     const fused = await loadModel({ model: sharedPaths.stories });
     const plain = await loadModel({ model: sharedPaths.stories, cpuFusion: false });
@@ -153,7 +154,7 @@ describe('CPU graph fusion', () => {
         const inputs = buildModelInputs(fused, suite.tasks.flatMap((task) => buildTaskRequests(task)), (index) => `request ${index}`);
         const fusedLogliks = (await scoreModelInputs(fused, inputs)).results.map((result) => result.loglik);
         const plainLogliks = (await scoreModelInputs(plain, inputs)).results.map((result) => result.loglik);
-        if (cpuHasAvx512) {
+        if (fusedRoundsAsOrt) {
           expect(fusedLogliks).toEqual(plainLogliks);
         } else {
           fusedLogliks.forEach((loglik, request) => expect(Math.abs(loglik - (plainLogliks[request] as number))).toBeLessThan(LOGLIK_TOLERANCE));

@@ -1,17 +1,17 @@
 /**
- * What the test machine's CPU offers, for assertions that depend on it. The fused attention kernel rounds
- * as ONNX Runtime's AVX-512 softmax kernel does (native/core/ort_cpu_rounding.h), so only there are fused
- * and unfused graphs bit for bit equal; elsewhere they agree to float32 rounding.
+ * Whether the fused attention rounds as this machine's ONNX Runtime does, for assertions that depend on it.
+ * The kernel follows the rounding of one MLAS kernel family (native/core/cpu_features.h): where that is the
+ * family MLAS runs on this CPU (AVX-512F or FMA3/AVX2), fused and unfused graphs agree bit for bit; on
+ * other CPUs, or with MLRB_CPU_PATH forcing another family, they agree to float32 rounding.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { loadBinding } from '../../src/native/binding.js';
 
-function cpuFlags(): Set<string> {
-  if (!existsSync('/proc/cpuinfo')) return new Set();
-  const flagsLine = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((line) => line.startsWith('flags'));
-  return new Set((flagsLine?.split(':')[1] ?? '').trim().split(/\s+/));
-}
+const cpu = loadBinding().buildInfo().cpu;
 
-const flags = cpuFlags();
+/** The kernel path in use is the one MLAS runs here, and one whose order the kernel reproduces. */
+export const fusedRoundsAsOrt = cpu.kernelPath === cpu.mlasPath && cpu.kernelPath !== 'baseline';
 
-/** x86-64 with AVX-512F and FMA: ONNX Runtime's MLAS picks its AVX-512 kernels. */
-export const cpuHasAvx512 = process.arch === 'x64' && flags.has('avx512f') && flags.has('fma');
+/** e.g. 'bit for bit (avx2 path, as MLAS here)' or 'to float32 rounding (avx2 path, MLAS runs avx512 here)'. */
+export const fusedAgreementLabel = fusedRoundsAsOrt
+  ? `bit for bit (${cpu.kernelPath} path, as MLAS here)`
+  : `to float32 rounding (${cpu.kernelPath} path, MLAS runs ${cpu.mlasPath} here)`;
