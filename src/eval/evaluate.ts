@@ -3,7 +3,7 @@
  * once (as lm-eval's evaluator does), so batching and row sharing work across tasks.
  */
 import path from 'node:path';
-import { parseEvaluateOptions, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
+import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadSuite } from '../tasks/registry.js';
 import { applySelection, resolveTaskNames, type SuiteSelection } from '../tasks/task-names.js';
@@ -103,7 +103,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     threads: options.threads,
     provider: options.provider,
     ortLibrary: options.ortLibrary,
-    cpuFusion: options.cpuFusion,
+    rewrites: requestedRewrites(options),
     onLog: options.onLog,
     onWarning: options.onWarning,
   });
@@ -170,6 +170,8 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         ort_version: model.runtime.version,
         // Whether attention ran as the fused CPU kernel (the default on the CPU, for graphs it applies to).
         attention_fused: model.attentionFused,
+        // Every load-time graph rewrite, in the order they ran: applied or not, and what it rewrote or why not.
+        rewrites: model.rewrites.map((outcome) => ({ name: outcome.name, applied: outcome.applied, reason: outcome.reason })),
         wall_time_s: wallSeconds,
         scoring_time_s: stats.wallMs / 1000,
         tokens_scored: stats.inputTokens,

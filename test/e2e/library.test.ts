@@ -17,6 +17,8 @@ describe('library API', () => {
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', numFewshot: -1 })).toThrow(TypeError);
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', unknownOption: 1 } as never)).toThrow(/unknownOption/);
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', cpuFusion: 'yes' } as never)).toThrow(/cpuFusion/);
+    expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', rewrites: { sliceLMHead: false } } as never)).toThrow(/sliceLMHead/);
+    expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', cpuFusion: false, rewrites: { cpuFusion: true } })).toThrow(/cpuFusion and rewrites\.cpuFusion disagree/);
   });
 
   it('evaluate() returns lm-eval keys plus mlrb facts and samples on request', async () => {
