@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "../graph/external_weights.h"
 #include "../graph/graph_state.h"
 #include "../graph/rewrite_pipeline.h"
 #include "../graph/rewrite_passes.h"
@@ -31,6 +32,28 @@ graph::HeldBack held_back_by_request(std::span<const RewritePass* const> passes,
     }
   }
   return held;
+}
+
+struct WeightsPlacement {
+  std::string folder;                          // where ORT resolves external-data names
+  std::optional<std::string> model_file_name;  // the model file's name there; none: weights stay inline
+};
+
+// ORT refuses an external-data name that resolves outside the folder it is given, so the model file is named
+// by its real path: one reached through a symlink that points elsewhere (Hugging Face's cache links
+// snapshots/<rev>/model.onnx to blobs/<hash>) is found through its real folder. A model with external-data
+// files of its own keeps the link's folder, against which their names resolve; if its file then lies
+// elsewhere, its weights stay inline, copied into the assembled model.
+WeightsPlacement place_weights(const std::string& model_path, bool has_own_external_data) {
+  const std::filesystem::path given(model_path);
+  std::error_code unresolved;
+  const std::filesystem::path real = std::filesystem::canonical(given, unresolved);
+  if (unresolved) return {given.parent_path().string(), std::nullopt};
+  if (!has_own_external_data) return {real.parent_path().string(), real.filename().string()};
+  std::error_code incomparable;
+  const std::filesystem::path given_folder = given.has_parent_path() ? given.parent_path() : std::filesystem::path(".");
+  const bool beside = std::filesystem::equivalent(real.parent_path(), given_folder, incomparable) && !incomparable;
+  return {given.parent_path().string(), beside ? std::optional<std::string>(given.filename().string()) : std::nullopt};
 }
 
 bool emits_cpu_kernels_applied(std::span<const RewritePass* const> passes, const std::vector<PassOutcome>& outcomes) {
@@ -60,12 +83,11 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
     opened.session = load_plain(runtime, model_path, session_options);
     return opened;
   }
-  // ORT judges the graph as submitted before any rewrite can hide a node it would refuse.
-  check_original_with_ort(runtime, model_path, session_options);
   std::optional<onnx::MappedRange> mapped;
   std::optional<graph::ParsedModel> parsed;
   try {
-    mapped.emplace(file, 0, static_cast<size_t>(file.size()));
+    // Sparse: only the graph's structure is read; the weights stay in the file for ORT (graph/external_weights.h).
+    mapped.emplace(file, 0, static_cast<size_t>(file.size()), onnx::MappedRange::Access::sparse);
     parsed.emplace(graph::parse_model(mapped->bytes()));
   } catch (const graph::MalformedProto& error) {
     opened.rewrites = graph::decline_all(passes, held_back, "the model could not be parsed (" + std::string(error.what()) + ")");
@@ -73,12 +95,18 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
     opened.rewrites = graph::decline_all(passes, held_back, error.what());
   }
   if (!parsed) {
-    opened.session = load_plain(runtime, model_path, session_options);
+    opened.session = load_plain(runtime, model_path, session_options);  // ORT's own verdict on the file
     return opened;
   }
-  // A model loaded from memory finds its external-data files through this folder.
-  const std::string folder = std::filesystem::path(model_path).parent_path().string();
-  session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", folder.c_str());
+  // A model loaded from memory finds its external-data files through this folder: the model file itself for
+  // the weights the assembled graphs reference there, and any external-data files the model had.
+  const WeightsPlacement placement = place_weights(model_path, graph::has_external_data(parsed->graph));
+  session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", placement.folder.c_str());
+  const graph::ModelFile model_file{mapped->bytes(), placement.model_file_name};
+  // ORT judges the graph as submitted before any rewrite can hide a node it would refuse: the file's own
+  // graph, its weights referenced in place rather than parsed into a copy (a weight whose bytes do not fit
+  // its dims is refused all the same, as an external-data size mismatch).
+  check_original_with_ort(runtime, graph::assemble_model(parsed->parts, graph::with_external_weights(parsed->graph, model_file)), session_options);
   // Once per options object: ORT refuses a second registration of the same domain, and that refusal would
   // then stand in for the real reason of every later attempt, the plain load included.
   const bool custom_ops_wanted =
@@ -88,7 +116,8 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
     graph::GraphState state(*parsed);
     opened.rewrites = graph::run_passes(passes, state, held_back);
     if (!state.rewritten()) break;
-    const std::vector<uint8_t> model = graph::assemble_model(parsed->parts, state.graph(), state.extra_opsets());
+    const std::vector<uint8_t> model =
+        graph::assemble_model(parsed->parts, graph::with_external_weights(state.view(), model_file), state.extra_opsets());
     try {
       opened.session = std::make_unique<Ort::Session>(runtime.env(), model.data(), model.size(), session_options);
       opened.sliced_logits = state.sliced_logits;

@@ -13,6 +13,7 @@ import { dataFingerprint, sha256File, toolVersion } from './fingerprint.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
 import { buildResults, type JsonValue, type LmEvalResults } from './results.js';
+import { splitMemoryPeaks } from './memory-peaks.js';
 import { environmentSummary, lmEvalRunFacts } from './run-facts.js';
 import { taskHashes } from './sample-hashes.js';
 import { buildTaskSamples, type LoggedSample } from './samples.js';
@@ -107,6 +108,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     onLog: options.onLog,
     onWarning: options.onWarning,
   });
+  const memoryPeaks = splitMemoryPeaks();
   // Hashing a multi-GB model takes seconds; it runs alongside scoring, started once the file is known good.
   const modelHash = sha256File(model.modelPath);
   try {
@@ -137,6 +139,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     const samples = options.logSamples
       ? new Map(tasks.map((task) => [task.name, buildTaskSamples(task, requestsByTask.get(task.name) ?? [], taskMetrics.get(task.name) as TaskMetrics)]))
       : undefined;
+    const memory = memoryPeaks();
     const finished = performance.now();
     const wallSeconds = (finished - started) / 1000;
     const lmEvalResults = buildResults({
@@ -182,6 +185,8 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         max_length: model.maxLength,
         // High-water mark of this process's resident memory (the whole run so far), in bytes.
         peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+        // The same, split: until the model was loaded, and from then until scoring finished (memory-peaks.ts).
+        memory,
         model_file: path.basename(model.modelPath),
         breakdowns: breakdowns(suites, taskMetrics),
       },
