@@ -15,6 +15,7 @@
 #include <string>
 
 #include "../core/error.h"
+#include "../graph/external_weights.h"
 #include "../graph/graph_state.h"
 #include "../graph/rewrite_pipeline.h"
 #include "../graph/rewrite_passes.h"
@@ -70,7 +71,7 @@ void must_not_throw(const char* name, Rewrite&& rewrite) {
 }
 
 // Each pass alone (prerequisites ignored, so pruning sees arbitrary graphs too), then the pipeline as the
-// load runs it, each followed by the assembly of what it produced.
+// load runs it, each followed by the assembly of what it produced (weights referenced in place).
 void run_rewrites(mlrb::graph::Bytes model) {
   namespace graph = mlrb::graph;
   must_not_throw("the rewrite pipeline", [&] {
@@ -80,16 +81,23 @@ void run_rewrites(mlrb::graph::Bytes model) {
     } catch (const graph::MalformedProto&) {
       return;  // the load declines every pass with the parse error
     }
+    // Assembled as the load assembles it: weights referenced in the input's own bytes.
+    const graph::ModelFile file{model, "model.onnx"};
+    const auto assemble = [&](const graph::GraphState& state) {
+      (void)graph::assemble_model(parsed->parts, graph::with_external_weights(state.view(), file), state.extra_opsets());
+    };
+    (void)graph::has_external_data(parsed->graph);
+    assemble(graph::GraphState(*parsed));  // the original-graph check's model
     const auto passes = graph::load_time_passes();
     for (const graph::RewritePass* pass : passes) {
       graph::GraphState alone(*parsed);
       const graph::RewritePass* single[] = {pass};
       (void)graph::run_passes(single, alone, {});
-      if (alone.rewritten()) (void)graph::assemble_model(parsed->parts, alone.graph(), alone.extra_opsets());
+      if (alone.rewritten()) assemble(alone);
     }
     graph::GraphState chained(*parsed);
     (void)graph::run_passes(passes, chained, {});
-    if (chained.rewritten()) (void)graph::assemble_model(parsed->parts, chained.graph(), chained.extra_opsets());
+    if (chained.rewritten()) assemble(chained);
   });
 }
 
