@@ -1,6 +1,9 @@
 #include "js_convert.h"
 
+#include <algorithm>
 #include <limits>
+
+#include "../graph/rewrite_passes.h"
 
 namespace mlrb::addon {
 
@@ -47,7 +50,49 @@ Napi::Object tensor_to_js(Napi::Env env, const TensorDescription& tensor) {
   return object;
 }
 
+std::string known_pass_names() {
+  std::string names;
+  for (const graph::RewritePass* pass : graph::load_time_passes()) names += (names.empty() ? "" : ", ") + std::string(pass->name);
+  return names;
+}
+
+// options.rewrites: { <pass name>: boolean, ... }, checked against the pass list so a misspelt name is an
+// error rather than a pass silently left on.
+std::unordered_map<std::string, bool> rewrite_switches_from_js(const Napi::Value& value) {
+  std::unordered_map<std::string, bool> switches;
+  if (value.IsUndefined()) return switches;
+  const Napi::Env env = value.Env();
+  if (!value.IsObject() || value.IsArray()) {
+    throw Napi::TypeError::New(env, "options.rewrites must be an object of booleans by pass name (" + known_pass_names() + ")");
+  }
+  const auto object = value.As<Napi::Object>();
+  const Napi::Array keys = object.GetPropertyNames();
+  const auto passes = graph::load_time_passes();
+  for (uint32_t i = 0; i < keys.Length(); ++i) {
+    const std::string name = keys.Get(i).ToString().Utf8Value();
+    const bool known = std::any_of(passes.begin(), passes.end(), [&](const graph::RewritePass* pass) { return pass->name == name; });
+    if (!known) throw Napi::TypeError::New(env, "options.rewrites." + name + " is not a rewrite; the rewrites are " + known_pass_names());
+    const Napi::Value on = object.Get(name);
+    if (on.IsUndefined()) continue;
+    if (!on.IsBoolean()) throw Napi::TypeError::New(env, "options.rewrites." + name + " must be a boolean");
+    switches[name] = on.As<Napi::Boolean>().Value();
+  }
+  return switches;
+}
+
 }  // namespace
+
+Napi::Array rewrites_to_js(Napi::Env env, const std::vector<graph::PassOutcome>& outcomes) {
+  Napi::Array array = Napi::Array::New(env, outcomes.size());
+  for (size_t i = 0; i < outcomes.size(); ++i) {
+    Napi::Object outcome = Napi::Object::New(env);
+    outcome.Set("name", outcomes[i].name);
+    outcome.Set("applied", outcomes[i].applied);
+    outcome.Set("reason", outcomes[i].reason);
+    array.Set(static_cast<uint32_t>(i), outcome);
+  }
+  return array;
+}
 
 PackedBatch packed_batch_from_js(const Napi::Value& value) {
   if (!value.IsObject()) throw Napi::TypeError::New(value.Env(), "score() expects a packed batch object");
@@ -79,16 +124,7 @@ ScoringSessionOptions session_options_from_js(const Napi::Value& value) {
   options.kv_hints.num_kv_heads = optional_integer(object, "numKeyValueHeads", -1, 1);
   options.kv_hints.head_dim = optional_integer(object, "headDim", -1, 1);
   options.pad_token_id = static_cast<int32_t>(optional_integer(object, "padTokenId", 0, 0));
-  const Napi::Value slice = object.Get("sliceLmHead");
-  if (!slice.IsUndefined()) {
-    if (!slice.IsBoolean()) throw Napi::TypeError::New(value.Env(), "options.sliceLmHead must be a boolean");
-    options.slice_lm_head = slice.As<Napi::Boolean>().Value();
-  }
-  const Napi::Value fuse = object.Get("cpuFusion");
-  if (!fuse.IsUndefined()) {
-    if (!fuse.IsBoolean()) throw Napi::TypeError::New(value.Env(), "options.cpuFusion must be a boolean");
-    options.cpu_fusion = fuse.As<Napi::Boolean>().Value();
-  }
+  options.rewrites = rewrite_switches_from_js(object.Get("rewrites"));
   return options;
 }
 

@@ -145,8 +145,7 @@ Napi::Function SessionWrap::define_class(Napi::Env env) {
                       InstanceMethod<&SessionWrap::release_prefix>("releasePrefix"),
                       InstanceMethod<&SessionWrap::dispose>("dispose"),
                       InstanceAccessor<&SessionWrap::active_runs>("activeRuns"),
-                      InstanceAccessor<&SessionWrap::lm_head_note>("lmHeadNote"),
-                      InstanceAccessor<&SessionWrap::fusion_note>("fusionNote"),
+                      InstanceAccessor<&SessionWrap::rewrites>("rewrites"),
                       InstanceAccessor<&SessionWrap::attention_fused>("attentionFused"),
                       InstanceAccessor<&SessionWrap::provider_note>("providerNote"),
                       InstanceAccessor<&SessionWrap::supports_prefix>("supportsPrefix")});
@@ -199,12 +198,8 @@ Napi::Value SessionWrap::release_prefix(const Napi::CallbackInfo& info) {
   return info.Env().Undefined();
 }
 
-Napi::Value SessionWrap::lm_head_note(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), session_ ? session_->lm_head_note() : "");
-}
-
-Napi::Value SessionWrap::fusion_note(const Napi::CallbackInfo& info) {
-  return Napi::String::New(info.Env(), session_ ? session_->fusion_note() : "");
+Napi::Value SessionWrap::rewrites(const Napi::CallbackInfo& info) {
+  return rewrites_to_js(info.Env(), session_ ? session_->rewrites() : std::vector<graph::PassOutcome>{});
 }
 
 Napi::Value SessionWrap::attention_fused(const Napi::CallbackInfo& info) {

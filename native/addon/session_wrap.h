@@ -34,8 +34,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   Napi::Value release_prefix(const Napi::CallbackInfo& info);
   Napi::Value dispose(const Napi::CallbackInfo& info);
   Napi::Value active_runs(const Napi::CallbackInfo& info);
-  Napi::Value lm_head_note(const Napi::CallbackInfo& info);
-  Napi::Value fusion_note(const Napi::CallbackInfo& info);
+  Napi::Value rewrites(const Napi::CallbackInfo& info);
   Napi::Value attention_fused(const Napi::CallbackInfo& info);
   Napi::Value provider_note(const Napi::CallbackInfo& info);
   Napi::Value supports_prefix(const Napi::CallbackInfo& info);

@@ -1,7 +1,7 @@
 // One fuzz target over everything native that reads an agent's ONNX bytes: the load-time graph rewrites
-// (CPU fusion, LM-head slicing, last-block pruning, each on the input and chained as the load runs them) and
-// the streaming reader of the edge checks. Their contracts are the findings' definition: a rewrite never
-// throws (it declines with a note), the reader throws only mlrb::Error naming what is wrong. Anything else,
+// (graph/rewrite_passes.h: each pass alone on the input, and the pipeline as the load runs it) and the
+// streaming reader of the edge checks. Their contracts are the findings' definition: a rewrite never
+// throws (it declines with a reason), the reader throws only mlrb::Error naming what is wrong. Anything else,
 // and any crash, sanitizer report or hang, stops the run with the input saved.
 // Built by native/fuzz/build.sh, with libFuzzer under clang or with standalone_driver.cc under g++.
 #include <unistd.h>
@@ -11,12 +11,14 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "../core/error.h"
-#include "../graph/cpu_fusion.h"
-#include "../graph/last_block_rows.h"
-#include "../graph/lm_head_slice.h"
+#include "../graph/external_weights.h"
+#include "../graph/graph_state.h"
+#include "../graph/rewrite_pipeline.h"
+#include "../graph/rewrite_passes.h"
 #include "../onnx/model_reader.h"
 
 namespace {
@@ -68,15 +70,35 @@ void must_not_throw(const char* name, Rewrite&& rewrite) {
   }
 }
 
+// Each pass alone (prerequisites ignored, so pruning sees arbitrary graphs too), then the pipeline as the
+// load runs it, each followed by the assembly of what it produced (weights referenced in place).
 void run_rewrites(mlrb::graph::Bytes model) {
-  must_not_throw("fusion, slicing and pruning in turn", [&] {
-    const mlrb::graph::CpuFusion fused = mlrb::graph::fuse_for_cpu(model);
-    const mlrb::graph::Bytes current = fused.applied ? mlrb::graph::Bytes(fused.model) : model;
-    const mlrb::graph::LmHeadSlice sliced = mlrb::graph::slice_lm_head(current);
-    if (sliced.applied && fused.applied) (void)mlrb::graph::prune_last_block_rows(sliced.model);
+  namespace graph = mlrb::graph;
+  must_not_throw("the rewrite pipeline", [&] {
+    std::optional<graph::ParsedModel> parsed;
+    try {
+      parsed.emplace(graph::parse_model(model));
+    } catch (const graph::MalformedProto&) {
+      return;  // the load declines every pass with the parse error
+    }
+    // Assembled as the load assembles it: weights referenced in the input's own bytes.
+    const graph::ModelFile file{model, "model.onnx"};
+    const auto assemble = [&](const graph::GraphState& state) {
+      (void)graph::assemble_model(parsed->parts, graph::with_external_weights(state.view(), file), state.extra_opsets());
+    };
+    (void)graph::has_external_data(parsed->graph);
+    assemble(graph::GraphState(*parsed));  // the original-graph check's model
+    const auto passes = graph::load_time_passes();
+    for (const graph::RewritePass* pass : passes) {
+      graph::GraphState alone(*parsed);
+      const graph::RewritePass* single[] = {pass};
+      (void)graph::run_passes(single, alone, {});
+      if (alone.rewritten()) assemble(alone);
+    }
+    graph::GraphState chained(*parsed);
+    (void)graph::run_passes(passes, chained, {});
+    if (chained.rewritten()) assemble(chained);
   });
-  must_not_throw("LM-head slicing alone", [&] { (void)mlrb::graph::slice_lm_head(model); });
-  must_not_throw("last-block pruning alone", [&] { (void)mlrb::graph::prune_last_block_rows(model); });
 }
 
 void run_reader(const uint8_t* data, size_t size) {

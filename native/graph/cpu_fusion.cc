@@ -88,43 +88,30 @@ Pieces rewrite_graph(const GraphView& view, const std::vector<AttentionBlock>& b
 }
 
 std::string describe(const std::vector<AttentionBlock>& blocks, size_t softmax_count) {
-  std::string note = "CPU graph fusion on: ";
   const auto rotary = std::count_if(blocks.begin(), blocks.end(), [](const AttentionBlock& block) { return block.rotary_half > 0; });
-  note += std::to_string(blocks.size()) + " of " + std::to_string(softmax_count) + " Softmax attention blocks run as one " + kAttentionOpDomain +
-          " node each";
+  std::string note = std::to_string(blocks.size()) + " of " + std::to_string(softmax_count) + " Softmax attention blocks run as one " +
+                     kAttentionOpDomain + " node each";
   if (rotary > 0) note += " (" + std::to_string(rotary) + " with the rotary embedding of Q and K folded in)";
   return note;
 }
 
-CpuFusion fallback(std::string note) {
-  CpuFusion result;
-  result.note = "CPU graph fusion off: " + note;
-  return result;
+constexpr std::string_view kName = "cpuFusion";
+
+PassOutcome fuse_for_cpu(GraphState& state) {
+  const GraphView& view = state.view();
+  if (std::optional<std::string> hazard = fusion_hazard(state.model(), view)) return declined(kName, *hazard);
+  size_t softmax_count = 0;
+  const std::vector<AttentionBlock> blocks = find_blocks(view, state.default_opset(), softmax_count);
+  if (blocks.empty()) {
+    return declined(kName, softmax_count == 0 ? "the graph has no Softmax" : "no Softmax sits in a MatMul / scale / mask / MatMul attention block");
+  }
+  state.replace_graph(rewrite_graph(view, blocks));
+  state.import_opset(kAttentionOpDomain, 1);
+  return applied(kName, describe(blocks, softmax_count));
 }
 
 }  // namespace
 
-CpuFusion fuse_for_cpu(Bytes model) {
-  try {
-    const ModelParts parts = read_model_parts(model);
-    if (!parts.graph) return fallback("the model has no graph");
-    const GraphView view = read_graph_view(*parts.graph);
-    if (std::optional<std::string> hazard = fusion_hazard(parts, view)) return fallback(*hazard);
-    size_t softmax_count = 0;
-    const std::vector<AttentionBlock> blocks = find_blocks(view, default_opset_version(parts), softmax_count);
-    if (blocks.empty()) {
-      return fallback(softmax_count == 0 ? "the graph has no Softmax"
-                                         : "no Softmax sits in a MatMul / scale / mask / MatMul attention block");
-    }
-    CpuFusion result;
-    result.applied = true;
-    result.attention_blocks = static_cast<int>(blocks.size());
-    result.model = assemble_model(parts, rewrite_graph(view, blocks), {opset_import(kAttentionOpDomain, 1)});
-    result.note = describe(blocks, softmax_count);
-    return result;
-  } catch (const MalformedProto& error) {
-    return fallback("the model could not be parsed (" + std::string(error.what()) + ")");
-  }
-}
+const RewritePass kCpuFusionPass{.name = kName, .prerequisites = {}, .emits_cpu_kernels = true, .blame = 2, .run = fuse_for_cpu};
 
 }  // namespace mlrb::graph

@@ -1,6 +1,6 @@
-// Building blocks shared by the graph rewrites (lm_head_slice, cpu_fusion): nodes, attributes and
-// value infos as protobuf builders, a graph assembled from verbatim spans of the original plus the few
-// messages a rewrite adds, and the model around it. Weights are copied once, when the model is assembled.
+// Building blocks shared by the graph rewrites (rewrite_pass.h): nodes, attributes and value infos as
+// protobuf builders, a graph assembled from verbatim spans of the original plus the few messages a rewrite
+// adds, and the model around it.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,8 @@ class Pieces {
   void view(Bytes bytes);
   void own(uint32_t number, const ProtoBuilder& message);
   [[nodiscard]] uint64_t size() const { return size_; }
+  // The pieces in order; each is one or more whole fields of the message.
+  [[nodiscard]] const std::vector<Bytes>& spans() const { return pieces_; }
   void append_to(ProtoBuilder& out) const;
 
  private:

@@ -83,21 +83,25 @@ ValueView read_value_view(Bytes value_info) {
   return value;
 }
 
-GraphView read_graph_view(Bytes graph) {
+GraphView read_graph_view(Bytes graph) { return read_graph_view(std::span<const Bytes>(&graph, 1)); }
+
+GraphView read_graph_view(std::span<const Bytes> pieces) {
   GraphView view;
-  FieldReader reader(graph);
-  Field field;
-  while (reader.next(field)) {
-    view.fields.push_back(field);
-    switch (field.number) {
-      case GraphProto::kNode:
-        view.node_field.push_back(view.fields.size() - 1);
-        view.nodes.push_back(read_node(field.payload));
-        break;
-      case GraphProto::kInitializer: read_initializer(field.payload, view); break;
-      case GraphProto::kInput: view.inputs.push_back(read_value_view(field.payload)); break;
-      case GraphProto::kOutput: view.outputs.push_back(read_value_view(field.payload)); break;
-      default: break;
+  for (const Bytes piece : pieces) {
+    FieldReader reader(piece);
+    Field field;
+    while (reader.next(field)) {
+      view.fields.push_back(field);
+      switch (field.number) {
+        case GraphProto::kNode:
+          view.node_field.push_back(view.fields.size() - 1);
+          view.nodes.push_back(read_node(field.payload));
+          break;
+        case GraphProto::kInitializer: read_initializer(field.payload, view); break;
+        case GraphProto::kInput: view.inputs.push_back(read_value_view(field.payload)); break;
+        case GraphProto::kOutput: view.outputs.push_back(read_value_view(field.payload)); break;
+        default: break;
+      }
     }
   }
   for (size_t index = 0; index < view.nodes.size(); ++index) {

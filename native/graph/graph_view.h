@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -49,6 +50,9 @@ struct GraphView {
 
 // Throws MalformedProto.
 [[nodiscard]] GraphView read_graph_view(Bytes graph);
+// The same over a graph held as pieces (graph_rewrite.h's Pieces): each piece is one or more whole
+// GraphProto fields, in order, so a rewritten graph is indexed without being copied into one buffer.
+[[nodiscard]] GraphView read_graph_view(std::span<const Bytes> pieces);
 [[nodiscard]] ValueView read_value_view(Bytes value_info);
 
 }  // namespace mlrb::graph

@@ -212,33 +212,27 @@ Pieces rewrite(const GraphView& view, const Plan& plan) {
   return graph;
 }
 
-LastBlockRows fallback(std::string note) {
-  LastBlockRows result;
-  result.note = "last-block row pruning off: " + note;
-  return result;
+constexpr std::string_view kName = "pruneLastBlock";
+
+PassOutcome prune_last_block_rows(GraphState& state) {
+  const GraphView& view = state.view();
+  Plan plan;
+  if (std::string reason = plan_pruning(view, plan); !reason.empty()) return declined(kName, reason);
+  for (size_t i = 0; i < plan.joining.size(); ++i) {
+    if (view.name_in_use(picked_name(i)) || view.name_in_use(picked_name(i) + "_flat")) {
+      return declined(kName, "the graph already uses the name " + picked_name(i));
+    }
+  }
+  const size_t block_nodes = plan.block.size();
+  const size_t joining = plan.joining.size();
+  state.replace_graph(rewrite(view, plan));
+  return applied(kName, "the last attention and the " + std::to_string(block_nodes) + " nodes after it run only on the scored positions (" +
+                            std::to_string(joining) + " residual input(s) gathered)");
 }
 
 }  // namespace
 
-LastBlockRows prune_last_block_rows(Bytes model) {
-  try {
-    const ModelParts parts = read_model_parts(model);
-    if (!parts.graph) return fallback("the model has no graph");
-    const GraphView view = read_graph_view(*parts.graph);
-    Plan plan;
-    if (std::string reason = plan_pruning(view, plan); !reason.empty()) return fallback(reason);
-    for (size_t i = 0; i < plan.joining.size(); ++i) {
-      if (view.name_in_use(picked_name(i)) || view.name_in_use(picked_name(i) + "_flat")) return fallback("the graph already uses the name " + picked_name(i));
-    }
-    LastBlockRows result;
-    result.applied = true;
-    result.model = assemble_model(parts, rewrite(view, plan));
-    result.note = "last-block row pruning on: the last attention and the " + std::to_string(plan.block.size()) +
-                  " nodes after it run only on the scored positions (" + std::to_string(plan.joining.size()) + " residual input(s) gathered)";
-    return result;
-  } catch (const MalformedProto& error) {
-    return fallback("the model could not be parsed (" + std::string(error.what()) + ")");
-  }
-}
+const RewritePass kPruneLastBlockPass{
+    .name = kName, .prerequisites = {"cpuFusion", "sliceLmHead"}, .emits_cpu_kernels = false, .blame = 3, .run = prune_last_block_rows};
 
 }  // namespace mlrb::graph

@@ -11,24 +11,14 @@
 // (MatMul by a constant matrix, element-wise arithmetic, RMS / layer norms over the last axis, reshapes that
 // keep the two leading axes), every value there feeds nothing else, and every tensor joining from outside
 // is a constant or a per-position tensor the attention's own query is computed from. Otherwise the graph is
-// left as it is, with the reason in the note.
+// left as it is, with the reason in the pass's outcome.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include "onnx_terms.h"
+#include "rewrite_pass.h"
 
 namespace mlrb::graph {
 
-struct LastBlockRows {
-  bool applied = false;
-  std::string note;            // what was rewritten, or why nothing was; shown in verbose output
-  std::vector<uint8_t> model;  // the rewritten ModelProto, when applied
-};
-
-// Never throws for graphs it does not understand: they come back with applied = false and a note.
-[[nodiscard]] LastBlockRows prune_last_block_rows(Bytes model);
+// "pruneLastBlock"; needs cpuFusion and sliceLmHead to have applied.
+extern const RewritePass kPruneLastBlockPass;
 
 }  // namespace mlrb::graph

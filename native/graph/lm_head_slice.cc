@@ -166,41 +166,30 @@ Pieces rewrite_graph(const GraphView& view, const HeadMatch& match, const ValueV
   return graph;
 }
 
-LmHeadSlice fallback(std::string note) {
-  LmHeadSlice result;
-  result.note = "LM-head slicing off: " + note + "; full [batch, seq, vocab] logits are computed";
-  return result;
+constexpr std::string_view kName = "sliceLmHead";
+
+PassOutcome slice_lm_head(GraphState& state) {
+  const auto decline = [](const std::string& why) { return declined(kName, why + "; full [batch, seq, vocab] logits are computed"); };
+  const GraphView& view = state.view();
+  std::string reason;
+  const std::optional<size_t> logits_index = pick_logits(view, reason);
+  if (!logits_index) return decline(reason);
+  const ValueView logits = view.outputs[*logits_index];  // a copy: replacing the graph replaces the view
+  if (!logits.dims.empty() && logits.dims.size() != 3) {
+    return decline("the logits output " + logits.name + " has rank " + std::to_string(logits.dims.size()) + ", not 3");
+  }
+  for (const char* name : {kLogitPositionsInput, kFlatHidden, kGatheredHidden}) {
+    if (view.name_in_use(name)) return decline(std::string("the graph already uses the name ") + name);
+  }
+  HeadMatch match;
+  if (reason = match_head(view, logits.name, match); !reason.empty()) return decline(reason);
+  state.replace_graph(rewrite_graph(view, match, logits));
+  state.sliced_logits = logits.name;
+  return applied(kName, match.description + " runs only on the gathered positions");
 }
 
 }  // namespace
 
-LmHeadSlice slice_lm_head(Bytes model) {
-  try {
-    const ModelParts parts = read_model_parts(model);
-    if (!parts.graph) return fallback("the model has no graph");
-    const GraphView view = read_graph_view(*parts.graph);
-    std::string reason;
-    const std::optional<size_t> logits_index = pick_logits(view, reason);
-    if (!logits_index) return fallback(reason);
-    const ValueView& logits = view.outputs[*logits_index];
-    if (!logits.dims.empty() && logits.dims.size() != 3) {
-      return fallback("the logits output " + logits.name + " has rank " + std::to_string(logits.dims.size()) + ", not 3");
-    }
-    for (const char* name : {kLogitPositionsInput, kFlatHidden, kGatheredHidden}) {
-      if (view.name_in_use(name)) return fallback(std::string("the graph already uses the name ") + name);
-    }
-    HeadMatch match;
-    if (reason = match_head(view, logits.name, match); !reason.empty()) return fallback(reason);
-
-    LmHeadSlice result;
-    result.applied = true;
-    result.model = assemble_model(parts, rewrite_graph(view, match, logits));
-    result.logits_output = logits.name;
-    result.note = "LM-head slicing on: " + match.description + " runs only on the gathered positions";
-    return result;
-  } catch (const MalformedProto& error) {
-    return fallback("the model could not be parsed (" + std::string(error.what()) + ")");
-  }
-}
+const RewritePass kSliceLmHeadPass{.name = kName, .prerequisites = {}, .emits_cpu_kernels = false, .blame = 1, .run = slice_lm_head};
 
 }  // namespace mlrb::graph

@@ -8,11 +8,7 @@
 // (and their external-data references) included, is copied byte for byte.
 #pragma once
 
-#include <cstdint>
-#include <string>
-#include <vector>
-
-#include "onnx_terms.h"
+#include "rewrite_pass.h"
 
 namespace mlrb::graph {
 
@@ -21,16 +17,7 @@ inline constexpr const char* kLogitPositionsInput = "mlrb_logit_positions";
 inline constexpr const char* kFlatHidden = "mlrb_flat_hidden";
 inline constexpr const char* kGatheredHidden = "mlrb_gathered_hidden";
 
-struct LmHeadSlice {
-  bool applied = false;
-  // What was rewritten ("logits = MatMul(norm_out, lm_head.weight) now runs on gathered rows"), or why
-  // the graph was left alone; shown in verbose output either way.
-  std::string note;
-  std::vector<uint8_t> model;  // the rewritten ModelProto, when applied
-  std::string logits_output;   // the output that is now [positions, vocab]
-};
-
-// Never throws for graphs it does not understand: those come back with applied = false and a note.
-[[nodiscard]] LmHeadSlice slice_lm_head(Bytes model);
+// "sliceLmHead". On success it records the sliced output in GraphState::sliced_logits.
+extern const RewritePass kSliceLmHeadPass;
 
 }  // namespace mlrb::graph

@@ -6,17 +6,18 @@
 // answer, with ORT's own message, and leaves only graphs ORT accepts for the rewrites.
 #pragma once
 
-#include <string>
+#include <cstdint>
+#include <span>
 
 #include "ort_library.h"
 
 namespace mlrb {
 
-// Creates, then drops, a session over the unmodified file with the caller's options (threads and provider
-// included, so type and kernel checks are those of the real load) but with graph optimizations and weight
-// prepacking off: ORT still parses the model, resolves every node's schema, types and shapes, checks every
+// Creates, then drops, a session over the unmodified model (its bytes; external data is found through the
+// options' model folder) with the caller's options (threads and provider included, so type and kernel
+// checks are those of the real load) but with graph optimizations and weight prepacking off: ORT still parses the model, resolves every node's schema, types and shapes, checks every
 // initializer's size against its dims and creates every kernel, and skips the work the real load redoes.
 // Throws the Ort::Exception ORT raised.
-void check_original_with_ort(OrtRuntime& runtime, const std::string& model_path, const Ort::SessionOptions& session_options);
+void check_original_with_ort(OrtRuntime& runtime, std::span<const uint8_t> model, const Ort::SessionOptions& session_options);
 
 }  // namespace mlrb

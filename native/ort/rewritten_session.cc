@@ -1,12 +1,14 @@
 #include "rewritten_session.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 #include <vector>
 
-#include "../graph/cpu_fusion.h"
-#include "../graph/last_block_rows.h"
-#include "../graph/lm_head_slice.h"
+#include "../graph/external_weights.h"
+#include "../graph/graph_state.h"
+#include "../graph/rewrite_pipeline.h"
+#include "../graph/rewrite_passes.h"
 #include "../onnx/file_handle.h"
 #include "../onnx/mapped_range.h"
 #include "original_graph_check.h"
@@ -15,108 +17,118 @@ namespace mlrb {
 
 namespace {
 
-struct Attempt {
-  std::vector<uint8_t> model;  // empty: nothing applied, load the file as it is
-  bool cpu_fused = false;        // the CPU fusion pass rewrote the graph
-  bool attention_fused = false;  // ... and its graph has ai.mlrb attention nodes
-  bool pruned = false;           // the last block computes only the scored rows
-  std::string sliced_logits;
+using graph::PassOutcome;
+using graph::RewritePass;
+
+// The passes that must not run before any is tried, each with the reason its outcome will give.
+graph::HeldBack held_back_by_request(std::span<const RewritePass* const> passes, const RewriteRequest& request) {
+  graph::HeldBack held;
+  for (const RewritePass* pass : passes) {
+    const auto switched = request.switches.find(std::string(pass->name));
+    if (switched != request.switches.end() && !switched->second) {
+      held.emplace(pass->name, "turned off by the caller");
+    } else if (pass->emits_cpu_kernels && !request.cpu_provider) {
+      held.emplace(pass->name, "its fused ops run on the CPU provider only");
+    }
+  }
+  return held;
+}
+
+struct WeightsPlacement {
+  std::string folder;                          // where ORT resolves external-data names
+  std::optional<std::string> model_file_name;  // the model file's name there; none: weights stay inline
 };
 
-// Applies the wanted rewrites in turn to the mapped model; each sets its note.
-Attempt rewrite(graph::Bytes original, LoadRewrites wanted, OpenedSession& notes) {
-  Attempt attempt;
-  graph::Bytes current = original;
-  if (wanted.cpu_fusion) {
-    graph::CpuFusion fusion = graph::fuse_for_cpu(current);
-    notes.fusion_note = std::move(fusion.note);
-    if (fusion.applied) {
-      attempt.model = std::move(fusion.model);
-      attempt.cpu_fused = true;
-      attempt.attention_fused = fusion.attention_blocks > 0;
-      current = attempt.model;
-    }
+// ORT refuses an external-data name that resolves outside the folder it is given, so the model file is named
+// by its real path: one reached through a symlink that points elsewhere (Hugging Face's cache links
+// snapshots/<rev>/model.onnx to blobs/<hash>) is found through its real folder. A model with external-data
+// files of its own keeps the link's folder, against which their names resolve; if its file then lies
+// elsewhere, its weights stay inline, copied into the assembled model.
+WeightsPlacement place_weights(const std::string& model_path, bool has_own_external_data) {
+  const std::filesystem::path given(model_path);
+  std::error_code unresolved;
+  const std::filesystem::path real = std::filesystem::canonical(given, unresolved);
+  if (unresolved) return {given.parent_path().string(), std::nullopt};
+  if (!has_own_external_data) return {real.parent_path().string(), real.filename().string()};
+  std::error_code incomparable;
+  const std::filesystem::path given_folder = given.has_parent_path() ? given.parent_path() : std::filesystem::path(".");
+  const bool beside = std::filesystem::equivalent(real.parent_path(), given_folder, incomparable) && !incomparable;
+  return {given.parent_path().string(), beside ? std::optional<std::string>(given.filename().string()) : std::nullopt};
+}
+
+bool emits_cpu_kernels_applied(std::span<const RewritePass* const> passes, const std::vector<PassOutcome>& outcomes) {
+  for (size_t i = 0; i < passes.size() && i < outcomes.size(); ++i) {
+    if (passes[i]->emits_cpu_kernels && outcomes[i].applied) return true;
   }
-  if (wanted.slice_lm_head) {
-    graph::LmHeadSlice slice = graph::slice_lm_head(current);
-    notes.lm_head_note = std::move(slice.note);
-    if (slice.applied) {
-      attempt.model = std::move(slice.model);  // also frees the fused intermediate
-      attempt.sliced_logits = std::move(slice.logits_output);
-      current = attempt.model;
-    }
-  }
-  if (wanted.prune_last_block && attempt.attention_fused && !attempt.sliced_logits.empty()) {
-    graph::LastBlockRows pruning = graph::prune_last_block_rows(current);
-    notes.pruning_note = std::move(pruning.note);
-    if (pruning.applied) {
-      attempt.model = std::move(pruning.model);
-      attempt.pruned = true;
-    }
-  }
-  return attempt;
+  return false;
 }
 
 // The unmodified file; ORT's own error (an Ort::Exception) when it refuses it.
-void load_plain(OrtRuntime& runtime, const std::string& model_path, const Ort::SessionOptions& session_options, OpenedSession& opened) {
-  opened.session = std::make_unique<Ort::Session>(runtime.env(), model_path.c_str(), session_options);
+std::unique_ptr<Ort::Session> load_plain(OrtRuntime& runtime, const std::string& model_path, const Ort::SessionOptions& session_options) {
+  return std::make_unique<Ort::Session>(runtime.env(), model_path.c_str(), session_options);
 }
 
 }  // namespace
 
 OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& model_path, Ort::SessionOptions& session_options,
-                                     LoadRewrites rewrites) {
+                                     const RewriteRequest& request) {
+  const std::span<const RewritePass* const> passes = graph::load_time_passes();
+  graph::HeldBack held_back = held_back_by_request(passes, request);
   OpenedSession opened;
-  opened.fusion_note = rewrites.cpu_fusion ? "" : "CPU graph fusion off: turned off by the caller (--no-cpu-fusion)";
-  opened.lm_head_note = rewrites.slice_lm_head ? "" : "LM-head slicing off: disabled by the caller";
   // Opened first, without blocking: a FIFO or device named as the model is refused here, naming the file,
   // before ORT would wait on it.
   const onnx::FileHandle file(model_path, "ONNX model");
-  if (!rewrites.cpu_fusion && !rewrites.slice_lm_head) {
-    load_plain(runtime, model_path, session_options, opened);
+  if (!graph::any_pass_can_run(passes, held_back)) {
+    opened.rewrites = graph::decline_all(passes, held_back, "no pass can run");
+    opened.session = load_plain(runtime, model_path, session_options);
     return opened;
   }
-  // ORT judges the graph as submitted before any rewrite can hide a node it would refuse.
-  check_original_with_ort(runtime, model_path, session_options);
   std::optional<onnx::MappedRange> mapped;
+  std::optional<graph::ParsedModel> parsed;
   try {
-    mapped.emplace(file, 0, static_cast<size_t>(file.size()));
+    // Sparse: only the graph's structure is read; the weights stay in the file for ORT (graph/external_weights.h).
+    mapped.emplace(file, 0, static_cast<size_t>(file.size()), onnx::MappedRange::Access::sparse);
+    parsed.emplace(graph::parse_model(mapped->bytes()));
+  } catch (const graph::MalformedProto& error) {
+    opened.rewrites = graph::decline_all(passes, held_back, "the model could not be parsed (" + std::string(error.what()) + ")");
   } catch (const std::exception& error) {
-    if (rewrites.cpu_fusion) opened.fusion_note = std::string("CPU graph fusion off: ") + error.what();
-    if (rewrites.slice_lm_head) opened.lm_head_note = std::string("LM-head slicing off: ") + error.what();
-    load_plain(runtime, model_path, session_options, opened);
+    opened.rewrites = graph::decline_all(passes, held_back, error.what());
+  }
+  if (!parsed) {
+    opened.session = load_plain(runtime, model_path, session_options);  // ORT's own verdict on the file
     return opened;
   }
-  // A model loaded from memory finds its external-data files through this folder.
-  const std::string folder = std::filesystem::path(model_path).parent_path().string();
-  session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", folder.c_str());
+  // A model loaded from memory finds its external-data files through this folder: the model file itself for
+  // the weights the assembled graphs reference there, and any external-data files the model had.
+  const WeightsPlacement placement = place_weights(model_path, graph::has_external_data(parsed->graph));
+  session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", placement.folder.c_str());
+  const graph::ModelFile model_file{mapped->bytes(), placement.model_file_name};
+  // ORT judges the graph as submitted before any rewrite can hide a node it would refuse: the file's own
+  // graph, its weights referenced in place rather than parsed into a copy (a weight whose bytes do not fit
+  // its dims is refused all the same, as an external-data size mismatch).
+  check_original_with_ort(runtime, graph::assemble_model(parsed->parts, graph::with_external_weights(parsed->graph, model_file)), session_options);
   // Once per options object: ORT refuses a second registration of the same domain, and that refusal would
   // then stand in for the real reason of every later attempt, the plain load included.
-  if (rewrites.cpu_fusion) runtime.attention_ops().add_to(session_options);
-  while (rewrites.cpu_fusion || rewrites.slice_lm_head) {
-    Attempt attempt = rewrite(mapped->bytes(), rewrites, opened);
-    if (attempt.model.empty()) break;
+  const bool custom_ops_wanted =
+      std::any_of(passes.begin(), passes.end(), [&](const RewritePass* pass) { return pass->emits_cpu_kernels && !held_back.contains(pass->name); });
+  if (custom_ops_wanted) runtime.attention_ops().add_to(session_options);
+  while (true) {
+    graph::GraphState state(*parsed);
+    opened.rewrites = graph::run_passes(passes, state, held_back);
+    if (!state.rewritten()) break;
+    const std::vector<uint8_t> model =
+        graph::assemble_model(parsed->parts, graph::with_external_weights(state.view(), model_file), state.extra_opsets());
     try {
-      opened.session = std::make_unique<Ort::Session>(runtime.env(), attempt.model.data(), attempt.model.size(), session_options);
-      opened.sliced_logits = std::move(attempt.sliced_logits);
-      opened.attention_fused = attempt.attention_fused;
+      opened.session = std::make_unique<Ort::Session>(runtime.env(), model.data(), model.size(), session_options);
+      opened.sliced_logits = state.sliced_logits;
+      opened.attention_fused = emits_cpu_kernels_applied(passes, opened.rewrites);
       return opened;
     } catch (const Ort::Exception& error) {
-      // Undo the rewrite most likely at fault first: the last one, then the fused ops (float32 only).
-      const std::string refused = std::string("ONNX Runtime refused the rewritten graph (") + error.what() + ")";
-      if (attempt.pruned) {
-        rewrites.prune_last_block = false;
-        opened.pruning_note = "last-block row pruning off: " + refused;
-      } else if (attempt.cpu_fused) {
-        rewrites.cpu_fusion = false;
-        opened.fusion_note = "CPU graph fusion off: " + refused;
-      } else {
-        rewrites.slice_lm_head = false;
-        opened.lm_head_note = "LM-head slicing off: " + refused;
-      }
+      const RewritePass* blamed = graph::most_blamed(passes, opened.rewrites);
+      held_back.emplace(blamed->name, std::string("ONNX Runtime refused the rewritten graph (") + error.what() + ")");
     }
   }
-  load_plain(runtime, model_path, session_options, opened);
+  opened.session = load_plain(runtime, model_path, session_options);
   return opened;
 }
 

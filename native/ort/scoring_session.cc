@@ -111,17 +111,15 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   const std::string provider_caveat = on_cuda ? append_cuda_provider(session_options, runtime.info(), kCudaDevice) : std::string();
   OpenedSession opened;
   try {
-    // The fused attention ops are CPU kernels: on CUDA they would move every layer's tensors to the host.
-    opened = open_rewritten_session(runtime, model_path, session_options, {!on_cuda && options_.cpu_fusion, options_.slice_lm_head});
+    // The fused attention ops are CPU kernels: on CUDA they would move every layer's tensors to the host,
+    // so passes emitting them are off there.
+    opened = open_rewritten_session(runtime, model_path, session_options, RewriteRequest{options_.rewrites, !on_cuda});
   } catch (const Ort::Exception& error) {
     throw ort_failure(error, code_for_load_failure(error.GetOrtErrorCode()), "cannot load " + model_path);
   }
   session_ = std::move(opened.session);
-  lm_head_note_ = std::move(opened.lm_head_note);
   attention_fused_ = opened.attention_fused;
-  fusion_note_ = on_cuda && options_.cpu_fusion ? "CPU graph fusion off: the fused ops run on the CPU provider only"
-                                               : std::move(opened.fusion_note);
-  if (!opened.pruning_note.empty()) fusion_note_ += "; " + opened.pruning_note;
+  rewrites_ = std::move(opened.rewrites);
   signature_ = detect_signature(describe_inputs(*session_), describe_outputs(*session_), options_.kv_hints, opened.sliced_logits);
   present_outputs_ = match_present_outputs(signature_);
   const unsigned hardware = std::max(1U, std::thread::hardware_concurrency());

@@ -1,17 +1,19 @@
 // One ONNX Runtime session over a causal LM graph, and the forward pass that turns a packed batch into
 // per-request log-likelihoods. It owns the session and its signature; callers own nothing ORT-shaped.
-// At load the graph's LM head is rewritten to run only at scored positions, and on the CPU its attention
-// blocks are fused, when their patterns are found (ort/rewritten_session.h); graphs with KV-cache inputs can also score rows that continue a shared prefix
-// whose KV was computed once (compute_prefix).
+// At load the graph is rewritten where its patterns are found (ort/rewritten_session.h: the LM head runs
+// only at scored positions, and on the CPU attention blocks are fused); graphs with KV-cache inputs can
+// also score rows that continue a shared prefix whose KV was computed once (compute_prefix).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "../core/packed_batch.h"
+#include "../graph/rewrite_pass.h"
 #include "device_scorer.h"
 #include "graph_signature.h"
 #include "ort_library.h"
@@ -24,8 +26,8 @@ struct ScoringSessionOptions {
   int intra_op_threads = 0;  // 0: ORT's default (one per physical core)
   KvHints kv_hints;
   int32_t pad_token_id = 0;
-  bool slice_lm_head = true;
-  bool cpu_fusion = true;  // CPU provider only; see README "CPU graph fusion"
+  // The load-time graph rewrites turned off or on, by pass name (graph/rewrite_passes.h); unnamed ones run.
+  std::unordered_map<std::string, bool> rewrites;
 };
 
 struct BatchScores {
@@ -42,10 +44,8 @@ class ScoringSession {
 
   [[nodiscard]] const GraphSignature& signature() const { return signature_; }
   [[nodiscard]] const ScoringSessionOptions& options() const { return options_; }
-  // What the LM-head rewrite did, or why it did nothing.
-  [[nodiscard]] const std::string& lm_head_note() const { return lm_head_note_; }
-  // What the CPU graph fusion did (attention blocks), or why it did nothing.
-  [[nodiscard]] const std::string& fusion_note() const { return fusion_note_; }
+  // What each load-time graph rewrite did, or why it did nothing, in the order they ran.
+  [[nodiscard]] const std::vector<graph::PassOutcome>& rewrites() const { return rewrites_; }
   [[nodiscard]] bool attention_fused() const { return attention_fused_; }
   // Where the forward pass and the reduction run; empty on the CPU provider.
   [[nodiscard]] const std::string& provider_note() const { return provider_note_; }
@@ -66,8 +66,7 @@ class ScoringSession {
   ScoringSessionOptions options_;
   std::unique_ptr<Ort::Session> session_;
   GraphSignature signature_;
-  std::string lm_head_note_;
-  std::string fusion_note_;
+  std::vector<graph::PassOutcome> rewrites_;
   bool attention_fused_ = false;
   std::string provider_note_;
   std::unique_ptr<DeviceScorer> device_scorer_;  // set on CUDA in CUDA builds: logits stay on the device

@@ -129,7 +129,7 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
     threads: values.threads,
     provider: values.provider,
     ortLibrary: values['ort-library'],
-    cpuFusion: values['no-cpu-fusion'] ? false : undefined,
+    rewrites: values['no-cpu-fusion'] ? { cpuFusion: false } : undefined,
     logSamples: logSamples !== undefined && logSamples !== false,
     cacheDir: values['no-cache'] ? false : values['cache-dir'],
     lmEvalVersion: values['lm-eval-version'],

@@ -5,9 +5,17 @@
 import { z } from 'zod';
 import type { ScoreProgress } from '../eval/score-requests.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
+import type { RewriteSwitches } from '../native/binding.js';
 import { DEFAULT_LM_EVAL_VERSION, LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 
 const positiveInt = z.number().int().positive();
+
+/** The rewrites by name (src/native/binding.ts RewriteSwitches); a name the addon does not know is refused here first. */
+const rewriteSwitchesSchema = z.strictObject({
+  cpuFusion: z.boolean().optional(),
+  sliceLmHead: z.boolean().optional(),
+  pruneLastBlock: z.boolean().optional(),
+}) satisfies z.ZodType<RewriteSwitches>;
 
 export const evaluateOptionsSchema = z.strictObject({
   /** Path to model.onnx, or the folder holding it (its model.onnx, else its only .onnx file). */
@@ -34,10 +42,15 @@ export const evaluateOptionsSchema = z.strictObject({
   provider: z.enum(PROVIDER_CHOICES).default('cpu'),
   ortLibrary: z.string().min(1).optional(),
   /**
-   * Fused attention kernels on the CPU, rounding as ONNX Runtime's own kernels (same logliks, faster).
-   * Default on; false runs the attention nodes as exported.
+   * Load-time graph rewrites to turn off (README "Load-time graph rewrites"); each runs where the graph allows
+   * it unless set false. What each did is in the results' `mlrb.rewrites`.
    */
-  cpuFusion: z.boolean().default(true),
+  rewrites: rewriteSwitchesSchema.optional(),
+  /**
+   * Shorthand for rewrites.cpuFusion (CLI --no-cpu-fusion): fused attention kernels on the CPU, rounding as
+   * ONNX Runtime's own kernels (same logliks, faster). false runs the attention nodes as exported.
+   */
+  cpuFusion: z.boolean().optional(),
   /**
    * Score a suite whose data folder lacks some subtasks (MMLU subjects, BLiMP paradigms, SuperGLUE tasks)
    * instead of failing with BAD_DATA; its groups are then `<group>_partial` and `mlrb.partial` lists the missing.
@@ -57,7 +70,16 @@ export const evaluateOptionsSchema = z.strictObject({
   /** Receives warnings (the 'auto' provider falling back to the CPU); default onLog, else stderr. */
   onWarning: z.custom<(message: string) => void>((value) => typeof value === 'function').optional(),
   onProgress: z.custom<(progress: ScoreProgress & { readonly label: string }) => void>((value) => typeof value === 'function').optional(),
+}).refine((options) => options.cpuFusion === undefined || options.rewrites?.cpuFusion === undefined || options.cpuFusion === options.rewrites.cpuFusion, {
+  message: 'cpuFusion and rewrites.cpuFusion disagree; give one of them',
+  path: ['cpuFusion'],
 });
+
+/** The rewrites the options ask for, the cpuFusion shorthand folded in. */
+export function requestedRewrites(options: ResolvedEvaluateOptions): RewriteSwitches | undefined {
+  if (options.cpuFusion === undefined) return options.rewrites;
+  return { ...options.rewrites, cpuFusion: options.cpuFusion };
+}
 
 export type EvaluateOptions = z.input<typeof evaluateOptionsSchema>;
 export type ResolvedEvaluateOptions = z.output<typeof evaluateOptionsSchema>;

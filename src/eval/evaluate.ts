@@ -3,7 +3,7 @@
  * once (as lm-eval's evaluator does), so batching and row sharing work across tasks.
  */
 import path from 'node:path';
-import { parseEvaluateOptions, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
+import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
 import { loadSuite } from '../tasks/registry.js';
@@ -14,6 +14,7 @@ import { dataFingerprint, sha256File, toolVersion } from './fingerprint.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
 import { buildResults, type JsonValue, type LmEvalResults } from './results.js';
+import { splitMemoryPeaks } from './memory-peaks.js';
 import { cpuRunFacts, environmentSummary, lmEvalRunFacts } from './run-facts.js';
 import { taskHashes } from './sample-hashes.js';
 import { buildTaskSamples, type LoggedSample } from './samples.js';
@@ -104,10 +105,11 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     threads: options.threads,
     provider: options.provider,
     ortLibrary: options.ortLibrary,
-    cpuFusion: options.cpuFusion,
+    rewrites: requestedRewrites(options),
     onLog: options.onLog,
     onWarning: options.onWarning,
   });
+  const memoryPeaks = splitMemoryPeaks();
   // Hashing a multi-GB model takes seconds; it runs alongside scoring, started once the file is known good.
   const modelHash = sha256File(model.modelPath);
   try {
@@ -142,6 +144,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     const samples = options.logSamples
       ? new Map(tasks.map((task) => [task.name, buildTaskSamples(task, requestsByTask.get(task.name) ?? [], taskMetrics.get(task.name) as TaskMetrics)]))
       : undefined;
+    const memory = memoryPeaks();
     const finished = performance.now();
     const wallSeconds = (finished - started) / 1000;
     const lmEvalResults = buildResults({
@@ -178,6 +181,8 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         // Whether attention ran as the fused CPU kernel (the default on the CPU, for graphs it applies to).
         attention_fused: model.attentionFused,
         cpu: cpuRunFacts(loadBinding().buildInfo().cpu),
+        // Every load-time graph rewrite, in the order they ran: applied or not, and what it rewrote or why not.
+        rewrites: model.rewrites.map((outcome) => ({ name: outcome.name, applied: outcome.applied, reason: outcome.reason })),
         wall_time_s: wallSeconds,
         scoring_time_s: stats.wallMs / 1000,
         tokens_scored: stats.inputTokens,
@@ -188,6 +193,8 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         max_length: model.maxLength,
         // High-water mark of this process's resident memory (the whole run so far), in bytes.
         peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+        // The same, split: until the model was loaded, and from then until scoring finished (memory-peaks.ts).
+        memory,
         model_file: path.basename(model.modelPath),
         // The lm-eval rules the ids and the file follow (--lm-eval-version); lm_eval_version names the release.
         lm_eval_rules: options.lmEvalVersion,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { MlrbError } from '../errors.js';
 import {
   loadBinding, type BatchScores, type ExecutionProvider, type GraphSignature, type NativeSession, type PackedBatch, type PrefixId,
-  type RuntimeInfo,
+  type RewriteOutcome, type RewriteSwitches, type RuntimeInfo,
 } from '../native/binding.js';
 import { initOrtRuntime } from '../native/ort-library.js';
 import { openSession, PROVIDER_CHOICES, type ProviderChoice } from './execution-provider.js';
@@ -46,7 +46,12 @@ export interface LoadModelOptions {
   readonly provider?: ProviderChoice | undefined;
   /** Another ONNX Runtime shared library (else MLRB_ORT_LIBRARY, else the one beside the addon or onnxruntime-node's). */
   readonly ortLibrary?: string | undefined;
-  /** Rewrite the LM head to run only at scored positions when the graph allows it (default true). */
+  /**
+   * Load-time graph rewrites to turn off, by name (README "Load-time graph rewrites"); each runs where the
+   * graph allows it unless set false. Passed to the addon as given: it refuses unknown names.
+   */
+  readonly rewrites?: RewriteSwitches | undefined;
+  /** Shorthand for rewrites.sliceLmHead: the LM head runs only at scored positions (default true). */
   readonly sliceLmHead?: boolean | undefined;
   /**
    * CPU graph fusion (default true; the CPU provider only): each decomposed attention block (MatMul, scale,
@@ -54,7 +59,7 @@ export interface LoadModelOptions {
    * as ONNX Runtime's own kernels do, so logliks stay those of the exported graph (bit for bit on AVX-512
    * CPUs) while long rows run several times faster; with a sliced head, the last block also runs on the
    * scored rows only (README, "CPU graph fusion", "Last-block row pruning"). false runs the graph as
-   * exported (apart from LM-head slicing).
+   * exported (apart from LM-head slicing). Shorthand for rewrites.cpuFusion.
    */
   readonly cpuFusion?: boolean | undefined;
   /** Receives what loading decided (LM-head slicing, prefix reuse, the device), for verbose output. */
@@ -85,6 +90,8 @@ export interface LanguageModel {
   readonly supportsPrefix: boolean;
   /** Attention runs as fused kernels, so passes hold no [rows, heads, T, T] score tensors. */
   readonly attentionFused: boolean;
+  /** Every load-time graph rewrite, in the order they ran: what it did, or why it did nothing. */
+  readonly rewrites: readonly RewriteOutcome[];
   computePrefix(tokens: readonly number[]): Promise<PrefixId>;
   releasePrefix(prefix: PrefixId): void;
   dispose(): void;
@@ -140,6 +147,10 @@ class OnnxLanguageModel implements LanguageModel {
     return this.session.attentionFused;
   }
 
+  get rewrites(): readonly RewriteOutcome[] {
+    return this.session.rewrites;
+  }
+
   computePrefix(tokens: readonly number[]): Promise<PrefixId> {
     return this.session.computePrefix(Int32Array.from(tokens));
   }
@@ -168,6 +179,24 @@ function validateThreads(threads: number | undefined): void {
   }
 }
 
+/**
+ * The shorthands (cpuFusion, sliceLmHead) folded into the rewrites object, an explicit rewrites entry winning;
+ * without shorthands the object goes to the addon as given, which checks its shape.
+ */
+function rewriteSwitches(options: LoadModelOptions): RewriteSwitches | undefined {
+  if (options.cpuFusion === undefined && options.sliceLmHead === undefined) return options.rewrites;
+  return {
+    ...(options.cpuFusion !== undefined ? { cpuFusion: options.cpuFusion } : {}),
+    ...(options.sliceLmHead !== undefined ? { sliceLmHead: options.sliceLmHead } : {}),
+    ...options.rewrites,
+  };
+}
+
+/** One line per rewrite, for verbose output: `rewrite cpuFusion: applied (12 of 12 Softmax …)`. */
+function describeRewrites(outcomes: readonly RewriteOutcome[]): string[] {
+  return outcomes.map((outcome) => `rewrite ${outcome.name}: ${outcome.applied ? 'applied' : 'not applied'} (${outcome.reason})`);
+}
+
 export async function loadModel(options: LoadModelOptions): Promise<LanguageModel> {
   validateThreads(options.threads);
   if (options.provider !== undefined && !PROVIDER_CHOICES.includes(options.provider)) {
@@ -188,18 +217,16 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
     intraOpThreads: threads,
     ...(metadata.numKeyValueHeads !== null ? { numKeyValueHeads: metadata.numKeyValueHeads } : {}),
     ...(metadata.headDim !== null ? { headDim: metadata.headDim } : {}),
-    ...(options.sliceLmHead !== undefined ? { sliceLmHead: options.sliceLmHead } : {}),
-    ...(options.cpuFusion !== undefined ? { cpuFusion: options.cpuFusion } : {}),
   };
+  const rewrites = rewriteSwitches(options);
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   const { session, provider } = await openSession(
-    (chosen) => loadBinding().loadSession(modelPath, { ...nativeOptions, provider: chosen }),
+    (chosen) => loadBinding().loadSession(modelPath, { ...nativeOptions, ...(rewrites !== undefined ? { rewrites } : {}), provider: chosen }),
     options.provider ?? 'cpu',
     warn,
   );
   const parallelBatches = parallelBatchesFor(provider, threads);
-  options.onLog?.(`${path.basename(modelPath)}: ${session.lmHeadNote}`);
-  options.onLog?.(`${path.basename(modelPath)}: ${session.fusionNote}`);
+  for (const line of describeRewrites(session.rewrites)) options.onLog?.(`${path.basename(modelPath)}: ${line}`);
   if (provider === 'cuda') options.onLog?.(`${path.basename(modelPath)}: ${session.providerNote}`);
   if (session.supportsPrefix) options.onLog?.(`${path.basename(modelPath)}: KV-cache inputs found; shared prompt prefixes are computed once and reused`);
   const maxLength = options.maxLength ?? metadata.maxLength ?? DEFAULT_MAX_LENGTH;

@@ -68,13 +68,33 @@ export interface NativeSessionOptions {
   readonly numKeyValueHeads?: number;
   readonly headDim?: number;
   readonly padTokenId?: number;
-  /** Rewrite the LM head to run only at scored positions when the graph allows (default true). */
-  readonly sliceLmHead?: boolean;
+  /** Load-time graph rewrites to turn off (or on); each runs when the graph allows it unless set false. */
+  readonly rewrites?: RewriteSwitches;
+}
+
+/**
+ * The load-time graph rewrites by name, in the order they run (native/graph/rewrite_passes.cc). The addon
+ * refuses a name it does not know with a TypeError.
+ */
+export interface RewriteSwitches {
   /**
-   * CPU graph fusion (default true; CPU provider only): decomposed attention blocks run as one fused kernel
-   * each, rounding as ORT's own kernels do.
+   * CPU graph fusion (CPU provider only): decomposed attention blocks run as one fused kernel each, rounding
+   * as ORT's own kernels do.
    */
-  readonly cpuFusion?: boolean;
+  readonly cpuFusion?: boolean | undefined;
+  /** The LM head runs only at scored positions. */
+  readonly sliceLmHead?: boolean | undefined;
+  /** With both above applied, the last block runs only on the scored positions too. */
+  readonly pruneLastBlock?: boolean | undefined;
+}
+
+export type RewriteName = keyof RewriteSwitches;
+
+/** What one load-time rewrite did: applied, with what it rewrote, or not, with why. */
+export interface RewriteOutcome {
+  readonly name: RewriteName;
+  readonly applied: boolean;
+  readonly reason: string;
 }
 
 export interface NativeSession {
@@ -84,10 +104,8 @@ export interface NativeSession {
   /** Runs the tokens once (batch 1) and keeps their KV; rejects BAD_MODEL without KV-cache inputs. */
   computePrefix(tokens: Int32Array): Promise<PrefixId>;
   releasePrefix(prefix: PrefixId): void;
-  /** What LM-head slicing did at load, or why it did nothing. */
-  readonly lmHeadNote: string;
-  /** What CPU graph fusion (attention blocks) did at load, or why it did nothing. */
-  readonly fusionNote: string;
+  /** Every load-time rewrite, in the order they ran: what it did, or why it did nothing. */
+  readonly rewrites: readonly RewriteOutcome[];
   /** Attention blocks run as fused kernels (no [rows, heads, T, T] score tensors are materialized). */
   readonly attentionFused: boolean;
   /** On CUDA: the device, and whether logits are reduced on it or on the host. '' on CPU. */

@@ -31,7 +31,7 @@ describe('mlrb-eval throughput flags', () => {
 
     const first = await runCli([...common, '--cache-dir', cacheDir, '--output', path.join(workDir, 'first.json')]);
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/LM-head slicing on/);
+    expect(first.stderr).toMatch(/rewrite sliceLmHead: applied/);
     expect(first.stderr).toMatch(/KV-cache inputs found/);
     expect(first.stderr).toMatch(/tokenized requests cached in/);
     expect(readdirSync(path.join(cacheDir, 'tokens')).length).toBe(1);

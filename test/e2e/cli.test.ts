@@ -90,14 +90,19 @@ describe('mlrb-eval CLI', () => {
     const fused = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--output', fusedOutput, '--quiet', '--no-cache', '--verbose']);
     expect(plain.code).toBe(0);
     expect(fused.code).toBe(0);
-    expect(fused.stderr).toMatch(/CPU graph fusion on: \d+ of \d+ Softmax attention blocks/);
-    type Run = ResultsFile & { mlrb: { attention_fused: boolean; cpu: { kernel_path: string; mlas_path: string; features: string[] } } };
+    // One line per rewrite, in the order they run.
+    expect(fused.stderr).toMatch(/rewrite cpuFusion: applied \(\d+ of \d+ Softmax attention blocks[^\n]*\n[^\n]*rewrite sliceLmHead: applied[^\n]*\n[^\n]*rewrite pruneLastBlock: /);
+    type Run = ResultsFile & { mlrb: { attention_fused: boolean; rewrites: { name: string; applied: boolean; reason: string }[]; cpu: { kernel_path: string; mlas_path: string; features: string[] } } };
     const plainResults = JSON.parse(readFileSync(plainOutput, 'utf8')) as Run;
     const fusedResults = JSON.parse(readFileSync(fusedOutput, 'utf8')) as Run;
     expect(plainResults.mlrb.attention_fused).toBe(false);
     expect(fusedResults.mlrb.attention_fused).toBe(true);
     const cpu = loadBinding().buildInfo().cpu;
     expect(fusedResults.mlrb.cpu).toMatchObject({ kernel_path: cpu.kernelPath, mlas_path: cpu.mlasPath, features: cpu.features });
+    expect(plainResults.mlrb.rewrites.map(({ name, applied }) => [name, applied])).toEqual([['cpuFusion', false], ['sliceLmHead', true], ['pruneLastBlock', false]]);
+    expect(plainResults.mlrb.rewrites[0]?.reason).toBe('turned off by the caller');
+    expect(plainResults.mlrb.rewrites[2]?.reason).toBe('needs cpuFusion, which did not apply');
+    expect(fusedResults.mlrb.rewrites.slice(0, 2).map(({ name, applied }) => [name, applied])).toEqual([['cpuFusion', true], ['sliceLmHead', true]]);
     expect(fusedResults.groups?.blimp_partial?.['acc,none']).toBe(plainResults.groups?.blimp_partial?.['acc,none']);
   });
 

@@ -5,6 +5,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { evaluate, loadModel, scoreRequests, MlrbError } from '../../src/index.js';
 import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import type { MemoryPeaks } from '../../src/eval/memory-peaks.js';
+import type { RewriteOutcome } from '../../src/native/binding.js';
 import { writeTinyBlimp } from '../support/tiny-datasets.js';
 import { createReferenceScorer } from '../support/reference-scorer.js';
 
@@ -17,6 +19,8 @@ describe('library API', () => {
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', numFewshot: -1 })).toThrow(TypeError);
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', unknownOption: 1 } as never)).toThrow(/unknownOption/);
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', cpuFusion: 'yes' } as never)).toThrow(/cpuFusion/);
+    expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', rewrites: { sliceLMHead: false } } as never)).toThrow(/sliceLMHead/);
+    expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', cpuFusion: false, rewrites: { cpuFusion: true } })).toThrow(/cpuFusion and rewrites\.cpuFusion disagree/);
   });
 
   it('evaluate() returns lm-eval keys plus mlrb facts and samples on request', async () => {
@@ -34,6 +38,16 @@ describe('library API', () => {
     expect(Object.keys(results)).toEqual(expect.arrayContaining(['results', 'group_subtasks', 'configs', 'versions', 'n-shot', 'n-samples', 'config', 'mlrb']));
     expect(results.mlrb.tokens_scored).toBeGreaterThan(0);
     expect(results.mlrb.peak_rss_bytes).toBeGreaterThan(0);
+    if (process.platform === 'linux') {
+      // Split at the end of loading: each peak is a real RSS figure, neither above the whole run's.
+      const { peak_rss_bytes: whole, memory } = results.mlrb as unknown as { peak_rss_bytes: number; memory: MemoryPeaks };
+      const { load_peak_rss_bytes: loadPeak, scoring_peak_rss_bytes: scoringPeak } = memory;
+      expect(loadPeak).toBeGreaterThan(10 * 1024 * 1024);
+      expect(loadPeak ?? Number.NaN).toBeLessThanOrEqual(whole);
+      expect(scoringPeak).toBeGreaterThan(10 * 1024 * 1024);
+      expect(scoringPeak ?? Number.NaN).toBeLessThanOrEqual(whole);
+    }
+    expect((results.mlrb.rewrites as unknown as RewriteOutcome[]).map((outcome) => outcome.name)).toEqual(['cpuFusion', 'sliceLmHead', 'pruneLastBlock']);
     expect(progress.at(-1)).toBe(20);
     expect(samples?.get('blimp_toy_order')).toHaveLength(5);
   });

@@ -7,7 +7,7 @@ import { MlrbError } from '../../src/errors.js';
 import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
 import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
-import type { PackedBatch } from '../../src/native/binding.js';
+import { loadBinding, type PackedBatch } from '../../src/native/binding.js';
 import { writeNanLogitsModel, writeNoLogitsModel, writeUnknownInputModel } from '../support/odd-models.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-bad-'));
@@ -120,6 +120,14 @@ describe('EXPECTED FAILURE – bad scoring calls', () => {
     await expect(loadModel({ model: tinyModelPath, threads: -1 })).rejects.toThrow(RangeError);
     await expect(loadModel({ model: tinyModelPath, maxLength: 0 })).rejects.toThrow(RangeError);
     await expect(loadModel({ model: tinyModelPath, cpuFusion: 'yes' as never })).rejects.toThrow(/cpuFusion must be a boolean/);
+  });
+
+  it('BAD CALL – the rewrites object is checked against the addon\'s pass list', async () => {
+    const load = (rewrites: unknown) => loadBinding().loadSession(tinyModelPath, { rewrites: rewrites as never });
+    expect(() => load('cpuFusion')).toThrow(new TypeError('options.rewrites must be an object of booleans by pass name (cpuFusion, sliceLmHead, pruneLastBlock)'));
+    expect(() => load(['cpuFusion'])).toThrow(TypeError);
+    expect(() => load({ cpuFuson: false })).toThrow(new TypeError('options.rewrites.cpuFuson is not a rewrite; the rewrites are cpuFusion, sliceLmHead, pruneLastBlock'));
+    expect(() => load({ pruneLastBlock: 1 })).toThrow(new TypeError('options.rewrites.pruneLastBlock must be a boolean'));
     await expect(scoreModelInputs(model, [{ inputTokens: [4], continuationTokens: [5] }], { batchSize: 0 })).rejects.toThrow(RangeError);
   });
 });

@@ -29,7 +29,7 @@ import { hasShared, sharedPaths } from '../support/shared-data.js';
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-fusion-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-const FUSED_NOTE = /CPU graph fusion on: (\d+) of (\d+) Softmax attention blocks run as one ai\.mlrb node each/;
+const FUSED_NOTE = /rewrite cpuFusion: applied \((\d+) of (\d+) Softmax attention blocks run as one ai\.mlrb node each/;
 
 /** Random requests plus rows long enough to span several 16-query blocks, and rows sharing a prefix. */
 function requestsFor(vocabSize: number, maxPositions: number, seed: number): ModelInput[] {
@@ -88,7 +88,7 @@ describe('CPU graph fusion', () => {
         expect(Number(softmaxes)).toBe(lm.options.numLayers);
         expect(ROTARY_NOTE.exec(note)?.[1], note).toBe(rotaryFolded ? String(lm.options.numLayers) : undefined);
         // The sliced head reads few positions, so the last block computes only those rows.
-        expect(note).toMatch(/last-block row pruning on: the last attention and the \d+ nodes after it run only on the scored positions \(1 residual/);
+        expect(logs.join('\n')).toMatch(/rewrite pruneLastBlock: applied \(the last attention and the \d+ nodes after it run only on the scored positions \(1 residual/);
         expect(plain.attentionFused).toBe(false);
 
         const { results } = await scoreModelInputs(fused, inputs);
@@ -122,26 +122,26 @@ describe('CPU graph fusion', () => {
 
   it('is on by default, off when turned off, and says why a graph without attention is left alone', async () => {
     const lookup = await loadingNotes({ model: writeNanLogitsModel(mkdtempSync(path.join(workDir, 'plain-'))) });
-    expect(lookup.notes).toMatch(/CPU graph fusion off: the graph has no Softmax/);
+    expect(lookup.notes).toMatch(/rewrite cpuFusion: not applied \(the graph has no Softmax\)/);
 
     const lm = writeTinyCausalLm(mkdtempSync(path.join(workDir, 'off-')));
     const off = await loadingNotes({ model: lm.modelPath, cpuFusion: false });
     expect(off.fused).toBe(false);
-    expect(off.notes).toMatch(/CPU graph fusion off: turned off by the caller/);
+    expect(off.notes).toMatch(/rewrite cpuFusion: not applied \(turned off by the caller\)/);
   });
 
-  it('prunes the last block only where the head is sliced: without slicing it is not attempted', async () => {
+  it('prunes the last block only where the head is sliced: without slicing it is not attempted, and says so', async () => {
     const lm = writeTinyCausalLm(mkdtempSync(path.join(workDir, 'unsliced-')));
     const unsliced = await loadingNotes({ model: lm.modelPath, sliceLmHead: false });
     expect(unsliced.fused).toBe(true);
-    expect(unsliced.notes).not.toMatch(/last-block row pruning/);
+    expect(unsliced.notes).toMatch(/rewrite pruneLastBlock: not applied \(needs sliceLmHead, which did not apply\)/);
   });
 
   it.skipIf(!hasShared)('fuses stories260K: 5 attention blocks with GQA, rotary embedding and head transposes absorbed', async () => {
     const stories = await loadingNotes({ model: sharedPaths.stories });
     expect(stories.fused).toBe(true);
     expect(stories.notes).toMatch(/5 of 5 Softmax attention blocks run as one ai\.mlrb node each \(5 with the rotary embedding of Q and K folded in\)/);
-    expect(stories.notes).toMatch(/last-block row pruning on: the last attention and the 22 nodes after it run only on the scored positions/);
+    expect(stories.notes).toMatch(/rewrite pruneLastBlock: applied \(the last attention and the 22 nodes after it run only on the scored positions/);
   });
 
   it.skipIf(!hasShared)(`gives stories260K's unfused logliks on real MMLU and BLiMP rows ${fusedAgreementLabel}`, async () => {

@@ -91,23 +91,26 @@ describe('the model file itself', () => {
     const fifo = path.join(mkdtempSync(path.join(workDir, 'fifo-')), 'model.onnx');
     execFileSync('mkfifo', [fifo]);
     initOrtRuntime();
-    const error = await loadBinding().loadSession(fifo, { cpuFusion, sliceLmHead: cpuFusion }).then(() => null, (caught: unknown) => caught);
+    const error = await loadBinding().loadSession(fifo, { rewrites: { cpuFusion, sliceLmHead: cpuFusion } }).then(() => null, (caught: unknown) => caught);
     expect(error).toBeInstanceOf(MlrbError);
     expect(error).toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining(`${fifo} (ONNX model) is a FIFO`) });
   });
 });
 
 describe('a rewrite ORT refuses', () => {
-  it('falls back to the plain graph, and the notes carry ORT\'s own reason for each rewrite dropped', async () => {
+  it('drops the rewrites one at a time, most suspect first, and each outcome carries ORT\'s own reason', async () => {
     const modelPath = writeFusedNodeNameTaken(mkdtempSync(path.join(workDir, 'name-taken-')));
-    const logs: string[] = [];
-    const model = await loadModel({ model: modelPath, threads: 1, onLog: (message) => logs.push(message) });
+    const model = await loadModel({ model: modelPath, threads: 1 });
     try {
       expect(model.attentionFused).toBe(false);
-      const notes = logs.join('\n');
-      expect(notes).toMatch(/CPU graph fusion off: ONNX Runtime refused the rewritten graph \([^)]*two nodes with same node name \(mlrb_attention_0\)/);
-      expect(notes).toMatch(/last-block row pruning off: ONNX Runtime refused the rewritten graph \([^)]*two nodes with same node name/);
-      expect(notes).not.toMatch(/Domain already set/);
+      const refused = /^ONNX Runtime refused the rewritten graph \([^)]*two nodes with same node name \(mlrb_attention_0\)/;
+      // Pruning (built on the others) is dropped first, then the fusion (its custom ops); slicing alone loads.
+      expect(model.rewrites).toEqual([
+        { name: 'cpuFusion', applied: false, reason: expect.stringMatching(refused) },
+        { name: 'sliceLmHead', applied: true, reason: expect.stringContaining('runs only on the gathered positions') },
+        { name: 'pruneLastBlock', applied: false, reason: expect.stringMatching(refused) },
+      ]);
+      expect(model.rewrites.map((outcome) => outcome.reason).join('\n')).not.toMatch(/Domain already set/);
       const inputs = randomModelInputs(12, 64, 30, 5, 4);
       await expectReferenceLogliks(modelPath, inputs, (await scoreModelInputs(model, inputs)).results);
     } finally {
@@ -129,7 +132,7 @@ describe('quantized graphs are not fused', () => {
     const plain = await loadModel({ model: modelPath, threads: 1, cpuFusion: false });
     try {
       expect(fused.attentionFused).toBe(false);
-      expect(logs.join('\n')).toMatch(/CPU graph fusion off: the graph is quantized \((QuantizeLinear|DequantizeLinear|DynamicQuantizeLinear|MatMulInteger) node/);
+      expect(logs.join('\n')).toMatch(/rewrite cpuFusion: not applied \(the graph is quantized \((QuantizeLinear|DequantizeLinear|DynamicQuantizeLinear|MatMulInteger) node/);
       const inputs = randomModelInputs(24, QUANTIZED_VOCAB, 40, 17, 4);
       const { results } = await scoreModelInputs(fused, inputs);
       const unfused = await scoreModelInputs(plain, inputs);

@@ -113,7 +113,7 @@ describe('LM-head slicing', () => {
     const model = await loadModel({ model: modelPath, onLog: (line) => logs.push(line) });
     try {
       expect(model.signature.logitsSliced).toBe(true);
-      expect(logs.join('\n')).toMatch(/LM-head slicing on: MatMul\(hidden, head_weight\) and the 3 element-wise op/);
+      expect(logs.join('\n')).toMatch(/rewrite sliceLmHead: applied \(MatMul\(hidden, head_weight\) and the 3 element-wise op/);
       await expectReferenceLogliks(modelPath, inputs, (await scoreModelInputs(model, inputs, { batchSize: 5 })).results);
     } finally {
       model.dispose();
@@ -125,7 +125,7 @@ describe('LM-head slicing', () => {
     const model = await loadModel({ model: writeNanLogitsModel(path.join(workDir, 'gather')), onLog: (line) => logs.push(line) });
     try {
       expect(model.signature.logitsSliced).toBe(false);
-      expect(logs.join('\n')).toMatch(/LM-head slicing off: the logits output logits comes from Gather/);
+      expect(logs.join('\n')).toMatch(/rewrite sliceLmHead: not applied \(the logits output logits comes from Gather/);
     } finally {
       model.dispose();
     }
@@ -137,7 +137,7 @@ describe('LM-head slicing', () => {
     const model = await loadModel({ model: modelPath, sliceLmHead: false, onLog: (line) => logs.push(line) });
     model.dispose();
     expect(model.signature.logitsSliced).toBe(false);
-    expect(logs.join('\n')).toMatch(/disabled by the caller/);
+    expect(logs.join('\n')).toMatch(/rewrite sliceLmHead: not applied \(turned off by the caller\)/);
   });
 
   it.skipIf(!hasShared)('stories260K (tied embeddings through Transpose) is sliced and exact', async () => {
