@@ -212,6 +212,7 @@ export interface BindingModule {
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const requireFromHere = createRequire(import.meta.url);
 let cachedBinding: BindingModule | undefined;
+let loadedAddon: string | undefined;
 
 /**
  * Loads the addon once and registers MlrbError with it: a local build (build/Release) if there is one, else the
@@ -235,5 +236,12 @@ export function loadBinding(): BindingModule {
   const binding = requireFromHere(addonPath) as BindingModule;
   binding.setErrorClass(MlrbError as unknown as new (code: string, message: string) => Error);
   cachedBinding = binding;
+  loadedAddon = addonPath;
   return binding;
+}
+
+/** The file the addon was loaded from (loading it first): what the score cache hashes as the scorer's build. */
+export function loadedAddonPath(): string {
+  loadBinding();
+  return loadedAddon as string;
 }
