@@ -115,11 +115,23 @@ const DISABLED: ScoreCache = {
 /** Opens this model's score cache, or a disabled one (with a warning saying why) when it cannot be used. */
 export async function openScoreCache(model: LanguageModel, options: ScoreCacheOptions): Promise<ScoreCache> {
   if (options.cacheDir === false) return DISABLED;
-  const cacheDir = path.resolve(options.cacheDir);
+  let namespace: ScoreNamespace;
+  try {
+    namespace = await scoreNamespace(model, path.resolve(options.cacheDir));
+  } catch (cause) {
+    options.onWarning(`the score cache is off for this run: ${describe(cause)}`);
+    return DISABLED;
+  }
+  return openScoreCacheFor(namespace, options);
+}
+
+/** The cache of one namespace; openScoreCache() derives it from a loaded model. */
+export function openScoreCacheFor(namespace: ScoreNamespace, options: ScoreCacheOptions): ScoreCache {
+  if (options.cacheDir === false) return DISABLED;
   let lock: CacheLock | undefined;
   let store: ScoreStore | undefined;
   try {
-    const namespace = await scoreNamespace(model, cacheDir);
+    const cacheDir = path.resolve(options.cacheDir);
     mkdirSync(path.join(cacheDir, SCORES_FOLDER), { recursive: true });
     const file = scoreDatabaseFile(cacheDir, namespace.modelDigest);
     const attempt = acquireCacheLock(file + LOCK_SUFFIX);

@@ -165,6 +165,8 @@ function openChecked(file: string): Database {
     }
     const check = db.get('PRAGMA quick_check')?.quick_check;
     if (check !== 'ok') throw new Error(`SQLite's quick_check reports: ${String(check)}`);
+    // Folds a log a killed run left (or the new schema) into the file, so sizes on disk are current.
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
     return db;
   } catch (error) {
     db.close();
