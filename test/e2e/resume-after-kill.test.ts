@@ -26,7 +26,7 @@ const RUN_DEPENDENT_MLRB_KEYS = [
 function withoutRunDependentFields(results: Record<string, unknown>): Record<string, unknown> {
   const mlrb = { ...(results.mlrb as Record<string, unknown>) };
   for (const key of RUN_DEPENDENT_MLRB_KEYS) delete mlrb[key];
-  const rest = { ...results, mlrb };
+  const rest: Record<string, unknown> = { ...results, mlrb };
   for (const key of RUN_DEPENDENT_LMEVAL_KEYS) delete rest[key];
   return rest;
 }
