@@ -1,5 +1,5 @@
 /** `mlrb-eval cache info|clear`, and the cache flags of the eval command. */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
@@ -27,6 +27,27 @@ describe('mlrb-eval cache', () => {
     expect(readdirSync(path.join(cache, 'scores'))).toEqual([]);
     expect(existsSync(path.join(cache, 'tokens'))).toBe(false);
     expect((await run()).stderr).not.toContain('from the score cache');
+  });
+
+  it("never serves one model's scores for another whose graph file is the same but whose external weights differ", async () => {
+    const dir = makeTempDir('cache-weights');
+    const model = writeTinyCausalLm(path.join(dir, 'model'), { externalData: true }).modelPath;
+    const data = writeTinyBlimp(path.join(dir, 'blimp'));
+    const output = path.join(dir, 'results.json');
+    const run = async () => {
+      expect((await runCli([model, '--tasks', 'blimp', '--allow-partial', '--data', data, '--quiet', '--use-cache', path.join(dir, 'cache'), '--output', output])).code).toBe(0);
+      return (JSON.parse(readFileSync(output, 'utf8')) as { mlrb: { model_sha256: string; score_cache: { hits: number; misses: number } } }).mlrb;
+    };
+    const first = await run();
+    expect(first.score_cache).toEqual({ hits: 0, misses: 20 });
+    expect((await run()).score_cache).toEqual({ hits: 20, misses: 0 });
+    // Halve every weight in the external file: same graph file, same size, another model.
+    const weightsFile = path.join(path.dirname(model), 'model.onnx_data');
+    const weights = new Float32Array(new Uint8Array(readFileSync(weightsFile)).buffer);
+    writeFileSync(weightsFile, new Uint8Array(weights.map((value) => value / 2).buffer));
+    const changed = await run();
+    expect(changed.model_sha256).toBe(first.model_sha256);
+    expect(changed.score_cache).toEqual({ hits: 0, misses: 20 });
   });
 
   it('refuses conflicting cache flags and unknown actions as usage mistakes', async () => {

@@ -31,14 +31,20 @@ function withoutRunDependentFields(results: Record<string, unknown>): Record<str
   return rest;
 }
 
+const CASES = [
+  { name: 'a plain graph, 0-shot', options: {}, fewshot: '0' },
+  // The rerun groups the remaining rows by shared prefix differently: the numbers must not move.
+  { name: 'a KV-cache graph, 2-shot (few-shot prefix reuse)', options: { pastConvention: 'optimum' as const }, fewshot: '2' },
+];
+
 describe('resume after kill -9', () => {
-  it('scores only what the killed run had not stored, and gives the uninterrupted results', async () => {
+  it.each(CASES)('scores only what the killed run had not stored, and gives the uninterrupted results: $name', async ({ options, fewshot }) => {
     const dir = makeTempDir('resume');
-    const model = writeTinyCausalLm(path.join(dir, 'model')).modelPath;
+    const model = writeTinyCausalLm(path.join(dir, 'model'), options).modelPath;
     const data = writeTinyMmlu(path.join(dir, 'mmlu'));
     const cache = path.join(dir, 'cache');
     // One row per pass: hundreds of passes, so the kill lands well inside the run.
-    const common = [model, '--tasks', 'mmlu', '--data', data, '--batch-size', '1'];
+    const common = [model, '--tasks', 'mmlu', '--data', data, '--num-fewshot', fewshot, '--batch-size', '1'];
 
     const killed = spawnSync(process.execPath, ['--import', tsxLoader, childScript, '40', ...common, '--use_cache', cache], { encoding: 'utf8', timeout: 120_000 });
     expect(killed.signal).toBe('SIGKILL');
