@@ -1,11 +1,9 @@
 /**
  * Scores remembered between runs (lm-eval's `--use_cache`), so a run that was killed resumes where it
  * stopped and a rerun scores nothing it has scored before. A score is a pure function of
- *   - the model's bytes: the graph file and every external-data file (one database per model, under
- *     `<cache>/scores/<model digest>.sqlite`, so runs of different models never share or contend for a file);
- *   - the scorer: tool version, the addon build (its file's sha256), the ONNX Runtime version, the provider
- *     and device that ran (a CUDA loglik differs from the CPU's by ~1e-4, an AVX-512 kernel from an AVX2 one
- *     in the last bits), and whether attention ran fused: a namespace inside that database;
+ *   - the model's bytes (score-namespace.ts): one database per model digest (score-folder.ts), so runs of
+ *     different models never share or contend for a file;
+ *   - the scorer (score-namespace.ts): a namespace inside that database;
  *   - the request's model input: its input and scored token ids after lm-eval's truncation (the row key).
  * Batch size, padding and row sharing are not in the key: they never change a row's numbers (README "Design").
  *
@@ -13,25 +11,18 @@
  * it off for the run with one warning; a damaged file is set aside (score-store.ts); a batch whose checksum
  * fails is dropped and its requests scored again; a cache another live process holds is left alone.
  */
-import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { mkdirSync, utimesSync } from 'node:fs';
 import path from 'node:path';
 import type { LoglikelihoodResult } from '../eval/instance.js';
 import type { ModelInput } from '../eval/request-encoding.js';
-import { toolVersion } from '../eval/fingerprint.js';
 import type { LanguageModel } from '../model/onnx-model.js';
-import { loadBinding, loadedAddonPath } from '../native/binding.js';
 import { acquireCacheLock, type CacheLock } from './cache-lock.js';
-import { rememberedSha256 } from './file-digests.js';
+import { databaseBytes, LOCK_SUFFIX, removeScoreDatabase, scoreDatabaseFile, scoreDatabases, SCORES_FOLDER } from './score-folder.js';
+import { scoreNamespace, type ScoreNamespace } from './score-namespace.js';
 import { digestKey, RECORD_BYTES, requestDigest, type ScoredRecord } from './score-records.js';
-import { ScoreStore, SIDE_FILE_SUFFIXES } from './score-store.js';
+import { ScoreStore } from './score-store.js';
 
 export const DEFAULT_SCORE_CACHE_MAX_BYTES = 1024 * 1024 * 1024;
-/** Bump when anything in how a batch is scored changes its numbers without changing the tool version. */
-const SCORING_RULES_VERSION = 1;
-export const SCORES_FOLDER = 'scores';
-export const LOCK_SUFFIX = '.owner';
 
 export interface ScoreCacheOptions {
   /** The cache root (shared with the token cache); false turns the score cache off. */
@@ -64,44 +55,6 @@ export interface ScoreCache {
   counts(): ScoreCacheCounts;
   /** Flushes and unlocks; safe to call twice. */
   close(): void;
-}
-
-/** What the cache is keyed by, for this model and scorer. */
-export interface ScoreNamespace {
-  /** sha256 over the graph file and its external-data files. */
-  readonly modelDigest: string;
-  /** The scorer's identity, canonical JSON. */
-  readonly scorer: string;
-}
-
-export async function scoreNamespace(model: LanguageModel, cacheDir: string | false): Promise<ScoreNamespace> {
-  const externalFiles = (await loadBinding().readOnnxModel(model.modelPath)).externalFiles
-    .map((file) => path.resolve(path.dirname(model.modelPath), file.path))
-    .sort();
-  const hash = createHash('sha256').update(`graph ${await rememberedSha256(model.modelPath, cacheDir)}\n`);
-  for (const file of externalFiles) hash.update(`external ${path.basename(file)} ${await rememberedSha256(file, cacheDir)}\n`);
-  const scorer = JSON.stringify({
-    rules: SCORING_RULES_VERSION,
-    tool: toolVersion(),
-    addon: await rememberedSha256(loadedAddonPath(), cacheDir),
-    ort: model.runtime.version,
-    provider: model.provider,
-    device: deviceName(model),
-    attentionFused: model.attentionFused,
-  });
-  return { modelDigest: hash.digest('hex'), scorer };
-}
-
-function deviceName(model: LanguageModel): string {
-  if (model.provider === 'cuda') {
-    const device = loadBinding().cudaDevice();
-    return device ? `${device.name} (sm ${device.computeCapability})` : 'cuda';
-  }
-  return cpus()[0]?.model ?? 'cpu';
-}
-
-export function scoreDatabaseFile(cacheDir: string, modelDigest: string): string {
-  return path.join(cacheDir, SCORES_FOLDER, `${modelDigest}.sqlite`);
 }
 
 const DISABLED: ScoreCache = {
@@ -250,54 +203,6 @@ class OpenScoreCache implements ScoreCache {
     }
     return total;
   }
-}
-
-export interface ScoreDatabaseEntry {
-  readonly file: string;
-  /** The database and its write-ahead log. */
-  readonly bytes: number;
-  readonly mtimeMs: number;
-}
-
-export function scoreDatabases(folder: string): ScoreDatabaseEntry[] {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return [];
-  }
-  return names
-    .filter((name) => name.endsWith('.sqlite'))
-    .flatMap((name) => {
-      const file = path.join(folder, name);
-      try {
-        return [{ file, bytes: databaseBytes(file), mtimeMs: statSync(file).mtimeMs }];
-      } catch {
-        return [];
-      }
-    });
-}
-
-/** Removes a database with its side files, under its lock; false when another process holds it. */
-export function removeScoreDatabase(file: string): boolean {
-  const attempt = acquireCacheLock(file + LOCK_SUFFIX);
-  if (!attempt.acquired) return false;
-  try {
-    for (const suffix of ['', ...SIDE_FILE_SUFFIXES, '.lock']) rmSync(file + suffix, { force: true, recursive: true });
-  } finally {
-    attempt.lock.release();
-  }
-  return true;
-}
-
-function databaseBytes(file: string): number {
-  return ['', ...SIDE_FILE_SUFFIXES].reduce((sum, suffix) => {
-    try {
-      return sum + statSync(file + suffix).size;
-    } catch {
-      return sum;
-    }
-  }, 0);
 }
 
 function closeQuietly(store: ScoreStore | undefined): void {

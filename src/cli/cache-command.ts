@@ -6,7 +6,7 @@
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { removeScoreDatabase, scoreDatabases, SCORES_FOLDER } from '../cache/score-cache.js';
+import { removeScoreDatabase, scoreDatabases, SCORES_FOLDER } from '../cache/score-folder.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { ExitError, type CliIo } from './exit-error.js';

@@ -10,7 +10,9 @@ import path from 'node:path';
 import sqlite from 'node-sqlite3-wasm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { acquireCacheLock } from '../../src/cache/cache-lock.js';
-import { LOCK_SUFFIX, openScoreCacheFor, scoreDatabaseFile, type ScoreCacheOptions, type ScoreNamespace } from '../../src/cache/score-cache.js';
+import { openScoreCacheFor, type ScoreCacheOptions } from '../../src/cache/score-cache.js';
+import { LOCK_SUFFIX, scoreDatabaseFile } from '../../src/cache/score-folder.js';
+import type { ScoreNamespace } from '../../src/cache/score-namespace.js';
 import { requestDigest } from '../../src/cache/score-records.js';
 import type { ModelInput } from '../../src/eval/request-encoding.js';
 
