@@ -51,10 +51,14 @@ describe('resume after kill -9', () => {
     const atKill = JSON.parse(killed.stdout.trim()) as { percent: number; requestsDone: number };
 
     const resumedFile = path.join(dir, 'resumed.json');
-    const resumed = await runCli([...common, '--use-cache', cache, '--output', resumedFile]);
+    const resumedSamples = path.join(dir, 'resumed-samples.jsonl');
+    const resumed = await runCli([...common, '--use-cache', cache, '--output', resumedFile, '--log-samples', resumedSamples]);
     expect(resumed.code).toBe(0);
     const uninterruptedFile = path.join(dir, 'uninterrupted.json');
-    expect((await runCli([...common, '--no-cache', '--output', uninterruptedFile])).code).toBe(0);
+    const uninterruptedSamples = path.join(dir, 'uninterrupted-samples.jsonl');
+    expect((await runCli([...common, '--no-cache', '--output', uninterruptedFile, '--log-samples', uninterruptedSamples])).code).toBe(0);
+    // Every request's loglik and greedy flag, not only the accuracies they add up to.
+    expect(readFileSync(resumedSamples, 'utf8')).toBe(readFileSync(uninterruptedSamples, 'utf8'));
 
     const resumedResults = JSON.parse(readFileSync(resumedFile, 'utf8')) as Record<string, unknown>;
     const uninterrupted = JSON.parse(readFileSync(uninterruptedFile, 'utf8')) as Record<string, unknown>;
