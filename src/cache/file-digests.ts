@@ -24,7 +24,7 @@ interface DigestEntry {
 const inProcess = new Map<string, Promise<string>>();
 
 /** The file's sha256; `cacheDir` false hashes without remembering across runs. */
-export function rememberedSha256(file: string, cacheDir: string | false): Promise<string> {
+export async function rememberedSha256(file: string, cacheDir: string | false): Promise<string> {
   const resolved = path.resolve(file);
   const identity = fileIdentity(resolved);
   const memoKey = `${resolved}\n${identity}`;
@@ -35,7 +35,7 @@ export function rememberedSha256(file: string, cacheDir: string | false): Promis
     // A failed hash must not be remembered.
     digest.catch(() => inProcess.delete(memoKey));
   }
-  return digest;
+  return await digest;
 }
 
 async function hashThroughCache(file: string, identity: string, cacheDir: string): Promise<string> {
