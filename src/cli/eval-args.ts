@@ -13,7 +13,7 @@ import { ExitError } from './exit-error.js';
 
 const STRING_FLAGS = [
   'suite', 'tasks', 'data', 'tokenizer', 'config', 'num-fewshot', 'limit', 'batch-size', 'memory-budget-mb', 'max-length',
-  'threads', 'provider', 'ort-library', 'output', 'output-path', 'cache-dir', 'lm-eval-version',
+  'threads', 'provider', 'ort-library', 'output', 'output-path', 'cache-dir', 'use-cache', 'cache-max-mb', 'lm-eval-version',
 ] as const;
 const BOOLEAN_FLAGS = ['allow-partial', 'no-cpu-fusion', 'no-cache', 'verbose', 'quiet', 'show-breakdowns'] as const;
 
@@ -53,6 +53,8 @@ const flagsSchema = z.strictObject({
   'lm-eval-version': z
     .enum(LM_EVAL_VERSIONS, { error: (issue) => `--lm-eval-version expects ${LM_EVAL_VERSIONS.join(' or ')}, got ${JSON.stringify(issue.input)}` })
     .optional(),
+  'use-cache': z.string().optional(),
+  'cache-max-mb': wholeNumber('cache-max-mb').optional(),
   'allow-partial': z.boolean().optional(),
   'no-cpu-fusion': z.boolean().optional(),
   'no-cache': z.boolean().optional(),
@@ -80,6 +82,18 @@ export interface EvalArgs {
   readonly showBreakdowns: boolean;
   /** What was accepted but means something else here, for --verbose. */
   readonly notes: readonly string[];
+}
+
+/**
+ * lm-eval's `--use_cache DIR` and our `--cache-dir DIR` name the same folder (tokens and scores); `--no-cache`
+ * turns every cache off and cannot be combined with either.
+ */
+function cacheFolderFlag(values: z.output<typeof flagsSchema>, usage: string): string | false | undefined {
+  const named = [values['cache-dir'], values['use-cache']].filter((value): value is string => value !== undefined);
+  if (values['no-cache'] && named.length > 0) throw new ExitError(2, `give --no-cache or a cache folder (--use-cache / --cache-dir), not both\n\n${usage}`);
+  if (named.length === 2 && named[0] !== named[1]) throw new ExitError(2, `--use-cache and --cache-dir name the same folder; give one\n\n${usage}`);
+  if (named[0] === '') throw new ExitError(2, `--use-cache expects a folder\n\n${usage}`);
+  return values['no-cache'] ? false : named[0];
 }
 
 export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs {
@@ -110,6 +124,7 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
   const suite = values.tasks ?? values.suite;
   if (suite === undefined) throw new ExitError(2, `--tasks (or --suite) is required\n\n${usage}`);
   if (values.output !== undefined && values['output-path'] !== undefined) throw new ExitError(2, `give --output FILE or --output-path PATH, not both\n\n${usage}`);
+  const cacheDir = cacheFolderFlag(values, usage);
   const batch = values['batch-size'];
   const notes = batch?.lmEvalAuto ? [`--batch-size auto:N: treated as auto (batches are sized from the memory budget, so there is nothing to re-tune)`] : [];
   const logSamples = values['log-samples'];
@@ -131,7 +146,8 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
     ortLibrary: values['ort-library'],
     rewrites: values['no-cpu-fusion'] ? { cpuFusion: false } : undefined,
     logSamples: logSamples !== undefined && logSamples !== false,
-    cacheDir: values['no-cache'] ? false : values['cache-dir'],
+    cacheDir,
+    scoreCacheMaxBytes: values['cache-max-mb'] === undefined ? undefined : values['cache-max-mb'] * 1024 * 1024,
     lmEvalVersion: values['lm-eval-version'],
   };
   // The library schema is strict about keys; dropping the unset ones gives exactly what a library caller passes.

@@ -68,8 +68,11 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR
                         a .json PATH); with --log-samples, samples_<task>_<date>.jsonl beside it
   --log-samples FILE    write per-document records as JSON lines (a switch with --output-path)
   --show-breakdowns     also print BLiMP's tables by field and linguistics_term
-  --cache-dir DIR       tokenized-request cache (default ~/.cache/mlrb-eval)
-  --no-cache            do not read or write the token cache
+  --use-cache DIR       the caches' folder: tokenized requests and scores (default ~/.cache/mlrb-eval,
+                        or $MLRB_CACHE_DIR); scores are stored as each forward pass finishes, so a
+                        killed run resumes where it stopped (--cache-dir is the same flag)
+  --cache-max-mb N      size cap of the score cache (default 1024); least recently used models go first
+  --no-cache            read and write no cache (tokens or scores)
   --lm-eval-version V   whose rules to follow: 0.4.4-0.4.8 (default; MLRB's numbers) or 0.4.13
                         (today's lm-eval: BOS before contexts where the tokenizer adds one, and
                         0.4.13's results layout)
@@ -115,6 +118,13 @@ function statOrNull(file: string): Stats | null {
   }
 }
 
+/** ", 12,000 of 134,000 requests from the score cache" when any came from it. */
+function scoreCacheNote(counts: unknown): string {
+  if (typeof counts !== 'object' || counts === null) return '';
+  const { hits, misses } = counts as { hits: number; misses: number };
+  return hits > 0 ? `, ${hits.toLocaleString('en-US')} of ${(hits + misses).toLocaleString('en-US')} requests from the score cache` : '';
+}
+
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseEvalArgs(argv, EVAL_USAGE);
   const log = args.verbose ? (message: string) => io.stderr.write(`${message}\n`) : undefined;
@@ -139,7 +149,7 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
   const info = results.mlrb;
   io.stderr.write(
     `scored ${info.tokens_scored.toLocaleString('en-US')} tokens in ${info.wall_time_s.toFixed(1)} s ` +
-      `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}\n`,
+      `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}${scoreCacheNote(info.score_cache)}\n`,
   );
   const json = stringifyResults(results);
   for (const [file, flag] of [[outputs.output, '--output'], [layout?.results, '--output-path']] as const) {

@@ -28,8 +28,10 @@ function shortLabel(label: string): string {
 
 function details(progress: ScoreProgress, estimate: WorkEstimate): string {
   const eta = estimate.finished ? 'done' : estimate.etaMs === undefined ? 'ETA …' : `ETA ${formatDuration(estimate.etaMs)}`;
+  // Requests answered by the score cache cost no work: the percentage and ETA are of the tokens left.
+  const fromCache = progress.requestsFromCache ? ` (${count(progress.requestsFromCache)} cached)` : '';
   return (
-    `${count(progress.requestsDone)}/${count(progress.requestsTotal)} req · ${count(estimate.tokensPerSecond)} tok/s · ` +
+    `${count(progress.requestsDone)}/${count(progress.requestsTotal)} req${fromCache} · ${count(estimate.tokensPerSecond)} tok/s · ` +
     `${formatDuration(progress.elapsedMs)} · ${eta}`
   );
 }

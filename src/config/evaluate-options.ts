@@ -63,8 +63,13 @@ export const evaluateOptionsSchema = z.strictObject({
   lmEvalVersion: z.enum(LM_EVAL_VERSIONS).default(DEFAULT_LM_EVAL_VERSION),
   /** Keep per-document records (lm-eval's --log_samples). */
   logSamples: z.boolean().default(false),
-  /** Folder of the tokenized-request cache (default ~/.cache/mlrb-eval); false turns it off. */
+  /**
+   * Folder of the caches, tokenized requests and scores (default ~/.cache/mlrb-eval); false turns both off.
+   * Scores are stored as each forward pass finishes, so a killed run resumes where it stopped.
+   */
   cacheDir: z.union([z.string().min(1), z.literal(false)]).optional(),
+  /** Bytes the score cache may hold (default 1 GiB); the least recently used models' scores go first. */
+  scoreCacheMaxBytes: positiveInt.optional(),
   /** Receives what loading and planning decided (LM-head slicing, prefix reuse, cache hits). */
   onLog: z.custom<(message: string) => void>((value) => typeof value === 'function').optional(),
   /** Receives warnings (the 'auto' provider falling back to the CPU); default onLog, else stderr. */

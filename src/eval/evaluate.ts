@@ -10,7 +10,7 @@ import { loadSuite } from '../tasks/registry.js';
 import { applySelection, resolveTaskNames, type SuiteSelection } from '../tasks/task-names.js';
 import type { Suite } from '../tasks/types.js';
 import { breakdownByTag, type TagBreakdown } from './aggregate.js';
-import { dataFingerprint, sha256File, toolVersion } from './fingerprint.js';
+import { dataFingerprint, toolVersion } from './fingerprint.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
 import { buildResults, type JsonValue, type LmEvalResults } from './results.js';
@@ -20,9 +20,12 @@ import { taskHashes } from './sample-hashes.js';
 import { buildTaskSamples, type LoggedSample } from './samples.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
+import { rememberedSha256 } from '../cache/file-digests.js';
+import { DEFAULT_SCORE_CACHE_MAX_BYTES, openScoreCache, type ScoreCache } from '../cache/score-cache.js';
+import { cachedScorer } from './cached-scoring.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
 import { modelInputFor } from './request-encoding.js';
-import { scoreModelInputs, type ScoreOptions } from './score-requests.js';
+import type { ScoreOptions } from './score-requests.js';
 import { buildTaskRequests } from './task-requests.js';
 
 export interface EvaluateResult {
@@ -110,8 +113,11 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     onWarning: options.onWarning,
   });
   const memoryPeaks = splitMemoryPeaks();
-  // Hashing a multi-GB model takes seconds; it runs alongside scoring, started once the file is known good.
-  const modelHash = sha256File(model.modelPath);
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
+  const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+  // Hashing a multi-GB model takes seconds (remembered between runs); it starts once the file is known good.
+  const modelHash = rememberedSha256(model.modelPath, cacheDir);
+  let scoreCache: ScoreCache | undefined;
   try {
     const tasks = suites.flatMap((suite) => suite.tasks);
     const requestsByTask = new Map(tasks.map((task) => [task.name, buildTaskRequests(task)]));
@@ -126,16 +132,24 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
       ...(options.memoryBudgetBytes !== undefined ? { memoryBudgetBytes: options.memoryBudgetBytes } : {}),
       ...(options.onProgress ? { onProgress: (progress) => options.onProgress?.({ ...progress, label }) } : {}),
     };
-    // A cache hit scores at once; a miss tokenizes chunk by chunk while earlier chunks score, then stores.
+    // A token-cache hit scores at once; a miss tokenizes chunk by chunk while earlier chunks score, then stores.
     const tokenCache = openTokenCache(model, requests, {
-      cacheDir: options.cacheDir ?? defaultCacheDir(),
+      cacheDir,
       lmEvalVersion: options.lmEvalVersion,
       ...(options.onLog ? { onLog: options.onLog } : {}),
     });
     const cached = tokenCache.cached;
+    // Either way, requests the score cache knows are filled in and only the rest reach the model.
+    scoreCache = await openScoreCache(model, {
+      cacheDir,
+      maxBytes: options.scoreCacheMaxBytes ?? DEFAULT_SCORE_CACHE_MAX_BYTES,
+      onWarning: warn,
+      ...(options.onLog ? { onLog: options.onLog } : {}),
+    });
+    const scoreInputs = cachedScorer(model, scoreCache);
     const { results, stats } = cached
-      ? await scoreModelInputs(model, cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index))), scoreOptions, describe)
-      : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe).then((output) => {
+      ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index))), scoreOptions, describe)
+      : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe, scoreInputs).then((output) => {
           tokenCache.store(output.tokenized);
           return output;
         });
@@ -186,8 +200,10 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         wall_time_s: wallSeconds,
         scoring_time_s: stats.wallMs / 1000,
         tokens_scored: stats.inputTokens,
-        tokens_per_s: stats.inputTokens / (stats.wallMs / 1000),
+        tokens_per_s: stats.wallMs > 0 ? stats.inputTokens / (stats.wallMs / 1000) : 0,
         requests: stats.requests,
+        // Requests answered from the score cache (hits) and scored by the model (misses); null with --no-cache.
+        score_cache: scoreCache.enabled ? { ...scoreCache.counts() } : null,
         forward_rows: stats.rows,
         padded_tokens: stats.paddedTokens,
         max_length: model.maxLength,
@@ -203,6 +219,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
     });
     return samples ? { results: lmEvalResults, samples } : { results: lmEvalResults };
   } finally {
+    scoreCache?.close();
     model.dispose();
   }
 }

@@ -7,8 +7,9 @@
  */
 import type { LanguageModel } from '../model/onnx-model.js';
 import type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './instance.js';
+import { uncachedScorer, type InputScorer } from './cached-scoring.js';
 import { modelInputFor } from './request-encoding.js';
-import { scoreModelInputs, tokenizeRequests, type ScoreStats, type TextScoreOptions } from './score-requests.js';
+import { tokenizeRequests, type ScoreStats, type TextScoreOptions } from './score-requests.js';
 import type { LmEvalVersion } from './lm-eval-version.js';
 
 /** Requests per chunk, at least; a chunk always ends at a task boundary. */
@@ -50,6 +51,7 @@ function addStats(total: ScoreStats | undefined, next: ScoreStats): ScoreStats {
   if (!total) return next;
   return {
     requests: total.requests + next.requests,
+    requestsFromCache: (total.requestsFromCache ?? 0) + (next.requestsFromCache ?? 0),
     rows: total.rows + next.rows,
     batches: total.batches + next.batches,
     inputTokens: total.inputTokens + next.inputTokens,
@@ -63,13 +65,15 @@ function addStats(total: ScoreStats | undefined, next: ScoreStats): ScoreStats {
 
 /**
  * Text requests in, results in request order out; `describe` names a request (by global index) in errors.
- * Progress counts requests across all chunks; token totals grow as chunks are tokenized.
+ * Progress counts requests across all chunks; token totals grow as chunks are tokenized. Each chunk goes
+ * through `scoreInputs` (the score cache's, in evaluate()).
  */
 export async function tokenizeAndScore(
   model: LanguageModel,
   requests: readonly LoglikelihoodRequest[],
   options: TextScoreOptions & { readonly chunkRequests?: number },
   describe: (index: number) => string,
+  scoreInputs: InputScorer = uncachedScorer(model),
 ): Promise<PipelinedOutput> {
   const started = performance.now();
   const chunks = chunkAtTaskBoundaries(requests, options.chunkRequests ?? DEFAULT_CHUNK_REQUESTS);
@@ -78,11 +82,12 @@ export async function tokenizeAndScore(
   let stats: ScoreStats | undefined;
   let pending: Promise<TokenizedRequest[]> = tokenizeCooperatively(model, requests.slice(...(chunks[0] ?? [0, 0])), options.lmEvalVersion);
   let tokensBefore = 0;
+  let fromCacheBefore = 0;
   for (const [chunkIndex, [start]] of chunks.entries()) {
     const chunkTokens = await pending;
     tokenized.push(...chunkTokens);
     const inputs = chunkTokens.map((request, offset) => modelInputFor(request, model.maxLength, () => describe(start + offset)));
-    const scoring = scoreModelInputs(model, inputs, {
+    const scoring = scoreInputs(inputs, {
       ...options,
       onProgress: (progress) =>
         options.onProgress?.({
@@ -93,6 +98,7 @@ export async function tokenizeAndScore(
           tokensTotal: tokensBefore + progress.tokensTotal,
           tokensTotalFinal: chunkIndex === chunks.length - 1,
           requestsTokenized: start + progress.requestsTotal,
+          requestsFromCache: fromCacheBefore + (progress.requestsFromCache ?? 0),
           elapsedMs: performance.now() - started,
         }),
     }, (offset) => describe(start + offset));
@@ -104,6 +110,7 @@ export async function tokenizeAndScore(
     results.push(...output.results);
     stats = addStats(stats, output.stats);
     tokensBefore += output.stats.inputTokens;
+    fromCacheBefore += output.stats.requestsFromCache ?? 0;
   }
   return { results, tokenized, stats: { ...(stats ?? emptyStats()), wallMs: performance.now() - started } };
 }

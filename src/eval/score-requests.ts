@@ -27,6 +27,8 @@ export interface ScoreProgress {
   readonly tokensTotalFinal?: boolean;
   /** Requests whose tokens tokensTotal counts (all of them when absent), to extrapolate the final total. */
   readonly requestsTokenized?: number;
+  /** Of requestsDone, those whose scores came from the score cache (no model work; tokens count only the rest). */
+  readonly requestsFromCache?: number;
   readonly elapsedMs: number;
 }
 
@@ -36,6 +38,11 @@ export interface ScoreOptions {
   /** Under `auto`, tokens (rows × padded length) per forward pass; default defaultTokensPerBatch(). */
   readonly tokensPerBatch?: number;
   readonly onProgress?: (progress: ScoreProgress) => void;
+  /**
+   * Called as each forward pass finishes, with the indices (into the inputs) of the requests it scored and
+   * their results in the same order: the score cache stores them here, so a killed run loses one pass at most.
+   */
+  readonly onBatchScored?: (requestIndices: readonly number[], results: readonly LoglikelihoodResult[]) => void;
   /** Compute a shared prompt prefix once and reuse its KV, when the model has KV inputs (default true). */
   readonly prefixReuse?: boolean;
   /** Shortest shared prefix worth reusing. */
@@ -58,6 +65,8 @@ export interface TextScoreOptions extends ScoreOptions {
 
 export interface ScoreStats {
   readonly requests: number;
+  /** Of those, the requests answered from the score cache; every other figure here is the model's work. */
+  readonly requestsFromCache?: number;
   /** Forward-pass rows after sharing identical inputs and folding prefix rows into longer ones. */
   readonly rows: number;
   readonly batches: number;
@@ -227,9 +236,13 @@ export async function scoreModelInputs(
     const prefix = job.group ? await prefixes.acquire(job.group) : undefined;
     const scores = await model.scoreBatch(packed.batch, prefix);
     if (job.group) await prefixes.finished(job.group);
-    packed.requestIndices.forEach((requestIndex, position) => {
-      results[requestIndex] = { loglik: scores.logliks[position] as number, isGreedy: scores.greedy[position] === 1 };
+    const requestIndices = Array.from(packed.requestIndices);
+    const batchResults = requestIndices.map((requestIndex, position) => {
+      const result = { loglik: scores.logliks[position] as number, isGreedy: scores.greedy[position] === 1 };
+      results[requestIndex] = result;
+      return result;
     });
+    options.onBatchScored?.(requestIndices, batchResults);
     const prefixLength = job.group?.prefix.length ?? 0;
     totals.requestsDone += packed.requestIndices.length;
     totals.tokensDone += packed.inputTokenCount + prefixLength * job.rows.length;

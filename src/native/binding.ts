@@ -312,7 +312,7 @@ export function loadBinding(): BindingModule {
   return loadAddon().binding;
 }
 
-/** The file the addon was loaded from (loading it first). */
+/** The file the addon was loaded from (loading it first): what the score cache hashes as the scorer's build. */
 export function loadedAddonPath(): string {
   return loadAddon().path;
 }

@@ -189,3 +189,18 @@ describe('progress in logs', () => {
     }
   });
 });
+
+describe('progress of a resumed run', () => {
+  it('counts cached requests as done at once and bases the percentage on the tokens left', () => {
+    const stream = fakeStream(false);
+    const report = createProgressReporter('blimp', stream);
+    const resumed = { requestsTotal: 1_000, tokensTotal: 5_000, requestsFromCache: 600 };
+    report({ ...resumed, requestsDone: 600, tokensDone: 0, elapsedMs: 100 });
+    report({ ...resumed, requestsDone: 800, tokensDone: 2_500, elapsedMs: 5_000 });
+    report({ ...resumed, requestsDone: 1_000, tokensDone: 5_000, elapsedMs: 9_000 });
+    const lines = stream.text.trim().split('\n');
+    expect(lines[0]).toMatch(/^\[blimp\] 0% · 600\/1,000 req \(600 cached\) · /);
+    expect(lines[1]).toMatch(/^\[blimp\] 50% · 800\/1,000 req \(600 cached\) · /);
+    expect(lines.at(-1)).toMatch(/^\[blimp\] 100% · 1,000\/1,000 req \(600 cached\) · .* · done$/);
+  });
+});

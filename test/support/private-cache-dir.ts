@@ -1,0 +1,10 @@
+/**
+ * vitest setupFiles: each test file gets its own cache folder ($MLRB_CACHE_DIR, inside the run's private
+ * TMPDIR, removed with it). Files run in parallel and build the same fixture models; with one shared folder,
+ * one file's evaluation would find another holding that model's score database and run without it.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+process.env.MLRB_CACHE_DIR = mkdtempSync(path.join(tmpdir(), 'mlrb-cache-'));
