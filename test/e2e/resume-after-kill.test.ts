@@ -20,7 +20,7 @@ const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).h
 /** What differs between two runs of the same work: when it ran, how long, and how much of it the model did. */
 const RUN_DEPENDENT_LMEVAL_KEYS = ['date', 'start_time', 'end_time', 'total_evaluation_time_seconds'];
 const RUN_DEPENDENT_MLRB_KEYS = [
-  'wall_time_s', 'scoring_time_s', 'tokens_scored', 'tokens_per_s', 'forward_rows', 'padded_tokens', 'peak_rss_bytes', 'score_cache',
+  'wall_time_s', 'scoring_time_s', 'tokens_scored', 'tokens_per_s', 'forward_rows', 'padded_tokens', 'peak_rss_bytes', 'memory', 'score_cache',
 ];
 
 function withoutRunDependentFields(results: Record<string, unknown>): Record<string, unknown> {
