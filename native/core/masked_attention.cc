@@ -1,6 +1,7 @@
 #include "masked_attention.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -207,8 +208,9 @@ MLRB_VECTOR_INLINE void weigh_block(const float* weights, vec::Floats inverse_su
 }
 
 MLRB_VECTOR_CLONES
-void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                        AttentionScratch& scratch) {
+void attend_head_blocks(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands, const MaskLayout& mask,
+                        int64_t head, AttentionScratch& scratch) {
+  const float scale = arithmetic.scale;
   constexpr int kLanes = vec::kLanes;
   scratch.query_columns.resize(static_cast<size_t>(shape.key_dim * kLanes));
   scratch.scores.resize(static_cast<size_t>(shape.keys * kLanes));
@@ -263,10 +265,12 @@ void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOper
                 scratch.weighted.data());
     for (int lane = 0; lane < rows; ++lane) {
       float* output_row = operands.output + (first + lane) * operands.output_row_stride;
-      // Every score -inf (or NaN): the graph's softmax yields NaN, and so does this.
+      // Every score -inf (or NaN): the graph's softmax yields NaN, and so does this. A NaN sum (a NaN or
+      // +inf score) makes every probability NaN there too; under sdpa's guard such rows weigh nothing.
       const bool undefined = !(maxima[lane] > -std::numeric_limits<float>::infinity());
+      const bool zeroed = arithmetic.zero_nan_weights && (undefined || std::isnan(inverse_sum[lane]));
       for (int64_t d = 0; d < shape.value_dim; ++d) {
-        output_row[d] = undefined ? std::numeric_limits<float>::quiet_NaN() : scratch.weighted[d * kLanes + lane];
+        output_row[d] = zeroed ? 0.0F : undefined ? std::numeric_limits<float>::quiet_NaN() : scratch.weighted[d * kLanes + lane];
       }
     }
   }
@@ -291,10 +295,10 @@ void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
   }
 }
 
-void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                     AttentionScratch& scratch) {
+void attend_one_head(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands, const MaskLayout& mask,
+                     int64_t head, AttentionScratch& scratch) {
   if (!operands.rotary.active()) {
-    attend_head_blocks(shape, scale, operands, mask, head, scratch);
+    attend_head_blocks(shape, arithmetic, operands, mask, head, scratch);
     return;
   }
   // The head's queries and keys rotated into scratch first: O(rows · D) beside attention's O(rows² · D).
@@ -308,7 +312,7 @@ void attend_one_head(const AttentionShape& shape, float scale, const HeadOperand
   rotated.query_row_stride = shape.key_dim;
   rotated.key_row_stride = shape.key_dim;
   rotated.rotary = RotaryRows{};
-  attend_head_blocks(shape, scale, rotated, mask, head, scratch);
+  attend_head_blocks(shape, arithmetic, rotated, mask, head, scratch);
 }
 
 }  // namespace mlrb

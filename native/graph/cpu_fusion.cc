@@ -39,6 +39,7 @@ ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
   for (const OptionalInt& attribute : optional_ints) {
     if (attribute.value != attribute.default_value) built.message_field(NodeProto::kAttribute, int_attribute(attribute.name, attribute.value));
   }
+  if (block.zero_nan_weights) built.message_field(NodeProto::kAttribute, int_attribute("zero_nan_weights", 1));
   return built;
 }
 
