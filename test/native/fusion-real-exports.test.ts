@@ -9,7 +9,8 @@
  *    FusedMatMul alpha, and so does the fusion); elsewhere they agree within 1e-4 with the same greedy flags;
  *  - both agree within 1e-4 with transformers' float64 logliks, committed in the manifest.
  * Requests pad in batches, and four share a 36-token prefix, so with-past graphs run attention over
- * past + new keys.
+ * past + new keys. LM-head slicing applies to every model; last-block row pruning does not (README, "Last-block
+ * row pruning": these exports reshape after attention with [batch, seq] read from tensors outside the block).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -94,8 +95,12 @@ describe('CPU attention fusion on real exports (scripts/fusion/build_attention_c
       expect(fused.attentionFused).toBe(true);
       expect(plain.attentionFused).toBe(false);
       expect(fused.supportsPrefix).toBe(model.withPast);
+      expect(outcome.lmHeadSliced, outcome.notes).toBe(true);
 
-      const fusedResults = (await scoreModelInputs(fused, inputs)).results;
+      const fusedOutput = await scoreModelInputs(fused, inputs);
+      const fusedResults = fusedOutput.results;
+      // With past, the shared prefix runs once and its rows continue it: keys outnumber queries there.
+      expect(fusedOutput.stats.prefixGroups).toBe(model.withPast ? 1 : 0);
       const plainResults = (await scoreModelInputs(plain, inputs)).results;
       const reference = manifest.reference[model.arch];
       if (cpuHasAvx512) {
