@@ -22,6 +22,7 @@ from __future__ import annotations
 import gzip
 import json
 import shutil
+import sys
 import tempfile
 import traceback
 import warnings
@@ -29,9 +30,14 @@ from pathlib import Path
 
 import onnx
 import torch
-from transformers import DynamicCache, GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, PhiConfig, PhiForCausalLM
+from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, PhiConfig, PhiForCausalLM
 
-OUT = Path(__file__).resolve().parents[2] / 'test' / 'fixtures' / 'fusion'
+REPO = Path(__file__).resolve().parents[2]
+# optimum's signatures, without and with past, as mlrb-eval's own export script defines them: one definition.
+sys.path.insert(0, str(REPO / 'scripts' / 'gpu'))
+from export_llama import LogitsOnly, LogitsWithPast, past_names  # noqa: E402
+
+OUT = REPO / 'test' / 'fixtures' / 'fusion'
 HIDDEN, HEADS, FFN, LAYERS, VOCAB, POSITIONS = 32, 4, 64, 2, 64, 64
 KV_HEADS = {'gpt2': HEADS, 'llama': 2, 'phi': HEADS}
 EXPORTS = {
@@ -39,7 +45,7 @@ EXPORTS = {
     'torchscript-sdpa-opset18': ('sdpa', 18),
     'torchscript-eager-opset14': ('eager', 14),
     'torchscript-eager-opset17': ('eager', 17),
-    'dynamo': ('sdpa', 18),
+    'dynamo': ('sdpa', None),  # the exporter picks its opset (20 with torch 2.13); the manifest records it
 }
 PAST_TRACE_LENGTH = 3  # not 0 or 1: tracing may specialise those sizes away
 
@@ -75,39 +81,6 @@ def build(arch: str, attention: str) -> torch.nn.Module:
     return model.eval()
 
 
-class LogitsOnly(torch.nn.Module):
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        return self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
-
-
-class LogitsWithPast(torch.nn.Module):
-    """optimum's signature; the flat past tensors are loaded into a DynamicCache (as scripts/gpu/export_llama.py does)."""
-
-    def __init__(self, model: torch.nn.Module) -> None:
-        super().__init__()
-        self.model = model
-        self.layers = model.config.num_hidden_layers
-
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor, *past: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        cache = DynamicCache()
-        for layer in range(self.layers):
-            cache.update(past[2 * layer], past[2 * layer + 1], layer)
-        out = self.model(input_ids=input_ids, attention_mask=attention_mask, past_key_values=cache, use_cache=True)
-        presents = []
-        for layer in out.past_key_values.layers:
-            presents += [layer.keys, layer.values]
-        return (out.logits, *presents)
-
-
-def past_names() -> tuple[list[str], list[str]]:
-    past = [f'past_key_values.{layer}.{kind}' for layer in range(LAYERS) for kind in ('key', 'value')]
-    return past, ['present.' + name[len('past_key_values.'):] for name in past]
-
-
 def trace_inputs(arch: str, with_past: bool) -> tuple[tuple[torch.Tensor, ...], list[str], list[str]]:
     """Batch 2, 8 tokens, the second row right-padded, so the mask is traced as data."""
     generator = torch.Generator().manual_seed(5)
@@ -116,17 +89,18 @@ def trace_inputs(arch: str, with_past: bool) -> tuple[tuple[torch.Tensor, ...], 
     mask[1, 5:] = 0
     if not with_past:
         return (ids, mask), ['input_ids', 'attention_mask'], ['logits']
-    past_in, present_out = past_names()
+    past_in, present_out = past_names(LAYERS)
     head_dim = HIDDEN // HEADS
     past = tuple(torch.randn(2, KV_HEADS[arch], PAST_TRACE_LENGTH, head_dim, generator=generator) for _ in past_in)
     mask = torch.cat([torch.ones(2, PAST_TRACE_LENGTH, dtype=torch.int64), mask], dim=1)
     return (ids, mask, *past), ['input_ids', 'attention_mask', *past_in], ['logits', *present_out]
 
 
-def export(model: torch.nn.Module, arch: str, exporter: str, with_past: bool, path: Path) -> None:
+def export(model: torch.nn.Module, arch: str, exporter: str, with_past: bool, path: Path) -> int:
+    """Writes the graph to `path`; returns its default-domain opset."""
     args, input_names, output_names = trace_inputs(arch, with_past)
     module = (LogitsWithPast if with_past else LogitsOnly)(model).eval()
-    past_in, present_out = past_names()
+    past_in, present_out = past_names(LAYERS)
     with torch.no_grad():
         if exporter == 'dynamo':
             batch, sequence = torch.export.Dim('batch_size', max=64), torch.export.Dim('sequence_length', max=POSITIONS)
@@ -158,6 +132,7 @@ def export(model: torch.nn.Module, arch: str, exporter: str, with_past: bool, pa
         del node.metadata_props[:]
     proto.graph.doc_string = ''
     onnx.save(proto, str(path))  # one self-contained file whatever the exporter did
+    return next(entry.version for entry in proto.opset_import if entry.domain in ('', 'ai.onnx'))
 
 
 def requests() -> list[dict]:
@@ -205,12 +180,12 @@ def main() -> None:
     try:
         for arch in ('gpt2', 'llama', 'phi'):
             manifest['reference'][arch] = reference_scores(build(arch, 'eager'), rows)
-            for exporter, (attention, opset) in EXPORTS.items():
+            for exporter, (attention, _) in EXPORTS.items():
                 model = build(arch, attention)
                 for with_past in (False, True):
                     file = f'{arch}-{exporter}-{"past" if with_past else "nopast"}.onnx'
                     try:
-                        export(model, arch, exporter, with_past, scratch / file)
+                        opset = export(model, arch, exporter, with_past, scratch / file)
                     except Exception as error:  # noqa: BLE001 - an exporter that cannot export this is a recorded fact
                         manifest['skipped'].append({'arch': arch, 'exporter': exporter, 'withPast': with_past,
                                                     'why': f'{type(error).__name__}: {str(error)[:300]}'})

@@ -2,7 +2,7 @@
  * CPU attention fusion on graphs real exporters wrote (test/fixtures/fusion, built by
  * scripts/fusion/build_attention_corpus.py): seeded random GPT-2, Llama (grouped-query attention, rotary) and Phi
  * (partial rotary) from transformers, exported by TorchScript (sdpa and eager attention, opsets 14 to 18) and by
- * the dynamo exporter, without and with past (optimum's KV-cache convention). For every model:
+ * the dynamo exporter (opset 20), without and with past (optimum's KV-cache convention). For every model:
  *  - every attention block is fused (one per layer);
  *  - fused and unfused (cpuFusion: false) logliks are bit-identical on AVX-512 CPUs, where the kernel rounds as
  *    ONNX Runtime's MLAS kernels do (sdpa's separate Q and K scales included: ORT folds them into one
