@@ -73,7 +73,7 @@ Napi::Value attention_kernel(const Napi::CallbackInfo& info) {
   Napi::Float32Array output = Napi::Float32Array::New(env, static_cast<size_t>(queries * value_dim));
   const AttentionTensors tensors{query.Data(), key.Data(), value.Data(), output.Data()};
   AttentionScratch scratch;
-  attend_one_head(operands.shape, scale, head_operands(operands, tensors, 0), operands.mask, 0, scratch, *path);
+  attend_one_head(operands.shape, ScoreArithmetic{scale}, head_operands(operands, tensors, 0), operands.mask, 0, scratch, *path);
   return output;
 }
 

@@ -1,6 +1,7 @@
 #include "masked_attention.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <unordered_map>
@@ -211,8 +212,9 @@ MLRB_VECTOR_INLINE void weigh_block(const float* weights, vec::Floats inverse_su
 }
 
 template <typename Rounding>
-MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                                           AttentionScratch& scratch) {
+MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands,
+                                           const MaskLayout& mask, int64_t head, AttentionScratch& scratch) {
+  const float scale = arithmetic.scale;
   constexpr int kLanes = vec::kLanes;
   scratch.query_columns.resize(static_cast<size_t>(shape.key_dim * kLanes));
   scratch.scores.resize(static_cast<size_t>(shape.keys * kLanes));
@@ -267,10 +269,12 @@ MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, float sc
                 scratch.weighted.data());
     for (int lane = 0; lane < rows; ++lane) {
       float* output_row = operands.output + (first + lane) * operands.output_row_stride;
-      // Every score -inf (or NaN): the graph's softmax yields NaN, and so does this.
+      // Every score -inf (or NaN): the graph's softmax yields NaN, and so does this. A NaN sum (a NaN or
+      // +inf score) makes every probability NaN there too; under sdpa's guard such rows weigh nothing.
       const bool undefined = !(maxima[lane] > -std::numeric_limits<float>::infinity());
+      const bool zeroed = arithmetic.zero_nan_weights && (undefined || std::isnan(inverse_sum[lane]));
       for (int64_t d = 0; d < shape.value_dim; ++d) {
-        output_row[d] = undefined ? std::numeric_limits<float>::quiet_NaN() : scratch.weighted[d * kLanes + lane];
+        output_row[d] = zeroed ? 0.0F : undefined ? std::numeric_limits<float>::quiet_NaN() : scratch.weighted[d * kLanes + lane];
       }
     }
   }
@@ -280,24 +284,24 @@ MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, float sc
 // inside the hot loops, and the CPU's instruction set picks the clone (vector_math.h). The two are
 // independent: any CPU can follow either family's rounding.
 MLRB_VECTOR_CLONES
-void attend_head_blocks_with_avx512_rounding(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask,
-                                             int64_t head, AttentionScratch& scratch) {
-  attend_head_blocks<ort_cpu::Avx512Rounding>(shape, scale, operands, mask, head, scratch);
+void attend_head_blocks_with_avx512_rounding(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands,
+                                             const MaskLayout& mask, int64_t head, AttentionScratch& scratch) {
+  attend_head_blocks<ort_cpu::Avx512Rounding>(shape, arithmetic, operands, mask, head, scratch);
 }
 
 MLRB_VECTOR_CLONES
-void attend_head_blocks_with_avx2_rounding(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask,
-                                           int64_t head, AttentionScratch& scratch) {
-  attend_head_blocks<ort_cpu::Avx2Rounding>(shape, scale, operands, mask, head, scratch);
+void attend_head_blocks_with_avx2_rounding(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands,
+                                           const MaskLayout& mask, int64_t head, AttentionScratch& scratch) {
+  attend_head_blocks<ort_cpu::Avx2Rounding>(shape, arithmetic, operands, mask, head, scratch);
 }
 
-void attend_head_rows(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                      AttentionScratch& scratch, KernelPath rounding) {
+void attend_head_rows(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands, const MaskLayout& mask,
+                      int64_t head, AttentionScratch& scratch, KernelPath rounding) {
   // kBaseline keeps the AVX2 order: MLAS's non-FMA kernels are not mirrored (cpu_features.h).
   if (rounding == KernelPath::kAvx512) {
-    attend_head_blocks_with_avx512_rounding(shape, scale, operands, mask, head, scratch);
+    attend_head_blocks_with_avx512_rounding(shape, arithmetic, operands, mask, head, scratch);
   } else {
-    attend_head_blocks_with_avx2_rounding(shape, scale, operands, mask, head, scratch);
+    attend_head_blocks_with_avx2_rounding(shape, arithmetic, operands, mask, head, scratch);
   }
 }
 
@@ -320,10 +324,10 @@ void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
   }
 }
 
-void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                     AttentionScratch& scratch, KernelPath rounding) {
+void attend_one_head(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands, const MaskLayout& mask,
+                     int64_t head, AttentionScratch& scratch, KernelPath rounding) {
   if (!operands.rotary.active()) {
-    attend_head_rows(shape, scale, operands, mask, head, scratch, rounding);
+    attend_head_rows(shape, arithmetic, operands, mask, head, scratch, rounding);
     return;
   }
   // The head's queries and keys rotated into scratch first: O(rows · D) beside attention's O(rows² · D).
@@ -337,7 +341,7 @@ void attend_one_head(const AttentionShape& shape, float scale, const HeadOperand
   rotated.query_row_stride = shape.key_dim;
   rotated.key_row_stride = shape.key_dim;
   rotated.rotary = RotaryRows{};
-  attend_head_rows(shape, scale, rotated, mask, head, scratch, rounding);
+  attend_head_rows(shape, arithmetic, rotated, mask, head, scratch, rounding);
 }
 
 }  // namespace mlrb

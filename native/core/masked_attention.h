@@ -77,13 +77,20 @@ struct HeadOperands {
   std::span<const int64_t> query_positions;
 };
 
+// The arithmetic around the dot products, as the replaced graph spells it.
+struct ScoreArithmetic {
+  float scale = 1.0F;             // each score, after the dot product
+  bool zero_nan_weights = false;  // NaN probabilities weigh 0: sdpa's Where(IsNaN(p), 0, p), so a row whose
+                                  // every key is masked outputs 0 instead of NaN
+};
+
 // Computes output rows for one head (after prepare_mask_rows), rounding as ONNX Runtime's MatMul / Softmax /
 // MatMul do with the MLAS kernels `rounding` names (core/cpu_features.h, ort_cpu_rounding.h): bit for bit
 // equal to the unfused graph where that is the family MLAS runs on this CPU (AVX-512 or AVX2; the ORT op
 // passes kernel_path_choice().path). Excluded keys whose softmax weight is below float resolution next to
 // the row's maximum (exp(x - max) with x - max < -87) are skipped; the graph adds their weights, which
 // change no float sum.
-void attend_one_head(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask, int64_t head,
-                     AttentionScratch& scratch, KernelPath rounding);
+void attend_one_head(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands, const MaskLayout& mask,
+                     int64_t head, AttentionScratch& scratch, KernelPath rounding);
 
 }  // namespace mlrb

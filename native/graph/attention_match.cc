@@ -3,58 +3,17 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "attention_scores_match.h"
 #include "graph_rewrite.h"
 #include "node_match.h"
 #include "rotary_match.h"
+#include "softmax_output_match.h"
 
 namespace mlrb::graph {
 
 namespace {
 
 constexpr uint32_t kSoftmaxLastAxisDefaultOpset = 13;  // before 13, Softmax's default axis was 1
-
-bool swaps_last_two_axes(const std::vector<int64_t>& perm) {
-  if (perm.size() < 2) return false;
-  for (size_t axis = 0; axis + 2 < perm.size(); ++axis) {
-    if (perm[axis] != static_cast<int64_t>(axis)) return false;
-  }
-  return perm[perm.size() - 2] == static_cast<int64_t>(perm.size() - 1) && perm.back() == static_cast<int64_t>(perm.size() - 2);
-}
-
-// scores = MatMul(Q, Transpose(K)), optionally scaled by a constant.
-bool match_scores(const GraphView& view, const std::string& scores, AttentionBlock& block) {
-  size_t index = 0;
-  std::string product = scores;
-  if (const NodeView* mul = producer_of(view, scores, "Mul", &index); mul != nullptr && mul->inputs.size() == 2) {
-    const std::optional<float> second = scalar_float(view, mul->inputs[1]);
-    const std::optional<float> first = scalar_float(view, mul->inputs[0]);
-    if (!second && !first) return false;
-    block.scale = second ? *second : *first;
-    product = second ? mul->inputs[0] : mul->inputs[1];
-    block.fused_nodes.push_back(index);
-  } else if (const NodeView* div = producer_of(view, scores, "Div", &index); div != nullptr && div->inputs.size() == 2) {
-    const std::optional<float> divisor = scalar_float(view, div->inputs[1]);
-    if (!divisor || *divisor == 0.0F) return false;
-    block.scale = 1.0F / *divisor;
-    product = div->inputs[0];
-    block.fused_nodes.push_back(index);
-  }
-  if (product != scores && !used_only_once(view, product)) return false;
-  const NodeView* matmul = producer_of(view, product, "MatMul", &index);
-  if (matmul == nullptr || matmul->inputs.size() != 2) return false;
-  if (product != scores) block.dropped.push_back(product);
-  block.fused_nodes.push_back(index);
-  size_t transpose_index = 0;
-  const NodeView* transpose = producer_of(view, matmul->inputs[1], "Transpose", &transpose_index);
-  if (transpose == nullptr || !swaps_last_two_axes(transpose->ints("perm"))) return false;
-  block.query = matmul->inputs[0];
-  block.key = transpose->inputs[0];
-  if (used_only_once(view, matmul->inputs[1])) {
-    block.fused_nodes.push_back(transpose_index);
-    block.dropped.push_back(matmul->inputs[1]);
-  }
-  return true;
-}
 
 // The masking node in front of the Softmax, and the scores behind it.
 bool match_mask(const GraphView& view, const std::string& masked, AttentionBlock& block) {
@@ -90,22 +49,24 @@ bool match_mask(const GraphView& view, const std::string& masked, AttentionBlock
 
 std::optional<AttentionBlock> match_core(const GraphView& view, size_t softmax_index, int64_t opset) {
   const NodeView& softmax = view.nodes[softmax_index];
-  if (softmax.op_type != "Softmax" || !is_default_domain(softmax) || softmax.inputs.size() != 1) return std::nullopt;
+  if (softmax.op_type != "Softmax" || !is_default_domain(softmax) || softmax.inputs.size() != 1 || softmax.outputs.size() != 1) return std::nullopt;
   const auto axis = softmax.int_attributes.find("axis");
   const bool last_axis = axis != softmax.int_attributes.end() ? axis->second == -1 : opset >= kSoftmaxLastAxisDefaultOpset;
-  if (!last_axis || !used_only_once(view, softmax.outputs[0]) || !used_only_once(view, softmax.inputs[0])) return std::nullopt;
-  const size_t output_index = view.consumers.at(softmax.outputs[0]).front();
-  const NodeView& output = view.nodes[output_index];
-  if (output.op_type != "MatMul" || !is_default_domain(output) || output.inputs.size() != 2 || output.inputs[0] != softmax.outputs[0]) {
-    return std::nullopt;
-  }
+  if (!last_axis || !used_only_once(view, softmax.inputs[0])) return std::nullopt;
+  const std::optional<SoftmaxOutput> probabilities = match_softmax_output(view, softmax.outputs[0]);
+  if (!probabilities) return std::nullopt;
+  const NodeView& output = view.nodes[probabilities->weighted_sum];
   AttentionBlock block;
-  block.output_node = output_index;
-  block.fused_nodes = {output_index, softmax_index};
-  block.dropped = {softmax.outputs[0], softmax.inputs[0]};
+  block.output_node = probabilities->weighted_sum;
+  block.fused_nodes = {probabilities->weighted_sum, softmax_index};
+  block.fused_nodes.insert(block.fused_nodes.end(), probabilities->nodes.begin(), probabilities->nodes.end());
+  block.dropped = probabilities->dropped;
+  block.dropped.push_back(softmax.inputs[0]);
+  block.zero_nan_weights = probabilities->zero_nan_weights;
   block.value = output.inputs[1];
   block.output = output.outputs[0];
-  if (!match_mask(view, softmax.inputs[0], block)) return std::nullopt;
+  const std::string masked = skip_float_cast(view, softmax.inputs[0], block.fused_nodes, block.dropped);
+  if (!match_mask(view, masked, block)) return std::nullopt;
   return block;
 }
 
@@ -192,6 +153,7 @@ void absorb_rotary(const GraphView& view, AttentionBlock& block) {
 // A [B, H, T, D] operand made by Transpose(0, 2, 1, 3) from [B, T, H, D] and read only by the block: the
 // fused op reads the [B, T, H, D] tensor in place instead.
 void absorb_transpose(const GraphView& view, std::string& operand, int64_t& layout, AttentionBlock& block) {
+  if (layout != 0) return;  // already read in place (TorchScript's Kᵀ straight from [B, S, H, D])
   size_t index = 0;
   const NodeView* transpose = producer_of(view, operand, "Transpose", &index);
   if (transpose == nullptr || !is_heads_transpose(*transpose) || !read_only_by(view, operand, block.fused_nodes)) return;

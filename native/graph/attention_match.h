@@ -1,9 +1,8 @@
 // Finds decomposed attention blocks in a graph:
 //
-//   scores = MatMul(Q, Transpose(K, swap last two axes))
-//   scores = Mul(scores, c) | Div(scores, c)           (optional constant scale)
+//   scores = MatMul(Q, Kᵀ), scaled before or after (attention_scores_match.h, key_transpose_match.h)
 //   scores = Where(mask, scores, fill) | Where(mask, fill, scores) | Add(scores, float mask)
-//   out    = MatMul(Softmax(scores, axis=-1), V)
+//   out    = MatMul(Softmax(scores, axis=-1), V), with Casts or sdpa's NaN guard between (softmax_output_match.h)
 //
 // and what around them the fused op can absorb: K / V heads repeated for grouped-query attention
 // (Unsqueeze(axis 2) -> Expand -> Reshape, as repeat_kv is exported), a rotary embedding of Q and K
@@ -24,7 +23,8 @@ struct AttentionBlock {
   bool bool_mask = true;
   bool keep_where_true = true;
   float fill = 0.0F;
-  float scale = 1.0F;
+  float scale = 1.0F;  // applied to each dot product (the product of every scale around the MatMul)
+  bool zero_nan_weights = false;  // NaN probabilities (a row with every key masked) weigh 0 (sdpa's guard)
   // 0: [B, H, T, D]; 1: [B, T, H, D] (a head Transpose was absorbed).
   int64_t query_layout = 0, key_layout = 0, value_layout = 0, output_layout = 0;
   int64_t kv_repeat = 1;

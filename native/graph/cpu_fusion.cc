@@ -35,7 +35,7 @@ ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
                                        {"value_layout", block.value_layout, 0}, {"output_layout", block.output_layout, 0},
                                        {"kv_repeat", block.kv_repeat, 1}, {"rotary_half", block.rotary_half, 0},
                                        {"repeat_heads", block.repeat_heads, 0}, {"repeat_key_dim", block.repeat_key_dim, 0},
-                                       {"repeat_value_dim", block.repeat_value_dim, 0}};
+                                       {"repeat_value_dim", block.repeat_value_dim, 0}, {"zero_nan_weights", block.zero_nan_weights ? 1 : 0, 0}};
   for (const OptionalInt& attribute : optional_ints) {
     if (attribute.value != attribute.default_value) built.message_field(NodeProto::kAttribute, int_attribute(attribute.name, attribute.value));
   }

@@ -68,15 +68,27 @@ ProtoBuilder opset_import(std::string_view domain, int64_t version) {
   return opset;
 }
 
+namespace {
+
+// The TensorProto holding a constant's value: an initializer, or a Constant node's `value` tensor.
+std::optional<Bytes> constant_payload(const GraphView& view, const std::string& name) {
+  if (const auto found = view.initializer_payload.find(name); found != view.initializer_payload.end()) return found->second;
+  if (const auto found = view.constant_node_payload.find(name); found != view.constant_node_payload.end()) return found->second;
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<float> scalar_float(const GraphView& view, const std::string& name) {
-  const auto found = view.initializer_payload.find(name);
-  if (found == view.initializer_payload.end()) return std::nullopt;
-  for (const int64_t dim : view.initializer_dims.at(name)) {
-    if (dim != 1) return std::nullopt;
-  }
+  const std::optional<Bytes> payload = constant_payload(view, name);
+  if (!payload) return std::nullopt;
   int64_t data_type = 0;
+  bool one_element = true;
   std::optional<float> value;
-  for_each_field(found->second, [&](const Field& part) {
+  for_each_field(*payload, [&](const Field& part) {
+    if (part.number == TensorProto::kDims) {
+      for (const int64_t dim : int64s_of(part)) one_element = one_element && dim == 1;
+    }
     if (part.number == TensorProto::kDataType) data_type = static_cast<int64_t>(part.varint);
     if ((part.number == TensorProto::kRawData || part.number == TensorProto::kFloatData) && part.payload.size() == sizeof(float)) {
       float decoded = 0.0F;
@@ -84,16 +96,16 @@ std::optional<float> scalar_float(const GraphView& view, const std::string& name
       value = decoded;
     }
   });
-  return data_type == onnx::data_type::kFloat ? value : std::nullopt;
+  return data_type == onnx::data_type::kFloat && one_element ? value : std::nullopt;
 }
 
 std::optional<std::vector<int64_t>> int64_values(const GraphView& view, const std::string& name) {
-  const auto found = view.initializer_payload.find(name);
-  if (found == view.initializer_payload.end()) return std::nullopt;
+  const std::optional<Bytes> payload = constant_payload(view, name);
+  if (!payload) return std::nullopt;
   int64_t data_type = 0;
   std::vector<int64_t> values;
   bool malformed = false;
-  for_each_field(found->second, [&](const Field& part) {
+  for_each_field(*payload, [&](const Field& part) {
     if (part.number == TensorProto::kDataType) data_type = static_cast<int64_t>(part.varint);
     if (part.number == TensorProto::kRawData) {
       if (part.payload.size() % sizeof(int64_t) != 0) malformed = true;

@@ -61,6 +61,23 @@ void read_initializer(Bytes payload, GraphView& view) {
   view.initializer_payload[name] = payload;
 }
 
+// A Constant node's tensor, when it gives one through the `value` attribute (not value_float, value_ints ...).
+std::optional<Bytes> constant_value_tensor(const NodeView& node) {
+  if (node.op_type != "Constant" || !node.domain.empty() || node.outputs.size() != 1) return std::nullopt;
+  std::optional<Bytes> tensor;
+  for_each_field(node.payload, [&](const Field& field) {
+    if (field.number != NodeProto::kAttribute) return;
+    std::string name;
+    std::optional<Bytes> value;
+    for_each_field(field.payload, [&](const Field& part) {
+      if (part.number == AttributeProto::kName) name = as_text(part.payload);
+      if (part.number == AttributeProto::kTensor) value = part.payload;
+    });
+    if (name == "value" && value) tensor = value;
+  });
+  return tensor;
+}
+
 }  // namespace
 
 ValueView read_value_view(Bytes value_info) {
@@ -107,6 +124,7 @@ GraphView read_graph_view(std::span<const Bytes> pieces) {
   for (size_t index = 0; index < view.nodes.size(); ++index) {
     for (const auto& output : view.nodes[index].outputs) view.producer[output] = index;
     for (const auto& input : view.nodes[index].inputs) view.consumers[input].push_back(index);
+    if (const std::optional<Bytes> tensor = constant_value_tensor(view.nodes[index])) view.constant_node_payload[view.nodes[index].outputs[0]] = *tensor;
   }
   return view;
 }

@@ -39,6 +39,10 @@ struct GraphView {
   std::vector<size_t> node_field;  // nodes[i] came from fields[node_field[i]]
   std::unordered_map<std::string, std::vector<int64_t>> initializer_dims;
   std::unordered_map<std::string, Bytes> initializer_payload;  // each TensorProto's bytes
+  // The TensorProto of each Constant node's `value` attribute, by the node's output. The TorchScript exporter
+  // writes small constants (scales, shapes, axes) as Constant nodes where the dynamo exporter writes
+  // initializers; rewrites that read a constant's value look in both (graph_rewrite.h).
+  std::unordered_map<std::string, Bytes> constant_node_payload;
   std::vector<ValueView> inputs;
   std::vector<ValueView> outputs;
   std::unordered_map<std::string, size_t> producer;                // value name -> node index

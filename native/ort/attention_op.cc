@@ -1,6 +1,7 @@
 #include "attention_op.h"
 
 #include <algorithm>
+#include <atomic>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -16,7 +17,7 @@ namespace {
 
 struct HeadWork {
   const Operands* operands;
-  float scale;
+  ScoreArithmetic arithmetic;
   KernelPath rounding;  // resolved before the parallel loop: its callback must not throw
   AttentionTensors tensors;
 };
@@ -26,7 +27,7 @@ void attend_head(void* data, size_t head_index) {
   const auto head = static_cast<int64_t>(head_index);
   if (!has_rows(*work.operands, head)) return;
   thread_local AttentionScratch scratch;  // ORT's pool threads keep theirs between runs
-  attend_one_head(work.operands->shape, work.scale, head_operands(*work.operands, work.tensors, head), work.operands->mask, head, scratch,
+  attend_one_head(work.operands->shape, work.arithmetic, head_operands(*work.operands, work.tensors, head), work.operands->mask, head, scratch,
                   work.rounding);
 }
 
@@ -44,6 +45,12 @@ int64_t optional_int(const Ort::ConstKernelInfo& info, const char* name, int64_t
   }
 }
 
+// A symbolic dim name no other dim shares.
+std::string unknown_dim_name() {
+  static std::atomic<uint64_t> next{0};
+  return "mlrb_attention_unknown_" + std::to_string(next.fetch_add(1));
+}
+
 Layout layout_attribute(const Ort::ConstKernelInfo& info, const char* name) {
   const int64_t value = optional_int(info, name, 0);
   if (value != 0 && value != 1) throw std::invalid_argument(std::string(name) + " must be 0 (heads first) or 1 (rows first)");
@@ -57,7 +64,8 @@ class AttentionKernel {
   AttentionKernel(const OrtKernelInfo* info, bool bool_mask) : bool_mask_(bool_mask) {
     const Ort::ConstKernelInfo kernel_info(info);
     node_name_ = kernel_info.GetNodeName();
-    scale_ = kernel_info.GetAttribute<float>("scale");
+    arithmetic_.scale = kernel_info.GetAttribute<float>("scale");
+    arithmetic_.zero_nan_weights = optional_int(kernel_info, "zero_nan_weights", 0) != 0;
     layouts_.query = layout_attribute(kernel_info, "query_layout");
     layouts_.key = layout_attribute(kernel_info, "key_layout");
     layouts_.value = layout_attribute(kernel_info, "value_layout");
@@ -101,7 +109,7 @@ class AttentionKernel {
         pick_query_rows(operands, std::span<const int64_t>(positions.GetTensorData<int64_t>(), count));
       }
       Ort::UnownedValue output = context.GetOutput(0, operands.output_shape);
-      HeadWork work{&operands, scale_, kernel_path_choice().path,
+      HeadWork work{&operands, arithmetic_, kernel_path_choice().path,
                     {q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(), output.GetTensorMutableData<float>()}};
       if (rotary_half_ > 0) {
         if (!has_input(context, kCosInput) || !has_input(context, kSinInput)) throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");
@@ -135,7 +143,7 @@ class AttentionKernel {
 
   bool bool_mask_;
   std::string node_name_;
-  float scale_ = 1.0F;
+  ScoreArithmetic arithmetic_;
   float fill_ = 0.0F;
   bool keep_where_true_ = true;
   int64_t rotary_half_ = 0;
@@ -192,6 +200,17 @@ OrtStatusPtr AttentionOp<kBoolMask>::InferOutputShape(Ort::ShapeInferContext& co
     if (shape.size() == 4 && context.GetInputCount() > kQueryPositionsInput) {
       const Ort::ShapeInferContext::Shape positions = context.GetInputShape(kQueryPositionsInput);
       if (positions.size() == 1) shape = {Ort::ShapeInferContext::SymbolicInteger(int64_t{1}), positions[0], shape[2], shape[3]};
+    }
+    // ORT hands an input dim it does not know over as the integer -1 and would store a returned -1 as the
+    // value -1, which its constant folding of a later Shape(output) then takes literally (exports that
+    // rebuild [B, T, H·D] from Shape(attention output) got a Reshape target with two -1s). Unknown dims get
+    // names of their own instead, which claim nothing.
+    std::vector<std::string> unknown_names;
+    unknown_names.reserve(shape.size());  // SymbolicInteger keeps the pointer: no reallocation
+    for (Ort::ShapeInferContext::SymbolicInteger& dim : shape) {
+      if (!dim.IsInt() || dim.AsInt() >= 0) continue;
+      unknown_names.push_back(unknown_dim_name());
+      dim = Ort::ShapeInferContext::SymbolicInteger(unknown_names.back().c_str());
     }
     context.SetOutputShape(0, shape);
     return nullptr;

@@ -3,6 +3,7 @@
 // the graph as before. Two ops, one per mask type, so each declares exact input types to ORT:
 //   ai.mlrb.MaskedAttention(Q, K, V, mask: bool)     attributes scale, fill, keep_where_true
 //   ai.mlrb.BiasedAttention(Q, K, V, mask: float)    attribute scale
+// and optional zero_nan_weights = 1 (NaN probabilities weigh 0: torch sdpa's Where(IsNaN(p), 0, p)).
 // Q [..., T, D], K [..., S, D], V [..., S, Dv] with equal leading dimensions; the mask broadcasts to
 // [..., T, S] as in ONNX; the output is [..., T, Dv]. For rank-4 operands, optional attributes let the
 // fusion drop the reshaping around attention: query_layout / key_layout / value_layout / output_layout

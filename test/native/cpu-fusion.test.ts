@@ -6,15 +6,16 @@
  * Llama export) fused and unfused logliks are equal bit for bit where the kernel's path is the MLAS kernel
  * family this CPU runs (AVX-512 or AVX2), since it then rounds as ONNX Runtime's own kernels do; on the
  * generated GPT-style graphs ORT itself fuses a residual Add into the next LayerNorm once attention is one
- * node, so there they agree to float32 rounding. Padded batches,
- * long rows, each mask style, grouped-query attention, rotary embeddings, a KV-cache graph and head_dim 64
- * are covered.
+ * node, so there they agree to float32 rounding. Padded batches, long rows, each mask style, torch sdpa's
+ * scaling and NaN guard, grouped-query attention, rotary embeddings, a KV-cache graph and head_dim 64 are
+ * covered (transformers' own exports: fusion-real-exports.test.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeTinyCausalLm, type WriteTinyCausalLmOptions } from '../../src/fixtures/tiny-causal-lm.js';
+import { makeTensor, writeModelFiles } from '../../src/fixtures/onnx-builder.js';
+import { buildTinyCausalLm, writeTinyCausalLm, type WriteTinyCausalLmOptions } from '../../src/fixtures/tiny-causal-lm.js';
 import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { loadSuite } from '../../src/tasks/registry.js';
@@ -63,6 +64,7 @@ const variants: [string, WriteTinyCausalLmOptions, boolean?][] = [
   ['Where(Not(mask), fill, scores) with a Div scale', { maskStyle: 'where-inverted', scaleOp: 'div' }],
   ['an additive float mask of -1e9 (no key skipped)', { maskStyle: 'additive' }],
   ['an additive float-min mask (excluded keys skipped)', { maskStyle: 'additive', maskFill: -3.4028234663852886e38 }],
+  ['torch sdpa\'s form: Q and Kᵀ scaled apart, a -inf additive mask, Where(IsNaN(p), 0, p) after the Softmax', { scaleOp: 'sdpa', maskStyle: 'additive', maskFill: -Infinity }],
   ['grouped-query attention through repeat_kv (4 query heads, 2 key/value heads)', { hiddenSize: 32, numHeads: 4, kvRepeat: 2 }],
   ['head_dim 64 over 3 layers and 96 positions', { hiddenSize: 128, numHeads: 2, numLayers: 3, maxPositions: 96, mlpSize: 64 }],
   ['an optimum KV-cache graph with int32 ids (shared prefixes reuse their KV)', { idsType: 'int32', pastConvention: 'optimum' }],
@@ -117,6 +119,22 @@ describe('CPU graph fusion', () => {
     } finally {
       fused.dispose();
       plain.dispose();
+    }
+  });
+
+  it('leaves alone a block whose NaN guard is not sdpa\'s: Where(IsNaN(p), 1, p) gives NaN rows a weight the op cannot', async () => {
+    const { model } = buildTinyCausalLm({ scaleOp: 'sdpa', maskStyle: 'additive', maskFill: -Infinity, seed: 53 });
+    const initializers = model.graph.initializers.map((tensor) => (tensor.name === 'const_nan_weight' ? makeTensor(tensor.name, 'float32', [], [1]) : tensor));
+    const modelPath = writeModelFiles(mkdtempSync(path.join(workDir, 'guard-')), { ...model, graph: { ...model.graph, initializers } });
+    const logs: string[] = [];
+    const loaded = await loadModel({ model: modelPath, threads: 1, onLog: (message) => logs.push(message) });
+    try {
+      expect(loaded.attentionFused).toBe(false);
+      expect(logs.join('\n')).toMatch(/CPU graph fusion off: no Softmax sits in a MatMul \/ scale \/ mask \/ MatMul attention block/);
+      const inputs = randomModelInputs(12, 64, 20, 53, 4);
+      await expectReferenceLogliks(modelPath, inputs, (await scoreModelInputs(loaded, inputs)).results);
+    } finally {
+      loaded.dispose();
     }
   });
 
