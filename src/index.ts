@@ -33,3 +33,6 @@ export { formatTrackReport } from './inspect/track-format.js';
 export { TRACK_NAMES, trackCheckOptionsSchema, type TrackCheckOptions } from './inspect/track-options.js';
 export { combineTrackVerdicts, TRACK_CHECK_NAMES, type TrackCheckName, type TrackFinding, type TrackVerdict } from './inspect/track-verdict.js';
 export { PHI2_CONFIG_PATH } from './inspect/phi2-config.js';
+export { runMlrbTask, type MlrbRunOptions, type TrackRunOptions } from './mlrb/run-task.js';
+export { parseRunRecord, runRecordSchema, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, type RunRecord } from './mlrb/run-record.js';
+export { MLRB_TASK_NAMES, mlrbTaskDefinition, resolveMlrbTask, type MlrbTaskDefinition, type MlrbTaskName } from './mlrb/tasks.js';

@@ -15,6 +15,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   'check-pruning': async () => (await import('./check-pruning-command.js')).runCheckPruningCommand,
   'check-track': async () => (await import('./check-track-command.js')).runCheckTrackCommand,
   cache: async () => (await import('./cache-command.js')).runCacheCommand,
+  mlrb: async () => (await import('./mlrb-command.js')).runMlrbCommand,
 };
 
 const USAGE = `${EVAL_USAGE}
@@ -24,6 +25,7 @@ other commands:
   mlrb-eval check-pruning MODEL --base BASE [--json] [--strict] …
   mlrb-eval check-track edge-compression|edge-training MODEL [--base BASE] [--json] [--strict] …
   mlrb-eval cache info|clear [--use-cache DIR]
+  mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] …
   mlrb-eval --version
   (each command's --help lists its options)`;
 

@@ -62,9 +62,9 @@ async function loadSuites(options: ResolvedEvaluateOptions): Promise<Suite[]> {
   return suites;
 }
 
-type CommonLoadOptions = { readonly dataDir: string; readonly numFewshot: number; readonly allowPartial: boolean; readonly limit?: number };
+export type CommonLoadOptions = { readonly dataDir: string; readonly numFewshot: number; readonly allowPartial: boolean; readonly limit?: number };
 
-function loadSelection(selection: SuiteSelection, common: CommonLoadOptions): Promise<Suite> {
+export function loadSelection(selection: SuiteSelection, common: CommonLoadOptions): Promise<Suite> {
   if (selection.suite === 'mmlu') return loadSuite('mmlu', { ...common, ...(selection.subjects ? { subjects: selection.subjects } : {}) });
   if (selection.suite === 'blimp') return loadSuite('blimp', { ...common, ...(selection.paradigms ? { paradigms: selection.paradigms } : {}) });
   return loadSuite(selection.suite, common);

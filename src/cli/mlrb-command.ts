@@ -1,0 +1,144 @@
+/**
+ * `mlrb-eval mlrb TASK MODEL`: one MLRB task on one model, as one run record (JSON) written atomically to
+ * --output, or printed to stdout without it. A short summary goes to stderr. Exit 0 whenever a record was
+ * made, whatever it says: eligibility and "not scored" are findings, not failures.
+ */
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
+import { writeResultOutput } from '../io/result-output.js';
+import type { RunRecord } from '../mlrb/run-record.js';
+import { runMlrbTask, type MlrbRunOptions } from '../mlrb/run-task.js';
+import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
+import { PROVIDER_CHOICES } from '../model/execution-provider.js';
+import { defaultHubCacheDir } from '../tasks/hub-cache.js';
+import { byteSizeOption, normalizeFlagSpelling, parseModelCommand } from './command-args.js';
+import { ExitError, type CliIo } from './exit-error.js';
+
+export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] [options]
+  TASK                  ${mlrbTaskNames().join(', ')}
+                        (MLRB's spellings mini_pile and baby_lm are accepted too)
+  MODEL                 an ONNX causal LM, or its folder
+  --data DIR            a folder with one sub-folder per suite (mmlu, blimp, superglue, evaluation_data …);
+                        default: the Hugging Face hub cache. Suites without data are recorded as not scored
+  --agent NAME          who produced the model (the record's agent, for grouping runs)
+  --output FILE         write the run record there (atomically); default: print it to stdout
+  --limit N             first N documents of each task (the headline is then partial: no number)
+  --num-fewshot K       few-shot examples per prompt (default 0)
+  --allow-partial       score data folders that lack some subtasks (the headline is then partial)
+  --base BASE           edge_llm_compression: the model it was pruned from (default Phi-2's config;
+                        mini_edge_llm_compression has no default)
+  --skip-dram           edge tasks: judge the DRAM estimate instead of measuring (the verdict warns)
+  --dram-budget BYTES   edge tasks: operator override of the track's DRAM limit
+  --batch-size N|auto   rows per forward pass (default auto)
+  --threads N           ONNX Runtime threads
+  --provider P          cpu (default), cuda, or auto
+  --ort-library FILE    another ONNX Runtime shared library
+  --cache-dir DIR       tokenized-request cache (default ~/.cache/mlrb-eval)
+  --no-cache            do not read or write the token cache
+  --lm-eval-version V   ${LM_EVAL_VERSIONS.join(' or ')} (default ${LM_EVAL_VERSIONS[0]})
+`;
+
+const FLAGS = {
+  data: { type: 'string' }, agent: { type: 'string' }, output: { type: 'string' }, limit: { type: 'string' },
+  'num-fewshot': { type: 'string' }, 'allow-partial': { type: 'boolean' }, base: { type: 'string' }, 'skip-dram': { type: 'boolean' },
+  'dram-budget': { type: 'string' }, 'batch-size': { type: 'string' }, threads: { type: 'string' }, provider: { type: 'string' },
+  'ort-library': { type: 'string' }, 'cache-dir': { type: 'string' }, 'no-cache': { type: 'boolean' }, 'lm-eval-version': { type: 'string' },
+} as const;
+
+const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
+
+const optionsSchema = z.strictObject({
+  data: z.string().min(1).optional(),
+  agent: z.string().min(1).optional(),
+  output: z.string().min(1).optional(),
+  limit: z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--limit expects a count or a fraction below 1, got ${JSON.stringify(issue.input)}` }).transform(Number).optional(),
+  'num-fewshot': count.optional(),
+  'allow-partial': z.boolean().optional(),
+  base: z.string().min(1).optional(),
+  'skip-dram': z.boolean().optional(),
+  'dram-budget': byteSizeOption.optional(),
+  'batch-size': z.union([z.literal('auto'), count]).optional(),
+  threads: count.optional(),
+  provider: z.enum(PROVIDER_CHOICES).optional(),
+  'ort-library': z.string().min(1).optional(),
+  'cache-dir': z.string().min(1).optional(),
+  'no-cache': z.boolean().optional(),
+  'lm-eval-version': z.enum(LM_EVAL_VERSIONS).optional(),
+});
+
+const usageError = (message: string): ExitError => new ExitError(2, `mlrb: ${message}\n${MLRB_USAGE}`);
+
+/** The first positional is the task, the rest goes to the shared MODEL parser (as check-track does). */
+function takeTask(argv: readonly string[]): { task: string | undefined; rest: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { ...FLAGS, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true });
+  } catch {
+    return { task: undefined, rest: [...argv] };
+  }
+  const first = parsed.tokens.find((token) => token.kind === 'positional');
+  if (first === undefined) return { task: undefined, rest: [...argv] };
+  return { task: first.value, rest: argv.filter((_, index) => index !== first.index) };
+}
+
+export async function runMlrbCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const normalized = normalizeFlagSpelling(argv);
+  if (normalized.includes('--help') || normalized.includes('-h')) {
+    io.stdout.write(MLRB_USAGE);
+    return 0;
+  }
+  const { task, rest } = takeTask(normalized);
+  if (task === undefined) throw usageError('expected a TASK first');
+  resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
+  const parsed = parseModelCommand(rest, { command: 'mlrb', usage: MLRB_USAGE, schema: optionsSchema, flags: FLAGS });
+  if (parsed.help) return 0;
+  const o = parsed.options;
+
+  const evaluate: NonNullable<MlrbRunOptions['evaluate']> = {
+    ...(o.limit !== undefined ? { limit: o.limit } : {}),
+    ...(o['num-fewshot'] !== undefined ? { numFewshot: o['num-fewshot'] } : {}),
+    ...(o['allow-partial'] ? { allowPartial: true } : {}),
+    ...(o['batch-size'] !== undefined ? { batchSize: o['batch-size'] } : {}),
+    ...(o.threads !== undefined ? { threads: o.threads } : {}),
+    ...(o.provider !== undefined ? { provider: o.provider } : {}),
+    ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
+    ...(o['no-cache'] ? { cacheDir: false as const } : o['cache-dir'] !== undefined ? { cacheDir: o['cache-dir'] } : {}),
+    ...(o['lm-eval-version'] !== undefined ? { lmEvalVersion: o['lm-eval-version'] } : {}),
+    onWarning: (message: string) => io.stderr.write(`warning: ${message}\n`),
+  };
+  const record = await runMlrbTask({
+    task,
+    model: parsed.model,
+    dataDir: o.data ?? defaultHubCacheDir(),
+    ...(o.agent !== undefined ? { agent: o.agent } : {}),
+    evaluate,
+    track: {
+      ...(o.base !== undefined ? { base: o.base } : {}),
+      ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
+      measureDram: o['skip-dram'] !== true,
+    },
+  });
+  const json = `${JSON.stringify(record, null, 2)}\n`;
+  io.stderr.write(summarize(record));
+  if (o.output === undefined) {
+    io.stdout.write(json);
+  } else {
+    writeResultOutput(o.output, json, '--output');
+    io.stderr.write(`run record written to ${path.resolve(o.output)}\n`);
+  }
+  return 0;
+}
+
+/** What a person reads first: the headline or why there is none, eligibility, and what was not scored. */
+export function summarize(record: RunRecord): string {
+  const { headline, eligibility } = record;
+  const lines = [`${record.mlrb_task}: ${headline.label}`];
+  lines.push(headline.value !== null ? `  headline: ${headline.value.toFixed(4)}` : `  headline: none (${headline.status}): ${headline.reasons.join('; ')}`);
+  lines.push(`  eligibility: ${eligibility.status} (${eligibility.rule})`);
+  for (const finding of [...eligibility.reasons, ...eligibility.warnings]) lines.push(`    ${finding.check}: ${finding.message}`);
+  for (const suite of record.suites) lines.push(`  ${suite.name}: ${suite.status === 'scored' ? 'scored' : 'NOT SCORED'}${suite.reason === null ? '' : `: ${suite.reason}`}`);
+  for (const item of record.not_available) lines.push(`  ${item.name}: not available: ${item.reason}`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,44 @@
+/**
+ * The task's headline number, read from lm-eval's results by the task's rule. A number is given only when its
+ * suite was scored whole: a partial folder renames the group `<name>_partial` (src/tasks/partial.ts) and
+ * --limit scores a prefix of each task, and either way the result is not the task's score.
+ */
+import type { LmEvalResults } from '../eval/results.js';
+import { PARTIAL_SUFFIX } from '../tasks/partial.js';
+import type { Headline, SuiteOutcome } from './run-record.js';
+import type { HeadlineRule } from './tasks.js';
+
+/** lm-eval keys every metric with its filter; ours is always `none`. */
+const FILTER = 'none';
+
+export interface HeadlineInput {
+  readonly rule: HeadlineRule;
+  readonly suites: readonly SuiteOutcome[];
+  /** null when no suite was scored. */
+  readonly results: LmEvalResults | null;
+  readonly limit: number | undefined;
+}
+
+export function computeHeadline({ rule, suites, results, limit }: HeadlineInput): Headline {
+  if (rule.kind === 'unavailable') return { label: rule.label, source: null, status: 'unavailable', value: null, reasons: [rule.reason] };
+  const metric = `${rule.metric},${FILTER}`;
+  const base = { label: rule.label, source: { entry: rule.entry, metric } };
+  const suite = suites.find((outcome) => outcome.name === rule.suite);
+  if (suite === undefined || suite.status === 'not_scored' || results === null) {
+    return { ...base, status: 'not_scored', value: null, reasons: [`${rule.suite} was not scored: ${suite?.reason ?? 'it is not among the suites run'}`] };
+  }
+  const entries = { ...results.results, ...results.groups };
+  const partialEntry = `${rule.entry}${PARTIAL_SUFFIX}`;
+  if (entries[rule.entry] === undefined && entries[partialEntry] !== undefined) {
+    return { ...base, status: 'partial', value: null, reasons: [`${rule.suite} was scored on part of its data only (lm_eval: ${partialEntry}): ${suite.reason ?? 'subtasks are missing'}`] };
+  }
+  if (limit !== undefined) {
+    return { ...base, status: 'partial', value: null, reasons: [`--limit ${limit}: only the first documents of each task were scored`] };
+  }
+  const value = entries[rule.entry]?.[metric as `${string},${string}`];
+  if (typeof value !== 'number') {
+    // The definitions are tested against the suites' results, so this is a definition out of step with a loader.
+    throw new RangeError(`lm-eval results have no ${metric} for ${rule.entry}; the MLRB task definition does not match the ${rule.suite} suite`);
+  }
+  return { ...base, status: 'scored', value, reasons: [] };
+}

@@ -1,0 +1,166 @@
+/**
+ * Runs one MLRB task on one model and builds its run record: the task's suites through evaluate() (one call,
+ * so the lm-eval results are exactly those of `mlrb-eval MODEL --tasks <the suites scored>`), the edge track's
+ * verdict through checkTrack(), and the headline and eligibility from the task's definition.
+ *
+ * A suite whose data is not there is not an error: it is recorded as not scored with the loader's reason, and
+ * the rest is scored. Finding that out means loading each suite once before evaluate() loads it again; the
+ * second read is cheap beside scoring, and it keeps evaluate() the one path that produces results.
+ */
+import type { EvaluateOptions } from '../config/evaluate-options.js';
+import { isMlrbError } from '../errors.js';
+import { evaluate, loadSelection } from '../eval/evaluate.js';
+import { sha256File, toolVersion } from '../eval/fingerprint.js';
+import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
+import type { LmEvalResults } from '../eval/results.js';
+import { inspectModel } from '../inspect/inspect-report.js';
+import { checkTrack, type TrackReport } from '../inspect/track-check.js';
+import { resolveModelFile } from '../model/model-path.js';
+import { resolveTaskNames } from '../tasks/task-names.js';
+import { judgeEligibility, type TrackOutcome } from './eligibility.js';
+import { computeHeadline } from './headline.js';
+import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type RunRecord, type SuiteOutcome } from './run-record.js';
+import { resolveMlrbTask, type MlrbTaskDefinition, type ResolvedMlrbTask, type Unavailable } from './tasks.js';
+
+/** How the edge track is checked; the track itself comes from the task. */
+export interface TrackRunOptions {
+  /** edge_llm_compression: the model it was pruned from (default Phi-2's config; the mini task has no default). */
+  readonly base?: string;
+  /** false judges the DRAM estimate instead of a measurement (the verdict then warns). */
+  readonly measureDram?: boolean;
+  readonly dramBudgetBytes?: number;
+}
+
+export interface MlrbRunOptions {
+  /** An MLRB task name (`minipile`, `mini_llm_merging`, MLRB's `mini_pile` …). */
+  readonly task: string;
+  readonly model: string;
+  readonly dataDir: string;
+  /** Who produced the model, for grouping runs by agent. */
+  readonly agent?: string;
+  /** Passed to evaluate() as they are (few-shot, limit, partial data, batching, provider, cache …). */
+  readonly evaluate?: Omit<EvaluateOptions, 'model' | 'suite' | 'dataDir'>;
+  readonly track?: TrackRunOptions;
+}
+
+export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
+  const task = resolveMlrbTask(options.task);
+  const { definition } = task;
+  if (options.track?.base !== undefined && !(definition.eligibility.kind === 'track' && definition.eligibility.track === 'edge-compression')) {
+    throw new TypeError(`base (--base) applies only to edge_llm_compression; ${options.task} compares with no base model`);
+  }
+  const startedAt = new Date();
+  const started = performance.now();
+  const evaluateOptions = options.evaluate ?? {};
+  const modelFile = resolveModelFile(options.model);
+
+  const suites = await probeSuites(definition, options.dataDir, evaluateOptions);
+  const track = await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {});
+  const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
+  const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
+  const parameters = await parameterCount(track, modelFile);
+
+  const record: RunRecord = {
+    schema: RUN_RECORD_SCHEMA,
+    schema_version: RUN_RECORD_SCHEMA_VERSION,
+    task: definition.name,
+    mini: task.mini,
+    mlrb_task: task.mlrbName,
+    agent: options.agent ?? null,
+    headline: computeHeadline({ rule: definition.headline, suites, results, limit: evaluateOptions.limit }),
+    eligibility: judgeEligibility(definition.eligibility, track),
+    suites,
+    not_available: [...definition.unavailable, ...(parameters.unavailable ? [parameters.unavailable] : [])].map((item) => ({ ...item })),
+    mini_note: task.mini ? definition.miniNote : null,
+    lm_eval: results === null ? null : jsonCopy<NonNullable<RunRecord['lm_eval']>>(results),
+    track_check: track?.kind === 'report' ? jsonCopy<NonNullable<RunRecord['track_check']>>(track.report) : null,
+    model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await sha256File(modelFile)), parameters: parameters.total },
+    run: {
+      tool_version: toolVersion(),
+      started_at: startedAt.toISOString(),
+      wall_time_s: (performance.now() - started) / 1000,
+      data_dir: options.dataDir,
+      limit: evaluateOptions.limit ?? null,
+      num_fewshot: evaluateOptions.numFewshot ?? 0,
+      allow_partial: evaluateOptions.allowPartial ?? false,
+      provider: results?.mlrb.provider ?? evaluateOptions.provider ?? 'cpu',
+      lm_eval_version: evaluateOptions.lmEvalVersion ?? DEFAULT_LM_EVAL_VERSION,
+      data_fingerprint: results?.mlrb.data_fingerprint ?? null,
+    },
+  };
+  // The record is checked against its own schema before anyone reads it: a field out of step is our bug.
+  return runRecordSchema.parse(record);
+}
+
+/**
+ * Each suite loaded as evaluate() would load it. Missing or unusable data (BAD_DATA) marks the suite not
+ * scored with the loader's message; a partial folder (with allowPartial) is scored and says what it lacks.
+ */
+async function probeSuites(definition: MlrbTaskDefinition, dataDir: string, options: NonNullable<MlrbRunOptions['evaluate']>): Promise<SuiteOutcome[]> {
+  const common = {
+    dataDir,
+    numFewshot: options.numFewshot ?? 0,
+    allowPartial: options.allowPartial ?? false,
+    ...(options.limit !== undefined ? { limit: options.limit } : {}),
+  };
+  const outcomes: SuiteOutcome[] = [];
+  for (const { name } of definition.suites) {
+    try {
+      const loaded = await Promise.all(resolveTaskNames(name).map((selection) => loadSelection(selection, common)));
+      const missing = loaded.flatMap((suite) => suite.missing ?? []);
+      outcomes.push({ name, status: 'scored', reason: missing.length === 0 ? null : `partial: without ${missing.join(', ')}`, error_code: null });
+    } catch (error) {
+      if (!isMlrbError(error) || error.code !== 'BAD_DATA') throw error;
+      outcomes.push({ name, status: 'not_scored', reason: error.message, error_code: error.code });
+    }
+  }
+  return outcomes;
+}
+
+/** The track's verdict, or why there is none; undefined for a task without a track. */
+async function runTrackCheck(
+  task: ResolvedMlrbTask,
+  modelFile: string,
+  evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>,
+  options: TrackRunOptions,
+): Promise<TrackOutcome | undefined> {
+  const rule = task.definition.eligibility;
+  if (rule.kind !== 'track') return undefined;
+  if (task.mini && rule.track === 'edge-compression' && options.base === undefined) {
+    return { kind: 'not_run', reason: 'mini_edge_llm_compression compresses the agent\'s assigned model, not Phi-2: give its base (--base) to judge the pruning' };
+  }
+  try {
+    const report = await checkTrack(rule.track, modelFile, {
+      ...(options.base !== undefined ? { base: options.base } : {}),
+      ...(options.dramBudgetBytes !== undefined ? { dramBudgetBytes: options.dramBudgetBytes } : {}),
+      measureDram: options.measureDram ?? true,
+      // The DRAM measurement runs where scoring runs; 'auto' is not a place a measurement can name.
+      provider: evaluateOptions.provider === 'cuda' ? 'cuda' : 'cpu',
+      ...(evaluateOptions.threads !== undefined ? { threads: evaluateOptions.threads } : {}),
+      ...(evaluateOptions.ortLibrary !== undefined ? { ortLibrary: evaluateOptions.ortLibrary } : {}),
+    });
+    return { kind: 'report', report };
+  } catch (error) {
+    if (!isMlrbError(error)) throw error;
+    return { kind: 'not_run', reason: `check-track ${rule.track} could not judge the model (${error.code}): ${error.message}` };
+  }
+}
+
+/** agent-eval's parameter count: the track report has it; otherwise the graph is read for it. */
+async function parameterCount(track: TrackOutcome | undefined, modelFile: string): Promise<{ total: number | null; unavailable?: Unavailable }> {
+  if (track?.kind === 'report') return { total: track.report.inspect.parameters.total };
+  try {
+    return { total: (await inspectModel(modelFile)).parameters.total };
+  } catch (error) {
+    if (!isMlrbError(error)) throw error;
+    return { total: null, unavailable: { name: 'parameters', kind: 'metric', reason: `the graph could not be read (${error.code}): ${error.message}` } };
+  }
+}
+
+/**
+ * Plain JSON data (what the record file will hold), so a record compares equal to what is read back; the
+ * record's schema checks the copy's shape.
+ */
+function jsonCopy<Shape>(value: LmEvalResults | TrackReport): Shape {
+  return JSON.parse(JSON.stringify(value)) as Shape;
+}
