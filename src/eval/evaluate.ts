@@ -208,7 +208,9 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         padded_tokens: stats.paddedTokens,
         max_length: model.maxLength,
         // High-water mark of this process's resident memory (the whole run so far), in bytes.
-        peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+        // getrusage's maxRSS lags the kernel's VmHWM (it is folded in lazily), so the whole run's peak is
+        // never reported below either split peak.
+        peak_rss_bytes: Math.max(process.resourceUsage().maxRSS * 1024, memory.load_peak_rss_bytes ?? 0, memory.scoring_peak_rss_bytes ?? 0),
         // The same, split: until the model was loaded, and from then until scoring finished (memory-peaks.ts).
         memory,
         model_file: path.basename(model.modelPath),
