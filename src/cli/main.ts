@@ -14,6 +14,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   inspect: async () => (await import('./inspect-command.js')).runInspectCommand,
   'check-pruning': async () => (await import('./check-pruning-command.js')).runCheckPruningCommand,
   'check-track': async () => (await import('./check-track-command.js')).runCheckTrackCommand,
+  merge: async () => (await import('./merge-command.js')).runMergeCommand,
 };
 
 const USAGE = `${EVAL_USAGE}
@@ -22,6 +23,7 @@ other commands:
   mlrb-eval inspect MODEL [--json] [--track edge-training|edge-compression | --dram-budget BYTES] [--strict] …
   mlrb-eval check-pruning MODEL --base BASE [--json] [--strict] …
   mlrb-eval check-track edge-compression|edge-training MODEL [--base BASE] [--json] [--strict] …
+  mlrb-eval merge SHARD.json… [--output FILE | --output-path PATH] [--allow-partial] …
   mlrb-eval --version
   (each command's --help lists its options)`;
 
