@@ -6,13 +6,12 @@
 import path from 'node:path';
 import { parseEvaluateOptions, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
-import type { Suite } from '../tasks/types.js';
 import { sha256File } from './fingerprint.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import { loadSuites } from './load-suites.js';
 import type { DocOutcome } from './metrics.js';
 import { environmentSummary } from './run-facts.js';
-import { buildRunResults, type EvaluateResult, type ModelFacts, type WorkFacts } from './run-results.js';
+import { buildRunResults, type EvaluateResult, type ScoredRun } from './run-results.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
@@ -35,16 +34,6 @@ function outcomesByTask(requests: readonly LoglikelihoodRequest[], logliks: read
     doc.isGreedy[request.choiceIndex] = greedy[index] as boolean;
   });
   return new Map([...byTask].map(([task, docs]) => [task, [...docs].map(([docId, doc]) => ({ docId, ...doc }))]));
-}
-
-interface ScoredRun {
-  readonly suites: readonly Suite[];
-  /** Every request of every task (built for whole tasks, whatever the shard). */
-  readonly requestsByTask: ReadonlyMap<string, readonly LoglikelihoodRequest[]>;
-  /** The scored documents' outcomes, by task. */
-  readonly outcomes: ReadonlyMap<string, readonly DocOutcome[]>;
-  readonly model: ModelFacts;
-  readonly work: WorkFacts;
 }
 
 /** Loads the suites and the model and scores every document, or the shard's documents when one is given. */

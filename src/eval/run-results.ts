@@ -60,14 +60,18 @@ export interface ResultSettings {
   readonly logSamples: boolean;
 }
 
-export interface RunResultsInput {
+/** A run's scores and facts: what evaluate() scored, what a shard writes, what a merge joins. */
+export interface ScoredRun {
   readonly suites: readonly Suite[];
   /** Every request of every task, by task name (few-shot prompts are only right when built for whole tasks). */
   readonly requestsByTask: ReadonlyMap<string, readonly LoglikelihoodRequest[]>;
-  /** One outcome per document of every task in `suites`. */
+  /** The scored documents' outcomes, by task: every document for results, the shard's for a shard file. */
   readonly outcomes: ReadonlyMap<string, readonly DocOutcome[]>;
   readonly model: ModelFacts;
   readonly work: WorkFacts;
+}
+
+export interface RunResultsInput extends ScoredRun {
   readonly settings: ResultSettings;
   /** Extra `mlrb` facts (a merge says which shards it joined). */
   readonly extraMlrb?: Readonly<Record<string, JsonValue>>;

@@ -17,12 +17,11 @@ import { z } from 'zod';
 import type { ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { MlrbError } from '../errors.js';
 import { readJsonFileUnder } from '../io/text-file.js';
-import type { Suite } from '../tasks/types.js';
 import { dataFingerprint, toolVersion } from './fingerprint.js';
 import { LM_EVAL_VERSIONS } from './lm-eval-version.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import type { DocOutcome } from './metrics.js';
-import type { ModelFacts, WorkFacts } from './run-results.js';
+import type { ScoredRun } from './run-results.js';
 import type { ShardSpec } from './shard.js';
 
 export const SHARD_FORMAT = 'mlrb-eval-shard';
@@ -93,12 +92,7 @@ export type ShardRecord = z.output<typeof shardRecordSchema>;
 export type ShardIdentity = ShardRecord['identity'];
 export type ShardRunFacts = ShardRecord['run'];
 
-export interface ShardRecordInput {
-  readonly suites: readonly Suite[];
-  readonly requestsByTask: ReadonlyMap<string, readonly LoglikelihoodRequest[]>;
-  readonly outcomes: ReadonlyMap<string, readonly DocOutcome[]>;
-  readonly model: ModelFacts;
-  readonly work: WorkFacts;
+export interface ShardRecordInput extends ScoredRun {
   readonly shard: ShardSpec;
   readonly options: ResolvedEvaluateOptions;
 }
