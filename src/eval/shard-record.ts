@@ -90,7 +90,6 @@ export const shardRecordSchema = z.strictObject({
 
 export type ShardRecord = z.output<typeof shardRecordSchema>;
 export type ShardIdentity = ShardRecord['identity'];
-export type ShardRunFacts = ShardRecord['run'];
 
 export interface ShardRecordInput extends ScoredRun {
   readonly shard: ShardSpec;
