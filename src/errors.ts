@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'BUSY' // a session was disposed while runs were active
   | 'DISPOSED'
   | 'IO' // an output file could not be written (the results are still printed)
+  | 'BAD_SHARD' // shard files that cannot be merged: unreadable, from different runs, duplicated or missing
   | 'INTERNAL';
 
 export class MlrbError extends Error {

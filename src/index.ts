@@ -1,5 +1,9 @@
 /** The public API of mlrb-eval. Everything else is internal and may change. */
-export { evaluate, type EvaluateResult } from './eval/evaluate.js';
+export { evaluate, evaluateShard, type EvaluateResult } from './eval/evaluate.js';
+// Scale-out: shard I of N scores its documents (`shard` option); the merge rebuilds the unsharded run's results.
+export { shardDocuments, parseShardSpec, type ShardSpec } from './eval/shard.js';
+export { readShardRecord, stringifyShardRecord, type ShardRecord } from './eval/shard-record.js';
+export { mergeShards, mergeShardFiles, type MergeShardsOptions, type MergedResult, type ShardFile } from './eval/merge-shards.js';
 export { evaluateOptionsSchema, type EvaluateOptions } from './config/evaluate-options.js';
 export { loadModel, type LanguageModel, type LoadModelOptions, DEFAULT_MAX_LENGTH } from './model/onnx-model.js';
 export type { ModelMetadata } from './model/model-metadata.js';

@@ -8,12 +8,13 @@ import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
+import { parseShardSpec } from '../eval/shard.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { ExitError } from './exit-error.js';
 
 const STRING_FLAGS = [
   'suite', 'tasks', 'data', 'tokenizer', 'config', 'num-fewshot', 'limit', 'batch-size', 'memory-budget-mb', 'max-length',
-  'threads', 'provider', 'ort-library', 'output', 'output-path', 'cache-dir', 'use-cache', 'cache-max-mb', 'lm-eval-version',
+  'threads', 'provider', 'ort-library', 'output', 'output-path', 'cache-dir', 'use-cache', 'cache-max-mb', 'lm-eval-version', 'shard',
 ] as const;
 const BOOLEAN_FLAGS = ['allow-partial', 'no-cpu-fusion', 'no-cache', 'verbose', 'quiet', 'show-breakdowns'] as const;
 
@@ -31,6 +32,15 @@ const limitFlag = z
   .string()
   .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--limit expects a count or a fraction below 1, got ${JSON.stringify(issue.input)}` })
   .transform(Number);
+
+const shardFlag = z.string().transform((text, context) => {
+  try {
+    return parseShardSpec(text);
+  } catch (error) {
+    context.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
 
 const flagsSchema = z.strictObject({
   suite: z.string().optional(),
@@ -61,6 +71,7 @@ const flagsSchema = z.strictObject({
   verbose: z.boolean().optional(),
   quiet: z.boolean().optional(),
   'show-breakdowns': z.boolean().optional(),
+  shard: shardFlag.optional(),
 });
 
 export interface EvalOutputs {
@@ -98,8 +109,7 @@ function cacheFolderFlag(values: z.output<typeof flagsSchema>, usage: string): s
 
 export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs {
   const args = normalizeFlagSpelling(argv);
-  // lm-eval's --log_samples is a switch that puts samples beside --output_path; ours alone names a file.
-  const samplesAreSwitch = args.some((arg) => arg === '--output-path' || arg.startsWith('--output-path='));
+  const samplesAreSwitch = logSamplesIsSwitch(args);
   let parsed;
   try {
     parsed = parseArgs({
@@ -124,6 +134,7 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
   const suite = values.tasks ?? values.suite;
   if (suite === undefined) throw new ExitError(2, `--tasks (or --suite) is required\n\n${usage}`);
   if (values.output !== undefined && values['output-path'] !== undefined) throw new ExitError(2, `give --output FILE or --output-path PATH, not both\n\n${usage}`);
+  if (values.shard !== undefined) checkShardOutputs(values, usage);
   const cacheDir = cacheFolderFlag(values, usage);
   const batch = values['batch-size'];
   const notes = batch?.lmEvalAuto ? [`--batch-size auto:N: treated as auto (batches are sized from the memory budget, so there is nothing to re-tune)`] : [];
@@ -149,20 +160,38 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
     cacheDir,
     scoreCacheMaxBytes: values['cache-max-mb'] === undefined ? undefined : values['cache-max-mb'] * 1024 * 1024,
     lmEvalVersion: values['lm-eval-version'],
+    shard: values.shard,
   };
   // The library schema is strict about keys; dropping the unset ones gives exactly what a library caller passes.
   const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as EvalArgs['options'];
   return {
     options: defined,
-    outputs: {
-      ...(values.output !== undefined ? { output: values.output } : {}),
-      ...(values['output-path'] !== undefined ? { outputPath: values['output-path'] } : {}),
-      ...(typeof logSamples === 'string' ? { samplesFile: logSamples } : {}),
-      samplesBesideResults: logSamples === true,
-    },
+    outputs: outputsFromFlags(values),
     verbose: values.verbose === true,
     quiet: values.quiet === true,
     showBreakdowns: values['show-breakdowns'] === true,
     notes,
+  };
+}
+
+/** A shard writes one shard file and nothing else: tables, samples and lm-eval's layout come from the merge. */
+function checkShardOutputs(values: z.output<typeof flagsSchema>, usage: string): void {
+  const refused = (['output-path', 'log-samples', 'show-breakdowns'] as const).filter((flag) => values[flag] !== undefined);
+  if (refused.length > 0) throw new ExitError(2, `--shard writes a shard file; give ${refused.map((flag) => `--${flag}`).join(', ')} to mlrb-eval merge instead\n\n${usage}`);
+  if (values.output === undefined) throw new ExitError(2, `--shard needs --output FILE, where the shard's scores go for mlrb-eval merge\n\n${usage}`);
+}
+
+/** lm-eval's --log_samples is a switch that puts samples beside --output_path; ours alone names a file. */
+export function logSamplesIsSwitch(args: readonly string[]): boolean {
+  return args.some((arg) => arg === '--output-path' || arg.startsWith('--output-path='));
+}
+
+export function outputsFromFlags(values: { readonly output?: string | undefined; readonly 'output-path'?: string | undefined; readonly 'log-samples'?: string | boolean | undefined }): EvalOutputs {
+  const logSamples = values['log-samples'];
+  return {
+    ...(values.output !== undefined ? { output: values.output } : {}),
+    ...(values['output-path'] !== undefined ? { outputPath: values['output-path'] } : {}),
+    ...(typeof logSamples === 'string' ? { samplesFile: logSamples } : {}),
+    samplesBesideResults: logSamples === true,
   };
 }

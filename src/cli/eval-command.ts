@@ -2,19 +2,14 @@
  * `mlrb-eval MODEL --tasks NAME …`: flags → evaluate() options (validated by the same zod schema the
  * library uses), progress to stderr, the table to stdout, JSON and samples to files.
  */
-import { statSync, type Stats } from 'node:fs';
-import path from 'node:path';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { evaluate } from '../eval/evaluate.js';
-import { stringifyResults } from '../eval/results-json.js';
-import { sanitizeModelName } from '../eval/run-facts.js';
-import { writeResultOutput } from '../io/result-output.js';
 import { parseEvalArgs } from './eval-args.js';
-import { lmEvalOutputFiles, lmEvalSampleLine } from './lm-eval-output.js';
 import { createProgressReporter } from './progress.js';
 import { describeTaskNames } from '../tasks/task-names.js';
-import { renderBreakdownTables, renderResultsTable } from './table.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
+import { runShardEval } from './shard-eval.js';
+import type { CliIo } from './exit-error.js';
 
 /** Where a flag's help text starts, and the width usage text wraps at. */
 const HELP_COLUMN = 24;
@@ -68,6 +63,8 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR
                         a .json PATH); with --log-samples, samples_<task>_<date>.jsonl beside it
   --log-samples FILE    write per-document records as JSON lines (a switch with --output-path)
   --show-breakdowns     also print BLiMP's tables by field and linguistics_term
+  --shard I/N           score only shard I of N (counted from 0: I is 0 … N-1) and write the shard
+                        file to --output; mlrb-eval merge joins the N files into this run's results
   --use-cache DIR       the caches' folder: tokenized requests and scores (default ~/.cache/mlrb-eval,
                         or $MLRB_CACHE_DIR); scores are stored as each forward pass finishes, so a
                         killed run resumes where it stopped (--cache-dir is the same flag)
@@ -92,32 +89,6 @@ function progressFor(io: CliIo): NonNullable<EvaluateOptions['onProgress']> {
   };
 }
 
-/**
- * An output path that can never be written is a usage mistake, found before an hour of scoring rather than
- * after: the target must not be a folder, and the nearest part of its path that exists must be a folder.
- */
-function checkOutputPath(file: string | undefined, flag: string): void {
-  if (file === undefined) return;
-  const target = path.resolve(file);
-  if (statOrNull(target)?.isDirectory()) throw new ExitError(2, `${flag} ${file} is a directory; name a file`);
-  for (let ancestor = path.dirname(target); ; ancestor = path.dirname(ancestor)) {
-    const stats = statOrNull(ancestor);
-    if (stats !== null) {
-      if (!stats.isDirectory()) throw new ExitError(2, `${flag} ${file} cannot be created: ${ancestor} is not a directory`);
-      return;
-    }
-    if (path.dirname(ancestor) === ancestor) return;
-  }
-}
-
-function statOrNull(file: string): Stats | null {
-  try {
-    return statSync(file);
-  } catch {
-    return null;
-  }
-}
-
 /** ", 12,000 of 134,000 requests from the score cache" when any came from it. */
 function scoreCacheNote(counts: unknown): string {
   if (typeof counts !== 'object' || counts === null) return '';
@@ -129,42 +100,22 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
   const args = parseEvalArgs(argv, EVAL_USAGE);
   const log = args.verbose ? (message: string) => io.stderr.write(`${message}\n`) : undefined;
   for (const note of args.notes) log?.(note);
-  const { outputs } = args;
   // Every path is checked before any work: an hour of scoring must not end in an unwritable path.
-  const startedAt = new Date();
-  const layout = outputs.outputPath === undefined ? undefined : lmEvalOutputFiles(outputs.outputPath, sanitizeModelName(args.options.model), startedAt);
-  checkOutputPath(outputs.output, '--output');
-  checkOutputPath(layout?.results, '--output-path');
-  checkOutputPath(outputs.samplesFile, '--log-samples');
+  const files = planResultFiles(args.outputs, args.options.model, new Date());
   const options: EvaluateOptions = {
     ...args.options,
     ...(args.quiet ? {} : { onProgress: progressFor(io) }),
     ...(log ? { onLog: log } : {}),
     onWarning: (message: string) => io.stderr.write(`warning: ${message}\n`),
   };
-  const { results, samples } = await evaluate(options);
-  io.stdout.write(`${renderResultsTable(results)}\n`);
-  if (results.groups && Object.keys(results.groups).length > 0) io.stdout.write(`\n${renderResultsTable(results, 'groups')}\n`);
-  if (args.showBreakdowns) for (const table of renderBreakdownTables(results.mlrb.breakdowns)) io.stdout.write(`\n${table}\n`);
-  const info = results.mlrb;
+  if (options.shard !== undefined) return runShardEval(options, args.outputs, io);
+  const evaluated = await evaluate(options);
+  printResultTables(evaluated, args.showBreakdowns, io);
+  const info = evaluated.results.mlrb;
   io.stderr.write(
     `scored ${info.tokens_scored.toLocaleString('en-US')} tokens in ${info.wall_time_s.toFixed(1)} s ` +
       `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}${scoreCacheNote(info.score_cache)}\n`,
   );
-  const json = stringifyResults(results);
-  for (const [file, flag] of [[outputs.output, '--output'], [layout?.results, '--output-path']] as const) {
-    if (file === undefined) continue;
-    writeResultOutput(file, json, flag);
-    io.stderr.write(`results written to ${file}\n`);
-  }
-  if (outputs.samplesFile && samples) {
-    const lines = [...samples].flatMap(([task, records]) => records.map((record) => JSON.stringify({ task, ...record })));
-    writeResultOutput(outputs.samplesFile, `${lines.join('\n')}\n`, '--log-samples');
-    io.stderr.write(`samples written to ${outputs.samplesFile}\n`);
-  }
-  if (layout && outputs.samplesBesideResults && samples) {
-    for (const [task, records] of samples) writeResultOutput(layout.samples(task), `${records.map(lmEvalSampleLine).join('\n')}\n`, '--log-samples');
-    io.stderr.write(`samples written beside ${layout.results}\n`);
-  }
+  writeResultFiles(evaluated, files, io);
   return 0;
 }

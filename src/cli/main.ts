@@ -16,6 +16,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   'check-track': async () => (await import('./check-track-command.js')).runCheckTrackCommand,
   cache: async () => (await import('./cache-command.js')).runCacheCommand,
   mlrb: async () => (await import('./mlrb-command.js')).runMlrbCommand,
+  merge: async () => (await import('./merge-command.js')).runMergeCommand,
 };
 
 const USAGE = `${EVAL_USAGE}
@@ -26,6 +27,7 @@ other commands:
   mlrb-eval check-track edge-compression|edge-training MODEL [--base BASE] [--json] [--strict] …
   mlrb-eval cache info|clear [--use-cache DIR]
   mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] …
+  mlrb-eval merge SHARD.json… [--output FILE | --output-path PATH] [--allow-partial] …
   mlrb-eval --version
   (each command's --help lists its options)`;
 

@@ -61,6 +61,14 @@ export const evaluateOptionsSchema = z.strictObject({
    * tokenizer adds BOS to contexts where it adds one, and the results file has 0.4.13's layout).
    */
   lmEvalVersion: z.enum(LM_EVAL_VERSIONS).default(DEFAULT_LM_EVAL_VERSION),
+  /**
+   * Score only shard `index` of `count` (numbered from 0) with evaluateShard(); mergeShards() joins the shards
+   * into the results of the unsharded run (src/eval/shard.ts says which documents a shard gets).
+   */
+  shard: z
+    .strictObject({ index: z.number().int().nonnegative(), count: positiveInt })
+    .refine((shard) => shard.index < shard.count, { error: 'shard index must be below the shard count (shards are numbered from 0)' })
+    .optional(),
   /** Keep per-document records (lm-eval's --log_samples). */
   logSamples: z.boolean().default(false),
   /**

@@ -1,23 +1,18 @@
 /**
  * evaluate(): suites in, lm-eval-compatible results out. Every request of every task goes to the model at
- * once (as lm-eval's evaluator does), so batching and row sharing work across tasks.
+ * once (as lm-eval's evaluator does), so batching and row sharing work across tasks. evaluateShard() scores one
+ * shard's documents (src/eval/shard.ts) for mergeShards() to join.
  */
 import path from 'node:path';
 import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
-import { loadSuite } from '../tasks/registry.js';
-import { applySelection, resolveTaskNames, type SuiteSelection } from '../tasks/task-names.js';
-import type { Suite } from '../tasks/types.js';
-import { breakdownByTag, type TagBreakdown } from './aggregate.js';
-import { dataFingerprint, toolVersion } from './fingerprint.js';
 import type { LoglikelihoodRequest } from './instance.js';
-import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
-import { buildResults, type JsonValue, type LmEvalResults } from './results.js';
+import { loadSuites } from './load-suites.js';
+import type { DocOutcome } from './metrics.js';
 import { splitMemoryPeaks } from './memory-peaks.js';
-import { cpuRunFacts, environmentSummary, lmEvalRunFacts } from './run-facts.js';
-import { taskHashes } from './sample-hashes.js';
-import { buildTaskSamples, type LoggedSample } from './samples.js';
+import { cpuRunFacts, environmentSummary } from './run-facts.js';
+import { buildRunResults, type EvaluateResult, type ScoredRun } from './run-results.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
 import { rememberedSha256 } from '../cache/file-digests.js';
@@ -26,49 +21,11 @@ import { cachedScorer } from './cached-scoring.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
 import { modelInputFor } from './request-encoding.js';
 import type { ScoreOptions } from './score-requests.js';
+import { buildShardRecord, type ShardRecord } from './shard-record.js';
+import { shardDocuments, type ShardSpec } from './shard.js';
 import { buildTaskRequests } from './task-requests.js';
 
-export interface EvaluateResult {
-  readonly results: LmEvalResults;
-  /** Per-task document records, when logSamples was set. */
-  readonly samples?: ReadonlyMap<string, readonly LoggedSample[]>;
-}
-
-/** Tags that get an unweighted breakdown when the suite's tasks carry them (BLiMP). */
-const BREAKDOWN_TAGS = ['field', 'linguistics_term'] as const;
-
-/**
- * `--suite a,b` / `--tasks a,b`: lm-eval's task, group and tag names (src/tasks/task-names.ts), each suite loaded
- * once with the same data folder, limit and few-shot count (a suite whose lm-eval config pins num_fewshot to 0
- * ignores it, as lm-eval does). A task may appear once: `superglue,boolq` is refused.
- */
-async function loadSuites(options: ResolvedEvaluateOptions): Promise<Suite[]> {
-  const selections = resolveTaskNames(options.suite);
-  const common = {
-    dataDir: options.dataDir,
-    numFewshot: options.numFewshot,
-    allowPartial: options.allowPartial,
-    ...(options.limit !== undefined ? { limit: options.limit } : {}),
-  };
-  const suites = await Promise.all(selections.map(async (selection) => applySelection(await loadSelection(selection, common), selection)));
-  const owners = new Map<string, string>();
-  for (const suite of suites) {
-    for (const task of suite.tasks) {
-      const owner = owners.get(task.name);
-      if (owner !== undefined) throw new RangeError(`task ${task.name} is in both --suite ${owner} and ${suite.name}; name it once`);
-      owners.set(task.name, suite.name);
-    }
-  }
-  return suites;
-}
-
-export type CommonLoadOptions = { readonly dataDir: string; readonly numFewshot: number; readonly allowPartial: boolean; readonly limit?: number };
-
-export function loadSelection(selection: SuiteSelection, common: CommonLoadOptions): Promise<Suite> {
-  if (selection.suite === 'mmlu') return loadSuite('mmlu', { ...common, ...(selection.subjects ? { subjects: selection.subjects } : {}) });
-  if (selection.suite === 'blimp') return loadSuite('blimp', { ...common, ...(selection.paradigms ? { paradigms: selection.paradigms } : {}) });
-  return loadSuite(selection.suite, common);
-}
+export type { EvaluateResult } from './run-results.js';
 
 function outcomesByTask(requests: readonly LoglikelihoodRequest[], logliks: readonly number[], greedy: readonly boolean[]): Map<string, DocOutcome[]> {
   const byTask = new Map<string, Map<number, { logliks: number[]; isGreedy: boolean[] }>>();
@@ -83,20 +40,8 @@ function outcomesByTask(requests: readonly LoglikelihoodRequest[], logliks: read
   return new Map([...byTask].map(([task, docs]) => [task, [...docs].map(([docId, doc]) => ({ docId, ...doc }))]));
 }
 
-function breakdowns(suites: readonly Suite[], taskMetrics: ReadonlyMap<string, TaskMetrics>): Record<string, JsonValue> {
-  const out: Record<string, JsonValue> = {};
-  const tasks = suites.flatMap((suite) => suite.tasks);
-  for (const tag of BREAKDOWN_TAGS) {
-    const rows: TagBreakdown[] = breakdownByTag(tasks, taskMetrics, tag);
-    if (rows.length === 0) continue;
-    out[tag] = Object.fromEntries(
-      rows.map((row) => [row.tagValue, { n: row.n, tasks: row.tasks.length, ...Object.fromEntries(row.metrics.flatMap((m) => [[`${m.metric},none`, m.value], [`${m.metric}_stderr,none`, m.stderr]])) }]),
-    );
-  }
-  return out;
-}
-
-async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
+/** Loads the suites and the model and scores every document, or the shard's documents when one is given. */
+async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Promise<ScoredRun> {
   const started = performance.now();
   const startedAtUnixSeconds = Date.now() / 1000;
   const suites = await loadSuites(options);
@@ -121,7 +66,8 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
   try {
     const tasks = suites.flatMap((suite) => suite.tasks);
     const requestsByTask = new Map(tasks.map((task) => [task.name, buildTaskRequests(task)]));
-    const requests = [...requestsByTask.values()].flat();
+    const selected = shard === undefined ? undefined : shardDocuments(tasks, shard);
+    const requests = [...requestsByTask.values()].flat().filter((request) => selected?.get(request.taskName)?.has(request.docId) ?? true);
     const describe = (index: number): string => {
       const request = requests[index];
       return request ? `${request.taskName} doc ${request.docId} choice ${request.choiceIndex}` : `request ${index}`;
@@ -154,72 +100,43 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
           return output;
         });
     const outcomes = outcomesByTask(requests, results.map((result) => result.loglik), results.map((result) => result.isGreedy));
-    const taskMetrics = new Map(tasks.map((task) => [task.name, computeTaskMetrics(task, outcomes.get(task.name) ?? [])]));
-    const samples = options.logSamples
-      ? new Map(tasks.map((task) => [task.name, buildTaskSamples(task, requestsByTask.get(task.name) ?? [], taskMetrics.get(task.name) as TaskMetrics)]))
-      : undefined;
     const memory = memoryPeaks();
     const finished = performance.now();
-    const wallSeconds = (finished - started) / 1000;
-    const lmEvalResults = buildResults({
+    return {
       suites,
-      taskMetrics,
-      run: {
+      requestsByTask,
+      outcomes,
+      model: {
         modelPath: options.model,
-        batchSize: options.batchSize,
-        device: model.provider,
-        ...(options.limit !== undefined ? { limit: options.limit } : {}),
-        numFewshot: options.numFewshot,
+        modelFile: path.basename(model.modelPath),
+        modelSha256: await modelHash,
+        tokenizerSha256: model.requireTokenizer().sha256,
+        provider: model.provider,
+        ortVersion: model.runtime.version,
+        attentionFused: model.attentionFused,
+        rewrites: model.rewrites.map((outcome) => ({ name: outcome.name, applied: outcome.applied, reason: outcome.reason })),
+        cpu: cpuRunFacts(loadBinding().buildInfo().cpu),
+        maxLength: model.maxLength,
+        bos: { text: model.metadata.bosToken, id: model.metadata.bosTokenId },
+        eos: { text: model.metadata.eosToken, id: model.metadata.eosTokenId },
+        environment: environmentSummary(model.runtime.version, model.provider),
       },
-      facts: lmEvalRunFacts({
-        modelSource: 'mlrb-onnx',
-        modelName: options.model,
+      work: {
         startedAtUnixSeconds,
         startMs: started,
         endMs: finished,
-        environment: environmentSummary(model.runtime.version, model.provider),
-        bos: { text: model.metadata.bosToken, id: model.metadata.bosTokenId },
-        eos: { text: model.metadata.eosToken, id: model.metadata.eosTokenId },
-        maxLength: model.maxLength,
-        taskHashes: samples ? taskHashes(samples) : {},
-        lmEvalVersion: options.lmEvalVersion,
-      }),
-      lmEvalVersion: options.lmEvalVersion,
-      mlrb: {
-        tool_version: toolVersion(),
-        model_sha256: await modelHash,
-        data_fingerprint: dataFingerprint(tasks.flatMap((task) => task.sourceFiles)),
-        // What ran, not what was asked: 'auto' resolves to cuda or cpu.
-        provider: model.provider,
-        ort_version: model.runtime.version,
-        // Whether attention ran as the fused CPU kernel (the default on the CPU, for graphs it applies to).
-        attention_fused: model.attentionFused,
-        cpu: cpuRunFacts(loadBinding().buildInfo().cpu),
-        // Every load-time graph rewrite, in the order they ran: applied or not, and what it rewrote or why not.
-        rewrites: model.rewrites.map((outcome) => ({ name: outcome.name, applied: outcome.applied, reason: outcome.reason })),
-        wall_time_s: wallSeconds,
-        scoring_time_s: stats.wallMs / 1000,
-        tokens_scored: stats.inputTokens,
-        tokens_per_s: stats.wallMs > 0 ? stats.inputTokens / (stats.wallMs / 1000) : 0,
+        scoringSeconds: stats.wallMs / 1000,
+        tokensScored: stats.inputTokens,
         requests: stats.requests,
-        // Requests answered from the score cache (hits) and scored by the model (misses); null with --no-cache.
-        score_cache: scoreCache.enabled ? { ...scoreCache.counts() } : null,
-        forward_rows: stats.rows,
-        padded_tokens: stats.paddedTokens,
-        max_length: model.maxLength,
-        // High-water mark of this process's resident memory (the whole run so far), in bytes.
+        forwardRows: stats.rows,
+        paddedTokens: stats.paddedTokens,
         // getrusage's maxRSS lags the kernel's VmHWM (it is folded in lazily), so the whole run's peak is
         // never reported below either split peak.
-        peak_rss_bytes: Math.max(process.resourceUsage().maxRSS * 1024, memory.load_peak_rss_bytes ?? 0, memory.scoring_peak_rss_bytes ?? 0),
-        // The same, split: until the model was loaded, and from then until scoring finished (memory-peaks.ts).
+        peakRssBytes: Math.max(process.resourceUsage().maxRSS * 1024, memory.load_peak_rss_bytes ?? 0, memory.scoring_peak_rss_bytes ?? 0),
         memory,
-        model_file: path.basename(model.modelPath),
-        // The lm-eval rules the ids and the file follow (--lm-eval-version); lm_eval_version names the release.
-        lm_eval_rules: options.lmEvalVersion,
-        breakdowns: breakdowns(suites, taskMetrics),
+        scoreCache: scoreCache.enabled ? { ...scoreCache.counts() } : null,
       },
-    });
-    return samples ? { results: lmEvalResults, samples } : { results: lmEvalResults };
+    };
   } finally {
     scoreCache?.close();
     model.dispose();
@@ -228,5 +145,18 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
 
 /** Options are checked synchronously (TypeError / RangeError); the work itself is async. */
 export function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
-  return run(parseEvaluateOptions(options));
+  const resolved = parseEvaluateOptions(options);
+  if (resolved.shard !== undefined) throw new TypeError('a shard has no results of its own: score it with evaluateShard() and join the shards with mergeShards()');
+  return scoreRun(resolved).then((scored) => buildRunResults({ ...scored, settings: resolved }));
+}
+
+/**
+ * Scores the documents of `options.shard` (required) and returns what mergeShards() needs to rebuild the whole
+ * run's results: every scored document's log-likelihoods and the facts that identify the run.
+ */
+export function evaluateShard(options: EvaluateOptions): Promise<ShardRecord> {
+  const resolved = parseEvaluateOptions(options);
+  const { shard } = resolved;
+  if (shard === undefined) throw new TypeError('evaluateShard() needs the shard option ({ index, count })');
+  return scoreRun(resolved, shard).then((scored) => buildShardRecord({ ...scored, shard, options: resolved }));
 }

@@ -10,7 +10,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 
-export type FileKind = 'config' | 'tokenizer' | 'data' | 'cache';
+export type FileKind = 'config' | 'tokenizer' | 'data' | 'cache' | 'shard';
 
 const MIB = 1024 * 1024;
 
@@ -23,6 +23,8 @@ export const FILE_SIZE_CAPS: Readonly<Record<FileKind, number>> = {
   data: 256 * MIB,
   /** One token-cache entry (5-shot MMLU's is ~160 MB). */
   cache: 1024 * MIB,
+  /** One shard's scored documents (a whole 5-shot MMLU run unsharded is ~3 MB). */
+  shard: 256 * MIB,
 };
 
 /**
@@ -39,6 +41,7 @@ export const KIND_ERROR_CODES: Readonly<Record<FileKind, ErrorCode>> = {
   data: 'BAD_DATA',
   // A broken cache entry is never fatal (it is rebuilt); the code only labels what the reader reports.
   cache: 'BAD_DATA',
+  shard: 'BAD_SHARD',
 };
 
 export interface FilePolicy {

@@ -9,7 +9,8 @@
  */
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { isMlrbError } from '../errors.js';
-import { evaluate, loadSelection } from '../eval/evaluate.js';
+import { evaluate } from '../eval/evaluate.js';
+import { loadSelection } from '../eval/load-suites.js';
 import { sha256File, toolVersion } from '../eval/fingerprint.js';
 import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
 import type { LmEvalResults } from '../eval/results.js';

@@ -12,24 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
 import { runCli } from '../support/run-cli.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { withoutProcessFacts } from '../support/process-facts.js';
 import { writeTinyMmlu } from '../support/tiny-datasets.js';
 
 const childScript = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'support', 'cli-self-kill-child.ts');
 const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-
-/** What differs between two runs of the same work: when it ran, how long, and how much of it the model did. */
-const RUN_DEPENDENT_LMEVAL_KEYS = ['date', 'start_time', 'end_time', 'total_evaluation_time_seconds'];
-const RUN_DEPENDENT_MLRB_KEYS = [
-  'wall_time_s', 'scoring_time_s', 'tokens_scored', 'tokens_per_s', 'forward_rows', 'padded_tokens', 'peak_rss_bytes', 'memory', 'score_cache',
-];
-
-function withoutRunDependentFields(results: Record<string, unknown>): Record<string, unknown> {
-  const mlrb = { ...(results.mlrb as Record<string, unknown>) };
-  for (const key of RUN_DEPENDENT_MLRB_KEYS) delete mlrb[key];
-  const rest: Record<string, unknown> = { ...results, mlrb };
-  for (const key of RUN_DEPENDENT_LMEVAL_KEYS) delete rest[key];
-  return rest;
-}
 
 const CASES = [
   { name: 'a plain graph, 0-shot', options: {}, fewshot: '0' },
@@ -69,7 +56,7 @@ describe('resume after kill -9', () => {
     expect(counts.hits).toBeLessThan(total);
     expect(counts.hits + counts.misses).toBe(total);
     expect(resumed.stderr).toContain(`${counts.hits.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} requests from the score cache`);
-    expect(withoutRunDependentFields(resumedResults)).toEqual(withoutRunDependentFields(uninterrupted));
+    expect(withoutProcessFacts(resumedResults)).toEqual(withoutProcessFacts(uninterrupted));
     expect((uninterrupted.mlrb as { score_cache: unknown }).score_cache).toBeNull();
 
     // A third run scores nothing.

@@ -1,0 +1,27 @@
+/**
+ * `mlrb-eval MODEL --tasks … --shard I/N --output FILE`: scores one shard's documents and writes the shard file
+ * that `mlrb-eval merge` joins with the others (src/eval/shard-record.ts). A shard prints no table: its scores
+ * are a slice of every task, and only the merge can compute metrics from them.
+ */
+import type { EvaluateOptions } from '../config/evaluate-options.js';
+import { evaluateShard } from '../eval/evaluate.js';
+import { stringifyShardRecord } from '../eval/shard-record.js';
+import { formatShardSpec } from '../eval/shard.js';
+import { writeResultOutput } from '../io/result-output.js';
+import type { EvalOutputs } from './eval-args.js';
+import type { CliIo } from './exit-error.js';
+
+export async function runShardEval(options: EvaluateOptions, outputs: EvalOutputs, io: CliIo): Promise<number> {
+  const record = await evaluateShard(options);
+  const file = outputs.output as string;
+  writeResultOutput(file, stringifyShardRecord(record), '--output');
+  const documents = Object.values(record.documents).reduce((sum, task) => sum + task.docs.length, 0);
+  const tasks = Object.keys(record.documents).length;
+  const { run } = record;
+  io.stderr.write(
+    `shard ${formatShardSpec(record.shard)}: ${documents.toLocaleString('en-US')} documents of ${tasks} tasks, ` +
+      `${run.requests.toLocaleString('en-US')} requests scored in ${run.wall_time_s.toFixed(1)} s on ${record.identity.provider}; ` +
+      `written to ${file} (join the shards with mlrb-eval merge)\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,215 @@
+/**
+ * What one shard writes (`--shard I/N --output FILE`) and the merge reads back: every scored document's
+ * log-likelihoods and greedy flags (the metrics, their standard errors and the group scores are recomputed from
+ * them by the code an unsharded run uses), the facts that say which run the shard belongs to (`identity`: all
+ * shards of one run must agree on every field), and the facts of this process (`run`: paths, host, times).
+ *
+ * Each task also carries a digest of the shard's requests (every prompt and continuation, in order), which the
+ * merge recomputes from the data: a shard whose prompts differ from the unsharded run's (few-shot draws depend on
+ * every earlier document of the task) is refused instead of merged.
+ *
+ * Log-likelihoods round-trip exactly: JSON writes a double's shortest decimal form, which parses back to the same
+ * double; the non-finite values JSON lacks are written as the strings "NaN", "Infinity" and "-Infinity".
+ */
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ResolvedEvaluateOptions } from '../config/evaluate-options.js';
+import { MlrbError } from '../errors.js';
+import { readJsonFileUnder } from '../io/text-file.js';
+import { dataFingerprint, toolVersion } from './fingerprint.js';
+import { LM_EVAL_VERSIONS } from './lm-eval-version.js';
+import type { LoglikelihoodRequest } from './instance.js';
+import type { DocOutcome } from './metrics.js';
+import type { ScoredRun } from './run-results.js';
+import type { ShardSpec } from './shard.js';
+
+export const SHARD_FORMAT = 'mlrb-eval-shard';
+export const SHARD_FORMAT_VERSION = 1;
+
+const count = z.number().int().nonnegative();
+const tokenSchema = z.strictObject({ text: z.string().nullable(), id: z.number().int().nullable() });
+const loglikSchema = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])]);
+
+/** Everything that decides the scores or the results file's content; it must be equal in every shard. */
+const identitySchema = z.strictObject({
+  tool_version: z.string(),
+  lm_eval_rules: z.enum(LM_EVAL_VERSIONS),
+  model_sha256: z.string(),
+  tokenizer_sha256: z.string(),
+  data_fingerprint: z.string(),
+  /** The --tasks names, as given. */
+  tasks: z.string(),
+  num_fewshot: count,
+  limit: z.number().positive().nullable(),
+  /** The data folder's --allow-partial (a suite lacking subtasks), not the merge's. */
+  allow_partial: z.boolean(),
+  batch_size: z.union([z.literal('auto'), z.number().int().positive()]),
+  max_length: z.number().int().positive(),
+  provider: z.string(),
+  ort_version: z.string(),
+  attention_fused: z.boolean(),
+  bos: tokenSchema,
+  eos: tokenSchema,
+});
+
+/** Facts of the process that scored the shard; they may differ between shards. */
+const runSchema = z.strictObject({
+  model_path: z.string(),
+  model_file: z.string(),
+  /** Absolute; the merge reads the data from here unless told another folder. */
+  data_dir: z.string(),
+  environment: z.string(),
+  started_at_unix_s: z.number(),
+  wall_time_s: z.number().nonnegative(),
+  scoring_time_s: z.number().nonnegative(),
+  tokens_scored: count,
+  requests: count,
+  forward_rows: count,
+  padded_tokens: count,
+  peak_rss_bytes: count,
+  memory: z.strictObject({ load_peak_rss_bytes: count.nullable(), scoring_peak_rss_bytes: count.nullable() }),
+  score_cache: z.strictObject({ hits: count, misses: count }).nullable(),
+  /** The load-time rewrites and the CPU: the merge reports shard 0's (they follow the model, the options and the host). */
+  rewrites: z.array(z.strictObject({ name: z.string(), applied: z.boolean(), reason: z.string() })),
+  cpu: z.strictObject({
+    model: z.string(),
+    features: z.array(z.string()),
+    kernel_path: z.enum(['avx512', 'avx2', 'baseline']),
+    mlas_path: z.enum(['avx512', 'avx2', 'baseline']),
+    kernel_path_forced: z.boolean(),
+  }),
+});
+
+const documentSchema = z.strictObject({ doc_id: count, logliks: z.array(loglikSchema), is_greedy: z.array(z.boolean()) });
+const taskDocumentsSchema = z.strictObject({
+  /** requestsDigest() of the requests of `docs`. */
+  requests_sha256: z.string(),
+  /** In document order. */
+  docs: z.array(documentSchema),
+});
+
+export const shardRecordSchema = z.strictObject({
+  format: z.literal(SHARD_FORMAT),
+  format_version: z.literal(SHARD_FORMAT_VERSION),
+  shard: z.strictObject({ index: count, count: z.number().int().positive() }),
+  identity: identitySchema,
+  run: runSchema,
+  /** Per task, in the run's task order: the shard's documents. */
+  documents: z.record(z.string(), taskDocumentsSchema),
+});
+
+export type ShardRecord = z.output<typeof shardRecordSchema>;
+export type ShardIdentity = ShardRecord['identity'];
+
+export interface ShardRecordInput extends ScoredRun {
+  readonly shard: ShardSpec;
+  readonly options: ResolvedEvaluateOptions;
+}
+
+export function buildShardRecord(input: ShardRecordInput): ShardRecord {
+  const { model, work, options } = input;
+  const tasks = input.suites.flatMap((suite) => suite.tasks);
+  return {
+    format: SHARD_FORMAT,
+    format_version: SHARD_FORMAT_VERSION,
+    shard: { index: input.shard.index, count: input.shard.count },
+    identity: {
+      tool_version: toolVersion(),
+      lm_eval_rules: options.lmEvalVersion,
+      model_sha256: model.modelSha256,
+      tokenizer_sha256: model.tokenizerSha256,
+      data_fingerprint: dataFingerprint(tasks.flatMap((task) => task.sourceFiles)),
+      tasks: options.suite,
+      num_fewshot: options.numFewshot,
+      limit: options.limit ?? null,
+      allow_partial: options.allowPartial,
+      batch_size: options.batchSize,
+      max_length: model.maxLength,
+      provider: model.provider,
+      ort_version: model.ortVersion,
+      attention_fused: model.attentionFused,
+      bos: { ...model.bos },
+      eos: { ...model.eos },
+    },
+    run: {
+      model_path: model.modelPath,
+      model_file: model.modelFile,
+      data_dir: path.resolve(options.dataDir),
+      environment: model.environment,
+      started_at_unix_s: work.startedAtUnixSeconds,
+      wall_time_s: (work.endMs - work.startMs) / 1000,
+      scoring_time_s: work.scoringSeconds,
+      tokens_scored: work.tokensScored,
+      requests: work.requests,
+      forward_rows: work.forwardRows,
+      padded_tokens: work.paddedTokens,
+      peak_rss_bytes: work.peakRssBytes,
+      memory: { ...work.memory },
+      score_cache: work.scoreCache === null ? null : { ...work.scoreCache },
+      rewrites: model.rewrites.map((outcome) => ({ ...outcome })),
+      cpu: { ...model.cpu, features: [...model.cpu.features] },
+    },
+    documents: Object.fromEntries(
+      tasks.map((task) => {
+        const outcomes = input.outcomes.get(task.name) ?? [];
+        const docIds = new Set(outcomes.map((outcome) => outcome.docId));
+        return [
+          task.name,
+          {
+            requests_sha256: requestsDigest((input.requestsByTask.get(task.name) ?? []).filter((request) => docIds.has(request.docId))),
+            docs: outcomes.map((outcome) => ({ doc_id: outcome.docId, logliks: outcome.logliks.map(encodeLoglik), is_greedy: [...outcome.isGreedy] })),
+          },
+        ];
+      }),
+    ),
+  };
+}
+
+/** sha256 over the requests in order: each one's document, choice, context and continuation. */
+export function requestsDigest(requests: readonly LoglikelihoodRequest[]): string {
+  const hash = createHash('sha256');
+  for (const request of requests) hash.update(`${JSON.stringify([request.docId, request.choiceIndex, request.context, request.continuation])}\n`);
+  return hash.digest('hex');
+}
+
+/** The record's documents as the outcomes evaluate() scores into, by task. */
+export function shardOutcomes(record: ShardRecord): Map<string, DocOutcome[]> {
+  return new Map(
+    Object.entries(record.documents).map(([task, documents]) => [
+      task,
+      documents.docs.map((document) => ({ docId: document.doc_id, logliks: document.logliks.map(decodeLoglik), isGreedy: document.is_greedy })),
+    ]),
+  );
+}
+
+/** JSON text of a record; its numbers parse back to the very same doubles. */
+export function stringifyShardRecord(record: ShardRecord): string {
+  return `${JSON.stringify(record)}\n`;
+}
+
+/** Reads and checks one shard file; anything else is BAD_SHARD naming the file and the field at fault. */
+export function readShardRecord(file: string): ShardRecord {
+  const json = readJsonFileUnder(file, { kind: 'shard', root: path.dirname(path.resolve(file)), what: 'shard file' });
+  const parsed = shardRecordSchema.safeParse(json);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join('.') ?? '';
+  const isOtherFormat = field === 'format' || field === 'format_version';
+  throw new MlrbError(
+    'BAD_SHARD',
+    isOtherFormat
+      ? `${file} is not an mlrb-eval shard file of format version ${SHARD_FORMAT_VERSION} (write it with this version's --shard)`
+      : `${file} is not a valid shard file: ${field === '' ? '' : `${field}: `}${issue?.message ?? 'unreadable'}`,
+    { file, field },
+  );
+}
+
+function encodeLoglik(value: number): number | 'NaN' | 'Infinity' | '-Infinity' {
+  if (Number.isFinite(value)) return value;
+  return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+}
+
+function decodeLoglik(value: number | 'NaN' | 'Infinity' | '-Infinity'): number {
+  return typeof value === 'number' ? value : Number(value);
+}
