@@ -46,6 +46,19 @@ def add_stubs() -> list[str]:
     return missing
 
 
+def peak_rss_mib() -> float:
+    """High-water mark of this process's resident memory so far. On Linux VmHWM: ru_maxrss keeps the peak
+    of the image this process was exec'd from, so a run started by a large parent reports the parent's."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
+
+
 def parse_kv(items: list[str]) -> dict:
     """--hflm-arg key=value -> HFLM kwargs; values are parsed as JSON when they look like JSON
     (true/false/numbers), else kept as strings."""
@@ -148,8 +161,7 @@ def main(argv=None):
         "peak_gpu_mem_gib": round(torch.cuda.max_memory_allocated() / 1024**3, 3) if cuda else None,
         "stubbed_modules": stubbed,
         "cpu_threads": torch.get_num_threads(),
-        # High-water mark of this process's resident memory so far (Linux reports ru_maxrss in KiB).
-        "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "peak_rss_mib": peak_rss_mib(),
     }
     a.out_json.parent.mkdir(parents=True, exist_ok=True)
     a.out_json.write_text(json.dumps(summary, indent=2) + "\n")

@@ -22,6 +22,7 @@ import { tokenizeAndScore } from './pipelined-scoring.js';
 import { modelInputFor } from './request-encoding.js';
 import { scoreModelInputs, type ScoreOptions } from './score-requests.js';
 import { buildTaskRequests } from './task-requests.js';
+import { peakRssBytes } from '../io/peak-rss.js';
 
 export interface EvaluateResult {
   readonly results: LmEvalResults;
@@ -179,7 +180,7 @@ async function run(options: ResolvedEvaluateOptions): Promise<EvaluateResult> {
         padded_tokens: stats.paddedTokens,
         max_length: model.maxLength,
         // High-water mark of this process's resident memory (the whole run so far), in bytes.
-        peak_rss_bytes: process.resourceUsage().maxRSS * 1024,
+        peak_rss_bytes: peakRssBytes(),
         model_file: path.basename(model.modelPath),
         breakdowns: breakdowns(suites, taskMetrics),
       },
