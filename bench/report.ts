@@ -123,7 +123,7 @@ export function printTargets(figures: Figures): void {
     }
   }
   if (figures.realPeer) lines.push(...realPeerTargets(figures.realPeer));
-  out(`\n## Targets\n\n${lines.map((line) => `- ${line}`).join('\n')}\n`);
+  out(`\n## Targets\n\n${lines.length > 0 ? lines.map((line) => `- ${line}`).join('\n') : '(no target was measured in this run)'}\n`);
 }
 
 const bestRoofline = (result: RealPeerResult): number => Math.max(...result.roofline.map((point) => point.gflops));

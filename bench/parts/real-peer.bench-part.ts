@@ -117,7 +117,7 @@ export async function runRealPeerBenchmark(options: RealPeerOptions): Promise<Re
     else models.push(found);
   }
   const python = peerPython();
-  if ('skipped' in python) skipped.push(`lm-eval HF peer skipped: ${python.skipped}`);
+  if ('skipped' in python) skipped.push(`lm-eval HF peer: ${python.skipped}`);
   const result = { cpu: cpuInfo(), skipped, cli: '', roofline: [] as MatMulPoint[], loads: [] as RealPeerLoad[], rows: [] as RealPeerRow[], weightBytes: {} as RealPeerResult['weightBytes'] };
   if (models.length === 0) return result;
   result.cli = ensureCompiledCli();
