@@ -134,6 +134,7 @@ export function printRealPeer(result: RealPeerResult): void {
   out(result.peerVersions ? ` (lm_eval ${result.peerVersions.lmEval}, torch ${result.peerVersions.torch}, transformers ${result.peerVersions.transformers}).\n` : '.\n');
   for (const line of result.skipped) out(`- skipped: ${line}\n`);
   if (result.rows.length === 0) return;
+  out(`- 1-minute load average ${fixed(result.loadAverage.start, 1)} at the start, ${fixed(result.loadAverage.end, 1)} at the end (${result.cpu.cores} cores; other jobs share them).\n`);
   out(`- CLI: ${result.cli}. Roofline (best all-core dense fp32 MatMul, measured just before): ${fixed(bestRoofline(result), 1)} GFLOP/s.\n`);
   for (const load of result.loads) {
     out(`- mlrb-eval load, ${load.model} (${fixed(load.onnxBytes / 1e6)} MB model.onnx), fresh process: median ${fixed(median(load.seconds), 2)} s of ${load.seconds.map((s) => fixed(s, 2)).join(', ')}\n`);

@@ -7,6 +7,7 @@
  * loglik is compared with mlrb-eval's.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildModelInputs } from '../../src/eval/score-requests.js';
@@ -17,7 +18,7 @@ import { peerPython, runLmEvalCommand, type LmEvalRun, type LmEvalVersions } fro
 import { cpuInfo, type CpuInfo } from './cpu-info.js';
 import { ensureCompiledCli, runMlrbEvalCommand, type MlrbEvalRun } from './mlrb-eval-command.js';
 import { runRooflineBenchmarks, type MatMulPoint } from './roofline.bench-part.js';
-import { timedSpawn } from './whole-command.js';
+import { timedSpawn, WholeCommandError } from './whole-command.js';
 import { usefulFlops, type DataDirs } from './workloads.js';
 
 export interface RealPeerRow {
@@ -48,6 +49,8 @@ export interface RealPeerResult {
   readonly rows: readonly RealPeerRow[];
   readonly peerVersions?: LmEvalVersions;
   readonly weightBytes: Partial<Record<PeerModelName, number>>;
+  /** The machine's 1-minute load average when the section started and ended (it is shared: see RESULTS.md). */
+  readonly loadAverage: { readonly start: number; readonly end: number };
 }
 
 export interface RealPeerOptions {
@@ -118,8 +121,9 @@ export async function runRealPeerBenchmark(options: RealPeerOptions): Promise<Re
   }
   const python = peerPython();
   if ('skipped' in python) skipped.push(`lm-eval HF peer: ${python.skipped}`);
+  const startLoad = loadavg()[0] ?? Number.NaN;
   const result = { cpu: cpuInfo(), skipped, cli: '', roofline: [] as MatMulPoint[], loads: [] as RealPeerLoad[], rows: [] as RealPeerRow[], weightBytes: {} as RealPeerResult['weightBytes'] };
-  if (models.length === 0) return result;
+  if (models.length === 0) return { ...result, loadAverage: { start: startLoad, end: startLoad } };
   result.cli = ensureCompiledCli();
   // Measured right before the runs it bounds, so both see the same machine load.
   result.roofline = await runRooflineBenchmarks(options.threads);
@@ -135,18 +139,24 @@ export async function runRealPeerBenchmark(options: RealPeerOptions): Promise<Re
     result.loads.push(measureLoad(model));
     for (const { suite, dataDir, limit, label } of suites) {
       const { requests } = await loadSuiteRequests({ suite, data: dataDir, 'num-fewshot': '0', limit: String(limit) });
-      const mlrb = runMlrbEvalCommand({ modelPath: model.modelPath, suite, dataDir, limit, requests });
-      const peer = 'python' in python ? runLmEvalCommand(python.python, model.hfDir, requests) : undefined;
-      peerVersions ??= peer?.versions;
-      result.rows.push({
-        model: name,
-        workload: label(limit),
-        requests: requests.length,
-        usefulGflop: await workloadGflop(model, requests),
-        mlrb,
-        ...(peer ? { peer, maxAbsDiff: maxAbsDiff(mlrb.logliks, peer.logliks) } : {}),
-      });
+      try {
+        const mlrb = runMlrbEvalCommand({ modelPath: model.modelPath, suite, dataDir, limit, requests });
+        const peer = 'python' in python ? runLmEvalCommand(python.python, model.hfDir, requests) : undefined;
+        peerVersions ??= peer?.versions;
+        result.rows.push({
+          model: name,
+          workload: label(limit),
+          requests: requests.length,
+          usefulGflop: await workloadGflop(model, requests),
+          mlrb,
+          ...(peer ? { peer, maxAbsDiff: maxAbsDiff(mlrb.logliks, peer.logliks) } : {}),
+        });
+      } catch (error) {
+        // A command that fails costs its row, not the minutes of rows already measured.
+        if (!(error instanceof WholeCommandError)) throw error;
+        skipped.push(`${name}, ${label(limit)}: ${error.summary}`);
+      }
     }
   }
-  return { ...result, ...(peerVersions ? { peerVersions } : {}) };
+  return { ...result, loadAverage: { start: startLoad, end: loadavg()[0] ?? Number.NaN }, ...(peerVersions ? { peerVersions } : {}) };
 }

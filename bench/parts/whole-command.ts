@@ -19,6 +19,13 @@ export class WholeCommandError extends Error {
     super(`${command} exited with ${status ?? 'a signal'}:\n${stderrTail}`);
     this.name = 'WholeCommandError';
   }
+
+  /** One line for a report: the exit status and the first line of stderr that names an error. */
+  get summary(): string {
+    const lines = this.stderrTail.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    const reason = lines.find((line) => /error/i.test(line)) ?? lines.at(-1) ?? 'no stderr';
+    return `exited with ${this.status ?? 'a signal'}: ${reason.slice(0, 300)}`;
+  }
 }
 
 /** Runs `file args…` to completion; throws WholeCommandError with the end of its stderr unless it exits 0. */
