@@ -3,6 +3,10 @@ import type { MemoryRow } from './parts/memory.bench-part.js';
 import type { InspectBenchResult } from './inspect.bench-part.js';
 import type { OpShare } from './parts/op-profile.bench-part.js';
 import type { PrefixReuseResult } from './parts/prefix-reuse.bench-part.js';
+import { median, type RealPeerResult, type RealPeerRow } from './parts/real-peer.bench-part.js';
+import { describeCpu } from './parts/cpu-info.js';
+import type { WholeCommandRun } from './parts/whole-command.js';
+import { LM_EVAL_PEER, PEER_BATCH_SIZE, PEER_THREADS } from './peers/lm-eval-hf.js';
 import type { MatMulPoint } from './parts/roofline.bench-part.js';
 import type { TokenizeCacheResult } from './parts/tokenize-cache.bench-part.js';
 import { OUR_SCORERS, type ThroughputRow } from './scoring.bench-part.js';
@@ -15,6 +19,7 @@ export interface Figures {
   tokenizeCache?: TokenizeCacheResult[];
   opProfile?: OpShare[];
   inspect?: InspectBenchResult;
+  realPeer?: RealPeerResult;
 }
 
 const MB = 1024 * 1024;
@@ -101,9 +106,11 @@ export function printTargets(figures: Figures): void {
     lines.push(`MMLU 0-shot ≥ 3× transformers.js (${model}, ${ours}): ${fixed(tjs, 1)}× — ${verdict(tjs >= 3)}`);
     lines.push(`BLiMP ≥ 5× naive (${model}, ${ours}): ${fixed(blimp, 1)}× — ${verdict(blimp >= 5)}`);
   }
-  const roof = Math.max(...(figures.roofline ?? []).map((point) => point.gflops));
-  const achieved = rows.find((row) => row.model.includes('124M') && row.workload.startsWith('MMLU') && row.scorer === 'mlrb-eval')?.usefulGflops ?? Number.NaN;
-  lines.push(`≥ 60 % of roofline (124M, MMLU 0-shot): ${fixed(achieved, 1)} of ${fixed(roof, 1)} GFLOP/s = ${fixed((100 * achieved) / roof)} % — ${verdict(achieved / roof >= 0.6)}`);
+  if (figures.roofline && rows.length > 0) {
+    const roof = Math.max(...figures.roofline.map((point) => point.gflops));
+    const achieved = rows.find((row) => row.model.includes('124M') && row.workload.startsWith('MMLU') && row.scorer === 'mlrb-eval')?.usefulGflops ?? Number.NaN;
+    lines.push(`≥ 60 % of roofline (124M, MMLU 0-shot): ${fixed(achieved, 1)} of ${fixed(roof, 1)} GFLOP/s = ${fixed((100 * achieved) / roof)} % — ${verdict(achieved / roof >= 0.6)}`);
+  }
   if (figures.prefixReuse) {
     const speedup = figures.prefixReuse.withoutReuseSeconds / figures.prefixReuse.withReuseSeconds;
     lines.push(`5-shot prefix reuse ≥ 2.5×: ${fixed(speedup, 2)}× — ${verdict(speedup >= 2.5)}`);
@@ -115,5 +122,72 @@ export function printTargets(figures: Figures): void {
       lines.push(`peak RSS while scoring ≤ ${fixed(limit)} MB: ${fixed(sliced.scoringPeakMb)} MB — ${verdict(sliced.scoringPeakMb <= limit)} (load peak ${fixed(sliced.loadPeakMb)} MB)`);
     }
   }
-  out(`\n## Targets\n\n${lines.map((line) => `- ${line}`).join('\n')}\n`);
+  if (figures.realPeer) lines.push(...realPeerTargets(figures.realPeer));
+  out(`\n## Targets\n\n${lines.length > 0 ? lines.map((line) => `- ${line}`).join('\n') : '(no target was measured in this run)'}\n`);
+}
+
+const bestRoofline = (result: RealPeerResult): number => Math.max(...result.roofline.map((point) => point.gflops));
+
+export function printRealPeer(result: RealPeerResult): void {
+  out(`\n## Real peer: lm-eval HF — whole commands on the same weights\n\n`);
+  out(`CPU: ${describeCpu(result.cpu)}. Peer: ${LM_EVAL_PEER}, ${PEER_THREADS} torch threads, batch ${PEER_BATCH_SIZE}, float32`);
+  out(result.peerVersions ? ` (lm_eval ${result.peerVersions.lmEval}, torch ${result.peerVersions.torch}, transformers ${result.peerVersions.transformers}).\n` : '.\n');
+  for (const line of result.skipped) out(`- skipped: ${line}\n`);
+  if (result.rows.length === 0) return;
+  out(`- 1-minute load average ${fixed(result.loadAverage.start, 1)} at the start, ${fixed(result.loadAverage.end, 1)} at the end (${result.cpu.cores} cores; other jobs share them).\n`);
+  out(`- CLI: ${result.cli}. Roofline (best all-core dense fp32 MatMul, measured just before): ${fixed(bestRoofline(result), 1)} GFLOP/s.\n`);
+  for (const load of result.loads) {
+    out(`- mlrb-eval load, ${load.model} (${fixed(load.onnxBytes / 1e6)} MB model.onnx), fresh process: median ${fixed(median(load.seconds), 2)} s of ${load.seconds.map((s) => fixed(s, 2)).join(', ')}\n`);
+  }
+  out('\n| model | workload | requests | tool | whole command s | load s | scoring s | useful GFLOP/s | % of roofline | peak RSS MB | max abs diff vs mlrb-eval |\n');
+  out('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n');
+  const roof = bestRoofline(result);
+  const line = (row: RealPeerRow, tool: string, run: WholeCommandRun, load: string, diff: string): void => {
+    const gflops = row.usefulGflop / run.scoringSeconds;
+    out(`| ${row.model} | ${row.workload} | ${row.requests} | ${tool} | ${fixed(run.wallSeconds, 2)} | ${load} | ${fixed(run.scoringSeconds, 2)} | ${fixed(gflops, 1)} | ${fixed((100 * gflops) / roof)} % | ${fixed(run.peakRssMb)} | ${diff} |\n`);
+  };
+  for (const row of result.rows) {
+    const load = result.loads.find((entry) => entry.model === row.model);
+    line(row, row.mlrb.attentionFused ? 'mlrb-eval (attention fused)' : 'mlrb-eval', row.mlrb, load ? fixed(median(load.seconds), 2) : '—', '—');
+    if (row.peer) line(row, 'lm-eval HF', row.peer, fixed(row.peer.loadSeconds ?? Number.NaN, 2), sci(row.maxAbsDiff ?? Number.NaN));
+  }
+  for (const row of result.rows) {
+    if (!row.peer) continue;
+    out(`- ${row.model}, ${row.workload}: mlrb-eval is ${fixed(row.peer.wallSeconds / row.mlrb.wallSeconds, 1)}× lm-eval HF on the whole command, ${fixed(row.peer.scoringSeconds / row.mlrb.scoringSeconds, 1)}× on scoring\n`);
+  }
+}
+
+function realPeerTargets(result: RealPeerResult): string[] {
+  const lines: string[] = [];
+  const verdict = (met: boolean): string => (met ? 'met' : 'NOT met');
+  const row = (model: string, workload: string): RealPeerRow | undefined => result.rows.find((candidate) => candidate.model === model && candidate.workload.startsWith(workload));
+  const speedup = (model: string, workload: string, target: number): void => {
+    const found = row(model, workload);
+    if (!found?.peer) return;
+    const ratio = found.peer.wallSeconds / found.mlrb.wallSeconds;
+    lines.push(`${model} ${workload} whole command ≥ ${target}× lm-eval HF: ${fixed(ratio, 1)}× (${fixed(found.mlrb.wallSeconds, 2)} s against ${fixed(found.peer.wallSeconds, 2)} s) — ${verdict(ratio >= target)}`);
+  };
+  speedup('gpt2-small', 'MMLU', 5);
+  speedup('gpt2-small', 'BLiMP', 2.5);
+  const load = result.loads.find((entry) => entry.model === 'gpt2-small');
+  if (load) {
+    const seconds = median(load.seconds);
+    lines.push(`gpt2-small load (${fixed(load.onnxBytes / 1e6)} MB) ≤ 2 s: ${fixed(seconds, 2)} s — ${verdict(seconds <= 2)}`);
+  }
+  const blimp = row('gpt2-small', 'BLiMP');
+  if (blimp) {
+    const gflops = blimp.usefulGflop / blimp.mlrb.scoringSeconds;
+    const share = gflops / bestRoofline(result);
+    lines.push(`gpt2-small BLiMP ≥ 80 % of the MatMul roofline: ${fixed(gflops, 1)} of ${fixed(bestRoofline(result), 1)} GFLOP/s = ${fixed(100 * share)} % — ${verdict(share >= 0.8)}`);
+  }
+  speedup('stories260K', 'BLiMP', 10);
+  speedup('stories260K', 'MMLU', 10);
+  const weights = result.weightBytes['gpt2-small'];
+  const gpt2Rows = result.rows.filter((candidate) => candidate.model === 'gpt2-small');
+  if (weights !== undefined && gpt2Rows.length > 0) {
+    const limit = (weights * 1.2) / MB + 300;
+    const peak = Math.max(...gpt2Rows.map((candidate) => candidate.mlrb.peakRssMb));
+    lines.push(`gpt2-small whole-command peak RSS ≤ weights + 20 % + 300 MB = ${fixed(limit)} MB: ${fixed(peak)} MB — ${verdict(peak <= limit)}`);
+  }
+  return lines;
 }

@@ -3,6 +3,10 @@
  * at the same time. Needs ../shared (stories260K, the GPT-2 tokenizer, MMLU, BLiMP); pass --shared DIR to
  * point elsewhere. Sections print as markdown as they finish; all figures also go to --json FILE.
  * --quick shrinks every workload (a smoke run of the whole harness, not a measurement).
+ * The real-peer section (lm-eval's HF backend, whole commands) runs when its models exist in --models DIR
+ * (default /work/models or $MLRB_BENCH_MODELS; scripts/bench/build_peer_models.py writes them) and times
+ * lm-eval when MLRB_BENCH_PYTHON names a Python with lm_eval and torch; otherwise it says what it skipped.
+ * --only real-peer runs that section alone.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,11 +17,13 @@ import { stories260K, syntheticGpt2Small, type BenchModel } from './models/bench
 import { runMemoryBenchmarks } from './parts/memory.bench-part.js';
 import { runOpProfile } from './parts/op-profile.bench-part.js';
 import { runPrefixReuseBenchmark } from './parts/prefix-reuse.bench-part.js';
+import { runRealPeerBenchmark } from './parts/real-peer.bench-part.js';
+import { DEFAULT_PEER_MODELS_DIR } from './models/peer-models.js';
 import { runRooflineBenchmarks } from './parts/roofline.bench-part.js';
 import { runTokenizeCacheBenchmark } from './parts/tokenize-cache.bench-part.js';
 import { standardWorkloads } from './parts/workloads.js';
 import { runInspectBenchmarks } from './inspect.bench-part.js';
-import { printInspect, printMemory, printOpProfile, printPrefixReuse, printRoofline, printThroughput, printTokenizeCache, printTargets, type Figures } from './report.js';
+import { printInspect, printMemory, printOpProfile, printPrefixReuse, printRealPeer, printRoofline, printThroughput, printTokenizeCache, printTargets, type Figures } from './report.js';
 import { runScoringBenchmarks } from './scoring.bench-part.js';
 
 const { values } = parseArgs({
@@ -26,8 +32,14 @@ const { values } = parseArgs({
     threads: { type: 'string' },
     quick: { type: 'boolean', default: false },
     json: { type: 'string', default: path.join(tmpdir(), 'mlrb-bench-last.json') },
+    models: { type: 'string', default: DEFAULT_PEER_MODELS_DIR },
+    only: { type: 'string' },
   },
 });
+if (values.only !== undefined && values.only !== 'real-peer') {
+  process.stderr.write(`bench: --only takes real-peer, got ${values.only}\n`);
+  process.exit(2);
+}
 const shared = path.resolve(values.shared);
 if (!existsSync(path.join(shared, 'models', 'stories260K', 'model.onnx'))) {
   process.stderr.write(`bench: ${shared}/models/stories260K/model.onnx not found; pass --shared DIR\n`);
@@ -42,6 +54,19 @@ const save = (): void => writeFileSync(values.json, JSON.stringify(figures, null
 process.stdout.write(`# mlrb-eval benchmarks — ${new Date().toISOString()} — node ${process.version}${quick ? ' — QUICK (not a measurement)' : ''}\n`);
 const cpu = loadBinding().buildInfo().cpu;
 process.stdout.write(`CPU: ${cpu.model || 'unknown'}; fused attention rounds as MLAS's ${cpu.kernelPath} kernels${cpu.forced ? ' (MLRB_CPU_PATH)' : ''}, MLAS here runs ${cpu.mlasPath}\n`);
+
+const runRealPeer = async (): Promise<void> => {
+  figures.realPeer = await runRealPeerBenchmark({ modelsDir: path.resolve(values.models), dirs, quick, threads });
+  printRealPeer(figures.realPeer);
+  save();
+};
+if (values.only === 'real-peer') {
+  await runRealPeer();
+  printTargets(figures);
+  save();
+  process.stdout.write(`\nfigures written to ${values.json}\n`);
+  process.exit(0);
+}
 
 const stories = stories260K(shared);
 const gpt2 = syntheticGpt2Small(shared);
@@ -94,6 +119,8 @@ save();
 figures.inspect = await runInspectBenchmarks(quick ? { targetBytes: 256e6 } : {});
 printInspect(figures.inspect);
 save();
+
+await runRealPeer();
 
 printTargets(figures);
 save();

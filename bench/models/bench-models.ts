@@ -8,7 +8,7 @@
  * 50,257 padded to a multiple of 64, as nanoGPT does) so the GPT-2 tokenizer's 38 added tokens fit.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,8 +32,14 @@ export function parameterCount(d: { vocab: number; hidden: number; layers: numbe
   return d.vocab * d.hidden * (tiedHead ? 1 : 2) + positions * d.hidden + d.layers * perLayer + 2 * d.hidden;
 }
 
-function linkInto(target: string, link: string): void {
-  if (!existsSync(link)) symlinkSync(target, link);
+/**
+ * Copies rather than links: mlrb-eval reads only files inside the model's folder and refuses a symlink that
+ * resolves outside it (models are hostile input). The old file is removed first, so an earlier run's
+ * symlink is replaced instead of written through into shared/.
+ */
+function copyInto(source: string, destination: string): void {
+  rmSync(destination, { force: true });
+  copyFileSync(source, destination);
 }
 
 /** Generates (once) and lays out the synthetic GPT-2-small model; the GPT-2 tokenizer comes from shared/. */
@@ -68,16 +74,16 @@ export function syntheticGpt2Small(sharedDir: string): BenchModel {
   return { name: 'synthetic GPT-2 124M', dir, modelPath, parameters, weightBytes: parameters * 4, dims };
 }
 
-/** stories260K from shared/, linked into a transformers.js layout. */
+/** stories260K from shared/, copied into a transformers.js layout (1.1 MB). */
 export function stories260K(sharedDir: string): BenchModel {
   const source = path.join(sharedDir, 'models', 'stories260K');
   const dir = path.join(tmpdir(), 'mlrb-bench-stories260K');
   mkdirSync(path.join(dir, 'onnx'), { recursive: true });
   for (const file of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) {
-    linkInto(path.join(source, file), path.join(dir, file));
-    linkInto(path.join(source, file), path.join(dir, 'onnx', file));
+    copyInto(path.join(source, file), path.join(dir, file));
+    copyInto(path.join(source, file), path.join(dir, 'onnx', file));
   }
-  linkInto(path.join(source, 'model.onnx'), path.join(dir, 'onnx', 'model.onnx'));
+  copyInto(path.join(source, 'model.onnx'), path.join(dir, 'onnx', 'model.onnx'));
   const dims = { vocab: 512, hidden: 64, layers: 5, heads: 8, mlp: 172 };
   const parameters = 268_414;
   return { name: 'stories260K', dir, modelPath: path.join(dir, 'onnx', 'model.onnx'), parameters, weightBytes: parameters * 4, dims };

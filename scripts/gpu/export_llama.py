@@ -271,6 +271,9 @@ def export_onnx(model, out: Path, device: str, opset: int, external_mb: float, w
         dynamic_axes = {"input_ids": {0: "batch_size", 1: "sequence_length"},
                         "attention_mask": {0: "batch_size", 1: "sequence_length"},
                         "logits": {0: "batch_size", 1: "sequence_length"}}
+    # A fresh wrapper is in training mode, and the exporter restores the wrapper's mode recursively after
+    # tracing: without eval() the wrapped model comes back in training mode (dropout on for GPT-2).
+    module.eval()
     with torch.no_grad():
         torch.onnx.export(
             module, args, str(tmp / "model.onnx"), dynamo=False, opset_version=opset,

@@ -8,7 +8,7 @@ checkpoint that export_llama.py --save-hf wrote from the same weights as the ONN
 
 Input: JSONL, one request per line: {"context": str, "continuation": str}
        (lm-eval puts the word-boundary space in the continuation: context "Q: ...", continuation " A").
-Output: --out-json  {seconds_load, seconds_loglikelihood, requests, batch_size, ..., gpu_name}
+Output: --out-json  {seconds_load, seconds_loglikelihood, requests, batch_size, ..., gpu_name, peak_rss_mib}
         --out-jsonl one [loglikelihood, is_greedy] per request, in input order.
 
 lm_eval 0.4.13 is installed --no-deps (see WHEELS.txt / fetch_wheels.sh); modules it imports that the
@@ -25,6 +25,7 @@ import argparse
 import importlib.util
 import json
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -43,6 +44,19 @@ def add_stubs() -> list[str]:
     if missing:
         sys.path.append(str(STUBS))
     return missing
+
+
+def peak_rss_mib() -> float:
+    """High-water mark of this process's resident memory so far. On Linux VmHWM: ru_maxrss keeps the peak
+    of the image this process was exec'd from, so a run started by a large parent reports the parent's."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
 
 
 def parse_kv(items: list[str]) -> dict:
@@ -67,6 +81,8 @@ def main(argv=None):
     ap.add_argument("--batch-size", default="auto", help="int, 'auto' or 'auto:N' (HFLM batch_size)")
     ap.add_argument("--max-batch-size", type=int, default=64, help="cap for batch_size=auto (HFLM default 64)")
     ap.add_argument("--limit", type=int, default=None, help="only the first N requests")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch intra-op threads (torch.set_num_threads), e.g. 2 to run as MLRB ran lm-eval on CPU")
     ap.add_argument("--repeat", type=int, default=1,
                     help="call loglikelihood this many times; every call's seconds are reported "
                          "(the first includes CUDA warm-up and auto batch-size search)")
@@ -78,6 +94,8 @@ def main(argv=None):
 
     stubbed = add_stubs()
     import torch
+    if a.threads is not None:
+        torch.set_num_threads(a.threads)
     try:
         import lm_eval
         from lm_eval.api.instance import Instance
@@ -143,6 +161,7 @@ def main(argv=None):
         "peak_gpu_mem_gib": round(torch.cuda.max_memory_allocated() / 1024**3, 3) if cuda else None,
         "stubbed_modules": stubbed,
         "cpu_threads": torch.get_num_threads(),
+        "peak_rss_mib": peak_rss_mib(),
     }
     a.out_json.parent.mkdir(parents=True, exist_ok=True)
     a.out_json.write_text(json.dumps(summary, indent=2) + "\n")

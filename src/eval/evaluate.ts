@@ -10,7 +10,7 @@ import { loadBinding } from '../native/binding.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import { loadSuites } from './load-suites.js';
 import type { DocOutcome } from './metrics.js';
-import { splitMemoryPeaks } from './memory-peaks.js';
+import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
 import { cpuRunFacts, environmentSummary } from './run-facts.js';
 import { buildRunResults, type EvaluateResult, type ScoredRun } from './run-results.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
@@ -130,9 +130,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
         requests: stats.requests,
         forwardRows: stats.rows,
         paddedTokens: stats.paddedTokens,
-        // getrusage's maxRSS lags the kernel's VmHWM (it is folded in lazily), so the whole run's peak is
-        // never reported below either split peak.
-        peakRssBytes: Math.max(process.resourceUsage().maxRSS * 1024, memory.load_peak_rss_bytes ?? 0, memory.scoring_peak_rss_bytes ?? 0),
+        peakRssBytes: wholeRunPeakRssBytes(memory),
         memory,
         scoreCache: scoreCache.enabled ? { ...scoreCache.counts() } : null,
       },

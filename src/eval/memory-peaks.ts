@@ -4,23 +4,12 @@
  * current RSS when "5" is written to /proc/self/clear_refs; getrusage's maxRSS cannot be reset, so it is only
  * the fallback for a whole-run figure elsewhere.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { peakRssBytes, vmHwmBytes } from '../io/peak-rss.js';
 
-const STATUS_FILE = '/proc/self/status';
 const CLEAR_REFS_FILE = '/proc/self/clear_refs';
 /** clear_refs code 5: reset the peak RSS to the current RSS (Linux 4.0+); nothing else is cleared. */
 const RESET_PEAK_RSS = '5';
-
-/** VmHWM in bytes, or null where /proc is not Linux's. */
-export function peakRssBytes(): number | null {
-  try {
-    const line = readFileSync(STATUS_FILE, 'utf8').split('\n').find((entry) => entry.startsWith('VmHWM:'));
-    const kib = line === undefined ? Number.NaN : Number.parseInt(line.slice('VmHWM:'.length), 10);
-    return Number.isFinite(kib) ? kib * 1024 : null;
-  } catch {
-    return null;
-  }
-}
 
 /** Starts a new high-water mark at the current RSS; false where the kernel does not allow it. */
 export function resetPeakRss(): boolean {
@@ -42,7 +31,16 @@ export type MemoryPeaks = {
 
 /** Call once loading is done; the returned function, called once scoring is done, gives both peaks. */
 export function splitMemoryPeaks(): () => MemoryPeaks {
-  const loadPeak = peakRssBytes();
+  const loadPeak = vmHwmBytes();
   const reset = loadPeak !== null && resetPeakRss();
-  return () => ({ load_peak_rss_bytes: loadPeak, scoring_peak_rss_bytes: reset ? peakRssBytes() : null });
+  return () => ({ load_peak_rss_bytes: loadPeak, scoring_peak_rss_bytes: reset ? vmHwmBytes() : null });
+}
+
+/**
+ * The whole run's peak: the larger split peak where both were measured (VmHWM restarts at exec, so neither
+ * counts a parent's memory), else the process's peak as peak-rss.ts reads it.
+ */
+export function wholeRunPeakRssBytes(memory: MemoryPeaks): number {
+  const { load_peak_rss_bytes: load, scoring_peak_rss_bytes: scoring } = memory;
+  return load !== null && scoring !== null ? Math.max(load, scoring) : peakRssBytes();
 }
