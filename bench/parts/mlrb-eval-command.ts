@@ -60,7 +60,10 @@ export function runMlrbEvalCommand(options: {
     const resultsFile = path.join(dir, 'results.json');
     const samplesFile = path.join(dir, 'samples.jsonl');
     const args = [CLI, options.modelPath, '--suite', options.suite, '--data', options.dataDir, '--limit', String(options.limit),
-      '--no-cache', '--quiet', '--output', resultsFile, '--log-samples', samplesFile];
+      '--no-cache', '--quiet', '--output', resultsFile, '--log-samples', samplesFile,
+      // The peer is lm-eval 0.4.13, whose HF backend puts BOS before contexts where the tokenizer adds one
+      // (stories260K's): following its rules, both tools score the same token ids.
+      '--lm-eval-version', '0.4.13'];
     const { seconds } = timedSpawn(process.execPath, args);
     const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as ResultsFile;
     const byRequest = new Map<string, number>();
