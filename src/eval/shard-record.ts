@@ -29,7 +29,9 @@ export const SHARD_FORMAT_VERSION = 1;
 
 const count = z.number().int().nonnegative();
 const tokenSchema = z.strictObject({ text: z.string().nullable(), id: z.number().int().nullable() });
-const loglikSchema = z.union([z.number(), z.enum(['NaN', 'Infinity', '-Infinity'])]);
+// Literals, not z.enum: an enum's declaration would key its values by name, and TypeScript emits the key
+// '-Infinity' as a computed property a consumer's compiler rejects (TS1170).
+const loglikSchema = z.union([z.number(), z.literal('NaN'), z.literal('Infinity'), z.literal('-Infinity')]);
 
 /** Everything that decides the scores or the results file's content; it must be equal in every shard. */
 const identitySchema = z.strictObject({
