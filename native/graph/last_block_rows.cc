@@ -26,8 +26,26 @@ bool is_attention(const NodeView& node) {
   return node.domain == kAttentionOpDomain && (node.op_type == kMaskedAttentionOp || node.op_type == kBiasedAttentionOp);
 }
 
+// The initializer or Constant node output a value is, through Identity nodes (TorchScript exports repeat tied
+// or shared weights as Identity(weight)); the value itself when it is none.
+std::string constant_source(const GraphView& view, std::string value) {
+  for (int hops = 0; hops < 8; ++hops) {
+    const auto producer = view.producer.find(value);
+    if (producer == view.producer.end()) break;
+    const NodeView& node = view.nodes[producer->second];
+    if (node.op_type != "Identity" || !is_default_domain(node) || node.inputs.size() != 1) break;
+    value = node.inputs.front();
+  }
+  return value;
+}
+
 bool is_constant(const GraphView& view, const std::string& value) {
-  return view.initializer_dims.contains(value) || view.constant_node_payload.contains(value);
+  const std::string source = constant_source(view, value);
+  return view.initializer_dims.contains(source) || view.constant_node_payload.contains(source);
+}
+
+std::optional<std::vector<int64_t>> operand_dims(const GraphView& view, const std::string& value) {
+  return constant_dims(view, constant_source(view, value));
 }
 
 bool one_of(std::string_view op_type, std::initializer_list<std::string_view> names) {
@@ -50,7 +68,7 @@ std::string row_wise_problem(const GraphView& view, const NodeView& node) {
   if (one_of(node.op_type, {"Sqrt", "Reciprocal", "Sigmoid", "Tanh", "Erf", "Neg", "Cast", "Identity", "Relu"})) return {};
   if (one_of(node.op_type, {"Add", "Sub", "Mul", "Div", "Pow"})) {
     for (const std::string& input : node.inputs) {
-      const std::optional<std::vector<int64_t>> dims = constant_dims(view, input);
+      const std::optional<std::vector<int64_t>> dims = operand_dims(view, input);
       if (dims && dims->size() > 1) return what + " has a constant operand of rank above 1";
     }
     return {};
@@ -58,14 +76,14 @@ std::string row_wise_problem(const GraphView& view, const NodeView& node) {
   if (node.op_type == "Gemm") {
     // Rows times a constant matrix plus a constant bias: the flattened [rows, k] form exporters write for Conv1D.
     const auto trans_a = node.int_attributes.find("transA");
-    const std::optional<std::vector<int64_t>> weight = node.inputs.size() >= 2 ? constant_dims(view, node.inputs[1]) : std::nullopt;
-    const std::optional<std::vector<int64_t>> bias = node.inputs.size() == 3 ? constant_dims(view, node.inputs[2]) : std::vector<int64_t>{};
+    const std::optional<std::vector<int64_t>> weight = node.inputs.size() >= 2 ? operand_dims(view, node.inputs[1]) : std::nullopt;
+    const std::optional<std::vector<int64_t>> bias = node.inputs.size() == 3 ? operand_dims(view, node.inputs[2]) : std::vector<int64_t>{};
     const bool rows_first = trans_a == node.int_attributes.end() || trans_a->second == 0;
     return rows_first && weight && weight->size() == 2 && bias && bias->size() <= 1 ? std::string() : what + " is not rows times a constant matrix";
   }
   if (node.op_type == "MatMul") {
-    const auto weight = view.initializer_dims.find(node.inputs.size() == 2 ? node.inputs[1] : std::string());
-    return weight != view.initializer_dims.end() && weight->second.size() == 2 ? std::string() : what + " is not a product with a constant matrix";
+    const std::optional<std::vector<int64_t>> weight = node.inputs.size() == 2 ? operand_dims(view, node.inputs[1]) : std::nullopt;
+    return weight && weight->size() == 2 ? std::string() : what + " is not a product with a constant matrix";
   }
   if (node.op_type == "ReduceMean") {
     const auto keep = node.int_attributes.find("keepdims");
@@ -181,7 +199,7 @@ std::optional<RowValue> combined_layout(const GraphView& view, const NodeView& n
   }
   if (!combined) return combined;
   // The flat rows' width after a product with a constant matrix, or a mean over the last axis.
-  const auto weight = node.inputs.size() >= 2 ? constant_dims(view, node.inputs[1]) : std::nullopt;
+  const auto weight = node.inputs.size() >= 2 ? operand_dims(view, node.inputs[1]) : std::nullopt;
   const auto trans_b = node.int_attributes.find("transB");
   if (node.op_type == "Gemm") {
     combined->rank = 2;
