@@ -165,7 +165,8 @@ std::unordered_map<std::string, uint8_t> outside_row_axes(const GraphView& view,
   const std::unordered_set<size_t> block(plan.block.begin(), plan.block.end());
   for (size_t index = 0; index < view.nodes.size(); ++index) {  // nodes are in topological order
     const NodeView& node = view.nodes[index];
-    if (block.contains(index) || index == plan.attention || node.op_type == "Reshape" || !row_wise_problem(view, node).empty()) continue;
+    if (block.contains(index) || index == plan.attention || node.outputs.size() != 1 || node.op_type == "Reshape") continue;
+    if (!row_wise_problem(view, node).empty()) continue;
     bool from_rows = false, only_rows = true;
     for (const std::string& input : node.inputs) {
       if (is_constant(view, input)) continue;
@@ -299,8 +300,10 @@ std::string plan_pruning(const GraphView& view, Plan& plan) {
   const RowContext context{.values = &pruned, .row_axes = &row_axes};
   for (const size_t index : plan.block) {
     const NodeView& node = view.nodes[index];
+    if (node.inputs.empty() || node.outputs.size() != 1) return node.op_type + " in the last block does not have one output computed from inputs";
     RowValue output;
     if (node.op_type == "Reshape" && is_default_domain(node)) {
+      if (node.inputs.size() != 2) return "Reshape " + node.outputs.front() + " does not have a data and a shape input";
       const auto input = layouts.find(node.inputs.front());
       if (input == layouts.end()) return "Reshape " + node.outputs.front() + " reshapes a tensor that is not per position";
       ReshapeProof proof = prove_reshape(view, node, input->second, context, node.outputs.front() == hidden);
