@@ -68,6 +68,14 @@ ProtoBuilder opset_import(std::string_view domain, int64_t version) {
   return opset;
 }
 
+ProtoBuilder int64_initializer(std::string_view name, const std::vector<int64_t>& values) {
+  ProtoBuilder tensor;
+  tensor.varint_field(TensorProto::kDims, values.size()).varint_field(TensorProto::kDataType, onnx::data_type::kInt64);
+  for (const int64_t value : values) tensor.varint_field(TensorProto::kInt64Data, static_cast<uint64_t>(value));  // two's complement, as protobuf's int64
+  tensor.string_field(TensorProto::kName, name);
+  return tensor;
+}
+
 namespace {
 
 // The TensorProto holding a constant's value: an initializer, or a Constant node's `value` tensor.
@@ -78,6 +86,19 @@ std::optional<Bytes> constant_payload(const GraphView& view, const std::string& 
 }
 
 }  // namespace
+
+std::optional<std::vector<int64_t>> constant_dims(const GraphView& view, const std::string& name) {
+  if (const auto found = view.initializer_dims.find(name); found != view.initializer_dims.end()) return found->second;
+  const auto payload = view.constant_node_payload.find(name);
+  if (payload == view.constant_node_payload.end()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for_each_field(payload->second, [&](const Field& part) {
+    if (part.number != TensorProto::kDims) return;
+    const std::vector<int64_t> more = int64s_of(part);
+    dims.insert(dims.end(), more.begin(), more.end());
+  });
+  return dims;
+}
 
 std::optional<float> scalar_float(const GraphView& view, const std::string& name) {
   const std::optional<Bytes> payload = constant_payload(view, name);

@@ -25,9 +25,13 @@ namespace mlrb::graph {
 [[nodiscard]] ProtoBuilder tensor_value_info(std::string_view name, int64_t element_type, const std::vector<ProtoBuilder>& dims);
 [[nodiscard]] ProtoBuilder symbolic_dim(std::string_view name);
 [[nodiscard]] ProtoBuilder opset_import(std::string_view domain, int64_t version);
+// A one-dimensional int64 TensorProto named `name`, for a graph's initializer list.
+[[nodiscard]] ProtoBuilder int64_initializer(std::string_view name, const std::vector<int64_t>& values);
 
 // The value of a scalar (or one-element) float initializer; nullopt for anything else.
 [[nodiscard]] std::optional<float> scalar_float(const GraphView& view, const std::string& name);
+// The dims of a constant (an initializer or a Constant node's tensor); nullopt for anything else.
+[[nodiscard]] std::optional<std::vector<int64_t>> constant_dims(const GraphView& view, const std::string& name);
 // The values of an int64 initializer (shapes, axes); nullopt for anything else.
 [[nodiscard]] std::optional<std::vector<int64_t>> int64_values(const GraphView& view, const std::string& name);
 
