@@ -1,7 +1,9 @@
 /**
  * The report's charts as Vega-Lite specs: data in, declarative spec out; chart-render.ts draws them. A chart
- * with no data is left out (the page says why), never drawn empty. Mark names (`name`) are stable so tests
- * and readers of the SVG can find the marks: Vega writes them as CSS classes on each mark group.
+ * with no data is left out (the page says why), never drawn empty. Marks are named so tests and readers of
+ * the SVG can find them: Vega writes `<name>_marks` as a CSS class on each mark group. Names must be unique
+ * within a chart (Vega looks marks up by name: panels that share one all draw the first panel's data), so
+ * the per-task panels number theirs (`mean_bars_0`, `mean_bars_1` …).
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { marginOf, type ConstraintUse } from './constraints.js';
@@ -46,7 +48,7 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
   // Vega-Lite guess at the agents axis of each panel (and warn); separate panels need no guess.
   const spec: TopLevelSpec = {
     $schema: SCHEMA,
-    hconcat: tasks.map((task) => ({
+    hconcat: tasks.map((task, index) => ({
       title: task,
       data: { values: [...means, ...points].filter((row) => row.task === task) },
       width: { step: 48 },
@@ -57,13 +59,13 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
       },
       layer: [
         {
-          name: 'mean_bars',
+          name: `mean_bars_${index}`,
           transform: [{ filter: 'datum.kind === \'mean\'' }],
           mark: { type: 'bar', color: '#90a4c8', width: { band: 0.7 } },
           encoding: { tooltip: [{ field: 'agent' }, { field: 'score', title: 'mean', format: '.4f' }, { field: 'successful', title: 'successful/all' }] },
         },
         {
-          name: 'run_points',
+          name: `run_points_${index}`,
           transform: [{ filter: 'datum.kind === \'run\'' }],
           mark: { type: 'point', filled: true, size: 60, opacity: 0.9 },
           encoding: {
@@ -110,7 +112,9 @@ function categoryChart(id: string, title: string, what: string, rows: Record<str
 
 /** One bar per run with such a limit: its margin in percent of the limit; a rule marks the limit itself. */
 function marginChart(id: string, title: string, runs: readonly ReportRun[], useOf: (run: ReportRun) => ConstraintUse | null, limits: string): ChartDefinition {
-  const rows = runs.flatMap((run) => {
+  // Grouped by task, so each task's runs sit together whatever order they ran in.
+  const byTask = [...runs].sort((a, b) => (a.task < b.task ? -1 : a.task > b.task ? 1 : 0));
+  const rows = byTask.flatMap((run) => {
     const use = useOf(run);
     return use === null ? [] : [{ run: `${run.task} · ${run.label}`, agent: run.agent, margin: 100 * marginOf(use), used: use.used, limit: use.limit, basis: use.basis, limitSource: use.limitSource }];
   });
@@ -126,7 +130,7 @@ function marginChart(id: string, title: string, runs: readonly ReportRun[], useO
         name: 'margin_bars',
         mark: 'bar',
         encoding: {
-          y: { field: 'run', type: 'nominal', title: null, sort: null },
+          y: { field: 'run', type: 'nominal', title: null, sort: null, axis: { labelLimit: 360 } },
           x: { field: 'margin', type: 'quantitative', title: 'margin (% of limit)' },
           color: { field: 'agent', type: 'nominal' },
           tooltip: [{ field: 'run' }, { field: 'margin', format: '.2f' }, { field: 'used', format: ',' }, { field: 'limit', format: ',' }, { field: 'basis' }, { field: 'limitSource', title: 'limit' }],
