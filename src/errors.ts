@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'DISPOSED'
   | 'IO' // an output file could not be written (the results are still printed)
   | 'BAD_SHARD' // shard files that cannot be merged: unreadable, from different runs, duplicated or missing
+  | 'BAD_RECORD' // an MLRB run record (`mlrb … --output`) that cannot be read: unreadable, not JSON, or not the schema
   | 'INTERNAL';
 
 export class MlrbError extends Error {

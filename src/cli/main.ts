@@ -17,6 +17,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   cache: async () => (await import('./cache-command.js')).runCacheCommand,
   mlrb: async () => (await import('./mlrb-command.js')).runMlrbCommand,
   merge: async () => (await import('./merge-command.js')).runMergeCommand,
+  report: async () => (await import('./report-command.js')).runReportCommand,
 };
 
 const USAGE = `${EVAL_USAGE}
@@ -28,6 +29,7 @@ other commands:
   mlrb-eval cache info|clear [--use-cache DIR]
   mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] …
   mlrb-eval merge SHARD.json… [--output FILE | --output-path PATH] [--allow-partial] …
+  mlrb-eval report RUN.json… [--out DIR]
   mlrb-eval --version
   (each command's --help lists its options)`;
 

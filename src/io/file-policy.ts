@@ -10,7 +10,7 @@
  */
 import type { ErrorCode } from '../errors.js';
 
-export type FileKind = 'config' | 'tokenizer' | 'data' | 'cache' | 'shard';
+export type FileKind = 'config' | 'tokenizer' | 'data' | 'cache' | 'shard' | 'record';
 
 const MIB = 1024 * 1024;
 
@@ -25,6 +25,8 @@ export const FILE_SIZE_CAPS: Readonly<Record<FileKind, number>> = {
   cache: 1024 * MIB,
   /** One shard's scored documents (a whole 5-shot MMLU run unsharded is ~3 MB). */
   shard: 256 * MIB,
+  /** One MLRB run record; it embeds lm-eval's results and configs (full MMLU + BLiMP is well under 2 MB). */
+  record: 64 * MIB,
 };
 
 /**
@@ -42,6 +44,7 @@ export const KIND_ERROR_CODES: Readonly<Record<FileKind, ErrorCode>> = {
   // A broken cache entry is never fatal (it is rebuilt); the code only labels what the reader reports.
   cache: 'BAD_DATA',
   shard: 'BAD_SHARD',
+  record: 'BAD_RECORD',
 };
 
 export interface FilePolicy {

@@ -1,0 +1,143 @@
+/**
+ * The report's charts as Vega-Lite specs: data in, declarative spec out; chart-render.ts draws them. A chart
+ * with no data is left out (the page says why), never drawn empty. Marks are named so tests and readers of
+ * the SVG can find them: Vega writes `<name>_marks` as a CSS class on each mark group. Names must be unique
+ * within a chart (Vega looks marks up by name: panels that share one all draw the first panel's data), so
+ * the per-task panels number theirs (`mean_bars_0`, `mean_bars_1` …).
+ */
+import type { TopLevelSpec } from 'vega-lite';
+import { marginOf, type ConstraintUse } from './constraints.js';
+import { MMLU_CATEGORIES, type ReportRun } from './report-run.js';
+import type { GroupSummary } from './statistics.js';
+
+export interface ChartDefinition {
+  /** File and element name: `charts/<id>.png`, `<figure id="chart-<id>">`. */
+  readonly id: string;
+  readonly title: string;
+  /** What the chart shows and how to read it, under the chart. */
+  readonly caption: string;
+  /** Null when no run has the data; `emptyReason` says why. */
+  readonly spec: TopLevelSpec | null;
+  readonly emptyReason: string;
+}
+
+export const ELIGIBILITY_COLORS = { eligible: '#2e7d32', unchecked: '#8d8d8d', ineligible: '#c62828' } as const;
+
+const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
+const WIDTH_PER_CATEGORY = 22;
+
+export function reportCharts(runs: readonly ReportRun[], summaries: readonly GroupSummary[]): ChartDefinition[] {
+  return [
+    scoresChart(runs, summaries),
+    categoryChart('mmlu-categories', 'MMLU accuracy by category', 'category', runs.flatMap((run) => categoryRows(run, run.mmluByCategory)), MMLU_CATEGORIES.map((c) => c.label)),
+    categoryChart('blimp-fields', 'BLiMP accuracy by field', 'field', runs.flatMap((run) => categoryRows(run, run.blimpByField)), null),
+    marginChart('dram-margin', 'DRAM margin', runs, (run) => run.dram, 'the edge tracks\' DRAM budget (1 GB training, 12 GB compression), from the record\'s check-track report'),
+    marginChart('parameter-margin', 'Parameter margin', runs, (run) => run.parameterLimit, 'llm_merging: 8B (its inputs\' limit); edge_llm_compression: the base model\'s count'),
+  ];
+}
+
+/** Bars: the mean over successful runs per agent; dots: every run with a headline, coloured by eligibility. */
+function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummary[]): ChartDefinition {
+  const means = summaries.filter((group) => group.mean !== null).map((group) => ({ kind: 'mean', task: group.task, agent: group.agent, score: group.mean, successful: `${group.successful}/${group.runs}` }));
+  const points = runs.filter((run) => run.score !== null).map((run) => ({ kind: 'run', task: run.task, agent: run.agent, score: run.score, run: run.label, eligibility: run.eligibility, successful: run.successful ? 'yes' : 'no' }));
+  const caption = 'Bars: mean headline score over each agent\'s successful runs of the task (a scored headline, not ineligible). Dots: every run with a headline, coloured by eligibility; the highest dot among the successful runs is the best run.';
+  if (points.length === 0) return { id: 'scores', title: 'Headline score per agent and task', caption, spec: null, emptyReason: 'no run has a headline score' };
+  const eligibility = Object.keys(ELIGIBILITY_COLORS);
+  const tasks = [...new Set(points.map((point) => point.task))].sort();
+  // One panel per task, each with its own data, rather than a facet: a facet with per-layer filters makes
+  // Vega-Lite guess at the agents axis of each panel (and warn); separate panels need no guess.
+  const spec: TopLevelSpec = {
+    $schema: SCHEMA,
+    hconcat: tasks.map((task, index) => ({
+      title: task,
+      data: { values: [...means, ...points].filter((row) => row.task === task) },
+      width: { step: 48 },
+      height: 240,
+      encoding: {
+        x: { field: 'agent', type: 'nominal', title: 'agent', axis: { labelAngle: -30 } },
+        y: { field: 'score', type: 'quantitative', title: 'headline score', scale: { domain: [0, 1] } },
+      },
+      layer: [
+        {
+          name: `mean_bars_${index}`,
+          transform: [{ filter: 'datum.kind === \'mean\'' }],
+          mark: { type: 'bar', color: '#90a4c8', width: { band: 0.7 } },
+          encoding: { tooltip: [{ field: 'agent' }, { field: 'score', title: 'mean', format: '.4f' }, { field: 'successful', title: 'successful/all' }] },
+        },
+        {
+          name: `run_points_${index}`,
+          transform: [{ filter: 'datum.kind === \'run\'' }],
+          mark: { type: 'point', filled: true, size: 60, opacity: 0.9 },
+          encoding: {
+            color: { field: 'eligibility', type: 'nominal', scale: { domain: eligibility, range: Object.values(ELIGIBILITY_COLORS) }, title: 'eligibility' },
+            shape: { field: 'successful', type: 'nominal', scale: { domain: ['yes', 'no'], range: ['circle', 'cross'] }, title: 'successful' },
+            tooltip: [{ field: 'run' }, { field: 'score', format: '.4f' }, { field: 'eligibility' }, { field: 'successful' }],
+          },
+        },
+      ],
+    })),
+  };
+  return { id: 'scores', title: 'Headline score per agent and task', caption, spec, emptyReason: '' };
+}
+
+function categoryRows(run: ReportRun, byCategory: ReadonlyMap<string, number>): Record<string, string | number>[] {
+  return [...byCategory].map(([category, accuracy]) => ({ task: run.task, agent: run.agent, run: run.label, category, accuracy }));
+}
+
+/** Grouped bars per task: one group per category, one bar per run, coloured by agent. */
+function categoryChart(id: string, title: string, what: string, rows: Record<string, string | number>[], order: readonly string[] | null): ChartDefinition {
+  const caption = `Accuracy by ${what}, one bar per run (coloured by agent), one row per task.`;
+  if (rows.length === 0) return { id, title, caption, spec: null, emptyReason: `no run has ${title.split(' ')[0]} results` };
+  const categories = order ?? [...new Set(rows.map((row) => String(row.category)))].sort();
+  const spec: TopLevelSpec = {
+    $schema: SCHEMA,
+    data: { values: rows },
+    facet: { row: { field: 'task', type: 'nominal', title: null, header: { labelFontWeight: 'bold', labelAngle: 0, labelAlign: 'left' } } },
+    spec: {
+      name: 'category_bars',
+      width: Math.max(240, categories.length * WIDTH_PER_CATEGORY * Math.max(1, new Set(rows.map((row) => row.run)).size / 2)),
+      height: 160,
+      mark: 'bar',
+      encoding: {
+        x: { field: 'category', type: 'nominal', sort: [...categories], title: what, axis: { labelAngle: -30 } },
+        xOffset: { field: 'run', type: 'nominal' },
+        y: { field: 'accuracy', type: 'quantitative', scale: { domain: [0, 1] } },
+        color: { field: 'agent', type: 'nominal' },
+        tooltip: [{ field: 'run' }, { field: 'category', title: what }, { field: 'accuracy', format: '.4f' }],
+      },
+    },
+  };
+  return { id, title, caption, spec, emptyReason: '' };
+}
+
+/** One bar per run with such a limit: its margin in percent of the limit; a rule marks the limit itself. */
+function marginChart(id: string, title: string, runs: readonly ReportRun[], useOf: (run: ReportRun) => ConstraintUse | null, limits: string): ChartDefinition {
+  // Grouped by task, so each task's runs sit together whatever order they ran in.
+  const byTask = [...runs].sort((a, b) => (a.task < b.task ? -1 : a.task > b.task ? 1 : 0));
+  const rows = byTask.flatMap((run) => {
+    const use = useOf(run);
+    return use === null ? [] : [{ run: `${run.task} · ${run.label}`, agent: run.agent, margin: 100 * marginOf(use), used: use.used, limit: use.limit, basis: use.basis, limitSource: use.limitSource }];
+  });
+  const caption = `(limit − used) / limit, in percent: right of zero is headroom, left of it is over the limit. Limits: ${limits}.`;
+  if (rows.length === 0) return { id, title, caption, spec: null, emptyReason: 'no run has such a limit' };
+  const spec: TopLevelSpec = {
+    $schema: SCHEMA,
+    data: { values: rows },
+    width: 420,
+    height: { step: 18 },
+    layer: [
+      {
+        name: 'margin_bars',
+        mark: 'bar',
+        encoding: {
+          y: { field: 'run', type: 'nominal', title: null, sort: null, axis: { labelLimit: 360 } },
+          x: { field: 'margin', type: 'quantitative', title: 'margin (% of limit)' },
+          color: { field: 'agent', type: 'nominal' },
+          tooltip: [{ field: 'run' }, { field: 'margin', format: '.2f' }, { field: 'used', format: ',' }, { field: 'limit', format: ',' }, { field: 'basis' }, { field: 'limitSource', title: 'limit' }],
+        },
+      },
+      { name: 'limit_rule', data: { values: [{ margin: 0 }] }, mark: { type: 'rule', color: '#c62828' }, encoding: { x: { field: 'margin', type: 'quantitative' } } },
+    ],
+  };
+  return { id, title, caption, spec, emptyReason: '' };
+}

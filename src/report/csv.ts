@@ -1,0 +1,43 @@
+/**
+ * runs.csv (one row per run) and summary.csv (one row per task × agent), RFC 4180: comma-separated, CRLF line
+ * ends, fields quoted when they hold a comma, quote or line break. Numbers are written in full precision and
+ * absent ones as empty fields, so a spreadsheet or pandas reads them as numbers and missing values.
+ */
+import { marginOf, type ConstraintUse } from './constraints.js';
+import type { ReportRun } from './report-run.js';
+import type { GroupSummary } from './statistics.js';
+
+type Cell = string | number | boolean | null;
+
+export function runsCsv(runs: readonly ReportRun[]): string {
+  const header = [
+    'file', 'task', 'agent', 'run', 'started_at', 'headline', 'headline_status', 'score', 'eligibility', 'successful',
+    'parameters', 'parameter_limit', 'parameter_margin', 'dram_used_bytes', 'dram_budget_bytes', 'dram_basis', 'dram_margin', 'model_sha256',
+  ];
+  const rows = runs.map((run) => [
+    run.file, run.task, run.agent, run.label, run.startedAt, run.headlineLabel, run.headlineStatus, run.score, run.eligibility, run.successful,
+    run.parameters, run.parameterLimit?.limit ?? null, marginOrNull(run.parameterLimit),
+    run.dram?.used ?? null, run.dram?.limit ?? null, run.dram?.basis ?? null, marginOrNull(run.dram), run.modelSha256,
+  ]);
+  return toCsv(header, rows);
+}
+
+export function summaryCsv(summaries: readonly GroupSummary[]): string {
+  const header = ['task', 'agent', 'runs', 'successful', 'mean_successful', 'best_run', 'best_score'];
+  const rows = summaries.map((group) => [group.task, group.agent, group.runs, group.successful, group.mean, group.best?.label ?? null, group.best?.score ?? null]);
+  return toCsv(header, rows);
+}
+
+function marginOrNull(use: ConstraintUse | null): number | null {
+  return use === null ? null : marginOf(use);
+}
+
+function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
+  return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
+}
+
+export function csvField(value: Cell): string {
+  if (value === null) return '';
+  const text = String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}

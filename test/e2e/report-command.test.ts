@@ -1,0 +1,154 @@
+/**
+ * `mlrb-eval report` end to end: a few runs per task by three agents (records built from the record schema
+ * with realistic values) plus real records from `mlrb-eval mlrb` on a tiny model. The files are checked
+ * everywhere; the page is loaded in a real headless Chromium (Debian's /usr/bin/chromium, driven by
+ * playwright-core) where one is installed: it renders without console errors, every chart's SVG holds the
+ * marks the runs call for, and a full-page screenshot is taken. The expected mark counts are derived from the
+ * runs as designed below, not from the report's own tables.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { mlrbTaskDefinition } from '../../src/mlrb/tasks.js';
+import { writeFullBlimp } from '../support/full-blimp.js';
+import { runCli } from '../support/run-cli.js';
+import { syntheticRunRecord, type SyntheticRun } from '../support/run-records.js';
+import { writeTinyMmlu } from '../support/tiny-datasets.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`report-command.test: SKIPPING the Chromium checks: ${CHROMIUM} is absent (apt-get install chromium)`);
+
+const AGENTS = ['agent-alpha', 'agent-beta', 'agent-gamma'] as const;
+
+/** Three runs per agent and task; agent-gamma's compressed models are all quantized (ineligible). */
+function designedRuns(): SyntheticRun[] {
+  const runs: SyntheticRun[] = [];
+  let minute = 0;
+  AGENTS.forEach((agent, agentIndex) => {
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      const base = 0.3 + 0.1 * agentIndex + 0.04 * attempt;
+      const common = { agent, startMinute: (minute += 7) };
+      runs.push({ ...common, task: 'llm_merging', score: base, eligibility: 'unchecked', parameters: 7_241_732_096 + attempt * 1e6 });
+      // The first babylm attempt of each agent had no BLiMP data: no headline, so not successful.
+      runs.push({ ...common, task: 'babylm', score: attempt === 0 ? null : base + 0.3, eligibility: 'unchecked', parameters: 124_000_000 });
+      runs.push({ ...common, task: 'edge_llm_training', score: base + 0.1, eligibility: attempt === 2 ? 'ineligible' : 'eligible', parameters: 350_000_000, dramUsedBytes: (0.5 + 0.3 * attempt) * 1e9 });
+      runs.push({
+        ...common, task: 'edge_llm_compression', score: base + 0.15, eligibility: agent === 'agent-gamma' ? 'ineligible' : 'eligible',
+        parameters: 2_000_000_000 - attempt * 2e8, dramUsedBytes: (6 + 2 * attempt) * 1e9,
+      });
+      runs.push({ ...common, task: 'math_reasoning', score: null, eligibility: 'unchecked', parameters: 1_500_000_000 });
+    }
+  });
+  return runs;
+}
+
+const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-report-'));
+const outDir = path.join(workDir, 'report');
+const designed = designedRuns();
+/** Real records from `mlrb-eval mlrb` on the tiny model: two scored tasks and one edge task without its data. */
+const REAL_TASKS = [['llm_merging'], ['llm_efficiency'], ['edge_llm_training', '--skip-dram']] as const;
+let reportRun = { code: -1, stdout: '', stderr: '' };
+
+beforeAll(async () => {
+  const files = designed.map((run, index) => {
+    const file = path.join(workDir, 'records', `synthetic-${index}.json`);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, JSON.stringify(syntheticRunRecord(run)));
+    return file;
+  });
+  const model = writeTinyCausalLm(path.join(workDir, 'model')).modelPath;
+  const data = path.join(workDir, 'data');
+  writeTinyMmlu(path.join(data, 'mmlu'));
+  writeFullBlimp(path.join(data, 'blimp'));
+  for (const [task, ...extra] of REAL_TASKS) {
+    const file = path.join(workDir, 'records', `real-${task}.json`);
+    const run = await runCli(['mlrb', task, model, '--data', data, '--agent', 'tiny-real', '--output', file, ...extra]);
+    expect(run.code, run.stderr).toBe(0);
+    files.push(file);
+  }
+  reportRun = await runCli(['report', ...files, '--out', outDir]);
+});
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+const CHART_IDS = ['scores', 'mmlu-categories', 'blimp-fields', 'dram-margin', 'parameter-margin'];
+
+describe('mlrb-eval report', () => {
+  it('writes report.html, a PNG per chart, runs.csv and summary.csv, and no warnings', () => {
+    expect(reportRun.code, reportRun.stderr).toBe(0);
+    expect(reportRun.stderr).not.toContain('warning');
+    expect(readdirSync(outDir).sort()).toEqual(['charts', 'report.html', 'runs.csv', 'summary.csv']);
+    expect(readdirSync(path.join(outDir, 'charts')).sort()).toEqual(CHART_IDS.map((id) => `${id}.png`).sort());
+    for (const id of CHART_IDS) {
+      const png = readFileSync(path.join(outDir, 'charts', `${id}.png`));
+      expect(png.subarray(0, 8).toString('hex'), id).toBe('89504e470d0a1a0a');
+      expect(png.length, id).toBeGreaterThan(5_000);
+    }
+    const html = readFileSync(path.join(outDir, 'report.html'), 'utf8');
+    // Self-contained: nothing is fetched and nothing runs.
+    expect(html).not.toMatch(/<script|<link|src="http|href="http/i);
+  });
+
+  it('summary.csv has one row per task × agent with the designed successes', () => {
+    const rows = readFileSync(path.join(outDir, 'summary.csv'), 'utf8').trimEnd().split('\r\n').map((line) => line.split(','));
+    const byKey = new Map(rows.slice(1).map((row) => [`${row[0]}/${row[1]}`, row]));
+    // 5 synthetic tasks × 3 agents, and the real agent's 3 tasks.
+    expect(byKey.size).toBe(5 * 3 + 3);
+    // agent-beta's llm_merging: 0.4, 0.44, 0.48, all successful: mean 0.44, best #3.
+    const [, , runs, successful, mean, best, bestScore] = byKey.get('llm_merging/agent-beta') ?? [];
+    expect([runs, successful, best]).toEqual(['3', '3', 'agent-beta #3']);
+    expect(Number(mean)).toBeCloseTo(0.44, 12);
+    expect(Number(bestScore)).toBeCloseTo(0.48, 12);
+    expect(byKey.get('edge_llm_compression/agent-gamma')?.slice(2, 5)).toEqual(['3', '0', '']);
+    expect(byKey.get('baby_lm/agent-alpha')?.slice(2, 4)).toEqual(['3', '2']);
+    expect(byKey.get('math_reasoning/agent-alpha')?.slice(2, 4)).toEqual(['3', '0']);
+    const runsCsv = readFileSync(path.join(outDir, 'runs.csv'), 'utf8').trimEnd().split('\r\n');
+    expect(runsCsv).toHaveLength(1 + designed.length + REAL_TASKS.length);
+  });
+
+  it.skipIf(!hasChromium)('renders in headless Chromium without console errors, with the marks the runs call for, and a screenshot', async () => {
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error' || message.type() === 'warning') problems.push(`${message.type()}: ${message.text()}`);
+      });
+      page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+      page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+      await page.goto(pathToFileURL(path.join(outDir, 'report.html')).href, { waitUntil: 'load' });
+      for (const id of CHART_IDS) expect(await page.locator(`#chart-${id} > svg`).count(), id).toBe(1);
+
+      // Panels number their marks (`mean_bars_0_marks`, `mean_bars_1_marks` …): the class is matched by its prefix.
+      const marks = (chart: string, name: string): Promise<number> => page.locator(`#chart-${chart} g[class*=" ${name}_"] > path`).count();
+      const scored = designed.filter((run) => run.score !== null);
+      const groupKeys = (runs: readonly SyntheticRun[]): number => new Set(runs.map((run) => `${run.task}/${run.agent}`)).size;
+      // One bar per task × agent with a successful run (+2: the real llm_merging and llm_efficiency runs).
+      expect(await marks('scores', 'mean_bars')).toBe(groupKeys(scored.filter((run) => run.eligibility !== 'ineligible')) + 2);
+      // One dot per run with a headline, eligible or not.
+      expect(await marks('scores', 'run_points')).toBe(scored.length + 2);
+      // Four MMLU categories per run that scored MMLU (llm_merging, edge_llm_compression), +2 real MMLU runs.
+      const scoredSuite = (suite: string): SyntheticRun[] => scored.filter((run) => mlrbTaskDefinition(run.task).suites.some((item) => item.name === suite));
+      expect(await marks('mmlu-categories', 'category_bars')).toBe(4 * (scoredSuite('mmlu').length + 2));
+      // Five BLiMP fields per synthetic babylm run with data, one (syntax) for the real llm_efficiency run.
+      expect(await marks('blimp-fields', 'category_bars')).toBe(5 * scoredSuite('blimp_filtered').length + 1);
+      // A DRAM bar per edge run (+1: the real edge_llm_training run's estimate); parameters: merging and compression.
+      expect(await marks('dram-margin', 'margin_bars')).toBe(designed.filter((run) => run.dramUsedBytes !== undefined).length + 1);
+      expect(await marks('parameter-margin', 'margin_bars')).toBe(designed.filter((run) => run.task === 'llm_merging' || run.task === 'edge_llm_compression').length + 1);
+
+      const screenshot = await page.screenshot({ fullPage: true });
+      expect(screenshot.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
+      expect(screenshot.length).toBeGreaterThan(50_000);
+      // Where asked, the screenshot is kept for people to look at (it is otherwise removed with the work folder).
+      const keep = process.env.MLRB_REPORT_SCREENSHOT;
+      if (keep !== undefined) writeFileSync(keep, screenshot);
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  });
+});

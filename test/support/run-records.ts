@@ -1,0 +1,105 @@
+/**
+ * MLRB run records with realistic values, for report tests: what `mlrb-eval mlrb TASK MODEL --agent NAME`
+ * writes, with the lm-eval results reduced to the entries a report reads (MMLU categories, BLiMP's field
+ * breakdown) and the track check to its DRAM and pruning facts. Every record is checked against the record
+ * schema, so a schema change that these records miss fails here, not in a chart.
+ */
+import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type RunRecord } from '../../src/mlrb/run-record.js';
+import { mlrbTaskDefinition, type MlrbTaskName } from '../../src/mlrb/tasks.js';
+
+export interface SyntheticRun {
+  readonly task: MlrbTaskName;
+  readonly agent: string;
+  /** The headline score; null: the headline's data was not there (not_scored). */
+  readonly score: number | null;
+  readonly eligibility: RunRecord['eligibility']['status'];
+  readonly parameters: number;
+  /** For the edge tasks: the bytes the DRAM verdict used. */
+  readonly dramUsedBytes?: number;
+  /** Minutes after a fixed start, so runs have a stable order. */
+  readonly startMinute: number;
+}
+
+const MMLU_CATEGORY_OFFSETS = { mmlu_stem: -0.06, mmlu_humanities: 0.02, mmlu_social_sciences: 0.05, mmlu_other: 0.01 } as const;
+const BLIMP_FIELD_OFFSETS = { morphology: 0.04, syntax: -0.02, semantics: -0.08, syntax_semantics: -0.05, 'syntax/semantics': 0.0 } as const;
+const EDGE_BUDGETS = { edge_llm_training: { bytes: 1e9, source: 'edge-training' }, edge_llm_compression: { bytes: 12e9, source: 'edge-compression' } } as const;
+const PHI2_PARAMETERS = 2_779_683_840;
+
+export function syntheticRunRecord(run: SyntheticRun): RunRecord {
+  const definition = mlrbTaskDefinition(run.task);
+  const headline = definition.headline;
+  const scored = run.score !== null && headline.kind === 'metric';
+  const suiteNames = definition.suites.map((suite) => suite.name);
+  const record: RunRecord = {
+    schema: RUN_RECORD_SCHEMA,
+    schema_version: RUN_RECORD_SCHEMA_VERSION,
+    task: run.task,
+    mini: false,
+    mlrb_task: definition.mlrbName,
+    agent: run.agent,
+    headline: {
+      label: headline.label,
+      source: headline.kind === 'metric' ? { entry: headline.entry, metric: `${headline.metric},none` } : null,
+      status: headline.kind === 'unavailable' ? 'unavailable' : scored ? 'scored' : 'not_scored',
+      value: scored ? run.score : null,
+      reasons: scored ? [] : ['the headline\'s data was not there'],
+    },
+    eligibility: {
+      status: run.eligibility,
+      rule: definition.eligibility.kind === 'track' ? `check-track ${definition.eligibility.track}` : 'unverifiable',
+      reasons: run.eligibility === 'ineligible' ? [{ check: 'quantization', message: 'the graph holds int8 weights' }] : [],
+      warnings: [],
+    },
+    suites: suiteNames.map((name) => ({ name, status: run.score === null ? 'not_scored' : 'scored', reason: null, error_code: null })),
+    not_available: definition.unavailable.map((item) => ({ ...item })),
+    mini_note: null,
+    lm_eval: run.score === null ? null : lmEvalResults(suiteNames, run.score),
+    track_check: trackCheck(run),
+    model: { path: `models/${run.agent}/${run.task}`, file: `models/${run.agent}/${run.task}/model.onnx`, sha256: 'ab'.repeat(32), parameters: run.parameters },
+    run: {
+      tool_version: '0.1.0',
+      started_at: new Date(Date.UTC(2026, 10, 1, 9, run.startMinute)).toISOString(),
+      wall_time_s: 812.5,
+      data_dir: 'data',
+      limit: null,
+      num_fewshot: 0,
+      allow_partial: false,
+      provider: 'cpu',
+      lm_eval_version: '0.4.13',
+      data_fingerprint: 'cd'.repeat(32),
+    },
+  };
+  return runRecordSchema.parse(record);
+}
+
+function lmEvalResults(suites: readonly string[], score: number): NonNullable<RunRecord['lm_eval']> {
+  const results: Record<string, Record<string, unknown>> = {};
+  const entry = (value: number): Record<string, unknown> => ({ 'acc,none': clamp(value), 'acc_stderr,none': 0.004 });
+  let breakdowns: unknown = {};
+  if (suites.includes('mmlu')) {
+    results.mmlu = entry(score);
+    for (const [name, offset] of Object.entries(MMLU_CATEGORY_OFFSETS)) results[name] = entry(score + offset);
+  }
+  if (suites.some((suite) => suite.startsWith('blimp'))) {
+    breakdowns = { field: Object.fromEntries(Object.entries(BLIMP_FIELD_OFFSETS).map(([field, offset]) => [field, { n: 2000, tasks: 2, ...entry(score + offset) }])) };
+  }
+  return { results, mlrb: { breakdowns } };
+}
+
+function trackCheck(run: SyntheticRun): RunRecord['track_check'] {
+  if (run.task !== 'edge_llm_training' && run.task !== 'edge_llm_compression') return null;
+  const budget = EDGE_BUDGETS[run.task];
+  const usedBytes = run.dramUsedBytes ?? budget.bytes / 2;
+  return {
+    track: budget.source,
+    verdict: { status: run.eligibility === 'ineligible' ? 'fail' : 'pass', reasons: [], warnings: [] },
+    checks: {
+      dram: { budget, usedBytes, basis: 'measured' },
+      ...(run.task === 'edge_llm_compression' ? { pruning: { base: { totalParams: PHI2_PARAMETERS } } } : {}),
+    },
+  };
+}
+
+function clamp(value: number): number {
+  return Math.min(1, Math.max(0, value));
+}

@@ -1,0 +1,75 @@
+/**
+ * The report's statistics on hand-worked inputs: successful runs out of all, the mean over successful runs,
+ * the best run; and the margins and CSV quoting the tables use. The expected figures are worked by hand in
+ * the comments, not computed by the code under test.
+ */
+import { describe, expect, it } from 'vitest';
+import { marginOf } from '../../src/report/constraints.js';
+import { csvField } from '../../src/report/csv.js';
+import { isSuccessfulRun, summarizeByTaskAndAgent, type ScoredRun } from '../../src/report/statistics.js';
+
+const run = (agent: string, label: string, score: number | null, successful: boolean, task = 'llm_merging'): ScoredRun => ({ task, agent, label, score, successful });
+
+describe('summarizeByTaskAndAgent', () => {
+  it('counts all runs, and averages and ranks the successful ones only', () => {
+    const [group] = summarizeByTaskAndAgent([
+      run('a', 'a #1', 0.5, true),
+      run('a', 'a #2', 0.7, true),
+      run('a', 'a #3', 0.9, false), // ineligible: a higher score that must not count
+      run('a', 'a #4', null, false), // not scored
+    ]);
+    // successful 2 of 4; mean (0.5 + 0.7) / 2 = 0.6; best 0.7 (#2), not the ineligible 0.9.
+    expect(group).toEqual({ task: 'llm_merging', agent: 'a', runs: 4, successful: 2, mean: expect.closeTo(0.6, 15) as unknown, best: { label: 'a #2', score: 0.7 } });
+  });
+
+  it('gives no mean and no best run to a group without successful runs', () => {
+    expect(summarizeByTaskAndAgent([run('b', 'b #1', 0.4, false), run('b', 'b #2', null, false)])).toEqual([
+      { task: 'llm_merging', agent: 'b', runs: 2, successful: 0, mean: null, best: null },
+    ]);
+  });
+
+  it('keeps the first of tied best runs and orders groups by task, then agent', () => {
+    const summaries = summarizeByTaskAndAgent([
+      run('z', 'z #1', 0.25, true, 'babylm'),
+      run('b', 'b #1', 0.4, true),
+      run('b', 'b #2', 0.4, true),
+      run('a', 'a #1', 0.1, true),
+    ]);
+    expect(summaries.map((group) => [group.task, group.agent])).toEqual([['babylm', 'z'], ['llm_merging', 'a'], ['llm_merging', 'b']]);
+    expect(summaries[2]?.best).toEqual({ label: 'b #1', score: 0.4 });
+    expect(summaries[2]?.mean).toBe(0.4);
+  });
+});
+
+describe('isSuccessfulRun', () => {
+  const record = (status: 'scored' | 'partial' | 'not_scored' | 'unavailable', value: number | null, eligibility: 'eligible' | 'ineligible' | 'unchecked') => ({
+    headline: { label: 'MMLU accuracy', source: null, status, value, reasons: [] },
+    eligibility: { status: eligibility, rule: 'unverifiable', reasons: [], warnings: [] },
+  });
+  it.each([
+    ['scored', 0.61, 'eligible', true],
+    ['scored', 0.61, 'unchecked', true],
+    ['scored', 0.61, 'ineligible', false],
+    ['partial', null, 'eligible', false],
+    ['not_scored', null, 'unchecked', false],
+    ['unavailable', null, 'unchecked', false],
+  ] as const)('headline %s %s, %s → %s', (status, value, eligibility, expected) => {
+    expect(isSuccessfulRun(record(status, value, eligibility))).toBe(expected);
+  });
+});
+
+describe('report tables', () => {
+  it('margins are headroom over the limit: 0.25 GB used of 1 GB leaves 75 %, 1.5 GB is 50 % over', () => {
+    expect(marginOf({ used: 0.25e9, limit: 1e9, limitSource: 'edge-training budget', basis: 'measured' })).toBe(0.75);
+    expect(marginOf({ used: 1.5e9, limit: 1e9, limitSource: 'edge-training budget', basis: 'measured' })).toBe(-0.5);
+  });
+
+  it('quotes CSV fields that hold a comma, a quote or a line break (RFC 4180), and leaves absent values empty', () => {
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField(null)).toBe('');
+    expect(csvField(0.5)).toBe('0.5');
+  });
+});
