@@ -1,17 +1,21 @@
 /**
  * One split of a task's data, found in either accepted layout and read only when asked for, so a loader can
  * tell which splits are there (and name the file a message is about) before it parses anything:
- *   release  text files under the suite's folder (JSONL, with a labels file beside it for PIQA), parsed by
- *            the task's own reader;
+ *   release  text files under the suite's folder (JSONL, with a labels file beside it for PIQA; MMLU's CSV),
+ *            parsed by the task's own reader;
  *   hub      the Hugging Face hub's parquet shards of one config's split.
- * SuperGLUE and the single-task suites (src/tasks/single/) read their splits through it.
+ * SuperGLUE, MMLU, BLiMP and the single-task suites (src/tasks/single/) read their splits through it. A suite
+ * of one split per subject or paradigm makes one SplitSource per file or config; a file that holds every
+ * subject (MMLU's hub `all`) is read once as a shared source and split into subsets.
  */
 import { join } from 'node:path';
 import type { z } from 'zod';
+import { MlrbError } from '../errors.js';
+import { CsvSyntaxError, parseCsv, type CsvRecord } from './csv.js';
 import { readTextFile } from './data-files.js';
 import { sourcePathFor } from './hub-cache.js';
 import type { SuiteData } from './hub-layout.js';
-import { badRow, parseJsonLines } from './jsonl.js';
+import { badRow, checkRowLength, parseJsonLines } from './jsonl.js';
 import { badParquetRow, readParquetSplit } from './parquet-rows.js';
 
 export interface SplitSource<Doc> {
@@ -48,16 +52,42 @@ export function hubSplit<Doc>(data: SuiteData<string>, shards: readonly string[]
 }
 
 /**
+ * A split read once however many readers share it (MMLU's hub `all` config serves 57 subjects); a failed read
+ * fails every reader with the same error.
+ */
+export function sharedSplit<Doc>(source: SplitSource<Doc>): SplitSource<Doc> {
+  let docs: Promise<Doc[]> | undefined;
+  return { ...source, read: () => (docs ??= source.read()) };
+}
+
+/** The documents of `source` that `keep` accepts, in order; the subset names the same files as the whole. */
+export function splitSubset<Doc>(source: SplitSource<Doc>, keep: (doc: Doc) => boolean): SplitSource<Doc> {
+  return { ...source, read: async () => (await source.read()).filter(keep) };
+}
+
+/** Where a row is, as messages name it: a line of a text file, or a row of a parquet shard (both 1-based). */
+export interface RowPlace {
+  readonly file: string;
+  readonly unit: 'line' | 'row';
+  readonly position: number;
+}
+
+/** BAD_DATA about one row, for a rule that spans rows (a paradigm's pairs must agree). */
+export function badRowAt(place: RowPlace, what: string): MlrbError {
+  return new MlrbError('BAD_DATA', `${place.file} ${place.unit} ${place.position}: ${what}`, { file: place.file, [place.unit]: place.position });
+}
+
+/**
  * Turns a row that fits its schema into a document, or says (a string) what lm-eval would fail on in it, which
  * the parser reports as BAD_DATA naming the row.
  */
-export type RowToDoc<Row, Doc extends object> = (row: Row) => Doc | string;
+export type RowToDoc<Row, Doc extends object> = (row: Row, place: RowPlace) => Doc | string;
 
 /** A release parser for a split that is one JSONL file. */
 export function jsonlParser<Schema extends z.ZodType, Doc extends object>(schema: Schema, toDoc: RowToDoc<z.output<Schema>, Doc>): ReleaseSplitParser<Doc> {
   return ([content = ''], [file = '']) =>
     parseJsonLines(content, file, schema).map(({ row, line }) => {
-      const doc = toDoc(row);
+      const doc = toDoc(row, { file, unit: 'line', position: line });
       return typeof doc === 'string' ? badRow(file, line, doc) : doc;
     });
 }
@@ -70,8 +100,33 @@ export function parquetParser<Shape extends z.ZodRawShape, Doc extends object>(
 ): HubSplitParser<Doc> {
   return async (shards, root, what) =>
     (await readParquetSplit(shards, { root, what, shape, optional })).map((row) => {
-      const doc = toDoc(row.row);
+      const doc = toDoc(row.row, { file: row.file, unit: 'row', position: row.rowNumber });
       if (typeof doc === 'string') throw badParquetRow(row, doc);
       return doc;
     });
+}
+
+/**
+ * A release parser for a split that is one CSV file. `toDocs` gets its records (blank lines dropped, a header
+ * row kept: the format decides what its first row means); malformed CSV, or a row over the one-row cap, is
+ * BAD_DATA naming the line.
+ */
+export function csvParser<Doc>(toDocs: (records: readonly CsvRecord[], file: string) => Doc[]): ReleaseSplitParser<Doc> {
+  return ([content = ''], [file = '']) => toDocs(csvRecords(content, file), file);
+}
+
+function csvRecords(content: string, file: string): CsvRecord[] {
+  let records: CsvRecord[];
+  try {
+    records = parseCsv(content);
+  } catch (error: unknown) {
+    if (error instanceof CsvSyntaxError) {
+      throw new MlrbError('BAD_DATA', `${file} line ${error.line}: malformed CSV: ${error.message}`, { file, line: error.line }, { cause: error });
+    }
+    throw error;
+  }
+  // A blank line parses as one empty field; it carries no row (Python's csv reader skips it too).
+  const rows = records.filter((record) => !(record.fields.length === 1 && record.fields[0] === ''));
+  for (const { fields, line } of rows) checkRowLength(fields.reduce((sum, field) => sum + field.length, 0), file, line);
+  return rows;
 }

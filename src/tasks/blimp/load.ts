@@ -11,7 +11,8 @@ import { markPartialGroups, refuseIncomplete } from '../partial.js';
 import { buildTask, type MultipleChoiceTaskSpec } from '../task-spec.js';
 import type { MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
 import { BLIMP_PARADIGMS } from './paradigms.js';
-import { openBlimpSource, type BlimpSource, type LocatedPair, type Pair } from './sources.js';
+import { badRowAt } from '../split-source.js';
+import { openBlimpSource, type BlimpSource, type Pair, type PlacedPair } from './sources.js';
 
 export interface BlimpLoadOptions extends SuiteLoadOptions {
   /** Paradigms to load, as file (or hub config) names without `.jsonl` (default: every one in the folder). */
@@ -56,9 +57,11 @@ function selectParadigms(requested: readonly string[] | undefined, available: re
 }
 
 async function loadParadigm(source: BlimpSource, paradigm: string, limit: number | undefined): Promise<MultipleChoiceTask> {
-  const { pairs, file, sourceFiles } = await source.read(paradigm);
-  if (pairs.length === 0) throw new MlrbError('BAD_DATA', `BLiMP file has no pairs: ${file}`, { file });
-  return buildTask(blimpSpec(paradigm, paradigmTags(pairs)), { docs: pairs.map(({ row }) => row), sourceFiles, ...(limit !== undefined ? { limit } : {}) });
+  const split = await source.split(paradigm);
+  const pairs = await split.read();
+  if (pairs.length === 0) throw new MlrbError('BAD_DATA', `BLiMP file has no pairs: ${split.file}`, { file: split.file });
+  const docs = pairs.map(({ pair }) => pair);
+  return buildTask(blimpSpec(paradigm, paradigmTags(pairs)), { docs, sourceFiles: split.sourceFiles, ...(limit !== undefined ? { limit } : {}) });
 }
 
 function blimpSpec(paradigm: string, tags: Readonly<Record<string, string>>): MultipleChoiceTaskSpec<Pair> {
@@ -88,17 +91,16 @@ function blimpSpec(paradigm: string, tags: Readonly<Record<string, string>>): Mu
  * paradigm. BLiMP spells one field both `syntax_semantics` and `syntax/semantics`; the tag uses the former so
  * breakdowns do not split that field in two.
  */
-function paradigmTags(pairs: readonly LocatedPair[]): Record<string, string> {
-  const [first] = pairs;
+function paradigmTags(pairs: readonly PlacedPair[]): Record<string, string> {
+  const first = pairs[0]?.pair;
   if (first === undefined) return {};
-  for (const { row: pair, file, position, unit } of pairs) {
-    if (pair.field !== first.row.field || pair.linguistics_term !== first.row.linguistics_term) {
-      throw new MlrbError(
-        'BAD_DATA',
-        `${file} ${unit} ${position}: field/linguistics_term "${pair.field}/${pair.linguistics_term}" differ from the file's first pair ("${first.row.field}/${first.row.linguistics_term}")`,
-        { file, [unit]: position },
+  for (const { pair, place } of pairs) {
+    if (pair.field !== first.field || pair.linguistics_term !== first.linguistics_term) {
+      throw badRowAt(
+        place,
+        `field/linguistics_term "${pair.field}/${pair.linguistics_term}" differ from the file's first pair ("${first.field}/${first.linguistics_term}")`,
       );
     }
   }
-  return { field: first.row.field.replaceAll('/', '_'), linguistics_term: first.row.linguistics_term, paradigm: first.row.UID };
+  return { field: first.field.replaceAll('/', '_'), linguistics_term: first.linguistics_term, paradigm: first.UID };
 }

@@ -1,16 +1,15 @@
 /**
- * Where BLiMP's pairs come from, in either accepted layout; the loader sees only paradigms and pairs:
+ * Where BLiMP's paradigms are, in either accepted layout, as one SplitSource per paradigm; the loader sees only
+ * paradigms and pairs:
  *   release  `<paradigm>.jsonl`, one pair per line (the release's field names, `pairID` a string);
  *   hub      the Hugging Face hub's `nyu-mll/blimp` parquet, `<paradigm>/train-00000-of-00001.parquet`, with the
  *            same fields (`pair_id` an int), which is what lm-eval loads and logs.
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { hasFileWithSuffix, listDirectory, readTextFile } from '../data-files.js';
-import { sourcePathFor } from '../hub-cache.js';
-import { configsWithSplit, resolveSuiteData, splitShards, type DataLayout } from '../hub-layout.js';
-import { parseJsonLines } from '../jsonl.js';
-import { readParquetSplit } from '../parquet-rows.js';
+import { hasFileWithSuffix, listDirectory } from '../data-files.js';
+import { configsWithSplit, resolveSuiteData, splitShards, type DataLayout, type SuiteData } from '../hub-layout.js';
+import { hubSplit, jsonlParser, parquetParser, releaseSplit, type RowPlace, type SplitSource } from '../split-source.js';
 
 export interface Pair {
   readonly [field: string]: unknown;
@@ -21,27 +20,24 @@ export interface Pair {
   readonly UID: string;
 }
 
-export interface LocatedPair {
-  readonly row: Pair;
-  readonly file: string;
-  /** 1-based: a JSONL line, or a parquet row. */
-  readonly position: number;
-  readonly unit: 'line' | 'row';
+/** A pair and where it is, for the check that a paradigm's pairs agree. */
+export interface PlacedPair {
+  readonly pair: Pair;
+  readonly place: RowPlace;
 }
 
 export interface BlimpSource {
   readonly dir: string;
   /** Paradigm names present, sorted. */
   readonly paradigms: readonly string[];
-  /** `file` names the paradigm in messages (the JSONL file, or the first shard). */
-  readonly read: (paradigm: string) => Promise<{ readonly pairs: readonly LocatedPair[]; readonly file: string; readonly sourceFiles: readonly string[] }>;
+  /** A present paradigm's pairs (`file` is the JSONL file, or the first shard). */
+  readonly split: (paradigm: string) => Promise<SplitSource<PlacedPair>>;
 }
 
 const SUFFIX = '.jsonl';
 const HUB_SPLIT = 'train';
 
 const pairShape = { sentence_good: z.string(), sentence_bad: z.string(), field: z.string(), linguistics_term: z.string(), UID: z.string() };
-const releasePairSchema = z.looseObject(pairShape);
 /** The hub's columns in its order; the last five are kept for --log-samples when present. */
 const hubPairShape = {
   ...pairShape,
@@ -52,6 +48,11 @@ const hubPairShape = {
   pair_id: z.union([z.number().int(), z.bigint().transform(Number)]).optional(),
 };
 const HUB_OPTIONAL = ['simple_LM_method', 'one_prefix_method', 'two_prefix_method', 'lexically_identical', 'pair_id'] as const;
+
+const placed = (pair: Pair, place: RowPlace): PlacedPair => ({ pair, place });
+// The release's extra fields (pairID …) are kept: lm-eval logs the document whole.
+const readReleasePairs = jsonlParser(z.looseObject(pairShape), placed);
+const readHubPairs = parquetParser(hubPairShape, placed, HUB_OPTIONAL);
 
 type BlimpLayout = 'release' | 'hub';
 
@@ -65,38 +66,26 @@ const LAYOUTS: readonly DataLayout<BlimpLayout>[] = [
 ];
 
 export async function openBlimpSource(dataDir: string): Promise<BlimpSource> {
-  const { dir, root, layout } = await resolveSuiteData(dataDir, { suite: 'blimp', label: 'BLiMP', layouts: LAYOUTS, hubRepos: ['nyu-mll/blimp', 'blimp'] });
-  return layout === 'hub' ? hubSource(dir, root) : releaseSource(dir);
+  const data = await resolveSuiteData(dataDir, { suite: 'blimp', label: 'BLiMP', layouts: LAYOUTS, hubRepos: ['nyu-mll/blimp', 'blimp'] });
+  return data.layout === 'hub' ? hubSource(data) : releaseSource(data);
 }
 
-async function releaseSource(dir: string): Promise<BlimpSource> {
-  const paradigms = (await listDirectory(dir, 'BLiMP data folder'))
+async function releaseSource(data: SuiteData<BlimpLayout>): Promise<BlimpSource> {
+  const paradigms = (await listDirectory(data.dir, 'BLiMP data folder'))
     .filter((name) => name.endsWith(SUFFIX))
     .map((name) => name.slice(0, -SUFFIX.length))
     .sort();
   return {
-    dir,
+    dir: data.dir,
     paradigms,
-    read: async (paradigm) => {
-      const file = join(dir, paradigm + SUFFIX);
-      const rows = parseJsonLines(await readTextFile(file, `BLiMP file for ${paradigm}`, dir), file, releasePairSchema);
-      return { pairs: rows.map(({ row, line }) => ({ row, file, position: line, unit: 'line' as const })), file, sourceFiles: [file] };
-    },
+    split: (paradigm) => Promise.resolve(releaseSplit(data, [paradigm + SUFFIX], `BLiMP file for ${paradigm}`, readReleasePairs)),
   };
 }
 
-async function hubSource(dir: string, root: string): Promise<BlimpSource> {
+async function hubSource(data: SuiteData<BlimpLayout>): Promise<BlimpSource> {
   return {
-    dir,
-    paradigms: await configsWithSplit(dir, HUB_SPLIT),
-    read: async (paradigm) => {
-      const shards = await splitShards(join(dir, paradigm), HUB_SPLIT);
-      const rows = await readParquetSplit(shards, { root, what: `BLiMP hub file for ${paradigm}`, shape: hubPairShape, optional: HUB_OPTIONAL });
-      return {
-        pairs: rows.map(({ row, rowNumber, file }) => ({ row, file, position: rowNumber, unit: 'row' as const })),
-        file: shards[0] ?? join(dir, paradigm),
-        sourceFiles: shards.map((file) => sourcePathFor(file, root, dir)),
-      };
-    },
+    dir: data.dir,
+    paradigms: await configsWithSplit(data.dir, HUB_SPLIT),
+    split: async (paradigm) => hubSplit(data, await splitShards(join(data.dir, paradigm), HUB_SPLIT), `BLiMP hub file for ${paradigm}`, readHubPairs),
   };
 }

@@ -9,7 +9,7 @@ import { pythonStrip } from '../../text/python-text.js';
 import { markPartialGroups, refuseIncomplete } from '../partial.js';
 import { buildTask, type MultipleChoiceTaskSpec } from '../task-spec.js';
 import type { MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
-import type { MmluRow } from './rows.js';
+import type { MmluDoc } from './rows.js';
 import { openMmluSource, type MmluSource } from './sources.js';
 import {
   MMLU_CATEGORIES,
@@ -74,27 +74,18 @@ function selectSubjects(requested: readonly string[] | undefined): readonly stri
 }
 
 async function loadSubject(source: MmluSource, subject: string, numFewshot: number, limit: number | undefined): Promise<MultipleChoiceTask> {
-  const { test: testRows, dev: devRows, testFile, sourceFiles } = await source.rows(subject);
-  if (testRows.length === 0) {
-    throw new MlrbError('BAD_DATA', `MMLU test file for ${subject} has no rows: ${testFile}`, { file: testFile });
+  const { test, dev } = await source.splits(subject);
+  const [docs, fewshotDocs] = await Promise.all([test.read(), dev.read()]);
+  if (docs.length === 0) {
+    throw new MlrbError('BAD_DATA', `MMLU test file for ${subject} has no rows: ${test.file}`, { file: test.file });
   }
-  const toDoc = (row: MmluRow): MmluDoc => ({ question: row.question, subject, choices: [...row.choices], answer: row.answer });
   return buildTask(mmluSpec(subject), {
-    docs: testRows.map(toDoc),
-    fewshotDocs: devRows.map(toDoc),
-    sourceFiles,
+    docs,
+    fewshotDocs,
+    sourceFiles: [...test.sourceFiles, ...dev.sourceFiles],
     numFewshot,
     ...(limit !== undefined ? { limit } : {}),
   });
-}
-
-/** A document as lm-eval logs it: cais/mmlu's columns. */
-interface MmluDoc {
-  readonly [column: string]: unknown;
-  readonly question: string;
-  readonly subject: string;
-  readonly choices: readonly string[];
-  readonly answer: number;
 }
 
 /** `_default_template_yaml` with the subject's description; the question is stripped (Python's str.strip). */

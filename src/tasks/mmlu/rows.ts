@@ -1,22 +1,24 @@
 /**
- * Reads one MMLU CSV file in either of the two layouts found in the wild, decided per file:
- *   - with the header `question,choice0,choice1,choice2,choice3,answer` and answers 0–3 (an export of the
- *     Hugging Face `cais/mmlu` rows that lm-eval loads);
- *   - the original Hendrycks release: no header, answers A–D.
- * Both yield the same rows, so prompts and scores cannot depend on which copy a user has.
+ * MMLU's rows as lm-eval logs them (cais/mmlu's columns), read from either layout's files:
+ *   release CSV  with the header `question,choice0,choice1,choice2,choice3,answer` and answers 0–3 (an export of
+ *                the hub rows lm-eval loads), or the original Hendrycks release: no header, answers A–D; decided
+ *                per file;
+ *   hub parquet  question, subject, choices (a list of four), answer (ClassLabel A–D, stored as its index 0–3).
+ * Both yield the same documents, so prompts and scores cannot depend on which copy a user has.
  */
 import { z } from 'zod';
-import { MlrbError } from '../../errors.js';
-import { CsvSyntaxError, parseCsv, type CsvRecord } from '../csv.js';
-import { checkRowLength } from '../jsonl.js';
+import type { CsvRecord } from '../csv.js';
+import { badRow } from '../jsonl.js';
+import { parquetInt } from '../parquet-rows.js';
+import { csvParser, parquetParser, type HubSplitParser, type ReleaseSplitParser } from '../split-source.js';
 
-export interface MmluRow {
+export interface MmluDoc {
+  readonly [column: string]: unknown;
   readonly question: string;
-  readonly choices: readonly [string, string, string, string];
+  readonly subject: string;
+  readonly choices: readonly string[];
   /** Index of the correct choice, 0–3. */
   readonly answer: number;
-  /** 1-based line where the row starts in its file. */
-  readonly line: number;
 }
 
 const COLUMNS = ['question', 'choice0', 'choice1', 'choice2', 'choice3', 'answer'] as const;
@@ -25,32 +27,20 @@ const headeredRow = z.tuple([text, text, text, text, text, z.enum(['0', '1', '2'
 const hendrycksRow = z.tuple([text, text, text, text, text, z.enum(['A', 'B', 'C', 'D'])]);
 const ANSWER_INDEX = { '0': 0, '1': 1, '2': 2, '3': 3, A: 0, B: 1, C: 2, D: 3 } as const;
 
-export function parseMmluRows(content: string, file: string): MmluRow[] {
-  let records: CsvRecord[];
-  try {
-    records = parseCsv(content);
-  } catch (error: unknown) {
-    if (error instanceof CsvSyntaxError) {
-      throw new MlrbError('BAD_DATA', `${file} line ${error.line}: malformed CSV: ${error.message}`, { file, line: error.line }, { cause: error });
-    }
-    throw error;
-  }
-  const [first] = records;
-  const hasHeader = first !== undefined && first.fields.length === COLUMNS.length && first.fields.every((field, index) => field === COLUMNS[index]);
-  const schema = hasHeader ? headeredRow : hendrycksRow;
-  const layout = hasHeader ? 'this file has a header row, so answers are indices 0-3' : 'this file has no header row, so answers are letters A-D';
-  const rows: MmluRow[] = [];
-  for (const record of hasHeader ? records.slice(1) : records) {
-    // A blank line parses as one empty field; it carries no row (Python's csv reader skips it too).
-    if (record.fields.length === 1 && record.fields[0] === '') continue;
-    rows.push(toRow(record, schema, file, layout));
-  }
-  return rows;
+/** A subject's release CSV (`test/<subject>_test.csv`, `dev/<subject>_dev.csv`). */
+export function mmluCsvParser(subject: string): ReleaseSplitParser<MmluDoc> {
+  return csvParser((records, file) => {
+    const [first] = records;
+    // Only the file's first line can be the header; after a blank line a header-like row is data.
+    const hasHeader = first?.line === 1 && first.fields.length === COLUMNS.length && first.fields.every((field, index) => field === COLUMNS[index]);
+    const schema = hasHeader ? headeredRow : hendrycksRow;
+    const layout = hasHeader ? 'this file has a header row, so answers are indices 0-3' : 'this file has no header row, so answers are letters A-D';
+    return (hasHeader ? records.slice(1) : records).map((record) => toDoc(record, schema, file, layout, subject));
+  });
 }
 
-function toRow(record: CsvRecord, schema: typeof headeredRow | typeof hendrycksRow, file: string, layout: string): MmluRow {
+function toDoc(record: CsvRecord, schema: typeof headeredRow | typeof hendrycksRow, file: string, layout: string, subject: string): MmluDoc {
   const { fields, line } = record;
-  checkRowLength(fields.reduce((sum, field) => sum + field.length, 0), file, line);
   if (fields.length !== COLUMNS.length) {
     badRow(file, line, `expected ${COLUMNS.length} fields (${COLUMNS.join(', ')}), found ${fields.length}`);
   }
@@ -63,9 +53,24 @@ function toRow(record: CsvRecord, schema: typeof headeredRow | typeof hendrycksR
     badRow(file, line, `column "${column ?? '?'}": ${issue?.message ?? 'invalid value'} (${layout})`);
   }
   const [question, choice0, choice1, choice2, choice3, answer] = parsed.data;
-  return { question, choices: [choice0, choice1, choice2, choice3], answer: ANSWER_INDEX[answer], line };
+  return { question, subject, choices: [choice0, choice1, choice2, choice3], answer: ANSWER_INDEX[answer] };
 }
 
-function badRow(file: string, line: number, what: string): never {
-  throw new MlrbError('BAD_DATA', `${file} line ${line}: ${what}`, { file, line });
+const hubShape = {
+  question: z.string(),
+  subject: z.string(),
+  choices: z.array(z.string()).length(4, 'choices must hold exactly 4 options'),
+  answer: parquetInt.pipe(z.number().min(0, 'answer must be 0-3').max(3, 'answer must be 0-3')),
+};
+
+/**
+ * A hub config's parquet; `subjectOk` says (a string) why a row's subject column does not belong in the
+ * config: a subject's own config holds only that subject, `all` only MMLU subjects.
+ */
+export function mmluParquetParser(subjectOk: (subject: string) => string | undefined): HubSplitParser<MmluDoc> {
+  return parquetParser(hubShape, (row) => {
+    const problem = subjectOk(row.subject);
+    if (problem !== undefined) return `column "subject": ${problem}`;
+    return { question: row.question, subject: row.subject, choices: [...row.choices], answer: row.answer };
+  });
 }
