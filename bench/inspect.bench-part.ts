@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } fr
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
-import { float32ToFloat16Bits, serializeModel, type NodeProto, type TensorElementType, type TensorProto } from '../src/fixtures/onnx-builder.js';
+import { float32ToFloat16Bits, serializeModel, type NodeProto, type TensorElementType, type TensorProto } from '../test/support/model-builders/onnx-builder.js';
 import { inspectModel } from '../src/inspect/inspect-report.js';
 import { readModelGraph } from '../src/inspect/model-graph.js';
 import { scanTensorZeros } from '../src/inspect/zero-scan.js';

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadModel } from '../src/model/onnx-model.js';
-import { writeTinyCausalLm } from '../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../test/support/model-builders/tiny-causal-lm.js';
 import { writeTinyBlimp } from '../test/support/tiny-datasets.js';
 import { createReferenceScorer } from '../test/support/reference-scorer.js';
 

@@ -1,5 +1,5 @@
 /** Child process: writes the synthetic model with the project's fixture writer. argv: outDir, dims JSON. */
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../../test/support/model-builders/tiny-causal-lm.js';
 
 const [outDir, dimsJson] = process.argv.slice(2);
 if (!outDir || !dimsJson) throw new Error('usage: generate-synthetic.ts OUT_DIR DIMS_JSON');

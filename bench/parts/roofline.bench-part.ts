@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import ort from 'onnxruntime-node';
-import { makeTensor, writeModelFiles } from '../../src/fixtures/onnx-builder.js';
+import { makeTensor, writeModelFiles } from '../../test/support/model-builders/onnx-builder.js';
 import { seededRandom } from '../../test/support/random-requests.js';
 
 export interface MatMulPoint {

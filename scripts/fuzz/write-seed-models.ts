@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../../test/support/model-builders/tiny-causal-lm.js';
 
 const corpus = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../native/fuzz/corpus');
 const work = mkdtempSync(path.join(tmpdir(), 'mlrb-fuzz-seeds-'));

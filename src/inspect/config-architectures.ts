@@ -166,7 +166,7 @@ function opt(fields: ConfigFields): ArchitectureCount {
 }
 
 /**
- * This project's own test model (src/fixtures/tiny-causal-lm.ts writes its config.json): GPT-2's layout
+ * This project's own test model (test/support/model-builders/tiny-causal-lm.ts writes its config.json): GPT-2's layout
  * (learned positions, LayerNorms with bias, biased projections) with grouped-query attention, and an LM
  * head the builder always writes separately. Not a transformers architecture: its reference is the
  * builder's tensor list.

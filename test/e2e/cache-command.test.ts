@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { runCli } from '../support/run-cli.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { writeTinyBlimp } from '../support/tiny-datasets.js';

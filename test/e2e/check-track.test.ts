@@ -5,9 +5,9 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, EDGE_BASE_OPTIONS, initializerBytes, pruneHeads, quantizeWeightsInt8, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
-import type { ModelProto } from '../../src/fixtures/onnx-builder.js';
-import { tinyLmConfigJson } from '../../src/fixtures/tiny-causal-lm.js';
+import { buildEdgeBase, EDGE_BASE_OPTIONS, initializerBytes, pruneHeads, quantizeWeightsInt8, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
+import type { ModelProto } from '../support/model-builders/onnx-builder.js';
+import { tinyLmConfigJson } from '../support/model-builders/tiny-causal-lm.js';
 import { PHI2_CONFIG_PATH } from '../../src/inspect/phi2-config.js';
 import { checkTrack, type TrackReport } from '../../src/inspect/track-check.js';
 import { PHI2 } from '../inspect/support/synthetic-phi2.js';

@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadBinding } from '../../src/native/binding.js';
 import { buildModelInputs } from '../../src/eval/score-requests.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import { runTinyLmEvalFixture, type TinyRun } from '../support/lm-eval-tiny-run.js';
 import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';

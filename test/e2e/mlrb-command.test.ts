@@ -7,7 +7,7 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { parseRunRecord, type RunRecord } from '../../src/mlrb/run-record.js';
 import { MLRB_TASK_NAMES } from '../../src/mlrb/tasks.js';
 import { writeBabyLmFixture } from '../support/babylm-fixtures.js';

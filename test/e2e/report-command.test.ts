@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { mlrbTaskDefinition } from '../../src/mlrb/tasks.js';
 import { writeFullBlimp } from '../support/full-blimp.js';
 import { runCli } from '../support/run-cli.js';

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { evaluate, evaluateShard } from '../../src/index.js';
 import { mergeShards, type ShardFile } from '../../src/eval/merge-shards.js';
 import { readShardRecord, type ShardRecord } from '../../src/eval/shard-record.js';

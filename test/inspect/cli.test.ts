@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { runCheckPruningCommand } from '../../src/cli/check-pruning-command.js';
 import { runInspectCommand } from '../../src/cli/inspect-command.js';
 import { ExitError } from '../../src/cli/exit-error.js';
-import { buildEdgeBase, pruneHeads, quantizeWeightsInt8, writeEdgeModel, zeroHeads } from '../../src/fixtures/edge-fixtures.js';
+import { buildEdgeBase, pruneHeads, quantizeWeightsInt8, writeEdgeModel, zeroHeads } from '../support/model-builders/edge-fixtures.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const tempPath = useTempDirectory('cli');

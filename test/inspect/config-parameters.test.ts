@@ -6,9 +6,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, pruneFfnChannels, pruneHeads, removeLayer, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
-import type { ModelProto } from '../../src/fixtures/onnx-builder.js';
-import { buildTinyCausalLm, tinyLmConfigJson } from '../../src/fixtures/tiny-causal-lm.js';
+import { buildEdgeBase, pruneFfnChannels, pruneHeads, removeLayer, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
+import type { ModelProto } from '../support/model-builders/onnx-builder.js';
+import { buildTinyCausalLm, tinyLmConfigJson } from '../support/model-builders/tiny-causal-lm.js';
 import { describeShape } from '../../src/inspect/architecture.js';
 import { countConfigParameters, readConfigParameters, SUPPORTED_MODEL_TYPES } from '../../src/inspect/config-parameters.js';
 import { buildModelGraph, readModelGraph } from '../../src/inspect/model-graph.js';

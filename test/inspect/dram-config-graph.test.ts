@@ -6,8 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
-import { tinyLmConfigJson } from '../../src/fixtures/tiny-causal-lm.js';
+import { buildEdgeBase, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
+import { tinyLmConfigJson } from '../support/model-builders/tiny-causal-lm.js';
 import { checkEdgeModel } from '../../src/inspect/edge-check.js';
 import { formatEdgeReport } from '../../src/inspect/format-inspect.js';
 import { inspectModel } from '../../src/inspect/inspect-report.js';

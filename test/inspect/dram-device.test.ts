@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runInspectCommand } from '../../src/cli/inspect-command.js';
 import { ExitError } from '../../src/cli/exit-error.js';
 import { isMlrbError, type MlrbError } from '../../src/errors.js';
-import { buildEdgeBase, initializerBytes, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
+import { buildEdgeBase, initializerBytes, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
 import { checkDramBudget } from '../../src/inspect/dram-check.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
 import { measureDram, type DramMeasurement } from '../../src/inspect/dram-measure.js';

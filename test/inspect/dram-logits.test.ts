@@ -8,7 +8,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { tinyLmConfigJson, writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { tinyLmConfigJson, writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
 import { measureDram } from '../../src/inspect/dram-measure.js';
 import { checkEdgeModel } from '../../src/inspect/edge-check.js';

@@ -4,8 +4,8 @@
  * the fixture's dimensions and the formula the README states, not read back from the estimate.
  */
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, initializerBytes, pruneHeads, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { buildEdgeBase, initializerBytes, pruneHeads, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { checkDramBudget, resolveBudget } from '../../src/inspect/dram-check.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
 import { measureDram } from '../../src/inspect/dram-measure.js';

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, initializerBytes, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
-import { writeModelFiles, type ModelProto } from '../../src/fixtures/onnx-builder.js';
+import { buildEdgeBase, initializerBytes, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
+import { writeModelFiles, type ModelProto } from '../support/model-builders/onnx-builder.js';
 import { inspectModel } from '../../src/inspect/inspect-report.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 

@@ -3,9 +3,9 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   buildEdgeBase, pruneFfnChannels, pruneHeads, removeLayer, sparsifyWeights, writeEdgeModel, zeroFfnChannels, zeroHeads,
-} from '../../src/fixtures/edge-fixtures.js';
-import type { ModelProto } from '../../src/fixtures/onnx-builder.js';
-import { tinyLmConfigJson } from '../../src/fixtures/tiny-causal-lm.js';
+} from '../support/model-builders/edge-fixtures.js';
+import type { ModelProto } from '../support/model-builders/onnx-builder.js';
+import { tinyLmConfigJson } from '../support/model-builders/tiny-causal-lm.js';
 import { checkPruning } from '../../src/inspect/pruning-check.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 

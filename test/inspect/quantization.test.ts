@@ -1,8 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, quantizeWeightsInt8, writeEdgeModel } from '../../src/fixtures/edge-fixtures.js';
-import { intAttribute, makeTensor, writeModelFiles, type NodeProto, type TensorProto } from '../../src/fixtures/onnx-builder.js';
+import { buildEdgeBase, quantizeWeightsInt8, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
+import { intAttribute, makeTensor, writeModelFiles, type NodeProto, type TensorProto } from '../support/model-builders/onnx-builder.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
 import { checkQuantization, isQuantizationOp } from '../../src/inspect/quantization-check.js';
 import { encodeRawModel, type RawModel } from './support/raw-model.js';

@@ -8,7 +8,7 @@ import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:f
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
-import { encodeMessage, ProtoWriter } from '../../src/fixtures/protobuf-writer.js';
+import { encodeMessage, ProtoWriter } from '../support/model-builders/protobuf-writer.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
 import { bytesAt } from './support/file-bytes.js';
 import { useTempDirectory } from './support/tmp-dir.js';

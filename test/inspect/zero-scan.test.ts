@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
-import { mulberry32 } from '../../src/fixtures/tiny-causal-lm-weights.js';
+import { mulberry32 } from '../support/model-builders/tiny-causal-lm-weights.js';
 import { loadBinding, type NativeZeroScanRequest } from '../../src/native/binding.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
 import { loadBinding, type PackedBatch } from '../../src/native/binding.js';

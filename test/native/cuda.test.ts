@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isMlrbError, type MlrbError } from '../../src/errors.js';
 import { scoreModelInputs, type ScoreOptions } from '../../src/eval/score-requests.js';
 import type { ModelInput } from '../../src/eval/request-encoding.js';
-import { writeTinyCausalLm, type TinyCausalLmOptions } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm, type TinyCausalLmOptions } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel, type LoadModelOptions } from '../../src/model/onnx-model.js';
 import { loadBinding } from '../../src/native/binding.js';
 import { defaultOrtLibraryPath } from '../../src/native/ort-library.js';

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
-import { writeTinyCausalLm, type WriteTinyCausalLmOptions } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm, type WriteTinyCausalLmOptions } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadBinding } from '../../src/native/binding.js';
 import { loadSuite } from '../../src/tasks/registry.js';

@@ -9,7 +9,7 @@
  */
 import ort from 'onnxruntime-node';
 import { describe, expect, it } from 'vitest';
-import { serializeModel } from '../../src/fixtures/onnx-builder.js';
+import { serializeModel } from '../support/model-builders/onnx-builder.js';
 import { loadBinding, type KernelPath } from '../../src/native/binding.js';
 import { mlasSoftmax, type MlasKernelFamily } from '../support/mlas-softmax-model.js';
 import { seededRandom } from '../support/random-requests.js';

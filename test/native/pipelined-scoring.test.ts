@@ -10,7 +10,7 @@ import { openTokenCache } from '../../src/cache/cached-tokenize.js';
 import type { LoglikelihoodRequest } from '../../src/eval/instance.js';
 import { tokenizeAndScore } from '../../src/eval/pipelined-scoring.js';
 import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { expectReferenceLogliks } from '../support/expect-reference.js';
 

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeTinyCausalLm, type TinyCausalLmOptions } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm, type TinyCausalLmOptions } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
 import type { ModelInput } from '../../src/eval/request-encoding.js';

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, copyFileSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { expectReferenceLogliks } from '../support/expect-reference.js';

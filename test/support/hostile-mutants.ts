@@ -3,8 +3,8 @@
  * CPU fusion used to hide it: in the attention nodes the rewrite replaces. Scoring any of them is wrong,
  * whatever the rewritten graph would have computed.
  */
-import { buildTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
-import { intAttribute, makeTensor, writeModelFiles, type ModelProto, type NodeProto } from '../../src/fixtures/onnx-builder.js';
+import { buildTinyCausalLm } from './model-builders/tiny-causal-lm.js';
+import { intAttribute, makeTensor, writeModelFiles, type ModelProto, type NodeProto } from './model-builders/onnx-builder.js';
 
 export type AttentionDefect =
   /** Every Softmax carries an attribute the operator does not have. */

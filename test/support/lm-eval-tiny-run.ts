@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { main } from '../../src/cli/main.js';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from './model-builders/tiny-causal-lm.js';
 import { writeTinyBlimp, writeTinyMmlu } from './tiny-datasets.js';
 
 export const TINY_RUN_TASKS = 'mmlu,blimp_adjunct_island,blimp_anaphor_gender_agreement';

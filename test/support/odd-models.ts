@@ -1,5 +1,5 @@
 /** Small hand-built graphs that a scorer must refuse or flag, built with the project's ONNX writer. */
-import { makeTensor, writeModelFiles, type ModelProto, type ValueInfoProto } from '../../src/fixtures/onnx-builder.js';
+import { makeTensor, writeModelFiles, type ModelProto, type ValueInfoProto } from './model-builders/onnx-builder.js';
 
 const VOCAB = 8;
 

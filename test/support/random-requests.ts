@@ -1,6 +1,6 @@
 /** Deterministic random token requests for comparing scorers. */
 import type { ModelInput } from '../../src/eval/request-encoding.js';
-import { mulberry32 } from '../../src/fixtures/tiny-causal-lm-weights.js';
+import { mulberry32 } from './model-builders/tiny-causal-lm-weights.js';
 
 /** The fixtures' PRNG, under the name tests use for request generation. */
 export { mulberry32 as seededRandom };

@@ -3,7 +3,7 @@
  * description (not from the graph), so a wrong ONNX wiring shows up as a logits mismatch.
  * One unpadded sequence at positions 0..n-1.
  */
-import type { TinyLmDimensions, TinyLmWeights } from '../../src/fixtures/tiny-causal-lm-weights.js';
+import type { TinyLmDimensions, TinyLmWeights } from './model-builders/tiny-causal-lm-weights.js';
 
 const NORM_EPSILON = 1e-5;
 

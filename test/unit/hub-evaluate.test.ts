@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { evaluate } from '../../src/index.js';
-import { writeTinyCausalLm } from '../../src/fixtures/tiny-causal-lm.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { repoRoot } from '../support/shared-data.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildTinyTokenizerFiles } from '../../src/fixtures/tiny-tokenizer.js';
+import { buildTinyTokenizerFiles } from '../support/model-builders/tiny-tokenizer.js';
 import { readModelMetadata } from '../../src/model/model-metadata.js';
 import { loadTokenizer } from '../../src/model/tokenizer.js';
 import { runHostile } from '../support/run-hostile.js';

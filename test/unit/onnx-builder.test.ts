@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   float32ToFloat16Bits, makeTensor, serializeModel, writeModelFiles,
   type ModelProto, type NodeProto, type TensorElementType, type TensorProto,
-} from '../../src/fixtures/onnx-builder.js';
-import { ProtoWriter } from '../../src/fixtures/protobuf-writer.js';
+} from '../support/model-builders/onnx-builder.js';
+import { ProtoWriter } from '../support/model-builders/protobuf-writer.js';
 
 const workDirectory = mkdtempSync(join(tmpdir(), 'mlrb-onnx-builder-'));
 afterAll(() => rmSync(workDirectory, { recursive: true, force: true }));

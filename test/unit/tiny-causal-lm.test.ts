@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   buildTinyCausalLm, TINY_LM_SPECIAL_TOKENS, writeTinyCausalLm,
   type PastConvention, type WriteTinyCausalLmOptions,
-} from '../../src/fixtures/tiny-causal-lm.js';
-import { buildTinyTokenizerFiles } from '../../src/fixtures/tiny-tokenizer.js';
+} from '../support/model-builders/tiny-causal-lm.js';
+import { buildTinyTokenizerFiles } from '../support/model-builders/tiny-tokenizer.js';
 import { createReferenceScorer } from '../support/reference-scorer.js';
 import { referenceTinyLmLogits } from '../support/tiny-lm-forward.js';
 

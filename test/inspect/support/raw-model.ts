@@ -3,7 +3,7 @@
  * (bfloat16, uint4, float8 …), subgraphs in node attributes and model-local functions. Field numbers from
  * onnx.proto; encoded with the project's protobuf writer.
  */
-import { encodeMessage, type ProtoWriter } from '../../../src/fixtures/protobuf-writer.js';
+import { encodeMessage, type ProtoWriter } from '../../support/model-builders/protobuf-writer.js';
 
 export interface RawTensor {
   name: string;
