@@ -6,10 +6,9 @@
  * AVX-512 kernel's from an AVX2 one's in the last bits) and whether attention ran fused. File hashes are
  * remembered between runs (file-digests.ts), so a rerun pays none of them again.
  */
-import { createHash } from 'node:crypto';
 import { cpus } from 'node:os';
-import path from 'node:path';
 import { toolVersion } from '../eval/fingerprint.js';
+import { modelContentSha256 } from '../eval/model-digest.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { loadBinding, loadedAddonPath } from '../native/binding.js';
 import { rememberedSha256 } from './file-digests.js';
@@ -27,11 +26,6 @@ export interface ScoreNamespace {
 
 /** `cacheDir` is where file hashes are remembered (false: hash every time). */
 export async function scoreNamespace(model: LanguageModel, cacheDir: string | false): Promise<ScoreNamespace> {
-  const externalFiles = (await loadBinding().readOnnxModel(model.modelPath)).externalFiles
-    .map((file) => path.resolve(path.dirname(model.modelPath), file.path))
-    .sort();
-  const hash = createHash('sha256').update(`graph ${await rememberedSha256(model.modelPath, cacheDir)}\n`);
-  for (const file of externalFiles) hash.update(`external ${path.basename(file)} ${await rememberedSha256(file, cacheDir)}\n`);
   const scorer = JSON.stringify({
     rules: SCORING_RULES_VERSION,
     tool: toolVersion(),
@@ -41,7 +35,7 @@ export async function scoreNamespace(model: LanguageModel, cacheDir: string | fa
     device: deviceName(model),
     attentionFused: model.attentionFused,
   });
-  return { modelDigest: hash.digest('hex'), scorer };
+  return { modelDigest: await modelContentSha256(model.modelPath, cacheDir), scorer };
 }
 
 function deviceName(model: LanguageModel): string {

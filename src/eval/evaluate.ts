@@ -11,6 +11,7 @@ import type { LoglikelihoodRequest } from './instance.js';
 import { loadSuites } from './load-suites.js';
 import type { DocOutcome } from './metrics.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
+import { modelContentSha256 } from './model-digest.js';
 import { cpuRunFacts, environmentSummary } from './run-facts.js';
 import { buildRunResults, type EvaluateResult, type ScoredRun } from './run-results.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
@@ -62,6 +63,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   // Hashing a multi-GB model takes seconds (remembered between runs); it starts once the file is known good.
   const modelHash = rememberedSha256(model.modelPath, cacheDir);
+  const modelContentHash = modelContentSha256(model.modelPath, cacheDir);
   let scoreCache: ScoreCache | undefined;
   try {
     const tasks = suites.flatMap((suite) => suite.tasks);
@@ -110,6 +112,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
         modelPath: options.model,
         modelFile: path.basename(model.modelPath),
         modelSha256: await modelHash,
+        modelContentSha256: await modelContentHash,
         tokenizerSha256: model.requireTokenizer().sha256,
         provider: model.provider,
         ortVersion: model.runtime.version,

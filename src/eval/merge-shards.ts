@@ -192,6 +192,7 @@ function modelFacts(record: ShardRecord): ModelFacts {
     modelPath: run.model_path,
     modelFile: run.model_file,
     modelSha256: identity.model_sha256,
+    modelContentSha256: identity.model_content_sha256,
     tokenizerSha256: identity.tokenizer_sha256,
     provider: identity.provider,
     ortVersion: identity.ort_version,

@@ -95,6 +95,8 @@ export interface RunConfigInput {
 export interface MlrbRunInfo {
   readonly tool_version: string;
   readonly model_sha256: string;
+  /** sha256 over the graph file and every external-data file it names: what the model's numbers come from. */
+  readonly model_content_sha256: string;
   readonly data_fingerprint: string;
   readonly provider: string;
   readonly wall_time_s: number;

@@ -26,6 +26,8 @@ export interface ModelFacts {
   readonly modelPath: string;
   readonly modelFile: string;
   readonly modelSha256: string;
+  /** The graph file and its external-data files together (model-digest.ts). */
+  readonly modelContentSha256: string;
   readonly tokenizerSha256: string;
   /** What ran, not what was asked: 'auto' resolves to cuda or cpu. */
   readonly provider: string;
@@ -127,6 +129,7 @@ export function buildRunResults(input: RunResultsInput): EvaluateResult {
     mlrb: {
       tool_version: toolVersion(),
       model_sha256: model.modelSha256,
+      model_content_sha256: model.modelContentSha256,
       data_fingerprint: dataFingerprint(tasks.flatMap((task) => task.sourceFiles)),
       provider: model.provider,
       ort_version: model.ortVersion,

@@ -38,6 +38,7 @@ const identitySchema = z.strictObject({
   tool_version: z.string(),
   lm_eval_rules: z.enum(LM_EVAL_VERSIONS),
   model_sha256: z.string(),
+  model_content_sha256: z.string(),
   tokenizer_sha256: z.string(),
   data_fingerprint: z.string(),
   /** The --tasks names, as given. */
@@ -120,6 +121,7 @@ export function buildShardRecord(input: ShardRecordInput): ShardRecord {
       tool_version: toolVersion(),
       lm_eval_rules: options.lmEvalVersion,
       model_sha256: model.modelSha256,
+      model_content_sha256: model.modelContentSha256,
       tokenizer_sha256: model.tokenizerSha256,
       data_fingerprint: dataFingerprint(tasks.flatMap((task) => task.sourceFiles)),
       tasks: options.suite,

@@ -36,7 +36,7 @@ describe('mlrb-eval cache', () => {
     const output = path.join(dir, 'results.json');
     const run = async () => {
       expect((await runCli([model, '--tasks', 'blimp', '--allow-partial', '--data', data, '--quiet', '--use-cache', path.join(dir, 'cache'), '--output', output])).code).toBe(0);
-      return (JSON.parse(readFileSync(output, 'utf8')) as { mlrb: { model_sha256: string; score_cache: { hits: number; misses: number } } }).mlrb;
+      return (JSON.parse(readFileSync(output, 'utf8')) as { mlrb: { model_sha256: string; model_content_sha256: string; score_cache: { hits: number; misses: number } } }).mlrb;
     };
     const first = await run();
     expect(first.score_cache).toEqual({ hits: 0, misses: 20 });
@@ -47,6 +47,9 @@ describe('mlrb-eval cache', () => {
     writeFileSync(weightsFile, new Uint8Array(weights.map((value) => value / 2).buffer));
     const changed = await run();
     expect(changed.model_sha256).toBe(first.model_sha256);
+    // The results still tell the two models apart: the content digest covers the external weights.
+    expect(changed.model_content_sha256).not.toBe(first.model_content_sha256);
+    expect(changed.model_content_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(changed.score_cache).toEqual({ hits: 0, misses: 20 });
   });
 

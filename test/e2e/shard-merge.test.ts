@@ -105,6 +105,7 @@ describe('merge refusals', () => {
   it('EXPECTED FAILURE – shards of another model, tokenizer, data or options are refused, naming the file and the field', async () => {
     const changes: [string, (record: ShardRecord) => ShardRecord][] = [
       ['identity.model_sha256', (record) => ({ ...record, identity: { ...record.identity, model_sha256: '0'.repeat(64) } })],
+      ['identity.model_content_sha256', (record) => ({ ...record, identity: { ...record.identity, model_content_sha256: '3'.repeat(64) } })],
       ['identity.tokenizer_sha256', (record) => ({ ...record, identity: { ...record.identity, tokenizer_sha256: '1'.repeat(64) } })],
       ['identity.data_fingerprint', (record) => ({ ...record, identity: { ...record.identity, data_fingerprint: '2'.repeat(64) } })],
       ['identity.num_fewshot', (record) => ({ ...record, identity: { ...record.identity, num_fewshot: 1 } })],

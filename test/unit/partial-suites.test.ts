@@ -72,7 +72,7 @@ describe('BLiMP folders', () => {
     const taskMetrics = new Map(
       suite.tasks.map((task) => [task.name, computeTaskMetrics(task, (logliks[task.name] ?? []).map((pair, docId) => ({ docId, logliks: pair, isGreedy: [false, false] })))]),
     );
-    const mlrb = { tool_version: 't', model_sha256: 'm', data_fingerprint: 'd', provider: 'cpu', wall_time_s: 1, tokens_scored: 1, tokens_per_s: 1 };
+    const mlrb = { tool_version: 't', model_sha256: 'm', model_content_sha256: 'c', data_fingerprint: 'd', provider: 'cpu', wall_time_s: 1, tokens_scored: 1, tokens_per_s: 1 };
     const results = buildResults({ suites: [suite], taskMetrics, run: { modelPath: 'model.onnx', batchSize: 'auto' }, mlrb });
     expect(Object.keys(results.groups ?? {})).toEqual(['blimp_partial']);
     expect(results.groups?.blimp_partial?.['acc,none']).toBe(0.75);

@@ -32,7 +32,7 @@ function results(suite: Suite, lmEvalVersion: LmEvalVersion): LmEvalResults {
     modelSource: 'mlrb-onnx', modelName: 'stories260K-hf', startedAtUnixSeconds: 0, startMs: 0, endMs: 1000, environment: 'test',
     bos: { text: '<s>', id: 1 }, eos: { text: '</s>', id: 2 }, maxLength: 512, taskHashes: {}, lmEvalVersion,
   });
-  const mlrb = { tool_version: '0', model_sha256: '', data_fingerprint: '', provider: 'cpu', wall_time_s: 1, tokens_scored: 1, tokens_per_s: 1 };
+  const mlrb = { tool_version: '0', model_sha256: '', model_content_sha256: '', data_fingerprint: '', provider: 'cpu', wall_time_s: 1, tokens_scored: 1, tokens_per_s: 1 };
   return buildResults({ suites: [suite], taskMetrics, run: { modelPath: 'stories260K-hf', batchSize: 16, device: 'cpu', limit: 3 }, facts, mlrb, lmEvalVersion });
 }
 

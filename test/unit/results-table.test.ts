@@ -43,6 +43,7 @@ const taskMetrics = new Map<string, TaskMetrics>([
 const mlrb: MlrbRunInfo = {
   tool_version: '0.1.0',
   model_sha256: 'ab',
+  model_content_sha256: 'cd',
   data_fingerprint: 'cd',
   provider: 'cpu',
   wall_time_s: 1.5,

@@ -121,7 +121,7 @@ describe('the superglue group (ours)', () => {
       suites: [{ name: 'superglue', tasks: [boolq, record], groups: [group] }],
       taskMetrics,
       run: { modelPath: 'm.onnx', batchSize: 1 },
-      mlrb: { tool_version: '0', model_sha256: '', data_fingerprint: '', provider: 'cpu', wall_time_s: 0, tokens_scored: 0, tokens_per_s: 0 },
+      mlrb: { tool_version: '0', model_sha256: '', model_content_sha256: '', data_fingerprint: '', provider: 'cpu', wall_time_s: 0, tokens_scored: 0, tokens_per_s: 0 },
     });
     expect(results.groups?.superglue).toEqual({ alias: 'superglue', 'score,none': (0.6 + 0.3) / 2, 'score_stderr,none': 'N/A' });
     expect(results.higher_is_better.superglue).toEqual({ score: true });
