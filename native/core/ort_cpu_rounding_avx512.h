@@ -3,6 +3,7 @@
 #pragma once
 
 #include "ort_cpu_rounding.h"
+#include "ort_cpu_rounding_avx2.h"
 #include "vector_math.h"
 
 namespace mlrb::ort_cpu {
@@ -21,13 +22,11 @@ struct Avx512Rounding {
   }
 
   // The lanes folded as the kernel folds its register: lane i + 8 onto lane i (the upper 256 bits onto the
-  // lower), then those 8 as the AVX2 kernel folds its register (ort_cpu_rounding_avx2.h).
+  // lower), then those 8 as the AVX2 kernel folds its register.
   MLRB_VECTOR_INLINE static vec::Floats fold(const vec::Floats (&partial)[kSumLanes]) {
-    vec::Floats pairs[8];
-    for (int i = 0; i < 8; ++i) pairs[i] = partial[i + 8] + partial[i];
-    const vec::Floats low = (pairs[0] + pairs[1]) + (pairs[2] + pairs[3]);
-    const vec::Floats high = (pairs[4] + pairs[5]) + (pairs[6] + pairs[7]);
-    return low + high;
+    vec::Floats pairs[Avx2Rounding::kSumLanes];
+    for (int i = 0; i < Avx2Rounding::kSumLanes; ++i) pairs[i] = partial[i + Avx2Rounding::kSumLanes] + partial[i];
+    return Avx2Rounding::fold(pairs);
   }
 };
 
