@@ -3,12 +3,12 @@
  * edge-compression, pruning against Phi-2 or --base). Exit 0, or 1 with --strict when the verdict fails,
  * 2 for bad usage. Runtime failures propagate as MlrbError to the CLI's one error boundary.
  */
-import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { checkTrack } from '../inspect/track-check.js';
 import { formatTrackReport } from '../inspect/track-format.js';
 import { TRACK_NAMES } from '../inspect/track-options.js';
-import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
+import { byteSizeOption, dramProviderOption, parseModelCommand, takeLeadingPositional } from './command-args.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
 export const CHECK_TRACK_USAGE = `usage: mlrb-eval check-track ${TRACK_NAMES.join('|')} MODEL [options]
@@ -42,26 +42,9 @@ const optionsSchema = z.object({
 
 const usageError = (message: string): ExitError => new ExitError(2, `check-track: ${message}\n${CHECK_TRACK_USAGE}`);
 
-/**
- * The first positional is the track and the second the model, wherever the flags sit. parseArgs finds the
- * positional tokens (a flag's value is never one); the track is taken out and the rest goes to the shared
- * MODEL parser, which reports any syntax mistake. --help is looked for here too, so it works without a track.
- */
-function takeTrack(argv: readonly string[]): { track: string | undefined; help: boolean; rest: string[] } {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: { ...FLAGS, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true });
-  } catch {
-    return { track: undefined, help: false, rest: [...argv] };
-  }
-  const help = parsed.values.help === true;
-  const first = parsed.tokens.find((token) => token.kind === 'positional');
-  if (first === undefined) return { track: undefined, help, rest: [...argv] };
-  return { track: first.value, help, rest: argv.filter((_, index) => index !== first.index) };
-}
-
 export async function runCheckTrackCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const { track, help, rest } = takeTrack(argv);
+  // The first positional is the track and the second the model, wherever the flags sit.
+  const { value: track, help, rest } = takeLeadingPositional(argv, FLAGS);
   if (help) {
     io.stdout.write(CHECK_TRACK_USAGE);
     return 0;

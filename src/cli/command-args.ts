@@ -38,6 +38,27 @@ export function parseModelCommand<Schema extends z.ZodType>(argv: readonly strin
   return { help: false, model, options: options.data };
 }
 
+/**
+ * For `COMMAND NAME MODEL [options]` (check-track's track, mlrb's task): the first positional taken out of argv
+ * wherever the flags sit, and whether --help was given. parseArgs finds the positional tokens (a flag's value is
+ * never one); the rest goes to parseModelCommand, which reports any syntax mistake, so none is reported here.
+ */
+export function takeLeadingPositional(
+  argv: readonly string[],
+  flags: NonNullable<ParseArgsConfig['options']>,
+): { readonly value: string | undefined; readonly help: boolean; readonly rest: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...argv], options: { ...flags, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true });
+  } catch {
+    return { value: undefined, help: false, rest: [...argv] };
+  }
+  const help = parsed.values.help === true;
+  const first = parsed.tokens.find((token) => token.kind === 'positional');
+  if (first === undefined) return { value: undefined, help, rest: [...argv] };
+  return { value: first.value, help, rest: argv.filter((_, index) => index !== first.index) };
+}
+
 /** A byte size flag (`12GB`, `1.5GiB`, `1000000000`); the parser's message becomes the usage error. */
 export const byteSizeOption = z.string().transform((text, context) => {
   try {

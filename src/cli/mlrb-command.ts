@@ -4,7 +4,6 @@
  * made, whatever it says: eligibility and "not scored" are findings, not failures.
  */
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { writeResultOutput } from '../io/result-output.js';
@@ -13,7 +12,7 @@ import { runMlrbTask, type MlrbRunOptions } from '../mlrb/run-task.js';
 import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
-import { byteSizeOption, normalizeFlagSpelling, parseModelCommand } from './command-args.js';
+import { byteSizeOption, normalizeFlagSpelling, parseModelCommand, takeLeadingPositional } from './command-args.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
 export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] [options]
@@ -70,26 +69,14 @@ const optionsSchema = z.strictObject({
 
 const usageError = (message: string): ExitError => new ExitError(2, `mlrb: ${message}\n${MLRB_USAGE}`);
 
-/** The first positional is the task, the rest goes to the shared MODEL parser (as check-track does). */
-function takeTask(argv: readonly string[]): { task: string | undefined; rest: string[] } {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], options: { ...FLAGS, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: false, tokens: true });
-  } catch {
-    return { task: undefined, rest: [...argv] };
-  }
-  const first = parsed.tokens.find((token) => token.kind === 'positional');
-  if (first === undefined) return { task: undefined, rest: [...argv] };
-  return { task: first.value, rest: argv.filter((_, index) => index !== first.index) };
-}
-
 export async function runMlrbCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const normalized = normalizeFlagSpelling(argv);
   if (normalized.includes('--help') || normalized.includes('-h')) {
     io.stdout.write(MLRB_USAGE);
     return 0;
   }
-  const { task, rest } = takeTask(normalized);
+  // The first positional is the task; the rest goes to the shared MODEL parser (as check-track does).
+  const { value: task, rest } = takeLeadingPositional(normalized, FLAGS);
   if (task === undefined) throw usageError('expected a TASK first');
   resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
   const parsed = parseModelCommand(rest, { command: 'mlrb', usage: MLRB_USAGE, schema: optionsSchema, flags: FLAGS });
