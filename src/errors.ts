@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'IO' // an output file could not be written (the results are still printed)
   | 'BAD_SHARD' // shard files that cannot be merged: unreadable, from different runs, duplicated or missing
   | 'BAD_RECORD' // an MLRB run record (`mlrb … --output`) that cannot be read: unreadable, not JSON, or not the schema
+  | 'LEAN_RUN' // the Lean executable given for compile checks (`--lean`) could not be started
+  | 'UNSUPPORTED' // this build lacks what the call needs (text generation before its engine is plugged in)
   | 'INTERNAL';
 
 export class MlrbError extends Error {
