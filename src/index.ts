@@ -37,6 +37,24 @@ export { formatTrackReport } from './inspect/track-format.js';
 export { TRACK_NAMES, trackCheckOptionsSchema, type TrackCheckOptions } from './inspect/track-options.js';
 export { combineTrackVerdicts, TRACK_CHECK_NAMES, type TrackCheckName, type TrackFinding, type TrackVerdict } from './inspect/track-verdict.js';
 export { PHI2_CONFIG_PATH } from './inspect/phi2-config.js';
-export { runMlrbTask, type MlrbRunOptions, type TrackRunOptions } from './mlrb/run-task.js';
+export { runMlrbTask, type MlrbMathReasoningOptions, type MlrbRunOptions, type TrackRunOptions } from './mlrb/run-task.js';
 export { parseRunRecord, runRecordSchema, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, type RunRecord } from './mlrb/run-record.js';
 export { MLRB_TASK_NAMES, mlrbTaskDefinition, resolveMlrbTask, type MlrbTaskDefinition, type MlrbTaskName } from './mlrb/tasks.js';
+// MLRB's math reasoning (autoformalization into Lean 3): generation through a TextGenerator, ROUGE-L and BLEU
+// against the references, optional Lean compile checks.
+export {
+  scoreMathReasoning,
+  mathReasoningOptionsSchema,
+  DEFAULT_MAX_NEW_TOKENS,
+  DEFAULT_MAX_PROMPT_TOKENS,
+  DEFAULT_LEAN_TIMEOUT_S,
+  type MathReasoningOptions,
+  type MathReasoningReport,
+  type ProblemScore,
+} from './math-reasoning/score.js';
+export { DEFAULT_PROMPT_TEMPLATE, TEMPLATE_FIELDS } from './math-reasoning/prompt-template.js';
+export { corpusBleu, tokenize13a, type BleuScore } from './math-reasoning/bleu.js';
+export { rougeL, rougeTokenize, type RougeLScore } from './math-reasoning/rouge-l.js';
+export type { LeanOutcome } from './math-reasoning/lean-check.js';
+export type { GenerationSession, OpenGeneratorOptions, OpenTextGenerator, PromptEncoder } from './math-reasoning/generator-source.js';
+export type { FinishReason, Generation, GenerationSettings, SamplingSettings, TextGenerator } from './generate/types.js';

@@ -5,8 +5,16 @@
 import { MlrbError } from '../errors.js';
 import { EVAL_USAGE, runEvalCommand } from './eval-command.js';
 import { ExitError, type CliIo } from './exit-error.js';
+import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 
-type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
+/** What commands get from outside: the text-generation engine, so it is plugged in (or faked) in one place. */
+export interface CliServices {
+  readonly openGenerator: OpenTextGenerator;
+}
+
+const BUILT_IN_SERVICES: CliServices = { openGenerator: openBuiltInGenerator };
+
+type Command = (argv: readonly string[], io: CliIo, services: CliServices) => Promise<number>;
 
 // Subcommands load lazily so `mlrb-eval MODEL --suite …` never pays for the inspect code, and vice versa.
 const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
@@ -15,7 +23,8 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   'check-pruning': async () => (await import('./check-pruning-command.js')).runCheckPruningCommand,
   'check-track': async () => (await import('./check-track-command.js')).runCheckTrackCommand,
   cache: async () => (await import('./cache-command.js')).runCacheCommand,
-  mlrb: async () => (await import('./mlrb-command.js')).runMlrbCommand,
+  mlrb: async () => async (argv, io, services) => (await import('./mlrb-command.js')).runMlrbCommand(argv, io, services.openGenerator),
+  'math-reasoning': async () => async (argv, io, services) => (await import('./math-reasoning-command.js')).runMathReasoningCommand(argv, io, services.openGenerator),
   merge: async () => (await import('./merge-command.js')).runMergeCommand,
   report: async () => (await import('./report-command.js')).runReportCommand,
 };
@@ -28,12 +37,17 @@ other commands:
   mlrb-eval check-track edge-compression|edge-training MODEL [--base BASE] [--json] [--strict] …
   mlrb-eval cache info|clear [--use-cache DIR]
   mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] …
+  mlrb-eval math-reasoning MODEL --data FILE.jsonl [--lean PATH] [--output FILE] …
   mlrb-eval merge SHARD.json… [--output FILE | --output-path PATH] [--allow-partial] …
   mlrb-eval report RUN.json… [--out DIR]
   mlrb-eval --version
   (each command's --help lists its options)`;
 
-export async function main(argv: readonly string[], io: CliIo = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: CliIo = { stdout: process.stdout, stderr: process.stderr },
+  services: CliServices = BUILT_IN_SERVICES,
+): Promise<number> {
   try {
     const [first, ...rest] = argv;
     if (first === undefined || first === '--help' || first === '-h') {
@@ -46,7 +60,7 @@ export async function main(argv: readonly string[], io: CliIo = { stdout: proces
       return 0;
     }
     const subcommand = SUBCOMMANDS[first];
-    if (subcommand) return await (await subcommand())(rest, io);
+    if (subcommand) return await (await subcommand())(rest, io, services);
     return await runEvalCommand(argv, io);
   } catch (error: unknown) {
     return reportFailure(error, io);

@@ -8,7 +8,9 @@ import { z } from 'zod';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { writeResultOutput } from '../io/result-output.js';
 import type { RunRecord } from '../mlrb/run-record.js';
-import { runMlrbTask, type MlrbRunOptions } from '../mlrb/run-task.js';
+import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
+import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
+import { runMlrbTask, type MlrbMathReasoningOptions, type MlrbRunOptions } from '../mlrb/run-task.js';
 import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
@@ -30,6 +32,13 @@ export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agen
                         mini_edge_llm_compression has no default)
   --skip-dram           edge tasks: judge the DRAM estimate instead of measuring (the verdict warns)
   --dram-budget BYTES   edge tasks: operator override of the track's DRAM limit
+  --math-data FILE      math_reasoning: MLRB's autoformalization set (JSON Lines: name, informal_statement,
+                        informal_proof, formal_proof); without it the headline (ROUGE-L) is not scored
+  --template FILE       math_reasoning: prompt template ({informal_statement}, {informal_proof}, {name})
+  --max-new-tokens N    math_reasoning: tokens generated per problem (default 200, greedy)
+  --max-prompt-tokens N math_reasoning: prompts keep their first N tokens (default 512)
+  --lean PATH           math_reasoning: lean or lake executable to compile each output (current folder)
+  --lean-timeout S      math_reasoning: seconds per compile (default 60)
   --batch-size N|auto   rows per forward pass (default auto)
   --threads N           ONNX Runtime threads
   --provider P          cpu (default), cuda, or auto
@@ -44,7 +53,12 @@ const FLAGS = {
   'num-fewshot': { type: 'string' }, 'allow-partial': { type: 'boolean' }, base: { type: 'string' }, 'skip-dram': { type: 'boolean' },
   'dram-budget': { type: 'string' }, 'batch-size': { type: 'string' }, threads: { type: 'string' }, provider: { type: 'string' },
   'ort-library': { type: 'string' }, 'cache-dir': { type: 'string' }, 'no-cache': { type: 'boolean' }, 'lm-eval-version': { type: 'string' },
+  'math-data': { type: 'string' }, template: { type: 'string' }, 'max-new-tokens': { type: 'string' }, 'max-prompt-tokens': { type: 'string' },
+  lean: { type: 'string' }, 'lean-timeout': { type: 'string' },
 } as const;
+
+/** The flags that only math_reasoning's generation reads. */
+const MATH_FLAGS = ['math-data', 'template', 'max-new-tokens', 'max-prompt-tokens', 'lean', 'lean-timeout'] as const;
 
 const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
 
@@ -65,11 +79,17 @@ const optionsSchema = z.strictObject({
   'cache-dir': z.string().min(1).optional(),
   'no-cache': z.boolean().optional(),
   'lm-eval-version': z.enum(LM_EVAL_VERSIONS).optional(),
+  'math-data': z.string().min(1).optional(),
+  template: z.string().min(1).optional(),
+  'max-new-tokens': count.refine((value) => value >= 1, 'expected at least 1').optional(),
+  'max-prompt-tokens': count.refine((value) => value >= 1, 'expected at least 1').optional(),
+  lean: z.string().min(1).optional(),
+  'lean-timeout': z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--lean-timeout expects seconds, got ${JSON.stringify(issue.input)}` }).transform(Number).refine((value) => value > 0, '--lean-timeout must be above 0').optional(),
 });
 
 const usageError = (message: string): ExitError => new ExitError(2, `mlrb: ${message}\n${MLRB_USAGE}`);
 
-export async function runMlrbCommand(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGenerator: OpenTextGenerator = openBuiltInGenerator): Promise<number> {
   const normalized = normalizeFlagSpelling(argv);
   if (normalized.includes('--help') || normalized.includes('-h')) {
     io.stdout.write(MLRB_USAGE);
@@ -78,10 +98,14 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo): Promis
   // The first positional is the task; the rest goes to the shared MODEL parser (as check-track does).
   const { value: task, rest } = takeLeadingPositional(normalized, FLAGS);
   if (task === undefined) throw usageError('expected a TASK first');
-  resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
+  const { definition } = resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
   const parsed = parseModelCommand(rest, { command: 'mlrb', usage: MLRB_USAGE, schema: optionsSchema, flags: FLAGS });
   if (parsed.help) return 0;
   const o = parsed.options;
+  const mathFlag = MATH_FLAGS.find((flag) => o[flag] !== undefined);
+  if (mathFlag !== undefined && definition.headline.kind !== 'generated') throw usageError(`--${mathFlag} applies only to math_reasoning`);
+  if (mathFlag !== undefined && o['math-data'] === undefined) throw usageError(`--${mathFlag} needs --math-data FILE.jsonl`);
+  if (o['lean-timeout'] !== undefined && o.lean === undefined) throw usageError('--lean-timeout needs --lean PATH');
 
   const evaluate: NonNullable<MlrbRunOptions['evaluate']> = {
     ...(o.limit !== undefined ? { limit: o.limit } : {}),
@@ -106,6 +130,7 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo): Promis
       ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
       measureDram: o['skip-dram'] !== true,
     },
+    ...(o['math-data'] !== undefined ? { mathReasoning: mathReasoningOptions(o, o['math-data'], openGenerator) } : {}),
   });
   const json = `${JSON.stringify(record, null, 2)}\n`;
   io.stderr.write(summarize(record));
@@ -118,6 +143,17 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo): Promis
   return 0;
 }
 
+function mathReasoningOptions(o: z.output<typeof optionsSchema>, data: string, openGenerator: OpenTextGenerator): MlrbMathReasoningOptions {
+  return {
+    data,
+    openGenerator,
+    ...(o.template !== undefined ? { template: readPromptTemplateFile(o.template) } : {}),
+    ...(o['max-new-tokens'] !== undefined ? { maxNewTokens: o['max-new-tokens'] } : {}),
+    ...(o['max-prompt-tokens'] !== undefined ? { maxPromptTokens: o['max-prompt-tokens'] } : {}),
+    ...(o.lean !== undefined ? { lean: { executable: path.resolve(o.lean), ...(o['lean-timeout'] !== undefined ? { timeoutS: o['lean-timeout'] } : {}) } } : {}),
+  };
+}
+
 /** What a person reads first: the headline or why there is none, eligibility, and what was not scored. */
 export function summarize(record: RunRecord): string {
   const { headline, eligibility } = record;
@@ -125,6 +161,11 @@ export function summarize(record: RunRecord): string {
   lines.push(headline.value !== null ? `  headline: ${headline.value.toFixed(4)}` : `  headline: none (${headline.status}): ${headline.reasons.join('; ')}`);
   lines.push(`  eligibility: ${eligibility.status} (${eligibility.rule})`);
   for (const finding of [...eligibility.reasons, ...eligibility.warnings]) lines.push(`    ${finding.check}: ${finding.message}`);
+  const math = record.math_reasoning?.metrics;
+  if (math !== undefined) {
+    const lean = math.lean === null ? 'Lean not checked' : `Lean ${(math.lean.compile_rate * 100).toFixed(1)}% compiled`;
+    lines.push(`  math reasoning: ROUGE-L ${math.rouge_l.toFixed(4)}, BLEU ${math.bleu.toFixed(2)}, ${lean}`);
+  }
   for (const suite of record.suites) lines.push(`  ${suite.name}: ${suite.status === 'scored' ? 'scored' : 'NOT SCORED'}${suite.reason === null ? '' : `: ${suite.reason}`}`);
   for (const item of record.not_available) lines.push(`  ${item.name}: not available: ${item.reason}`);
   return `${lines.join('\n')}\n`;

@@ -35,8 +35,8 @@ export const mathReasoningOptionsSchema = z.strictObject({
   maxNewTokens: z.number().int().positive().default(DEFAULT_MAX_NEW_TOKENS),
   /** Prompts keep their first N tokens, as Hugging Face's truncation=True, max_length=N does. */
   maxPromptTokens: z.number().int().positive().default(DEFAULT_MAX_PROMPT_TOKENS),
-  /** The first N problems only. */
-  limit: z.number().int().positive().optional(),
+  /** The first N problems only; a fraction below 1 takes that share, rounded up (lm-eval's --limit rule). */
+  limit: z.number().positive().refine((value) => value < 1 || Number.isInteger(value), 'limit is a whole count, or a fraction below 1').optional(),
   stopStrings: z.array(z.string()).default([]),
   lean: z
     .strictObject({
@@ -91,7 +91,7 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
   const o = mathReasoningOptionsSchema.parse(options);
   const template = parsePromptTemplate(o.template);
   const all = readMathProblems(o.data);
-  const problems = o.limit === undefined ? all : all.slice(0, o.limit);
+  const problems = o.limit === undefined ? all : all.slice(0, o.limit < 1 ? Math.ceil(o.limit * all.length) : o.limit);
   if (o.lean !== undefined) checkLeanExecutable(o.lean.executable);
 
   const prompts = problems.map((problem) => o.encoder.encodeWithSpecialTokens(template.render(problem)));

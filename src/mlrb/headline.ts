@@ -4,6 +4,7 @@
  * --limit scores a prefix of each task, and either way the result is not the task's score.
  */
 import type { LmEvalResults } from '../eval/results.js';
+import type { MathReasoningReport } from '../math-reasoning/score.js';
 import { PARTIAL_SUFFIX } from '../tasks/partial.js';
 import type { Headline, SuiteOutcome } from './run-record.js';
 import type { HeadlineRule } from './tasks.js';
@@ -17,10 +18,15 @@ export interface HeadlineInput {
   /** null when no suite was scored. */
   readonly results: LmEvalResults | null;
   readonly limit: number | undefined;
+  /** For a `generated` headline: the math-reasoning run's report, or why there is none. */
+  readonly generated?: GeneratedOutcome;
 }
 
-export function computeHeadline({ rule, suites, results, limit }: HeadlineInput): Headline {
+export type GeneratedOutcome = { readonly kind: 'scored'; readonly report: MathReasoningReport } | { readonly kind: 'not_scored'; readonly reason: string };
+
+export function computeHeadline({ rule, suites, results, limit, generated }: HeadlineInput): Headline {
   if (rule.kind === 'unavailable') return { label: rule.label, source: null, status: 'unavailable', value: null, reasons: [rule.reason] };
+  if (rule.kind === 'generated') return generatedHeadline(rule.label, rule.metric, generated, limit);
   const metric = `${rule.metric},${FILTER}`;
   const base = { label: rule.label, source: { entry: rule.entry, metric } };
   const suite = suites.find((outcome) => outcome.name === rule.suite);
@@ -41,4 +47,18 @@ export function computeHeadline({ rule, suites, results, limit }: HeadlineInput)
     throw new RangeError(`lm-eval results have no ${metric} for ${rule.entry}; the MLRB task definition does not match the ${rule.suite} suite`);
   }
   return { ...base, status: 'scored', value, reasons: [] };
+}
+
+/** The number comes from the record's math_reasoning report, not from lm_eval, so `source` is null. */
+function generatedHeadline(label: string, metric: 'rouge_l', generated: GeneratedOutcome | undefined, limit: number | undefined): Headline {
+  const base = { label, source: null };
+  if (generated === undefined || generated.kind === 'not_scored') {
+    return { ...base, status: 'not_scored', value: null, reasons: [generated?.reason ?? 'no generation was run'] };
+  }
+  const { report } = generated;
+  // As for lm-eval headlines, a --limit run never gives a number, even when the limit reached every problem.
+  if (limit !== undefined) {
+    return { ...base, status: 'partial', value: null, reasons: [`--limit ${limit}: ${report.problems_scored} of ${report.problems_in_file} problems were scored`] };
+  }
+  return { ...base, status: 'scored', value: report.metrics[metric], reasons: [] };
 }

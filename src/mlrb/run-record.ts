@@ -15,7 +15,10 @@ const finding = z.strictObject({ check: z.string(), message: z.string() });
 
 const headlineSchema = z.strictObject({
   label: z.string(),
-  /** Where the number sits in `lm_eval` (`groups.mmlu`, metric `acc,none`); null when MLRB's metric does not exist here. */
+  /**
+   * Where the number sits in `lm_eval` (`groups.mmlu`, metric `acc,none`); null when it is not an lm-eval number
+   * (math_reasoning's sits in the record's `math_reasoning.metrics`) or MLRB's metric does not exist here.
+   */
   source: z.strictObject({ entry: z.string(), metric: z.string() }).nullable(),
   /**
    * scored: computed on all its data. partial: only part of its data was scored (a partial folder, or --limit),
@@ -43,6 +46,22 @@ const suiteSchema = z.strictObject({
   /** Why it was not scored (the loader's message), or what of it was left out (a partial folder). */
   reason: z.string().nullable(),
   error_code: z.string().nullable(),
+});
+
+/** The math-reasoning report (`mlrb-eval math-reasoning --output`'s JSON); its metrics are checked, the rest kept as written. */
+const mathReasoningSchema = z.looseObject({
+  data_file: z.string(),
+  problems_scored: z.number().int().nonnegative(),
+  problems_in_file: z.number().int().nonnegative(),
+  metrics: z.strictObject({
+    rouge_l: z.number().min(0).max(1),
+    // 0–100 on sacrebleu's scale, which a perfect match can overshoot by rounding (100.00000000000004).
+    bleu: z.number().nonnegative(),
+    lean: z
+      .strictObject({ compiled: z.number().int().nonnegative(), failed: z.number().int().nonnegative(), timed_out: z.number().int().nonnegative(), compile_rate: z.number().min(0).max(1) })
+      .nullable(),
+  }),
+  problems: z.array(z.looseObject({ name: z.string(), rouge_l: z.number() })),
 });
 
 const unavailableSchema = z.strictObject({ name: z.string(), kind: z.enum(['suite', 'metric']), reason: z.string() });
@@ -88,6 +107,11 @@ export const runRecordSchema = z.strictObject({
   mini_note: z.string().nullable(),
   /** lm-eval's results object for the suites that were scored (as `mlrb-eval MODEL --tasks …` writes it); null when none was. */
   lm_eval: z.looseObject({ results: z.record(z.string(), z.record(z.string(), z.unknown())) }).nullable(),
+  /**
+   * math_reasoning's generation report (ROUGE-L, BLEU, Lean compile rate, each problem's output); null for
+   * other tasks or when no generation ran. Records written before it existed have no such field and read as null.
+   */
+  math_reasoning: mathReasoningSchema.nullable().default(null),
   /** The edge track's full report (`check-track --json`); null for tasks without a track or when it could not run. */
   track_check: z.looseObject({ track: z.string(), verdict: z.looseObject({ status: z.string() }) }).nullable(),
   model: modelSchema,

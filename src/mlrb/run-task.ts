@@ -19,7 +19,11 @@ import { checkTrack, type TrackReport } from '../inspect/track-check.js';
 import { resolveModelFile } from '../model/model-path.js';
 import { resolveTaskNames } from '../tasks/task-names.js';
 import { judgeEligibility, type TrackOutcome } from './eligibility.js';
-import { computeHeadline } from './headline.js';
+import { computeHeadline, type GeneratedOutcome } from './headline.js';
+import type { OpenTextGenerator } from '../math-reasoning/generator-source.js';
+import { checkLeanExecutable } from '../math-reasoning/lean-check.js';
+import { parsePromptTemplate } from '../math-reasoning/prompt-template.js';
+import { scoreMathReasoning, type MathReasoningOptions, type MathReasoningReport } from '../math-reasoning/score.js';
 import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type RunRecord, type SuiteOutcome } from './run-record.js';
 import { resolveMlrbTask, type MlrbTaskDefinition, type ResolvedMlrbTask, type Unavailable } from './tasks.js';
 
@@ -32,6 +36,11 @@ export interface TrackRunOptions {
   readonly dramBudgetBytes?: number;
 }
 
+/** math_reasoning's generation: the problems, the engine, and the scoring options of scoreMathReasoning(). */
+export type MlrbMathReasoningOptions = Omit<MathReasoningOptions, 'generator' | 'encoder' | 'limit' | 'onProgress'> & {
+  readonly openGenerator: OpenTextGenerator;
+};
+
 export interface MlrbRunOptions {
   /** An MLRB task name (`minipile`, `mini_llm_merging`, MLRB's `mini_pile` …). */
   readonly task: string;
@@ -42,6 +51,8 @@ export interface MlrbRunOptions {
   /** Passed to evaluate() as they are (few-shot, limit, partial data, batching, provider, cache …). */
   readonly evaluate?: Omit<EvaluateOptions, 'model' | 'suite' | 'dataDir'>;
   readonly track?: TrackRunOptions;
+  /** math_reasoning only: without it the headline is not scored (the record says why). evaluate.limit applies. */
+  readonly mathReasoning?: MlrbMathReasoningOptions;
 }
 
 export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
@@ -49,6 +60,12 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const { definition } = task;
   if (options.track?.base !== undefined && !(definition.eligibility.kind === 'track' && definition.eligibility.track === 'edge-compression')) {
     throw new TypeError(`base (--base) applies only to edge_llm_compression; ${options.task} compares with no base model`);
+  }
+  if (options.mathReasoning !== undefined) {
+    if (definition.headline.kind !== 'generated') throw new TypeError(`math-reasoning options (--math-data, --lean …) apply only to math_reasoning, not ${options.task}`);
+    // What the user named is checked before hours of scoring could end in a typo.
+    if (options.mathReasoning.template !== undefined) parsePromptTemplate(options.mathReasoning.template);
+    if (options.mathReasoning.lean !== undefined) checkLeanExecutable(options.mathReasoning.lean.executable);
   }
   const startedAt = new Date();
   const started = performance.now();
@@ -60,6 +77,7 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
   const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
   const parameters = await parameterCount(track, modelFile);
+  const generated = definition.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
 
   const record: RunRecord = {
     schema: RUN_RECORD_SCHEMA,
@@ -68,12 +86,13 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
     mini: task.mini,
     mlrb_task: task.mlrbName,
     agent: options.agent ?? null,
-    headline: computeHeadline({ rule: definition.headline, suites, results, limit: evaluateOptions.limit }),
+    headline: computeHeadline({ rule: definition.headline, suites, results, limit: evaluateOptions.limit, ...(generated !== undefined ? { generated } : {}) }),
     eligibility: judgeEligibility(definition.eligibility, track),
     suites,
     not_available: [...definition.unavailable, ...(parameters.unavailable ? [parameters.unavailable] : [])].map((item) => ({ ...item })),
     mini_note: task.mini ? definition.miniNote : null,
     lm_eval: results === null ? null : jsonCopy<NonNullable<RunRecord['lm_eval']>>(results),
+    math_reasoning: generated?.kind === 'scored' ? jsonCopy<NonNullable<RunRecord['math_reasoning']>>(generated.report) : null,
     track_check: track?.kind === 'report' ? jsonCopy<NonNullable<RunRecord['track_check']>>(track.report) : null,
     model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await sha256File(modelFile)), parameters: parameters.total },
     run: {
@@ -147,6 +166,32 @@ async function runTrackCheck(
   }
 }
 
+/**
+ * math_reasoning's generation and scores. No data, no engine in this build, or data that cannot be read are
+ * findings (not scored, with the reason), as a missing suite is; anything else is an error.
+ */
+async function runGeneration(options: MlrbRunOptions, evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>): Promise<GeneratedOutcome> {
+  const math = options.mathReasoning;
+  if (math === undefined) return { kind: 'not_scored', reason: 'no problems to generate for: give MLRB\'s autoformalization set (--math-data FILE.jsonl)' };
+  const { openGenerator, ...scoring } = math;
+  try {
+    const session = await openGenerator(options.model, {
+      ...(evaluateOptions.provider !== undefined ? { provider: evaluateOptions.provider } : {}),
+      ...(evaluateOptions.threads !== undefined ? { threads: evaluateOptions.threads } : {}),
+      ...(evaluateOptions.ortLibrary !== undefined ? { ortLibrary: evaluateOptions.ortLibrary } : {}),
+    });
+    try {
+      const report = await scoreMathReasoning({ ...scoring, generator: session.generator, encoder: session.encoder, ...(evaluateOptions.limit !== undefined ? { limit: evaluateOptions.limit } : {}) });
+      return { kind: 'scored', report };
+    } finally {
+      await session.close();
+    }
+  } catch (error) {
+    if (!isMlrbError(error) || (error.code !== 'BAD_DATA' && error.code !== 'UNSUPPORTED')) throw error;
+    return { kind: 'not_scored', reason: `${error.code}: ${error.message}` };
+  }
+}
+
 /** agent-eval's parameter count: the track report has it; otherwise the graph is read for it. */
 async function parameterCount(track: TrackOutcome | undefined, modelFile: string): Promise<{ total: number | null; unavailable?: Unavailable }> {
   if (track?.kind === 'report') return { total: track.report.inspect.parameters.total };
@@ -162,6 +207,6 @@ async function parameterCount(track: TrackOutcome | undefined, modelFile: string
  * Plain JSON data (what the record file will hold), so a record compares equal to what is read back; the
  * record's schema checks the copy's shape.
  */
-function jsonCopy<Shape>(value: LmEvalResults | TrackReport): Shape {
+function jsonCopy<Shape>(value: LmEvalResults | TrackReport | MathReasoningReport): Shape {
   return JSON.parse(JSON.stringify(value)) as Shape;
 }

@@ -49,7 +49,15 @@ export interface HeadlineUnavailable {
   readonly reason: string;
 }
 
-export type HeadlineRule = HeadlineMetric | HeadlineUnavailable;
+/** A number from generated text (mlrb-eval's own scoring, not lm-eval's): the math-reasoning report's metric. */
+export interface HeadlineGenerated {
+  readonly kind: 'generated';
+  readonly label: string;
+  /** The metric of the math-reasoning report (`metrics.rouge_l`). */
+  readonly metric: 'rouge_l';
+}
+
+export type HeadlineRule = HeadlineMetric | HeadlineUnavailable | HeadlineGenerated;
 
 /** What decides whether a model may be counted for the task. */
 export type EligibilityRule =
@@ -164,18 +172,12 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     title: 'ICML 2024 Automated Math Reasoning, Track 1-1: Autoformalization',
     // run.sh's lm-eval subjects are reported beside the record; they are not MLRB's metric.
     suites: [{ name: 'mmlu_high_school_mathematics' }, { name: 'mmlu_high_school_statistics' }, { name: 'mmlu_high_school_computer_science' }],
-    headline: {
-      kind: 'unavailable',
-      label: 'Lean 3 autoformalization: percent compiled, ROUGE-L, BLEU',
-      reason: 'the headline needs generated Lean 3 proofs (percent compiled, ROUGE-L, BLEU); mlrb-eval does not generate text yet',
-    },
+    // agent-eval's final_score.py knows one generation metric, rouge_l (normalized by its reference models'
+    // rouge_l, 0.480–0.484 in cli.py's model_metrics), so ROUGE-L is the headline; BLEU and the Lean compile rate are reported
+    // beside it in the record's math_reasoning. Prompts: the informal statement and proof; reference: formal_proof.
+    headline: { kind: 'generated', label: 'ROUGE-L of generated Lean 3 proofs (mean F over problems)', metric: 'rouge_l' },
     eligibility: { kind: 'unverifiable', rules: ['open-source model and data', MODEL_MADE_RULE] },
-    unavailable: [
-      { name: 'percent_compiled', kind: 'metric', reason: 'needs generated Lean 3 proofs and a Lean 3 toolchain; not implemented' },
-      { name: 'rouge_l', kind: 'metric', reason: 'needs generated text; not implemented' },
-      { name: 'bleu', kind: 'metric', reason: 'needs generated text; not implemented' },
-      ...AGENT_EVAL_METRICS,
-    ],
+    unavailable: AGENT_EVAL_METRICS,
     miniNote: 'mini_math_reasoning\'s prompt names MMLU high-school and college mathematics and MathQA; run.sh evaluates it as math_reasoning',
   },
 };

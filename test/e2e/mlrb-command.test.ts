@@ -3,15 +3,17 @@
  * stories260K with ../shared's data where present. The independent reference for the scores is the plain eval
  * command over the same suites (`mlrb-eval MODEL --tasks …`); eligibility comes from how the model was built.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
+import type { CliServices } from '../../src/cli/main.js';
 import { parseRunRecord, type RunRecord } from '../../src/mlrb/run-record.js';
 import { MLRB_TASK_NAMES } from '../../src/mlrb/tasks.js';
 import { writeBabyLmFixture } from '../support/babylm-fixtures.js';
 import { writeFullBlimp } from '../support/full-blimp.js';
+import { fakeGeneratorServices } from '../support/fake-generator-services.js';
 import { runCli } from '../support/run-cli.js';
 import { hasShared, repoRoot, sharedDir, sharedPaths } from '../support/shared-data.js';
 import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';
@@ -36,9 +38,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-async function runTask(args: readonly string[]): Promise<RunRecord> {
+async function runTask(args: readonly string[], services?: CliServices): Promise<RunRecord> {
   const output = path.join(workDir, 'records', `${args.join('_').replaceAll(/[^\w.-]/g, '')}.json`);
-  const run = await runCli(['mlrb', ...args, '--output', output]);
+  const run = await runCli(['mlrb', ...args, '--output', output], services);
   expect(run.code, run.stderr).toBe(0);
   return parseRunRecord(JSON.parse(readFileSync(output, 'utf8')));
 }
@@ -62,7 +64,9 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(record.lm_eval?.results).toEqual(reference.results);
     expect(record.lm_eval?.['groups']).toEqual(reference.groups);
     if (record.headline.source === null) {
-      expect(record.headline).toMatchObject({ status: 'unavailable', value: null });
+      // math_reasoning's headline comes from generation, which this run was not given (--math-data).
+      expect(record.headline).toMatchObject({ status: 'not_scored', value: null, reasons: [expect.stringContaining('--math-data')] });
+      expect(record.math_reasoning).toBeNull();
     } else {
       const groups = reference.groups as Record<string, Record<string, number>>;
       expect(record.headline).toMatchObject({ status: 'scored', value: groups[record.headline.source.entry]?.[record.headline.source.metric] });
@@ -112,10 +116,34 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(record.run.limit).toBe(2);
   });
 
+  it('math_reasoning with --math-data: the headline is the generation report\'s ROUGE-L, with BLEU and the compile rate beside it', async () => {
+    const problems = path.join(workDir, 'math.jsonl');
+    const reference = 'theorem two : 1 + 1 = 2 := rfl';
+    writeFileSync(problems, `${JSON.stringify({ name: 'two', informal_statement: '1 + 1 = 2', informal_proof: 'compute', formal_proof: reference })}\n`);
+    const fakeLean = path.join(repoRoot, 'test', 'support', 'fake-lean.mjs');
+    const services = fakeGeneratorServices(() => reference);
+    const record = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems, '--lean', fakeLean], services);
+    expect(record.headline).toMatchObject({ status: 'scored', value: 1, source: null });
+    expect(record.math_reasoning?.metrics).toEqual({ rouge_l: 1, bleu: expect.closeTo(100, 9), lean: { compiled: 1, failed: 0, timed_out: 0, compile_rate: 1 } });
+    expect(record.suites.every((suite) => suite.status === 'scored')).toBe(true);
+    expect(services.closed).toBe(1);
+
+    const limited = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems, '--limit', '1'], fakeGeneratorServices(() => reference));
+    expect(limited.headline.status).toBe('partial'); // --limit also cuts the lm-eval suites: never a headline
+
+    const noEngine = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems]);
+    expect(noEngine.headline).toMatchObject({ status: 'not_scored', value: null, reasons: [expect.stringContaining('UNSUPPORTED')] });
+    expect(noEngine.math_reasoning).toBeNull();
+
+    const misplaced = await runCli(['mlrb', 'llm_merging', modelPath, '--math-data', problems]);
+    expect(misplaced.code).toBe(2);
+    expect(misplaced.stderr).toContain('--math-data applies only to math_reasoning');
+  });
+
   it('prints the record to stdout without --output; BAD CALL – an unknown task exits 2', async () => {
     const run = await runCli(['mlrb', 'math_reasoning', modelPath, '--data', dataDir]);
     expect(run.code).toBe(0);
-    expect(parseRunRecord(JSON.parse(run.stdout)).headline.status).toBe('unavailable');
+    expect(parseRunRecord(JSON.parse(run.stdout)).headline.status).toBe('not_scored');
     const bad = await runCli(['mlrb', 'budget_model_training', modelPath]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown MLRB task');
@@ -123,12 +151,12 @@ describe('mlrb-eval mlrb on generated data', () => {
 });
 
 describe.skipIf(!hasShared)('mlrb-eval mlrb on stories260K with ../shared data', () => {
-  it('math_reasoning: the three MMLU subjects equal the plain eval; no headline (generation)', async () => {
+  it('math_reasoning: the three MMLU subjects equal the plain eval; no headline without --math-data', async () => {
     const data = path.join(sharedDir, 'data');
     const record = await runTask(['math_reasoning', sharedPaths.stories, '--data', data]);
     const reference = await plainEval(sharedPaths.stories, record.suites.map((suite) => suite.name), data);
     expect(record.lm_eval?.results).toEqual(reference.results);
-    expect(record.headline.status).toBe('unavailable');
+    expect(record.headline.status).toBe('not_scored');
   });
 
   it('minipile: ../shared has SuperGLUE without ReCoRD, so the suite is not scored unless --allow-partial, and then partial', async () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LmEvalResults } from '../../src/eval/results.js';
 import type { TrackReport } from '../../src/inspect/track-check.js';
+import type { MathReasoningReport } from '../../src/math-reasoning/score.js';
 import { judgeEligibility } from '../../src/mlrb/eligibility.js';
 import { computeHeadline } from '../../src/mlrb/headline.js';
 import { parseRunRecord, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../../src/mlrb/run-record.js';
@@ -33,7 +34,7 @@ describe('MLRB task definitions', () => {
     expect(suites('edge_llm_compression')).toEqual(['mmlu']);
     expect(suites('edge_llm_training')).toEqual(['superglue']);
     expect(mlrbTaskDefinition('llm_efficiency').unavailable.map((item) => item.name)).toContain('gsm8k');
-    expect(mlrbTaskDefinition('math_reasoning').headline.kind).toBe('unavailable');
+    expect(mlrbTaskDefinition('math_reasoning').headline).toMatchObject({ kind: 'generated', metric: 'rouge_l' });
     expect(mlrbTaskDefinition('edge_llm_compression').eligibility).toEqual({ kind: 'track', track: 'edge-compression' });
     expect(mlrbTaskDefinition('edge_llm_training').eligibility).toEqual({ kind: 'track', track: 'edge-training' });
   });
@@ -78,9 +79,23 @@ describe('headline', () => {
     expect(limited).toMatchObject({ status: 'partial', value: null });
   });
 
-  it('is unavailable, with no number, where MLRB\'s metric needs generation', () => {
-    const headline = computeHeadline({ rule: mlrbTaskDefinition('math_reasoning').headline, suites: [], results: null, limit: undefined });
-    expect(headline).toMatchObject({ status: 'unavailable', value: null, source: null });
+  it('math_reasoning: ROUGE-L from the generation report; not scored without one, partial under --limit', () => {
+    const rule = mlrbTaskDefinition('math_reasoning').headline;
+    const report = (scored: number, inFile: number): MathReasoningReport => ({
+      data_file: 'p.jsonl',
+      problems_scored: scored,
+      problems_in_file: inFile,
+      settings: { template: 't', decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512, stop_strings: [], lean_timeout_s: null },
+      metrics: { rouge_l: 0.375, bleu: 12.5, lean: null },
+      problems: [],
+    });
+    expect(computeHeadline({ rule, suites: [], results: null, limit: undefined })).toMatchObject({ status: 'not_scored', value: null, source: null });
+    const missing = computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'not_scored', reason: 'UNSUPPORTED: no engine' } });
+    expect(missing).toMatchObject({ status: 'not_scored', value: null, reasons: ['UNSUPPORTED: no engine'] });
+    const scored = computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'scored', report: report(4, 4) } });
+    expect(scored).toMatchObject({ status: 'scored', value: 0.375, source: null, reasons: [] });
+    const limited = computeHeadline({ rule, suites: [], results: null, limit: 2, generated: { kind: 'scored', report: report(2, 4) } });
+    expect(limited).toMatchObject({ status: 'partial', value: null, reasons: ['--limit 2: 2 of 4 problems were scored'] });
   });
 });
 
@@ -123,6 +138,7 @@ describe('run record schema', () => {
     not_available: [],
     mini_note: null,
     lm_eval: { results: { mmlu_anatomy: { 'acc,none': 0.3 } } },
+    math_reasoning: null,
     track_check: null,
     model: { path: 'm', file: '/m/model.onnx', sha256: 'a'.repeat(64), parameters: 10 },
     run: {
@@ -133,6 +149,11 @@ describe('run record schema', () => {
 
   it('reads back a record it describes', () => {
     expect(parseRunRecord(JSON.parse(JSON.stringify(record)))).toEqual(record);
+  });
+
+  it('reads a record written before math_reasoning existed as one without a generation report', () => {
+    const { math_reasoning: _absent, ...older } = record;
+    expect(parseRunRecord(JSON.parse(JSON.stringify(older)))).toEqual(record);
   });
 
   it('EXPECTED FAILURE – another schema version, an unknown task, a bad hash or an extra field is refused', () => {

@@ -1,0 +1,92 @@
+/**
+ * `mlrb-eval math-reasoning MODEL --data FILE.jsonl` through the CLI's error boundary, with a scripted
+ * generator in place of the engine and a fake `lean`. The metric figures themselves are checked against
+ * sacrebleu and hand-worked ROUGE-L in test/unit/math-reasoning; here: flags, the report file, exit codes.
+ */
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { MathReasoningReport } from '../../src/math-reasoning/score.js';
+import { fakeGeneratorServices } from '../support/fake-generator-services.js';
+import { runCli } from '../support/run-cli.js';
+
+const FAKE_LEAN = fileURLToPath(new URL('../support/fake-lean.mjs', import.meta.url));
+const work = mkdtempSync(path.join(tmpdir(), 'math-reasoning-cli-'));
+const data = path.join(work, 'problems.jsonl');
+writeFileSync(
+  data,
+  [
+    { name: 'add_zero', informal_statement: 'n + 0 = n', informal_proof: 'by definition', formal_proof: 'theorem add_zero (n : ℕ) : n + 0 = n := rfl' },
+    { name: 'two', informal_statement: '1 + 1 = 2', informal_proof: 'compute', formal_proof: 'theorem two : 1 + 1 = 2 := rfl' },
+  ]
+    .map((row) => JSON.stringify(row))
+    .join('\n'),
+);
+/** The first problem is answered with its reference, the second with a sorry. */
+const answer = (prompt: string): string => (prompt.includes('n + 0 = n') ? 'theorem add_zero (n : ℕ) : n + 0 = n := rfl' : 'theorem two : 1 + 1 = 2 := sorry');
+
+describe('mlrb-eval math-reasoning', () => {
+  it('writes the report to --output and a summary to stderr; the generator is opened once and closed', async () => {
+    const services = fakeGeneratorServices(answer);
+    const output = path.join(work, 'report.json');
+    const run = await runCli(['math-reasoning', 'model-dir', '--data', data, '--lean', FAKE_LEAN, '--lean-timeout', '5', '--max-new-tokens', '80', '--threads', '2', '--output', output], services);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(output, 'utf8')) as MathReasoningReport;
+    expect(report.problems.map((problem) => [problem.name, problem.lean?.status])).toEqual([['add_zero', 'compiled'], ['two', 'failed']]);
+    expect(report.metrics.lean).toMatchObject({ compiled: 1, failed: 1, compile_rate: 0.5 });
+    expect(report.problems[0]?.rouge_l).toBe(1);
+    expect(report.settings).toMatchObject({ max_new_tokens: 80, lean_timeout_s: 5 });
+    expect(services.opened).toEqual([{ model: 'model-dir', options: { threads: 2 } }]);
+    expect(services.closed).toBe(1);
+    expect(services.generator.calls[0]?.settings.maxNewTokens).toBe(80);
+    expect(run.stderr).toMatch(/ROUGE-L \(mean F\): \d\.\d{4}/u);
+    expect(run.stderr).toContain('Lean: 50.0% compiled (1 compiled, 1 failed, 0 timed out)');
+    expect(run.stdout).toBe('');
+  });
+
+  it('prints the report to stdout without --output; a --template file replaces the prompt', async () => {
+    const services = fakeGeneratorServices(answer);
+    const template = path.join(work, 'template.txt');
+    writeFileSync(template, '-- {name}: {informal_statement}\n');
+    const run = await runCli(['math-reasoning', 'm', '--data', data, '--template', template, '--limit', '1'], services);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(run.stdout) as MathReasoningReport;
+    expect(report).toMatchObject({ problems_scored: 1, problems_in_file: 2, settings: { template: '-- {name}: {informal_statement}\n' }, metrics: { lean: null } });
+    const prompt = String.fromCodePoint(...(services.generator.calls[0]?.prompts[0] ?? []).slice(1));
+    expect(prompt).toBe('-- add_zero: n + 0 = n\n');
+  });
+
+  it('EXPECTED FAILURE – without an engine in this build: exit 1, UNSUPPORTED', async () => {
+    const run = await runCli(['math-reasoning', 'm', '--data', data]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('error [UNSUPPORTED]');
+  });
+
+  it('BAD CALL – usage mistakes exit 2 before a model is opened', async () => {
+    const services = fakeGeneratorServices(answer);
+    const badTemplate = path.join(work, 'bad-template.txt');
+    writeFileSync(badTemplate, '{formal_proof}');
+    for (const args of [
+      ['math-reasoning', 'm'],
+      ['math-reasoning', 'm', '--data', data, '--lean-timeout', '3'],
+      ['math-reasoning', 'm', '--data', data, '--max-new-tokens', '0'],
+      ['math-reasoning', 'm', '--data', data, '--template', badTemplate],
+    ]) {
+      const run = await runCli(args, services);
+      expect(run.code, args.join(' ')).toBe(2);
+    }
+    expect(services.opened).toHaveLength(0);
+  });
+
+  it('EXPECTED FAILURE – a bad row is BAD_DATA naming the line; the generator is still closed', async () => {
+    const services = fakeGeneratorServices(answer);
+    const bad = path.join(work, 'bad.jsonl');
+    writeFileSync(bad, `${readFileSync(data, 'utf8')}\n{"name": "x"}\n`);
+    const run = await runCli(['math-reasoning', 'm', '--data', bad], services);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/error \[BAD_DATA\]: .*bad\.jsonl line 3: field "informal_statement"/u);
+    expect(services.closed).toBe(1);
+  });
+});
