@@ -54,6 +54,7 @@ export function syntheticRunRecord(run: SyntheticRun): RunRecord {
     not_available: definition.unavailable.map((item) => ({ ...item })),
     mini_note: null,
     lm_eval: run.score === null ? null : lmEvalResults(suiteNames, run.score),
+    math_reasoning: null,
     track_check: trackCheck(run),
     model: { path: `models/${run.agent}/${run.task}`, file: `models/${run.agent}/${run.task}/model.onnx`, sha256: 'ab'.repeat(32), parameters: run.parameters },
     run: {
