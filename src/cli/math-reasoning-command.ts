@@ -11,6 +11,7 @@ import { writeResultOutput } from '../io/result-output.js';
 import { summarizeMathReasoning } from '../math-reasoning/format.js';
 import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { checkLeanExecutable } from '../math-reasoning/lean-check.js';
+import { readMathProblems } from '../math-reasoning/problems.js';
 import { parsePromptTemplate } from '../math-reasoning/prompt-template.js';
 import { DEFAULT_LEAN_TIMEOUT_S, DEFAULT_MAX_NEW_TOKENS, DEFAULT_MAX_PROMPT_TOKENS, scoreMathReasoning } from '../math-reasoning/score.js';
 import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
@@ -68,7 +69,8 @@ export async function runMathReasoningCommand(argv: readonly string[], io: CliIo
   }
   const o = parsed.options;
   if (o['lean-timeout'] !== undefined && o.lean === undefined) throw new ExitError(2, `math-reasoning: --lean-timeout needs --lean PATH\n${MATH_REASONING_USAGE}`);
-  // Everything the user named is read before the model is opened: a typo costs nothing.
+  // Everything the user named is read before the model is opened: a typo or a bad row costs nothing.
+  readMathProblems(o.data);
   const template = o.template === undefined ? undefined : readPromptTemplateFile(o.template);
   if (template !== undefined) parsePromptTemplate(template);
   const lean = o.lean === undefined ? undefined : path.resolve(o.lean);

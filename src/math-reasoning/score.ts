@@ -9,6 +9,7 @@
  * (temperature 0.7, top-k 50); the default here is greedy, so a score can be reproduced.
  */
 import { z } from 'zod';
+import { MlrbError } from '../errors.js';
 import type { Generation, GenerationProgress, GenerationSettings, TextGenerator } from '../generate/types.js';
 import { corpusBleu } from './bleu.js';
 import type { PromptEncoder } from './generator-source.js';
@@ -98,7 +99,8 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
   const settings: GenerationSettings = { maxNewTokens: o.maxNewTokens, stopStrings: o.stopStrings };
   const generations = await o.generator.generate(prompts.map((ids) => ids.slice(0, o.maxPromptTokens)), settings, o.onProgress);
   if (generations.length !== problems.length) {
-    throw new RangeError(`the generator returned ${generations.length} generations for ${problems.length} prompts`);
+    // The engine broke the TextGenerator contract: not the user's doing, so not a usage error.
+    throw new MlrbError('INTERNAL', `the generator returned ${generations.length} generations for ${problems.length} prompts`);
   }
   const outputs = generations.map((generation) => generation.text);
   const leanOutcomes = o.lean === undefined ? null : await compileAll(outputs, { executable: o.lean.executable, timeoutMs: o.lean.timeoutS * 1000, cwd: o.lean.cwd ?? process.cwd() });

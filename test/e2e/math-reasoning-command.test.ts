@@ -80,13 +80,22 @@ describe('mlrb-eval math-reasoning', () => {
     expect(services.opened).toHaveLength(0);
   });
 
-  it('EXPECTED FAILURE – a bad row is BAD_DATA naming the line; the generator is still closed', async () => {
+  it('EXPECTED FAILURE – a bad row is BAD_DATA naming the line, found before the model is opened', async () => {
     const services = fakeGeneratorServices(answer);
     const bad = path.join(work, 'bad.jsonl');
     writeFileSync(bad, `${readFileSync(data, 'utf8')}\n{"name": "x"}\n`);
     const run = await runCli(['math-reasoning', 'm', '--data', bad], services);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/error \[BAD_DATA\]: .*bad\.jsonl line 3: field "informal_statement"/u);
+    expect(services.opened).toHaveLength(0);
+  });
+
+  it('closes the generator when scoring fails after it was opened', async () => {
+    const services = fakeGeneratorServices(answer);
+    const failing = { ...services, openGenerator: async (...args: Parameters<typeof services.openGenerator>) => ({ ...(await services.openGenerator(...args)), generator: { generate: async () => [] } }) };
+    const run = await runCli(['math-reasoning', 'm', '--data', data], failing);
+    expect(run.code).toBe(1); // the generator broke its contract (one generation per prompt)
+    expect(run.stderr).toContain('error [INTERNAL]: the generator returned 0 generations for 2 prompts');
     expect(services.closed).toBe(1);
   });
 });
