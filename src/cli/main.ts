@@ -3,9 +3,9 @@
  * Exit codes: 0 success, 1 runtime failure (MlrbError), 2 usage error, others as a command's ExitError says.
  */
 import { MlrbError } from '../errors.js';
+import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { EVAL_USAGE, runEvalCommand } from './eval-command.js';
 import { ExitError, type CliIo } from './exit-error.js';
-import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 
 /** What commands get from outside: the text-generation engine, so it is plugged in (or faked) in one place. */
 export interface CliServices {

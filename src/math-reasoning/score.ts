@@ -92,7 +92,7 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
   const o = mathReasoningOptionsSchema.parse(options);
   const template = parsePromptTemplate(o.template);
   const all = readMathProblems(o.data);
-  const problems = o.limit === undefined ? all : all.slice(0, o.limit < 1 ? Math.ceil(o.limit * all.length) : o.limit);
+  const problems = all.slice(0, problemCount(all.length, o.limit));
   if (o.lean !== undefined) checkLeanExecutable(o.lean.executable);
 
   const prompts = problems.map((problem) => o.encoder.encodeWithSpecialTokens(template.render(problem)));
@@ -125,6 +125,12 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
     },
     problems: scores,
   };
+}
+
+/** How many of the file's problems --limit keeps: a count, or a fraction below 1 rounded up (as lm-eval). */
+function problemCount(inFile: number, limit: number | undefined): number {
+  if (limit === undefined) return inFile;
+  return Math.min(inFile, limit < 1 ? Math.ceil(limit * inFile) : limit);
 }
 
 function problemScore(problem: MathProblem, promptTokens: number, maxPromptTokens: number, generation: Generation, lean: LeanOutcome | null): ProblemScore {
