@@ -120,6 +120,10 @@ describe('the problems file', () => {
     expect(error.message).toMatch(/problems\.jsonl line 2: field "formal_proof"/u);
     const broken = writeProblems([good], '{"name": \n');
     expect((await refusedWith('BAD_DATA', (async () => readMathProblems(broken))())).message).toMatch(/line 2: not valid JSON/u);
+    // The data file is hostile input too: a link to a device is refused, not read without end.
+    const device = path.join(folder(), 'device.jsonl');
+    symlinkSync('/dev/zero', device);
+    await refusedWith('BAD_DATA', (async () => readMathProblems(device))());
     const empty = path.join(folder(), 'empty.jsonl');
     writeFileSync(empty, '\n');
     expect((await refusedWith('BAD_DATA', (async () => readMathProblems(empty))())).message).toMatch(/has no problems/u);
