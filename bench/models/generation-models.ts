@@ -29,6 +29,7 @@ export interface GenerationModel {
   readonly noPastPath: string;
   /** The folder transformers.js loads: config.json, tokenizer files, onnx/model.onnx with past. */
   readonly kvDir: string;
+  /** The graph with past; config.json and the tokenizer files lie beside it too, where mlrb-eval looks. */
   readonly kvPath: string;
   readonly reference: GreedyReference;
 }
@@ -41,7 +42,7 @@ export function findGenerationModel(root: string, name: PeerModelName): Generati
   const kvDir = path.join(root, `${name}-kv`);
   const kvPath = path.join(kvDir, 'onnx', 'model.onnx');
   const referencePath = path.join(kvDir, 'generation-reference.json');
-  for (const needed of [noPastPath, kvPath, path.join(kvDir, 'config.json'), referencePath]) {
+  for (const needed of [noPastPath, kvPath, path.join(kvDir, 'config.json'), path.join(kvDir, 'onnx', 'config.json'), referencePath]) {
     if (!existsSync(needed)) return { missing: needed };
   }
   const reference = greedyReferenceSchema.parse(JSON.parse(readFileSync(referencePath, 'utf8')));

@@ -10,7 +10,8 @@ hf/ (the same weights as a Hugging Face checkpoint). This script, run after it, 
                               logits, present.{i}.key/.value [batch, kv_heads, past + sequence, head_dim].
                               Laid out as transformers.js 4.x loads a local model: config.json (model_type,
                               use_cache true), generation_config.json, the tokenizer files and
-                              onnx/model.onnx (dtype fp32 reads that name). No use_cache_branch or merged
+                              onnx/model.onnx (dtype fp32 reads that name; config and tokenizer files are
+                              also copied beside it, where mlrb-eval looks). No use_cache_branch or merged
                               decoder: transformers.js feeds an empty past (past length 0) on the first step.
                               (transformers.js 4.3.1 cannot generate with the no-past graph: after the first
                               step it feeds only the new token whatever use_cache says.)
@@ -144,9 +145,12 @@ def build(name: str, out_root: Path) -> dict:
         files = export_llama.export_onnx(model, work / "onnx", "cpu", OPSET[name], external_mb=1536, with_past=True)
         t_export = time.time() - t0
         model.config.use_cache = True  # config.json says the graph has KV inputs, as optimum's does
-        model.config.save_pretrained(work)
-        model.generation_config.save_pretrained(work)
-        export_llama.copy_tokenizer(hf_dir, work)
+        model.generation_config.use_cache = True
+        # transformers.js reads these from the folder; mlrb-eval (our engine) from beside the graph, so onnx/ gets them too
+        for folder in (work, work / "onnx"):
+            model.config.save_pretrained(folder)
+            model.generation_config.save_pretrained(folder)
+            export_llama.copy_tokenizer(hf_dir, folder)
         prompts = bench_prompts(hf_dir)
         expected = torch_greedy(model, prompts)
         ort_ids, min_gap = ort_kv_greedy(work / "onnx" / "model.onnx", prompts)
