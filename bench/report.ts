@@ -1,4 +1,5 @@
 /** Markdown for each benchmark section, and the issue's targets checked against the figures. */
+import type { GenerationResult } from './parts/generation.bench-part.js';
 import type { MemoryRow } from './parts/memory.bench-part.js';
 import type { InspectBenchResult } from './inspect.bench-part.js';
 import type { OpShare } from './parts/op-profile.bench-part.js';
@@ -20,6 +21,7 @@ export interface Figures {
   opProfile?: OpShare[];
   inspect?: InspectBenchResult;
   realPeer?: RealPeerResult;
+  generation?: GenerationResult;
 }
 
 const MB = 1024 * 1024;
@@ -124,6 +126,25 @@ export function printTargets(figures: Figures): void {
   }
   if (figures.realPeer) lines.push(...realPeerTargets(figures.realPeer));
   out(`\n## Targets\n\n${lines.length > 0 ? lines.map((line) => `- ${line}`).join('\n') : '(no target was measured in this run)'}\n`);
+}
+
+export function printGeneration(result: GenerationResult): void {
+  out('\n## Generation: greedy decode tokens/s\n\n');
+  out(`CPU: ${describeCpu(result.cpu)}. 1-minute load average ${fixed(result.loadAverage.start, 1)} at the start, ${fixed(result.loadAverage.end, 1)} at the end (other jobs share the cores).\n`);
+  out('Decode tokens/s = batch × (N − 1) / (t_N − t_1): prefill excluded, reported as time to first token (t_1, a 1-token run). Medians of the runs; prompts of one length, no padding.\n');
+  for (const line of result.skipped) out(`- skipped: ${line}\n`);
+  if (result.rows.length === 0) return;
+  out('\n| model | cache | batch | peer | prompt tokens | new tokens N | time to first token s | N-token run s | decode tokens/s | greedy ids = transformers |\n');
+  out('|---|---|---:|---|---:|---:|---:|---:|---:|---|\n');
+  for (const row of result.rows) {
+    const ids = row.firstMismatch ? `differ at row ${row.firstMismatch.row}, step ${row.firstMismatch.step}` : 'yes';
+    out(`| ${row.model} | ${row.cache} | ${row.batch} | ${row.peer} | ${row.promptTokens} | ${row.newTokens} | ${fixed(row.firstTokenSeconds, 3)} | ${fixed(row.totalSeconds, 3)} | ${fixed(row.decodeTokensPerSecond, 1)} | ${ids} |\n`);
+  }
+  for (const ours of result.rows.filter((row) => row.peer === 'ours')) {
+    for (const peer of result.rows.filter((row) => row.peer !== 'ours' && row.model === ours.model && row.batch === ours.batch && row.cache === ours.cache)) {
+      out(`- ${ours.model}, ${ours.cache}, batch ${ours.batch}: ours decodes ${fixed(ours.decodeTokensPerSecond / peer.decodeTokensPerSecond, 1)}× ${peer.peer}\n`);
+    }
+  }
 }
 
 const bestRoofline = (result: RealPeerResult): number => Math.max(...result.roofline.map((point) => point.gflops));

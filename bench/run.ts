@@ -7,6 +7,10 @@
  * (default /work/models or $MLRB_BENCH_MODELS; scripts/bench/build_peer_models.py writes them) and times
  * lm-eval when MLRB_BENCH_PYTHON names a Python with lm_eval and torch; otherwise it says what it skipped.
  * --only real-peer runs that section alone.
+ * The generation section (greedy decode tokens/s against transformers.js generate and hand-written
+ * onnxruntime-node loops, with and without KV cache) runs on the same --models DIR once
+ * scripts/bench/build_generation_models.py has added the KV exports; --only generation runs it alone
+ * (it needs no ../shared).
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,13 +21,15 @@ import { stories260K, syntheticGpt2Small, type BenchModel } from './models/bench
 import { runMemoryBenchmarks } from './parts/memory.bench-part.js';
 import { runOpProfile } from './parts/op-profile.bench-part.js';
 import { runPrefixReuseBenchmark } from './parts/prefix-reuse.bench-part.js';
+import { runGenerationBenchmark } from './parts/generation.bench-part.js';
 import { runRealPeerBenchmark } from './parts/real-peer.bench-part.js';
 import { DEFAULT_PEER_MODELS_DIR } from './models/peer-models.js';
 import { runRooflineBenchmarks } from './parts/roofline.bench-part.js';
 import { runTokenizeCacheBenchmark } from './parts/tokenize-cache.bench-part.js';
+import { createOurDecoder } from './peers/ours-generate.js';
 import { standardWorkloads } from './parts/workloads.js';
 import { runInspectBenchmarks } from './inspect.bench-part.js';
-import { printInspect, printMemory, printOpProfile, printPrefixReuse, printRealPeer, printRoofline, printThroughput, printTokenizeCache, printTargets, type Figures } from './report.js';
+import { printGeneration, printInspect, printMemory, printOpProfile, printPrefixReuse, printRealPeer, printRoofline, printThroughput, printTokenizeCache, printTargets, type Figures } from './report.js';
 import { runScoringBenchmarks } from './scoring.bench-part.js';
 
 const { values } = parseArgs({
@@ -36,20 +42,32 @@ const { values } = parseArgs({
     only: { type: 'string' },
   },
 });
-if (values.only !== undefined && values.only !== 'real-peer') {
-  process.stderr.write(`bench: --only takes real-peer, got ${values.only}\n`);
+const SECTIONS = ['real-peer', 'generation'];
+if (values.only !== undefined && !SECTIONS.includes(values.only)) {
+  process.stderr.write(`bench: --only takes ${SECTIONS.join(' or ')}, got ${values.only}\n`);
   process.exit(2);
+}
+const threads = values.threads ? Number(values.threads) : undefined;
+const quick = values.quick;
+const figures: Figures = {};
+const save = (): void => writeFileSync(values.json, JSON.stringify(figures, null, 2));
+const runGeneration = async (): Promise<void> => {
+  figures.generation = await runGenerationBenchmark({ modelsDir: path.resolve(values.models), quick, threads, ours: createOurDecoder });
+  printGeneration(figures.generation);
+  save();
+};
+if (values.only === 'generation') {
+  process.stdout.write(`# mlrb-eval benchmarks, generation — ${new Date().toISOString()} — node ${process.version}${quick ? ' — QUICK (not a measurement)' : ''}\n`);
+  await runGeneration();
+  process.stdout.write(`\nfigures written to ${values.json}\n`);
+  process.exit(0);
 }
 const shared = path.resolve(values.shared);
 if (!existsSync(path.join(shared, 'models', 'stories260K', 'model.onnx'))) {
   process.stderr.write(`bench: ${shared}/models/stories260K/model.onnx not found; pass --shared DIR\n`);
   process.exit(2);
 }
-const threads = values.threads ? Number(values.threads) : undefined;
-const quick = values.quick;
 const dirs = { mmluDir: path.join(shared, 'data', 'mmlu'), blimpDir: path.join(shared, 'data', 'blimp') };
-const figures: Figures = {};
-const save = (): void => writeFileSync(values.json, JSON.stringify(figures, null, 2));
 
 process.stdout.write(`# mlrb-eval benchmarks — ${new Date().toISOString()} — node ${process.version}${quick ? ' — QUICK (not a measurement)' : ''}\n`);
 const cpu = loadBinding().buildInfo().cpu;
@@ -121,6 +139,7 @@ printInspect(figures.inspect);
 save();
 
 await runRealPeer();
+await runGeneration();
 
 printTargets(figures);
 save();

@@ -224,8 +224,9 @@ class LogitsWithPast(torch.nn.Module):
 
 
 def kv_shape(config) -> tuple[int, int]:
-    """(num_kv_heads, head_dim) of the model's KV cache."""
-    heads = config.num_key_value_heads or config.num_attention_heads
+    """(num_kv_heads, head_dim) of the model's KV cache. GPT-2's config has no num_key_value_heads
+    (every head has its own keys and values)."""
+    heads = getattr(config, "num_key_value_heads", None) or config.num_attention_heads
     head_dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
     return heads, head_dim
 
