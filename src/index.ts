@@ -40,3 +40,15 @@ export { PHI2_CONFIG_PATH } from './inspect/phi2-config.js';
 export { runMlrbTask, type MlrbRunOptions, type TrackRunOptions } from './mlrb/run-task.js';
 export { parseRunRecord, runRecordSchema, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, type RunRecord } from './mlrb/run-record.js';
 export { MLRB_TASK_NAMES, mlrbTaskDefinition, resolveMlrbTask, type MlrbTaskDefinition, type MlrbTaskName } from './mlrb/tasks.js';
+// MLRB's model metrics beside lm-eval: wikitext perplexity, tokens per second, latency (`model-metrics`).
+export { modelMetrics, MODEL_METRICS_SCHEMA, MODEL_METRICS_SCHEMA_VERSION, type ModelMetricsReport, type PerplexityReport } from './model-metrics/model-metrics.js';
+export {
+  modelMetricsOptionsSchema,
+  MODEL_METRIC_NAMES,
+  type ModelMetricName,
+  type ModelMetricsOptions,
+  type ModelMetricsProgress,
+  type GenerationSubjectFactory,
+} from './config/model-metrics-options.js';
+export type { GenerationSubject, GenerationTokenizer, TokensPerSecondResult, LatencyResult } from './model-metrics/generation-timing.js';
+export type { PerplexityResult, MlrbPerplexitySummary } from './model-metrics/perplexity.js';

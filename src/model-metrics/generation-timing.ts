@@ -38,6 +38,8 @@ export interface GenerationTokenizer {
 export interface GenerationSubject {
   readonly generator: TextGenerator;
   readonly tokenizer: GenerationTokenizer;
+  /** Frees the engine's sessions; called once the measurements are done. */
+  readonly dispose?: () => void;
 }
 
 export interface RunCounts {
