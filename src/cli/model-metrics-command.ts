@@ -120,8 +120,13 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
     ...(generation !== undefined ? { generation } : {}),
     onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
     onProgress: (progress) => {
-      if (progress.metric === 'perplexity') reportScoring(progress.scoring);
-      else if (progress.index === 0) io.stderr.write(`${progress.metric}: ${progress.total} ${progress.phase === 'warmup' ? 'warm-up' : 'timed'} run(s)\n`);
+      if (progress.metric !== 'perplexity') {
+        if (progress.index === 0) io.stderr.write(`${progress.metric}: ${progress.total} ${progress.phase === 'warmup' ? 'warm-up' : 'timed'} run(s)\n`);
+      } else if ('tokenizing' in progress) {
+        io.stderr.write(`perplexity: tokenizing ${progress.tokenizing.characters.toLocaleString('en-US')} characters\n`);
+      } else {
+        reportScoring(progress.scoring);
+      }
     },
   };
   let report: ModelMetricsReport;

@@ -21,6 +21,8 @@ export const GENERATION_METRICS: readonly ModelMetricName[] = ['tokens-per-secon
 export type GenerationSubjectFactory = (model: LanguageModel) => Promise<GenerationSubject>;
 
 export type ModelMetricsProgress =
+  /** Before the text is tokenized in one piece (seconds for WikiText-2 with a small-vocabulary tokenizer). */
+  | { readonly metric: 'perplexity'; readonly tokenizing: { readonly characters: number } }
   | { readonly metric: 'perplexity'; readonly scoring: ScoreProgress }
   | { readonly metric: 'tokens-per-second' | 'latency'; readonly phase: 'warmup' | 'timed'; readonly index: number; readonly total: number };
 

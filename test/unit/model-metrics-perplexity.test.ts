@@ -89,6 +89,20 @@ describe('MLRB perplexity: committed tiny Llama', () => {
   checkAgainstReference('tiny-llama', () => path.join(fixtures, 'tiny-llama'));
 });
 
+describe('MLRB perplexity: refusals', () => {
+  it('refuses a model whose max length would cut the 256-token window', async () => {
+    const short = await loadModel({ model: path.join(fixtures, 'tiny-llama'), maxLength: 200 });
+    try {
+      const text = (await readRawTextFile(path.join(fixtures, 'wikitext-2-raw', 'wiki.test.raw'))).text;
+      const error = await rejectedMlrbError(() => measurePerplexity(short, text));
+      expect(error.code).toBe('BAD_MODEL');
+      expect(error.message).toMatch(/max length 200 is shorter than MLRB's perplexity window of 256 tokens/);
+    } finally {
+      short.dispose();
+    }
+  });
+});
+
 describe.skipIf(!hasShared)('MLRB perplexity: stories260K (../shared)', () => {
   checkAgainstReference('stories260K', () => sharedPaths.stories);
 });
