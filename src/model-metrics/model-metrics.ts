@@ -4,6 +4,7 @@
  * with the figures. Metrics run in MLRB's order (tokens per second, perplexity, latency); the data is read
  * before the model is loaded, so missing data fails in seconds.
  */
+import { MlrbError } from '../errors.js';
 import { toolVersion } from '../eval/fingerprint.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { loadModel } from '../model/onnx-model.js';
@@ -67,8 +68,10 @@ async function measureAll(options: ResolvedModelMetricsOptions): Promise<ModelMe
   let subject: GenerationSubject | undefined;
   try {
     const generation = async (): Promise<GenerationSubject> => {
-      // parseModelMetricsOptions refused generation metrics without a factory.
-      subject ??= await (options.generation as NonNullable<typeof options.generation>)(model);
+      const factory = options.generation;
+      // parseModelMetricsOptions refuses generation metrics without a factory, so this is a bug if it happens.
+      if (factory === undefined) throw new MlrbError('INTERNAL', 'a generation metric was asked for without a generation factory');
+      subject ??= await factory(model);
       return subject;
     };
     const timing = (metric: 'tokens-per-second' | 'latency', counts: { warmupRuns: number; timedRuns: number }) => ({
