@@ -58,3 +58,15 @@ export { rougeL, rougeTokenize, type RougeLScore } from './math-reasoning/rouge-
 export type { LeanOutcome } from './math-reasoning/lean-check.js';
 export type { GenerationSession, OpenGeneratorOptions, OpenTextGenerator, PromptEncoder } from './math-reasoning/generator-source.js';
 export type { FinishReason, Generation, GenerationSettings, SamplingSettings, TextGenerator } from './generate/types.js';
+// MLRB's model metrics beside lm-eval: wikitext perplexity, tokens per second, latency (`model-metrics`).
+export { modelMetrics, MODEL_METRICS_SCHEMA, MODEL_METRICS_SCHEMA_VERSION, type ModelMetricsReport, type PerplexityReport } from './model-metrics/model-metrics.js';
+export {
+  modelMetricsOptionsSchema,
+  MODEL_METRIC_NAMES,
+  type ModelMetricName,
+  type ModelMetricsOptions,
+  type ModelMetricsProgress,
+  type GenerationSubjectFactory,
+} from './config/model-metrics-options.js';
+export type { GenerationSubject, GenerationTokenizer, TokensPerSecondResult, LatencyResult } from './model-metrics/generation-timing.js';
+export type { PerplexityResult, MlrbPerplexitySummary } from './model-metrics/perplexity.js';

@@ -27,6 +27,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   'math-reasoning': async () => async (argv, io, services) => (await import('./math-reasoning-command.js')).runMathReasoningCommand(argv, io, services.openGenerator),
   merge: async () => (await import('./merge-command.js')).runMergeCommand,
   report: async () => (await import('./report-command.js')).runReportCommand,
+  'model-metrics': async () => async (argv, io) => (await import('./model-metrics-command.js')).runModelMetricsCommand(argv, io),
 };
 
 const USAGE = `${EVAL_USAGE}
@@ -40,6 +41,7 @@ other commands:
   mlrb-eval math-reasoning MODEL --data FILE.jsonl [--lean PATH] [--output FILE] …
   mlrb-eval merge SHARD.json… [--output FILE | --output-path PATH] [--allow-partial] …
   mlrb-eval report RUN.json… [--out DIR]
+  mlrb-eval model-metrics MODEL [--data-dir DIR | --text FILE] [--only perplexity,tokens-per-second,latency] …
   mlrb-eval --version
   (each command's --help lists its options)`;
 

@@ -86,11 +86,14 @@ export interface MlrbTaskDefinition {
   readonly miniNote: string;
 }
 
-/** agent-eval's cli.py computes these for every task; none is an lm-eval suite, and none exists here yet. */
+/**
+ * agent-eval's cli.py computes these for every task; none is an lm-eval suite. `mlrb-eval model-metrics` measures
+ * them as agent-eval does, in its own JSON; the run record does not carry them (yet).
+ */
 const AGENT_EVAL_METRICS: readonly Unavailable[] = [
-  { name: 'perplexity', kind: 'metric', reason: 'agent-eval\'s perplexity benchmark (n_ctx 256) is not implemented in mlrb-eval yet' },
-  { name: 'tokens_per_second', kind: 'metric', reason: 'agent-eval measures generation speed; mlrb-eval does not generate yet (the results\' mlrb.tokens_per_s is scoring throughput, a different number)' },
-  { name: 'latency', kind: 'metric', reason: 'agent-eval\'s generation latency is not implemented in mlrb-eval yet' },
+  { name: 'perplexity', kind: 'metric', reason: 'not part of this record: `mlrb-eval model-metrics MODEL` measures agent-eval\'s wikitext perplexity (n_ctx 256)' },
+  { name: 'tokens_per_second', kind: 'metric', reason: 'not part of this record: agent-eval measures generation speed, which `mlrb-eval model-metrics` does once a generation engine is connected (the results\' mlrb.tokens_per_s is scoring throughput, a different number)' },
+  { name: 'latency', kind: 'metric', reason: 'not part of this record: agent-eval\'s generation latency, measured by `mlrb-eval model-metrics` once a generation engine is connected' },
 ];
 
 const MODEL_MADE_RULE = 'these rules concern how the model was made, which a model file cannot show';

@@ -1,0 +1,162 @@
+/**
+ * `mlrb-eval model-metrics MODEL`: MLRB's model metrics (wikitext perplexity, tokens per second, latency) as one
+ * JSON object, printed to stdout or written atomically to --output; progress and a summary go to stderr. The
+ * timing metrics need a generation engine (the `generation` argument, default GENERATION_ENGINE): without one,
+ * a run that does not name them with --only measures perplexity and says what it left out.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { GENERATION_METRICS, MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions } from '../config/model-metrics-options.js';
+import { writeResultOutput } from '../io/result-output.js';
+import { PROVIDER_CHOICES } from '../model/execution-provider.js';
+import { GENERATION_ENGINE, NO_ENGINE_REASON } from '../model-metrics/generation-engine.js';
+import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
+import { modelMetrics, type ModelMetricsReport } from '../model-metrics/model-metrics.js';
+import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
+import { ExitError, type CliIo } from './exit-error.js';
+import { createProgressReporter } from './progress.js';
+
+export const MODEL_METRICS_USAGE = `usage: mlrb-eval model-metrics MODEL [--data-dir DIR | --text FILE] [--only METRICS] [--output FILE] [options]
+  MODEL                 an ONNX causal LM, or its folder
+  --data-dir DIR        WikiText-2 raw test: a folder with wikitext-2-raw-v1/test-*.parquet (the hub's layout)
+                        or wiki.test.raw (the original zip's), or a hub cache; default: the Hugging Face hub cache
+  --text FILE           measure perplexity on this text (read as wiki.test.raw is) instead of WikiText-2
+  --only METRICS        comma-separated: ${MODEL_METRIC_NAMES.join(', ')} (default: all that this build can run)
+  --warmup N            tokens-per-second warm-up runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns})
+  --runs N              tokens-per-second timed runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.timedRuns})
+  --latency-warmup N    latency warm-up runs (default ${MLRB_LATENCY_RUNS.warmupRuns})
+  --latency-runs N      latency timed runs (default ${MLRB_LATENCY_RUNS.timedRuns})
+  --max-length N        prompt + generated tokens at most, as transformers' max_length (default ${MLRB_MAX_LENGTH})
+  --seed N              timed run i samples with seed N + i (default 0)
+  --output FILE         write the JSON there (atomically); default: print it to stdout
+  --tokenizer FILE      tokenizer.json (default: beside the model)
+  --config FILE         Hugging Face config.json (default: beside the model)
+  --batch-size N|auto   perplexity windows per forward pass (default auto)
+  --threads N           ONNX Runtime threads
+  --provider P          cpu (default), cuda, or auto
+  --ort-library FILE    another ONNX Runtime shared library
+`;
+
+const FLAGS = {
+  'data-dir': { type: 'string' }, text: { type: 'string' }, only: { type: 'string' }, warmup: { type: 'string' }, runs: { type: 'string' },
+  'latency-warmup': { type: 'string' }, 'latency-runs': { type: 'string' }, 'max-length': { type: 'string' }, seed: { type: 'string' },
+  output: { type: 'string' }, tokenizer: { type: 'string' }, config: { type: 'string' }, 'batch-size': { type: 'string' },
+  threads: { type: 'string' }, provider: { type: 'string' }, 'ort-library': { type: 'string' },
+} as const;
+
+const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
+const filePath = z.string().min(1);
+
+const metricList = z.string().transform((text, context) => {
+  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const unknown = names.filter((name) => !(MODEL_METRIC_NAMES as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    context.addIssue({ code: 'custom', message: `--only expects some of ${MODEL_METRIC_NAMES.join(', ')}, got ${JSON.stringify(text)}` });
+    return z.NEVER;
+  }
+  return [...new Set(names)] as ModelMetricName[];
+});
+
+const optionsSchema = z.strictObject({
+  'data-dir': filePath.optional(),
+  text: filePath.optional(),
+  only: metricList.optional(),
+  warmup: count.optional(),
+  runs: count.optional(),
+  'latency-warmup': count.optional(),
+  'latency-runs': count.optional(),
+  'max-length': count.optional(),
+  seed: count.optional(),
+  output: filePath.optional(),
+  tokenizer: filePath.optional(),
+  config: filePath.optional(),
+  'batch-size': z.union([z.literal('auto'), count]).optional(),
+  threads: count.optional(),
+  provider: z.enum(PROVIDER_CHOICES).optional(),
+  'ort-library': filePath.optional(),
+});
+
+const usageError = (message: string): ExitError => new ExitError(2, `model-metrics: ${message}\n${MODEL_METRICS_USAGE}`);
+
+/** Which metrics to run: --only as given (refused if this build cannot run one), else all this build can. */
+function chooseMetrics(only: readonly ModelMetricName[] | undefined, generation: GenerationSubjectFactory | undefined): { metrics: ModelMetricName[]; leftOut: ModelMetricName[] } {
+  if (only !== undefined) {
+    const impossible = generation === undefined ? only.filter((metric) => GENERATION_METRICS.includes(metric)) : [];
+    if (impossible.length > 0) throw usageError(`${impossible.join(' and ')} cannot be measured: ${NO_ENGINE_REASON}; use --only perplexity`);
+    return { metrics: [...only], leftOut: [] };
+  }
+  if (generation !== undefined) return { metrics: [...MODEL_METRIC_NAMES], leftOut: [] };
+  return { metrics: ['perplexity'], leftOut: [...GENERATION_METRICS] };
+}
+
+export async function runModelMetricsCommand(argv: readonly string[], io: CliIo, generation: GenerationSubjectFactory | undefined = GENERATION_ENGINE): Promise<number> {
+  const normalized = normalizeFlagSpelling(argv);
+  const parsed = parseModelCommand(normalized, { command: 'model-metrics', usage: MODEL_METRICS_USAGE, schema: optionsSchema, flags: FLAGS });
+  if (parsed.help) {
+    io.stdout.write(MODEL_METRICS_USAGE);
+    return 0;
+  }
+  const o = parsed.options;
+  if (o['data-dir'] !== undefined && o.text !== undefined) throw usageError('give --data-dir or --text, not both');
+  const { metrics, leftOut } = chooseMetrics(o.only, generation);
+  if (leftOut.length > 0) io.stderr.write(`note: ${leftOut.join(' and ')} left out: ${NO_ENGINE_REASON}\n`);
+
+  const reportScoring = createProgressReporter('perplexity', io.stderr);
+  const options: ModelMetricsOptions = {
+    model: parsed.model,
+    metrics,
+    ...(o['data-dir'] !== undefined ? { dataDir: o['data-dir'] } : {}),
+    ...(o.text !== undefined ? { textFile: o.text } : {}),
+    tokensPerSecond: { warmupRuns: o.warmup ?? MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns, timedRuns: o.runs ?? MLRB_TOKENS_PER_SECOND_RUNS.timedRuns },
+    latency: { warmupRuns: o['latency-warmup'] ?? MLRB_LATENCY_RUNS.warmupRuns, timedRuns: o['latency-runs'] ?? MLRB_LATENCY_RUNS.timedRuns },
+    ...(o['max-length'] !== undefined ? { maxLength: o['max-length'] } : {}),
+    ...(o.seed !== undefined ? { seed: o.seed } : {}),
+    ...(o.tokenizer !== undefined ? { tokenizer: o.tokenizer } : {}),
+    ...(o.config !== undefined ? { config: o.config } : {}),
+    ...(o['batch-size'] !== undefined ? { batchSize: o['batch-size'] } : {}),
+    ...(o.threads !== undefined ? { threads: o.threads } : {}),
+    ...(o.provider !== undefined ? { provider: o.provider } : {}),
+    ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
+    ...(generation !== undefined ? { generation } : {}),
+    onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
+    onProgress: (progress) => {
+      if (progress.metric !== 'perplexity') {
+        if (progress.index === 0) io.stderr.write(`${progress.metric}: ${progress.total} ${progress.phase === 'warmup' ? 'warm-up' : 'timed'} run(s)\n`);
+      } else if ('tokenizing' in progress) {
+        io.stderr.write(`perplexity: tokenizing ${progress.tokenizing.characters.toLocaleString('en-US')} characters\n`);
+      } else {
+        reportScoring(progress.scoring);
+      }
+    },
+  };
+  let report: ModelMetricsReport;
+  try {
+    report = await modelMetrics(options);
+  } catch (error) {
+    // The schema's refusals (a zero run count, say) are the user's flags: a usage error, as parseModelCommand's are.
+    if (error instanceof TypeError && error.message.startsWith('invalid model-metrics options')) throw usageError(error.message);
+    throw error;
+  }
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  io.stderr.write(summarize(report));
+  if (o.output === undefined) {
+    io.stdout.write(json);
+  } else {
+    writeResultOutput(o.output, json, '--output');
+    io.stderr.write(`model metrics written to ${path.resolve(o.output)}\n`);
+  }
+  return 0;
+}
+
+/** The headline figures as MLRB prints them (perplexity to 4 places, the timings to 2). */
+export function summarize(report: ModelMetricsReport): string {
+  const lines: string[] = [];
+  const { tokens_per_second: tps, perplexity, latency } = report;
+  if (tps) lines.push(`tokens per second: ${tps.summary.avg.toFixed(2)} ± ${tps.summary.std.toFixed(2)} (median ${tps.summary.median.toFixed(2)}, ${tps.procedure.timed_runs} runs)`);
+  if (perplexity) {
+    lines.push(`perplexity (MLRB: mean of running perplexities): ${perplexity.mlrb.avg.toFixed(4)}`);
+    lines.push(`perplexity (all ${perplexity.scored_tokens} scored tokens): ${perplexity.perplexity.toFixed(4)} over ${perplexity.windows} windows`);
+  }
+  if (latency) lines.push(`latency: ${latency.ms_per_token.avg.toFixed(2)} ms per token (run time / ${latency.procedure.divided_by}; median ${latency.ms_per_token.median.toFixed(2)})`);
+  return `${lines.join('\n')}\n`;
+}
