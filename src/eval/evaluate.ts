@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
-import type { LoglikelihoodRequest } from './instance.js';
+import { isTokenWindow, type LoglikelihoodResult, type ScoringRequest } from './instance.js';
 import { loadSuites } from './load-suites.js';
 import type { DocOutcome } from './metrics.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
@@ -20,25 +20,48 @@ import { rememberedSha256 } from '../cache/file-digests.js';
 import { DEFAULT_SCORE_CACHE_MAX_BYTES, openScoreCache, type ScoreCache } from '../cache/score-cache.js';
 import { cachedScorer } from './cached-scoring.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
-import { modelInputFor } from './request-encoding.js';
+import { encodingRulesFor, modelInputFor, type EncodingRules } from './request-encoding.js';
 import type { ScoreOptions } from './score-requests.js';
 import { buildShardRecord, type ShardRecord } from './shard-record.js';
 import { shardDocuments, type ShardSpec } from './shard.js';
-import { buildTaskRequests } from './task-requests.js';
+import { requestsForTask, resultsPerDocument, scoringRequests, type ScoringContext } from './task-kinds.js';
+import type { Task } from '../tasks/types.js';
 
 export type { EvaluateResult } from './run-results.js';
 
-function outcomesByTask(requests: readonly LoglikelihoodRequest[], logliks: readonly number[], greedy: readonly boolean[]): Map<string, DocOutcome[]> {
+/**
+ * Results back to documents: a document's result for a choice is the sum over its scoring requests (one for a
+ * text pair, one per window of a rolling text, in window order), and greedy only if every piece was.
+ */
+function outcomesByTask(requests: readonly ScoringRequest[], results: readonly LoglikelihoodResult[]): Map<string, DocOutcome[]> {
   const byTask = new Map<string, Map<number, { logliks: number[]; isGreedy: boolean[] }>>();
   requests.forEach((request, index) => {
     const docs = byTask.get(request.taskName) ?? new Map<number, { logliks: number[]; isGreedy: boolean[] }>();
     byTask.set(request.taskName, docs);
     const doc = docs.get(request.docId) ?? { logliks: [], isGreedy: [] };
     docs.set(request.docId, doc);
-    doc.logliks[request.choiceIndex] = logliks[index] as number;
-    doc.isGreedy[request.choiceIndex] = greedy[index] as boolean;
+    const result = results[index] as LoglikelihoodResult;
+    doc.logliks[request.choiceIndex] = (doc.logliks[request.choiceIndex] ?? 0) + result.loglik;
+    doc.isGreedy[request.choiceIndex] = (doc.isGreedy[request.choiceIndex] ?? true) && result.isGreedy;
   });
   return new Map([...byTask].map(([task, docs]) => [task, [...docs].map(([docId, doc]) => ({ docId, ...doc }))]));
+}
+
+/** Documents with nothing to score (a rolling document whose text is empty): lm-eval's sum over no windows, 0. */
+function withUnscoredDocuments(tasks: readonly Task[], outcomes: Map<string, DocOutcome[]>, selected: ReadonlyMap<string, ReadonlySet<number>> | undefined): Map<string, DocOutcome[]> {
+  for (const task of tasks) {
+    const scored = new Set((outcomes.get(task.name) ?? []).map((outcome) => outcome.docId));
+    const wanted = task.docs.filter((doc) => (selected?.get(task.name)?.has(doc.docId) ?? true) && !scored.has(doc.docId));
+    if (wanted.length === 0) continue;
+    const counts = resultsPerDocument(task);
+    const empty = wanted.map((doc): DocOutcome => {
+      const count = counts.get(doc.docId) ?? 0;
+      return { docId: doc.docId, logliks: new Array<number>(count).fill(0), isGreedy: new Array<boolean>(count).fill(true) };
+    });
+    const order = new Map(task.docs.map((doc, index) => [doc.docId, index]));
+    outcomes.set(task.name, [...(outcomes.get(task.name) ?? []), ...empty].sort((a, b) => (order.get(a.docId) ?? 0) - (order.get(b.docId) ?? 0)));
+  }
+  return outcomes;
 }
 
 /** Loads the suites and the model and scores every document, or the shard's documents when one is given. */
@@ -67,12 +90,20 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   let scoreCache: ScoreCache | undefined;
   try {
     const tasks = suites.flatMap((suite) => suite.tasks);
-    const requestsByTask = new Map(tasks.map((task) => [task.name, buildTaskRequests(task)]));
+    const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
     const selected = shard === undefined ? undefined : shardDocuments(tasks, shard);
-    const requests = [...requestsByTask.values()].flat().filter((request) => selected?.get(request.taskName)?.has(request.docId) ?? true);
+    let rules: EncodingRules | undefined;
+    const scoringContext: ScoringContext = {
+      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId())),
+      maxLength: model.maxLength,
+    };
+    const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) =>
+      scoringRequests(taskRequests, (docId) => selected?.get(taskName)?.has(docId) ?? true, scoringContext),
+    );
     const describe = (index: number): string => {
       const request = requests[index];
-      return request ? `${request.taskName} doc ${request.docId} choice ${request.choiceIndex}` : `request ${index}`;
+      if (request === undefined) return `request ${index}`;
+      return isTokenWindow(request) ? `${request.taskName} doc ${request.docId} window ${request.window}` : `${request.taskName} doc ${request.docId} choice ${request.choiceIndex}`;
     };
     const label = suites.map((suite) => suite.name).join('+');
     const scoreOptions: ScoreOptions = {
@@ -101,7 +132,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
           tokenCache.store(output.tokenized);
           return output;
         });
-    const outcomes = outcomesByTask(requests, results.map((result) => result.loglik), results.map((result) => result.isGreedy));
+    const outcomes = withUnscoredDocuments(tasks, outcomesByTask(requests, results), selected);
     const memory = memoryPeaks();
     const finished = performance.now();
     return {

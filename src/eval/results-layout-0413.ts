@@ -14,13 +14,13 @@
  *    no `tag`; MMLU's dataset_path is `cais/mmlu` (0.4.8: `hails/mmlu_no_train`); `config.model_args` is a dict.
  *  - the run facts have no start_time/end_time, and fewshot_as_multiturn is null.
  */
-import type { MultipleChoiceTask, TaskGroup } from '../tasks/types.js';
+import type { Task, TaskGroup } from '../tasks/types.js';
 import type { GroupMetrics } from './aggregate.js';
 import type { TaskMetrics } from './metrics.js';
 import type { LmEvalResults, MetricKey, ResultEntry, TaskConfigDump } from './results.js';
 
 export interface Layout0413Input {
-  readonly tasks: readonly MultipleChoiceTask[];
+  readonly tasks: readonly Task[];
   readonly groups: readonly TaskGroup[];
   readonly taskMetrics: ReadonlyMap<string, TaskMetrics>;
   readonly groupMetrics: ReadonlyMap<string, GroupMetrics>;
@@ -145,7 +145,7 @@ interface GroupOrder {
   isGroup(name: string): boolean;
 }
 
-function groupOrder(tasks: readonly MultipleChoiceTask[], groups: readonly TaskGroup[]): GroupOrder {
+function groupOrder(tasks: readonly Task[], groups: readonly TaskGroup[]): GroupOrder {
   const byName = new Map(groups.map((group) => [group.name, group]));
   const listed = new Set(groups.flatMap((group) => group.subtasks));
   const roots = [...groups.map((group) => group.name), ...tasks.map((task) => task.name)].filter((name) => !listed.has(name));

@@ -50,6 +50,7 @@ export type SuiteName = keyof SuiteOptionsByName;
 export type SuiteNameOrigin = 'lm-eval' | 'babylm' | 'ours' | 'alias';
 
 interface SuiteEntry<Options> {
+  /** Its Suite type says which kind of task the suite holds (a multiple-choice suite: Suite<MultipleChoiceTask>). */
   readonly load: (options: Options) => Promise<Suite>;
   readonly origin: SuiteNameOrigin;
 }
@@ -61,7 +62,7 @@ const superGlueTask = (name: SuperGlueTaskName): SuiteEntry<SuperGlueLoadOptions
   origin: 'lm-eval',
 });
 
-const SUITES: SuiteEntries = {
+const SUITES = {
   mmlu: { load: loadMmluSuite, origin: 'lm-eval' },
   blimp: { load: loadBlimpSuite, origin: 'lm-eval' },
   superglue: { load: loadSuperGlueSuite, origin: 'ours' },
@@ -82,7 +83,10 @@ const SUITES: SuiteEntries = {
   blimp_filtered: { load: (options) => loadBabyLmSuite('blimp_filtered', options), origin: 'babylm' },
   blimp_supplement: { load: (options) => loadBabyLmSuite('blimp_supplement', options), origin: 'babylm' },
   ewok_filtered: { load: (options) => loadBabyLmSuite('ewok_filtered', options), origin: 'babylm' },
-};
+} as const satisfies SuiteEntries;
+
+/** The suite a name loads, with the kind of its tasks. */
+export type LoadedSuite<Name extends SuiteName> = Awaited<ReturnType<(typeof SUITES)[Name]['load']>>;
 
 export const SUITE_NAMES: readonly SuiteName[] = Object.keys(SUITES) as SuiteName[];
 
@@ -95,10 +99,10 @@ export function isSuiteName(name: string): name is SuiteName {
   return Object.hasOwn(SUITES, name);
 }
 
-export function loadSuite<Name extends SuiteName>(name: Name, options: SuiteOptionsByName[Name]): Promise<Suite> {
+export function loadSuite<Name extends SuiteName>(name: Name, options: SuiteOptionsByName[Name]): Promise<LoadedSuite<Name>> {
   if (!isSuiteName(name)) {
     throw new RangeError(`unknown suite ${JSON.stringify(name)}; known suites: ${SUITE_NAMES.join(', ')}`);
   }
-  const load = SUITES[name].load as (options: SuiteOptionsByName[Name]) => Promise<Suite>;
+  const load = SUITES[name].load as (options: SuiteOptionsByName[Name]) => Promise<LoadedSuite<Name>>;
   return load(options);
 }
