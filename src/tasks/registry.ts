@@ -3,7 +3,7 @@
  * suite is one more entry and one more options type, with no change to the evaluator, and the CLI's usage and
  * errors list it from here. Every SuperGLUE task is also a suite of its own (`--suite boolq,cb`); `rte` is
  * accepted for lm-eval's `sglue_rte`. A multiple-choice task over one dataset is a SingleTask (src/tasks/single/):
- * one file and one entry here.
+ * one file and one entry here. A suite may hold any kind of task (types.ts `Task`); wikitext's is loglikelihood_rolling.
  */
 import { loadBabyLmSuite, type BabyLmLoadOptions } from './babylm/load.js';
 import { loadBlimpSuite, type BlimpLoadOptions } from './blimp/load.js';
@@ -13,6 +13,7 @@ import { hellaswag } from './single/hellaswag.js';
 import { piqa } from './single/piqa.js';
 import { loadSingleTaskSuite } from './single/single-task.js';
 import { winogrande } from './single/winogrande.js';
+import { loadWikitextSuite } from './wikitext/load.js';
 import { loadSuperGlueSuite, loadSuperGlueTaskSuite, type SuperGlueLoadOptions, type SuperGlueTaskName } from './superglue/load.js';
 import type { Suite, SuiteLoadOptions } from './types.js';
 
@@ -38,6 +39,7 @@ export interface SuiteOptionsByName {
   readonly arc_challenge: SuiteLoadOptions;
   readonly piqa: SuiteLoadOptions;
   readonly winogrande: SuiteLoadOptions;
+  readonly wikitext: SuiteLoadOptions;
 }
 
 export type SuiteName = keyof SuiteOptionsByName;
@@ -80,6 +82,7 @@ const SUITES = {
   arc_challenge: { load: (options) => loadSingleTaskSuite(arcChallenge, options), origin: 'lm-eval' },
   piqa: { load: (options) => loadSingleTaskSuite(piqa, options), origin: 'lm-eval' },
   winogrande: { load: (options) => loadSingleTaskSuite(winogrande, options), origin: 'lm-eval' },
+  wikitext: { load: loadWikitextSuite, origin: 'lm-eval' },
   blimp_filtered: { load: (options) => loadBabyLmSuite('blimp_filtered', options), origin: 'babylm' },
   blimp_supplement: { load: (options) => loadBabyLmSuite('blimp_supplement', options), origin: 'babylm' },
   ewok_filtered: { load: (options) => loadBabyLmSuite('ewok_filtered', options), origin: 'babylm' },
