@@ -134,6 +134,19 @@ describe('wikitext on a tiny model matches an independent scorer', () => {
     expect(result.results.results.wikitext?.['word_perplexity_stderr,none']).toBe('N/A');
   });
 
+  it('a second run takes the windows from the token cache and their scores from the score cache, with the same numbers', async () => {
+    const cacheDir = makeTempDir('wikitext-cache');
+    const logs: string[] = [];
+    const run = (): Promise<EvaluateResult> => evaluate({ model: modelPath, suite: 'wikitext', dataDir: DATA_DIR, cacheDir, onLog: (message) => logs.push(message) });
+    const first = await run();
+    const second = await run();
+    expect(logs.some((message) => message.startsWith('tokenized requests from the cache'))).toBe(true);
+    const requests = first.results.mlrb.requests as number;
+    expect(requests).toBeGreaterThan(3);
+    expect(second.results.mlrb.score_cache).toEqual({ hits: requests, misses: 0 });
+    expect(second.results.results).toEqual(first.results.results);
+  });
+
   it('--limit keeps the first documents and says how many the split had', async () => {
     const { results } = await evaluate({ model: modelPath, suite: 'wikitext', dataDir: DATA_DIR, cacheDir: false, limit: 2 });
     expect(results['n-samples'].wikitext).toEqual({ original: 3, effective: 2 });
