@@ -7,9 +7,9 @@ import path from 'node:path';
 import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
-import { isTokenWindow, type LoglikelihoodResult, type ScoringRequest } from './instance.js';
+import { isTokenWindow } from './instance.js';
+import { documentOutcomes } from './document-outcomes.js';
 import { loadSuites } from './load-suites.js';
-import type { DocOutcome } from './metrics.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
 import { modelContentSha256 } from './model-digest.js';
 import { cpuRunFacts, environmentSummary } from './run-facts.js';
@@ -24,45 +24,9 @@ import { encodingRulesFor, modelInputFor, type EncodingRules } from './request-e
 import type { ScoreOptions } from './score-requests.js';
 import { buildShardRecord, type ShardRecord } from './shard-record.js';
 import { shardDocuments, type ShardSpec } from './shard.js';
-import { requestsForTask, resultsPerDocument, scoringRequests, type ScoringContext } from './task-kinds.js';
-import type { Task } from '../tasks/types.js';
+import { requestsForTask, scoringRequests, type ScoringContext } from './task-kinds.js';
 
 export type { EvaluateResult } from './run-results.js';
-
-/**
- * Results back to documents: a document's result for a choice is the sum over its scoring requests (one for a
- * text pair, one per window of a rolling text, in window order), and greedy only if every piece was.
- */
-function outcomesByTask(requests: readonly ScoringRequest[], results: readonly LoglikelihoodResult[]): Map<string, DocOutcome[]> {
-  const byTask = new Map<string, Map<number, { logliks: number[]; isGreedy: boolean[] }>>();
-  requests.forEach((request, index) => {
-    const docs = byTask.get(request.taskName) ?? new Map<number, { logliks: number[]; isGreedy: boolean[] }>();
-    byTask.set(request.taskName, docs);
-    const doc = docs.get(request.docId) ?? { logliks: [], isGreedy: [] };
-    docs.set(request.docId, doc);
-    const result = results[index] as LoglikelihoodResult;
-    doc.logliks[request.choiceIndex] = (doc.logliks[request.choiceIndex] ?? 0) + result.loglik;
-    doc.isGreedy[request.choiceIndex] = (doc.isGreedy[request.choiceIndex] ?? true) && result.isGreedy;
-  });
-  return new Map([...byTask].map(([task, docs]) => [task, [...docs].map(([docId, doc]) => ({ docId, ...doc }))]));
-}
-
-/** Documents with nothing to score (a rolling document whose text is empty): lm-eval's sum over no windows, 0. */
-function withUnscoredDocuments(tasks: readonly Task[], outcomes: Map<string, DocOutcome[]>, selected: ReadonlyMap<string, ReadonlySet<number>> | undefined): Map<string, DocOutcome[]> {
-  for (const task of tasks) {
-    const scored = new Set((outcomes.get(task.name) ?? []).map((outcome) => outcome.docId));
-    const wanted = task.docs.filter((doc) => (selected?.get(task.name)?.has(doc.docId) ?? true) && !scored.has(doc.docId));
-    if (wanted.length === 0) continue;
-    const counts = resultsPerDocument(task);
-    const empty = wanted.map((doc): DocOutcome => {
-      const count = counts.get(doc.docId) ?? 0;
-      return { docId: doc.docId, logliks: new Array<number>(count).fill(0), isGreedy: new Array<boolean>(count).fill(true) };
-    });
-    const order = new Map(task.docs.map((doc, index) => [doc.docId, index]));
-    outcomes.set(task.name, [...(outcomes.get(task.name) ?? []), ...empty].sort((a, b) => (order.get(a.docId) ?? 0) - (order.get(b.docId) ?? 0)));
-  }
-  return outcomes;
-}
 
 /** Loads the suites and the model and scores every document, or the shard's documents when one is given. */
 async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Promise<ScoredRun> {
@@ -132,7 +96,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
           tokenCache.store(output.tokenized);
           return output;
         });
-    const outcomes = withUnscoredDocuments(tasks, outcomesByTask(requests, results), selected);
+    const outcomes = documentOutcomes(tasks, requests, results, selected);
     const memory = memoryPeaks();
     const finished = performance.now();
     return {

@@ -41,9 +41,9 @@ export function rollingWindows(tokens: readonly number[], prefixTokenId: number,
 /**
  * A document's windows under the release's encoding rules: HFLM.loglikelihood_rolling encodes the whole text
  * with tok_encode, which in v0.4.13 lets the tokenizer add BOS (so a Llama-style model then also predicts that
- * BOS after the prefix BOS) and in v0.4.4–v0.4.8 adds nothing.
+ * BOS after the prefix BOS, even for an empty text) and in v0.4.4–v0.4.8 adds nothing (an empty text then has
+ * no windows).
  */
 export function documentWindows(text: string, rules: EncodingRules, maxLength: number): TokenizedRequest[] {
-  const tokens = text === '' ? [] : rules.encode(text);
-  return rollingWindows(tokens, rules.prefixTokenId, maxLength);
+  return rollingWindows(rules.encode(text), rules.prefixTokenId, maxLength);
 }

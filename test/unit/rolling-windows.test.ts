@@ -58,8 +58,9 @@ describe('document windows per lm-eval release', () => {
     ]);
   });
 
-  it('an empty document has no windows under either release', () => {
-    expect(documentWindows('', encodingRulesFor('0.4.13', llamaLike, () => 1), 2)).toEqual([]);
+  it('an empty document has no windows under v0.4.4–v0.4.8, and under v0.4.13 one that predicts the BOS its tokenizer adds', () => {
+    expect(documentWindows('', encodingRulesFor('0.4.4-0.4.8', llamaLike, () => 1), 2)).toEqual([]);
+    expect(documentWindows('', encodingRulesFor('0.4.13', llamaLike, () => 1), 2)).toEqual([{ contextTokens: [1], continuationTokens: [1] }]);
   });
 });
 
