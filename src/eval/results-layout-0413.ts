@@ -119,7 +119,7 @@ function taskConfig0413(config: TaskConfigDump, modelPath: string): TaskConfigDu
       fewshot_indices: null,
       samples: null,
       doc_to_text: config.doc_to_text,
-      doc_to_choice: config.doc_to_choice,
+      doc_to_choice: config.doc_to_choice ?? null,
       doc_to_target: config.doc_to_target,
       gen_prefix: null,
       fewshot_delimiter: config.fewshot_delimiter,
