@@ -30,10 +30,11 @@ export interface ResultEntry {
   readonly [metric: MetricKey]: number | 'N/A';
 }
 
+/** A metric_list entry as the task's YAML spells it: wikitext's name the metric alone (lm-eval's defaults apply). */
 export interface MetricListEntry {
   readonly metric: MetricName;
-  readonly aggregation: AggregationName;
-  readonly higher_is_better: boolean;
+  readonly aggregation?: AggregationName;
+  readonly higher_is_better?: boolean;
 }
 
 /** The subset of lm-eval's dumped TaskConfig that describes a task of any kind. */

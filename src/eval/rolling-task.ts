@@ -6,7 +6,7 @@
  * totals, a shard merge recomputes it from every document's log-likelihood, never from shard-level values.
  */
 import { MlrbError } from '../errors.js';
-import type { PerplexityMetricName, RollingLoglikelihoodTask } from '../tasks/types.js';
+import type { MetricName, PerplexityMetricName, RollingLoglikelihoodTask } from '../tasks/types.js';
 import { bitsPerByte, weightedPerplexity, type WeightedLoglik } from '../tasks/wikitext/perplexity-metrics.js';
 import type { RollingLoglikelihoodRequest, TokenWindowRequest } from './instance.js';
 import { indexOutcomes, type DocMetrics, type DocOutcome, type MetricSummary, type TaskMetrics } from './metrics.js';
@@ -26,15 +26,17 @@ export function rollingWindowRequests(requests: readonly RollingLoglikelihoodReq
   );
 }
 
-/** Which count weighs each metric, and how lm-eval aggregates it. */
+/** Which count weighs each metric, and lm-eval's aggregation of it (weighted_perplexity, or bits_per_byte). */
 const PERPLEXITY_METRICS: Readonly<Record<PerplexityMetricName, { readonly weight: 'words' | 'bytes'; readonly aggregate: (items: readonly WeightedLoglik[]) => number }>> = {
   word_perplexity: { weight: 'words', aggregate: weightedPerplexity },
   byte_perplexity: { weight: 'bytes', aggregate: weightedPerplexity },
   bits_per_byte: { weight: 'bytes', aggregate: bitsPerByte },
 };
 
-/** lm-eval's aggregation name for each metric, as its results' metric_list shows it. */
-export const PERPLEXITY_AGGREGATIONS = { word_perplexity: 'weighted_perplexity', byte_perplexity: 'weighted_perplexity', bits_per_byte: 'bits_per_byte' } as const;
+/** The perplexity metrics, all lower-is-better (lm-eval's higher_is_better false). */
+export function isPerplexityMetric(metric: MetricName): metric is PerplexityMetricName {
+  return Object.hasOwn(PERPLEXITY_METRICS, metric);
+}
 
 /**
  * Per document, the (log-likelihood, weight) item of each metric; per task, the aggregation over every document.

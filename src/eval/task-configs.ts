@@ -6,7 +6,6 @@
 import { dirname } from 'node:path';
 import type { LmEvalTaskFacts, MultipleChoiceTask, RollingLoglikelihoodTask, Task } from '../tasks/types.js';
 import type { TaskConfigDump } from './results.js';
-import { PERPLEXITY_AGGREGATIONS } from './rolling-task.js';
 
 /** The fields every kind shares, in lm-eval's order. */
 function commonFields(task: Task, facts: LmEvalTaskFacts | undefined): Pick<TaskConfigDump, 'task' | 'task_alias' | 'tag' | 'dataset_path' | 'dataset_name' | 'dataset_files'> {
@@ -51,7 +50,8 @@ export function rollingConfig(task: RollingLoglikelihoodTask): TaskConfigDump {
     target_delimiter: ' ',
     fewshot_delimiter: '\n\n',
     num_fewshot: 0,
-    metric_list: task.metrics.map((metric) => ({ metric, aggregation: PERPLEXITY_AGGREGATIONS[metric], higher_is_better: false })),
+    // wikitext.yaml lists the metrics by name only; lm-eval's defaults (their aggregations, lower is better) apply.
+    metric_list: task.metrics.map((metric) => ({ metric })),
     output_type: 'loglikelihood_rolling',
     repeats: 1,
     should_decontaminate: facts?.shouldDecontaminate ?? false,

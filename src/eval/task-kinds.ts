@@ -19,7 +19,7 @@ import type { ScoringRequest, TaskRequests } from './instance.js';
 import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
 import type { EncodingRules } from './request-encoding.js';
 import type { TaskConfigDump } from './results.js';
-import { buildRollingRequests, buildRollingSamples, computeRollingMetrics, PERPLEXITY_AGGREGATIONS, rollingWindowRequests } from './rolling-task.js';
+import { buildRollingRequests, buildRollingSamples, computeRollingMetrics, isPerplexityMetric, rollingWindowRequests } from './rolling-task.js';
 import { buildTaskSamples, type LoggedSample } from './samples.js';
 import { multipleChoiceConfig, rollingConfig } from './task-configs.js';
 import { buildTaskRequests } from './task-requests.js';
@@ -141,5 +141,5 @@ export function numFewshotOf(task: Task): number {
 
 /** lm-eval's higher_is_better per metric: false for the perplexity metrics, true for the rest. */
 export function isHigherBetter(metric: MetricName): boolean {
-  return !Object.hasOwn(PERPLEXITY_AGGREGATIONS, metric);
+  return !isPerplexityMetric(metric);
 }
