@@ -7,7 +7,7 @@ import path from 'node:path';
 import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
-import { isTokenWindow } from './instance.js';
+import { describeScoringRequest } from './instance.js';
 import { documentOutcomes } from './document-outcomes.js';
 import { loadSuites } from './load-suites.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
@@ -66,8 +66,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
     );
     const describe = (index: number): string => {
       const request = requests[index];
-      if (request === undefined) return `request ${index}`;
-      return isTokenWindow(request) ? `${request.taskName} doc ${request.docId} window ${request.window}` : `${request.taskName} doc ${request.docId} choice ${request.choiceIndex}`;
+      return request === undefined ? `request ${index}` : describeScoringRequest(request);
     };
     const label = suites.map((suite) => suite.name).join('+');
     const scoreOptions: ScoreOptions = {

@@ -67,3 +67,9 @@ export type TextPair = Pick<LoglikelihoodRequest, 'context' | 'continuation'>;
 export function isTokenWindow(request: TextPair | TokenWindowRequest): request is TokenWindowRequest {
   return 'tokens' in request;
 }
+
+/** A scoring request as error messages name it. */
+export function describeScoringRequest(request: ScoringRequest): string {
+  const { taskName, docId } = request;
+  return isTokenWindow(request) ? `${taskName} doc ${docId} window ${request.window}` : `${taskName} doc ${docId} choice ${request.choiceIndex}`;
+}
