@@ -7,6 +7,7 @@ import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import type { BenchModel } from '../models/bench-models.js';
+import { isMultipleChoice } from '../../src/tasks/types.js';
 
 export interface TokenizeCacheResult {
   readonly model: string;
@@ -18,7 +19,7 @@ export interface TokenizeCacheResult {
 
 export async function runTokenizeCacheBenchmark(benchModel: BenchModel, mmluDir: string, perSubject: number): Promise<TokenizeCacheResult> {
   const suite = await loadSuite('mmlu', { dataDir: mmluDir, limit: perSubject });
-  const requests = suite.tasks.flatMap((task) => buildTaskRequests(task));
+  const requests = suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task));
   const model = await loadModel({ model: benchModel.modelPath });
   const cacheDir = mkdtempSync(path.join(tmpdir(), 'mlrb-token-cache-'));
   try {

@@ -5,7 +5,7 @@ import { buildModelInputs } from '../../src/eval/score-requests.js';
 import type { ModelInput } from '../../src/eval/request-encoding.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadSuite } from '../../src/tasks/registry.js';
-import type { Suite } from '../../src/tasks/types.js';
+import { isMultipleChoice, type Suite } from '../../src/tasks/types.js';
 import type { BenchModel } from '../models/bench-models.js';
 
 export interface Workload {
@@ -28,7 +28,7 @@ export interface DataDirs {
 export async function suiteInputs(model: BenchModel, suite: Suite): Promise<ModelInput[]> {
   const loaded = await loadModel({ model: model.modelPath });
   try {
-    return buildModelInputs(loaded, suite.tasks.flatMap((task) => buildTaskRequests(task)), (index) => `request ${index}`);
+    return buildModelInputs(loaded, suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)), (index) => `request ${index}`);
   } finally {
     loaded.dispose();
   }

@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadSuiteRequests } from './suite-requests.js';
+import { isMultipleChoice } from '../../src/tasks/types.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,7 +39,7 @@ if (values.model === undefined || values.data === undefined) throw new RangeErro
 const tolerance = Number(values.tolerance);
 const nearTie = Number(values['near-tie']);
 const { suite, requests } = await loadSuiteRequests({ ...values, data: values.data });
-const targets = new Map<string, number>(suite.tasks.flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)));
+const targets = new Map<string, number>(suite.tasks.filter(isMultipleChoice).flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)));
 
 async function scoreOn(modelPath: string, provider: 'cpu' | 'cuda') {
   const loadStarted = performance.now();

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import type { LoglikelihoodRequest } from '../../src/eval/instance.js';
 import { isSuiteName, loadSuite, type SuiteName, type SuiteOptionsByName } from '../../src/tasks/registry.js';
-import type { Suite } from '../../src/tasks/types.js';
+import { isMultipleChoice, type Suite } from '../../src/tasks/types.js';
 
 export interface SuiteFlags {
   readonly suite: string;
@@ -22,6 +22,6 @@ export async function loadSuiteRequests(flags: SuiteFlags): Promise<{ suite: Sui
     numFewshot: Number(flags['num-fewshot']),
     ...(flags.limit !== undefined ? { limit: Number(flags.limit) } : {}),
   };
-  const suite = await loadSuite(flags.suite, options);
-  return { suite, requests: suite.tasks.flatMap((task) => buildTaskRequests(task)) };
+  const suite: Suite = await loadSuite(flags.suite, options);
+  return { suite, requests: suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)) };
 }

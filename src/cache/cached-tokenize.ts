@@ -4,7 +4,7 @@
  * run: the failure is reported through onLog and tokenization proceeds. A damaged entry (failed checksum …)
  * is never used: it is reported as a warning and rebuilt.
  */
-import type { TokenizedRequest } from '../eval/instance.js';
+import { isTokenWindow, type TextPair, type TokenizedRequest, type TokenWindowRequest } from '../eval/instance.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { tokenizeRequests } from '../eval/score-requests.js';
 import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from '../eval/lm-eval-version.js';
@@ -27,7 +27,8 @@ export interface CachedTokens {
   readonly tokenizeMs: number;
 }
 
-type TextRequest = { readonly context: string; readonly continuation: string };
+/** Text pairs to tokenize, and token windows that are already ids. */
+type TextRequest = TextPair | TokenWindowRequest;
 
 export interface TokenCacheEntry {
   /** The cached requests, when this run's tokenizer and requests were seen before. */
@@ -44,7 +45,7 @@ export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequ
   const tokenizer = model.requireTokenizer();
   const lmEvalVersion = options.lmEvalVersion ?? DEFAULT_LM_EVAL_VERSION;
   // v0.4.4–v0.4.8 use the prefix only for an empty context; v0.4.13 also compares every text with its token text.
-  const usesPrefix = lmEvalVersion === '0.4.13' || requests.some((request) => request.context === '');
+  const usesPrefix = lmEvalVersion === '0.4.13' || requests.some((request) => !isTokenWindow(request) && request.context === '');
   const prefixTokenId = usesPrefix ? model.prefixTokenId() : -1;
   sweepStaleTemporaries(options.cacheDir);
   const file = tokenCacheFile(options.cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion), requestsFingerprint(requests), prefixTokenId);

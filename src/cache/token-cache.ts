@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import type { TokenizedRequest } from '../eval/instance.js';
+import { isTokenWindow, type TextPair, type TokenizedRequest, type TokenWindowRequest } from '../eval/instance.js';
 import type { LmEvalVersion } from '../eval/lm-eval-version.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { FILE_SIZE_CAPS, formatBytes } from '../io/file-policy.js';
@@ -35,11 +35,21 @@ export function tokenizerFingerprint(tokenizerSha256: string, lmEvalVersion: LmE
   return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\nlm-eval ${lmEvalVersion}\n${tokenizerSha256}`).digest('hex');
 }
 
-/** Neighbouring requests (the choices of one question) share their context, which is hashed once. */
-export function requestsFingerprint(requests: readonly { readonly context: string; readonly continuation: string }[]): string {
+/**
+ * Neighbouring requests (the choices of one question) share their context, which is hashed once. A token
+ * window (a rolling document's piece) is already ids and is hashed as them, so an entry still covers every
+ * request of the run in order.
+ */
+export function requestsFingerprint(requests: readonly (TextPair | TokenWindowRequest)[]): string {
   const hash = createHash('sha256');
   let previousContext: string | undefined;
   for (const request of requests) {
+    if (isTokenWindow(request)) {
+      const { contextTokens, continuationTokens } = request.tokens;
+      hash.update(`\u0004${contextTokens.join(',')}\u0005${continuationTokens.join(',')}`);
+      previousContext = undefined;
+      continue;
+    }
     hash.update(request.context === previousContext ? '\u0001' : `\u0002${request.context.length}:${request.context}`);
     hash.update(`\u0003${request.continuation.length}:${request.continuation}`);
     previousContext = request.context;

@@ -10,7 +10,7 @@
  * of each subtask in subtask order, with stderr "N/A".
  */
 import { MlrbError } from '../errors.js';
-import type { MetricName, MultipleChoiceTask, TaskGroup } from '../tasks/types.js';
+import type { MetricName, Task, TaskGroup } from '../tasks/types.js';
 import type { MetricSummary, Stderr, TaskMetrics } from './metrics.js';
 import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './lm-eval-version.js';
 
@@ -89,7 +89,7 @@ export interface TagBreakdown {
  * The unweighted mean of tasks that share a tag value (BLiMP by field or linguistics_term, MMLU by category),
  * with the same pooled stderr as a group. Values are listed in order of first appearance among `tasks`.
  */
-export function breakdownByTag(tasks: readonly MultipleChoiceTask[], taskMetrics: ReadonlyMap<string, TaskMetrics>, tag: string): TagBreakdown[] {
+export function breakdownByTag(tasks: readonly Task[], taskMetrics: ReadonlyMap<string, TaskMetrics>, tag: string): TagBreakdown[] {
   const members = new Map<string, TaskMetrics[]>();
   for (const task of tasks) {
     const value = task.tags[tag];

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
-import type { LoglikelihoodRequest } from './instance.js';
+import { describeScoringRequest } from './instance.js';
+import { documentOutcomes } from './document-outcomes.js';
 import { loadSuites } from './load-suites.js';
-import type { DocOutcome } from './metrics.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
 import { modelContentSha256 } from './model-digest.js';
 import { cpuRunFacts, environmentSummary } from './run-facts.js';
@@ -20,26 +20,13 @@ import { rememberedSha256 } from '../cache/file-digests.js';
 import { DEFAULT_SCORE_CACHE_MAX_BYTES, openScoreCache, type ScoreCache } from '../cache/score-cache.js';
 import { cachedScorer } from './cached-scoring.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
-import { modelInputFor } from './request-encoding.js';
+import { encodingRulesFor, modelInputFor, type EncodingRules } from './request-encoding.js';
 import type { ScoreOptions } from './score-requests.js';
 import { buildShardRecord, type ShardRecord } from './shard-record.js';
 import { shardDocuments, type ShardSpec } from './shard.js';
-import { buildTaskRequests } from './task-requests.js';
+import { requestsForTask, scoringRequests, type ScoringContext } from './task-kinds.js';
 
 export type { EvaluateResult } from './run-results.js';
-
-function outcomesByTask(requests: readonly LoglikelihoodRequest[], logliks: readonly number[], greedy: readonly boolean[]): Map<string, DocOutcome[]> {
-  const byTask = new Map<string, Map<number, { logliks: number[]; isGreedy: boolean[] }>>();
-  requests.forEach((request, index) => {
-    const docs = byTask.get(request.taskName) ?? new Map<number, { logliks: number[]; isGreedy: boolean[] }>();
-    byTask.set(request.taskName, docs);
-    const doc = docs.get(request.docId) ?? { logliks: [], isGreedy: [] };
-    docs.set(request.docId, doc);
-    doc.logliks[request.choiceIndex] = logliks[index] as number;
-    doc.isGreedy[request.choiceIndex] = greedy[index] as boolean;
-  });
-  return new Map([...byTask].map(([task, docs]) => [task, [...docs].map(([docId, doc]) => ({ docId, ...doc }))]));
-}
 
 /** Loads the suites and the model and scores every document, or the shard's documents when one is given. */
 async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Promise<ScoredRun> {
@@ -67,12 +54,19 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   let scoreCache: ScoreCache | undefined;
   try {
     const tasks = suites.flatMap((suite) => suite.tasks);
-    const requestsByTask = new Map(tasks.map((task) => [task.name, buildTaskRequests(task)]));
+    const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
     const selected = shard === undefined ? undefined : shardDocuments(tasks, shard);
-    const requests = [...requestsByTask.values()].flat().filter((request) => selected?.get(request.taskName)?.has(request.docId) ?? true);
+    let rules: EncodingRules | undefined;
+    const scoringContext: ScoringContext = {
+      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId())),
+      maxLength: model.maxLength,
+    };
+    const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) =>
+      scoringRequests(taskRequests, (docId) => selected?.get(taskName)?.has(docId) ?? true, scoringContext),
+    );
     const describe = (index: number): string => {
       const request = requests[index];
-      return request ? `${request.taskName} doc ${request.docId} choice ${request.choiceIndex}` : `request ${index}`;
+      return request === undefined ? `request ${index}` : describeScoringRequest(request);
     };
     const label = suites.map((suite) => suite.name).join('+');
     const scoreOptions: ScoreOptions = {
@@ -101,7 +95,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
           tokenCache.store(output.tokenized);
           return output;
         });
-    const outcomes = outcomesByTask(requests, results.map((result) => result.loglik), results.map((result) => result.isGreedy));
+    const outcomes = documentOutcomes(tasks, requests, results, selected);
     const memory = memoryPeaks();
     const finished = performance.now();
     return {

@@ -23,3 +23,53 @@ export interface LoglikelihoodResult {
   readonly loglik: number;
   readonly isGreedy: boolean;
 }
+
+/**
+ * lm-eval's `loglikelihood_rolling` Instance: one whole text (its arguments are `(target,)`), scored as the sum
+ * over the windows it is cut into once tokenized (rolling-windows.ts).
+ */
+export interface RollingLoglikelihoodRequest {
+  readonly taskName: string;
+  readonly docId: number;
+  readonly text: string;
+}
+
+/**
+ * A task's requests, tagged with the kind of task that made them (src/eval/task-kinds.ts): what --log-samples
+ * shows as a document's arguments and what a shard's requests digest covers.
+ */
+export type TaskRequests =
+  | { readonly kind: 'multiple_choice'; readonly requests: readonly LoglikelihoodRequest[] }
+  | { readonly kind: 'loglikelihood_rolling'; readonly requests: readonly RollingLoglikelihoodRequest[] };
+
+/**
+ * A request that is already token ids (a rolling window): it skips text encoding and goes straight to the
+ * model. `choiceIndex` says which of the document's results it adds to; `window` orders its pieces.
+ */
+export interface TokenWindowRequest {
+  readonly taskName: string;
+  readonly docId: number;
+  readonly choiceIndex: number;
+  readonly window: number;
+  readonly tokens: TokenizedRequest;
+}
+
+/**
+ * What the scoring path takes: text pairs, which it tokenizes by lm-eval's rules, and token windows, which it
+ * scores as they are. A document's result for a choice is the sum over the scoring requests with its
+ * (task, doc, choice): one for a text pair, one per window for a rolling text.
+ */
+export type ScoringRequest = LoglikelihoodRequest | TokenWindowRequest;
+
+/** A request's text pair alone: all tokenization needs of a text request. */
+export type TextPair = Pick<LoglikelihoodRequest, 'context' | 'continuation'>;
+
+export function isTokenWindow(request: TextPair | TokenWindowRequest): request is TokenWindowRequest {
+  return 'tokens' in request;
+}
+
+/** A scoring request as error messages name it. */
+export function describeScoringRequest(request: ScoringRequest): string {
+  const { taskName, docId } = request;
+  return isTokenWindow(request) ? `${taskName} doc ${docId} window ${request.window}` : `${taskName} doc ${docId} choice ${request.choiceIndex}`;
+}

@@ -15,15 +15,15 @@
  * which only a merge writes.
  */
 import { MlrbError } from '../errors.js';
-import type { MultipleChoiceTask, Suite } from '../tasks/types.js';
+import type { Suite, Task } from '../tasks/types.js';
 import { dataFingerprint, toolVersion } from './fingerprint.js';
 import { loadSuites } from './load-suites.js';
 import type { DocOutcome } from './metrics.js';
 import { buildRunResults, type EvaluateResult, type ModelFacts, type WorkFacts } from './run-results.js';
-import type { LoglikelihoodRequest } from './instance.js';
-import { readShardRecord, requestsDigest, shardOutcomes, type ShardIdentity, type ShardRecord } from './shard-record.js';
+import type { TaskRequests } from './instance.js';
+import { readShardRecord, requestsDigest, requestsOf, shardOutcomes, type ShardIdentity, type ShardRecord } from './shard-record.js';
 import { shardDocuments } from './shard.js';
-import { buildTaskRequests } from './task-requests.js';
+import { keepDocuments, requestsForTask, resultsPerDocument } from './task-kinds.js';
 
 export interface MergeShardsOptions {
   /** The data folder, when it is not where the shards read it (their `run.data_dir`). */
@@ -72,7 +72,7 @@ export async function mergeShards(shards: readonly ShardFile[], options: MergeSh
     throw shardError(reference.file, 'identity.data_fingerprint', `the data in ${dataDir} is not the data the shards scored (its fingerprint is ${fingerprint})`);
   }
   // Built for whole tasks, as every shard built them: few-shot draws depend on every earlier document.
-  const requestsByTask = new Map(tasks.map((task) => [task.name, buildTaskRequests(task)]));
+  const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
   const outcomes = joinOutcomes(ordered, tasks, requestsByTask);
   const present = new Set(ordered.map((shard) => shard.record.shard.index));
   const missing = range(count).filter((index) => !present.has(index));
@@ -135,8 +135,8 @@ function checkShardSet(shards: readonly ShardFile[], allowPartial: boolean): Sha
  */
 function joinOutcomes(
   shards: readonly ShardFile[],
-  tasks: readonly MultipleChoiceTask[],
-  requestsByTask: ReadonlyMap<string, readonly LoglikelihoodRequest[]>,
+  tasks: readonly Task[],
+  requestsByTask: ReadonlyMap<string, TaskRequests>,
 ): Map<string, DocOutcome[]> {
   const byTask = new Map<string, Map<number, DocOutcome>>(tasks.map((task) => [task.name, new Map()]));
   for (const { file, record } of shards) {
@@ -148,7 +148,7 @@ function joinOutcomes(
     for (const task of tasks) {
       const wanted = expected.get(task.name) ?? new Set<number>();
       const given = outcomes.get(task.name) ?? [];
-      const choices = new Map(task.docs.map((doc) => [doc.docId, doc.choices.length]));
+      const choices = resultsPerDocument(task);
       const seen = new Set<number>();
       for (const outcome of given) {
         const where = `documents.${task.name}`;
@@ -162,7 +162,7 @@ function joinOutcomes(
         byTask.get(task.name)?.set(outcome.docId, outcome);
       }
       if (seen.size !== wanted.size) throw shardError(file, `documents.${task.name}`, `${wanted.size - seen.size} of the shard's ${wanted.size} documents are missing`);
-      const digest = requestsDigest((requestsByTask.get(task.name) ?? []).filter((request) => wanted.has(request.docId)));
+      const digest = requestsDigest(requestsOf(requestsByTask, task.name), wanted);
       if (digest !== record.documents[task.name]?.requests_sha256) {
         throw shardError(file, `documents.${task.name}.requests_sha256`, `the shard scored other prompts for ${task.name} than the ones its documents get in the whole run`);
       }
@@ -181,7 +181,7 @@ function restrictToScored(suite: Suite, outcomes: ReadonlyMap<string, readonly D
       if (scored.size === 0) {
         throw new MlrbError('BAD_SHARD', `task ${task.name} has no scored documents without shards ${missing.join(', ')}; give more shards`, { task: task.name, missing });
       }
-      return { ...task, docs: task.docs.filter((doc) => scored.has(doc.docId)), totalDocs: task.totalDocs ?? task.docs.length };
+      return keepDocuments(task, (docId) => scored.has(docId));
     }),
   };
 }

@@ -14,7 +14,7 @@
  */
 import { MlrbError } from '../errors.js';
 import { pythonLength } from '../text/python-text.js';
-import type { AggregationName, MetricName, MultipleChoiceDoc, MultipleChoiceTask } from '../tasks/types.js';
+import type { MetricName, MultipleChoiceAggregationName, MultipleChoiceDoc, MultipleChoiceTask, Task } from '../tasks/types.js';
 import { bestOverGold, exactMatch, tokenF1 } from './answer-metrics.js';
 
 /** What the model returned for one document: one log-likelihood and greedy flag per choice, in choice order. */
@@ -33,19 +33,24 @@ export interface MetricSummary {
   readonly stderr: Stderr;
 }
 
-/** A per-document metric item: a number, or a (gold, pred) pair for metrics aggregated over the whole split. */
-export type MetricItem = number | readonly [gold: number, pred: number];
+/**
+ * A per-document metric item: a number, or a pair for metrics aggregated over the whole split: (gold, pred) for
+ * F1 and MCC, (log-likelihood, weight) for the perplexities of a loglikelihood_rolling task.
+ */
+export type MetricItem = number | readonly [number, number];
 
 /** One document's scores, for --log-samples. */
 export interface DocMetrics {
   readonly docId: number;
-  readonly target: number;
+  /** The gold choice's index; for a loglikelihood_rolling document, the text scored (as lm-eval logs it). */
+  readonly target: number | string;
   readonly logliks: readonly number[];
   readonly isGreedy: readonly boolean[];
   /** One item per metric the task reports. */
   readonly values: Readonly<Partial<Record<MetricName, MetricItem>>>;
 }
 
+/** A task's metrics, whatever its kind (src/eval/task-kinds.ts computes them). */
 export interface TaskMetrics {
   readonly taskName: string;
   /** Documents scored (lm-eval's per-task "samples"). */
@@ -92,7 +97,7 @@ interface Aggregation {
   readonly pairs: boolean;
 }
 
-const AGGREGATIONS: Readonly<Record<AggregationName, Aggregation>> = {
+const AGGREGATIONS: Readonly<Record<MultipleChoiceAggregationName, Aggregation>> = {
   mean: {
     value: (items) => mean(items as readonly number[]),
     stderr: (items) => (items.length > 1 ? meanStderr(items as readonly number[]) : 'N/A'),
@@ -118,6 +123,7 @@ function metricPlan(task: MultipleChoiceTask): { metric: MetricName; item: DocMe
   });
 }
 
+/** A multiple-choice task's metrics from its documents' outcomes. */
 export function computeTaskMetrics(task: MultipleChoiceTask, outcomes: readonly DocOutcome[]): TaskMetrics {
   const plan = metricPlan(task);
   if (task.docs.length === 0) throw new MlrbError('INTERNAL', `task ${task.name} has no documents to score`, { task: task.name });
@@ -145,7 +151,8 @@ export function computeTaskMetrics(task: MultipleChoiceTask, outcomes: readonly 
   return { taskName: task.name, n: docs.length, metrics, docs };
 }
 
-function indexOutcomes(task: MultipleChoiceTask, outcomes: readonly DocOutcome[]): Map<number, DocOutcome> {
+/** The outcomes by document id, checked to be exactly one per document of the task. */
+export function indexOutcomes(task: Task, outcomes: readonly DocOutcome[]): Map<number, DocOutcome> {
   const byDocId = new Map<number, DocOutcome>();
   for (const outcome of outcomes) {
     if (byDocId.has(outcome.docId)) {

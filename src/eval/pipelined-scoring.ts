@@ -6,7 +6,7 @@
  * at task boundaries loses no sharing.
  */
 import type { LanguageModel } from '../model/onnx-model.js';
-import type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './instance.js';
+import type { LoglikelihoodResult, ScoringRequest, TokenizedRequest } from './instance.js';
 import { uncachedScorer, type InputScorer } from './cached-scoring.js';
 import { modelInputFor } from './request-encoding.js';
 import { tokenizeRequests, type ScoreStats, type TextScoreOptions } from './score-requests.js';
@@ -23,7 +23,7 @@ export interface PipelinedOutput {
   readonly tokenized: TokenizedRequest[];
 }
 
-function chunkAtTaskBoundaries(requests: readonly LoglikelihoodRequest[], minimum: number): [number, number][] {
+function chunkAtTaskBoundaries(requests: readonly ScoringRequest[], minimum: number): [number, number][] {
   const chunks: [number, number][] = [];
   let start = 0;
   for (let index = 1; index <= requests.length; index += 1) {
@@ -38,7 +38,7 @@ function chunkAtTaskBoundaries(requests: readonly LoglikelihoodRequest[], minimu
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-async function tokenizeCooperatively(model: LanguageModel, requests: readonly LoglikelihoodRequest[], lmEvalVersion: LmEvalVersion | undefined): Promise<TokenizedRequest[]> {
+async function tokenizeCooperatively(model: LanguageModel, requests: readonly ScoringRequest[], lmEvalVersion: LmEvalVersion | undefined): Promise<TokenizedRequest[]> {
   const tokenized: TokenizedRequest[] = [];
   for (let start = 0; start < requests.length; start += TOKENIZE_SLICE) {
     tokenized.push(...tokenizeRequests(model, requests.slice(start, start + TOKENIZE_SLICE), lmEvalVersion));
@@ -64,13 +64,13 @@ function addStats(total: ScoreStats | undefined, next: ScoreStats): ScoreStats {
 }
 
 /**
- * Text requests in, results in request order out; `describe` names a request (by global index) in errors.
+ * Requests (text pairs and token windows) in, results in request order out; `describe` names a request (by global index) in errors.
  * Progress counts requests across all chunks; token totals grow as chunks are tokenized. Each chunk goes
  * through `scoreInputs` (the score cache's, in evaluate()).
  */
 export async function tokenizeAndScore(
   model: LanguageModel,
-  requests: readonly LoglikelihoodRequest[],
+  requests: readonly ScoringRequest[],
   options: TextScoreOptions & { readonly chunkRequests?: number },
   describe: (index: number) => string,
   scoreInputs: InputScorer = uncachedScorer(model),

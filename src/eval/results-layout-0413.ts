@@ -14,13 +14,13 @@
  *    no `tag`; MMLU's dataset_path is `cais/mmlu` (0.4.8: `hails/mmlu_no_train`); `config.model_args` is a dict.
  *  - the run facts have no start_time/end_time, and fewshot_as_multiturn is null.
  */
-import type { MultipleChoiceTask, TaskGroup } from '../tasks/types.js';
+import type { Task, TaskGroup } from '../tasks/types.js';
 import type { GroupMetrics } from './aggregate.js';
 import type { TaskMetrics } from './metrics.js';
 import type { LmEvalResults, MetricKey, ResultEntry, TaskConfigDump } from './results.js';
 
 export interface Layout0413Input {
-  readonly tasks: readonly MultipleChoiceTask[];
+  readonly tasks: readonly Task[];
   readonly groups: readonly TaskGroup[];
   readonly taskMetrics: ReadonlyMap<string, TaskMetrics>;
   readonly groupMetrics: ReadonlyMap<string, GroupMetrics>;
@@ -99,7 +99,7 @@ function taskEntries<T>(byName: Readonly<Record<string, T>>, order: GroupOrder):
 /** TaskConfig's field order, as a 0.4.13 dump lists the fields; ours (dataset_files) follow, metadata last. */
 const CONFIG_FIELD_ORDER = [
   'task', 'task_alias', 'dataset_path', 'dataset_name', 'training_split', 'validation_split', 'test_split', 'fewshot_split',
-  'doc_to_text', 'doc_to_target', 'unsafe_code', 'doc_to_choice', 'description', 'target_delimiter', 'fewshot_delimiter',
+  'doc_to_text', 'doc_to_target', 'unsafe_code', 'doc_to_choice', 'process_results', 'description', 'target_delimiter', 'fewshot_delimiter',
   'fewshot_config', 'num_fewshot', 'metric_list', 'output_type', 'repeats', 'should_decontaminate', 'doc_to_decontamination_query',
 ];
 
@@ -119,7 +119,7 @@ function taskConfig0413(config: TaskConfigDump, modelPath: string): TaskConfigDu
       fewshot_indices: null,
       samples: null,
       doc_to_text: config.doc_to_text,
-      doc_to_choice: config.doc_to_choice,
+      doc_to_choice: config.doc_to_choice ?? null,
       doc_to_target: config.doc_to_target,
       gen_prefix: null,
       fewshot_delimiter: config.fewshot_delimiter,
@@ -145,7 +145,7 @@ interface GroupOrder {
   isGroup(name: string): boolean;
 }
 
-function groupOrder(tasks: readonly MultipleChoiceTask[], groups: readonly TaskGroup[]): GroupOrder {
+function groupOrder(tasks: readonly Task[], groups: readonly TaskGroup[]): GroupOrder {
   const byName = new Map(groups.map((group) => [group.name, group]));
   const listed = new Set(groups.flatMap((group) => group.subtasks));
   const roots = [...groups.map((group) => group.name), ...tasks.map((task) => task.name)].filter((name) => !listed.has(name));

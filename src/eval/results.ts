@@ -8,13 +8,13 @@
  * make_table indents rows by their depth in `group_subtasks` (0.4.13), so an alias indented here would be
  * indented twice. lm-eval's top-level run facts (date, model_name, task_hashes …) follow `config`.
  */
-import { dirname } from 'node:path';
-import type { AggregationName, MetricName, MultipleChoiceTask, Suite, TaskGroup } from '../tasks/types.js';
+import type { AggregationName, MetricName, Suite, Task, TaskGroup, TaskKind } from '../tasks/types.js';
 import { aggregateGroups } from './aggregate.js';
 import type { MetricSummary, TaskMetrics } from './metrics.js';
 import type { LmEvalRunFacts } from './run-facts.js';
 import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './lm-eval-version.js';
 import { toLmEval0413Layout } from './results-layout-0413.js';
+import { isHigherBetter, numFewshotOf, taskConfigFor } from './task-kinds.js';
 
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
@@ -30,13 +30,14 @@ export interface ResultEntry {
   readonly [metric: MetricKey]: number | 'N/A';
 }
 
+/** A metric_list entry as the task's YAML spells it: wikitext's name the metric alone (lm-eval's defaults apply). */
 export interface MetricListEntry {
   readonly metric: MetricName;
-  readonly aggregation: AggregationName;
-  readonly higher_is_better: boolean;
+  readonly aggregation?: AggregationName;
+  readonly higher_is_better?: boolean;
 }
 
-/** The subset of lm-eval's dumped TaskConfig that describes a multiple-choice task. */
+/** The subset of lm-eval's dumped TaskConfig that describes a task of any kind. */
 export interface TaskConfigDump {
   readonly task: string;
   readonly task_alias?: string;
@@ -52,6 +53,8 @@ export interface TaskConfigDump {
   readonly doc_to_text?: string;
   readonly doc_to_target?: string | number;
   readonly doc_to_choice?: string | readonly string[];
+  /** A custom process_results, as lm-eval's YAML names it. */
+  readonly process_results?: string;
   readonly description: string;
   readonly target_delimiter: string;
   readonly fewshot_delimiter: string;
@@ -61,9 +64,10 @@ export interface TaskConfigDump {
   readonly unsafe_code?: boolean;
   readonly num_fewshot: number;
   readonly metric_list: readonly MetricListEntry[];
-  readonly output_type: 'multiple_choice';
+  readonly output_type: TaskKind;
   readonly repeats: number;
   readonly should_decontaminate: boolean;
+  readonly doc_to_decontamination_query?: string;
   /** 0.4.13 adds the model arguments (`pretrained`). */
   readonly metadata: { readonly version: number; readonly pretrained?: string };
 }
@@ -161,9 +165,9 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
     results,
     ...(Object.keys(groupResults).length > 0 ? { groups: groupResults } : {}),
     group_subtasks: tree.groupSubtasks(),
-    configs: sortedRecord(tasks.map((task) => [task.name, taskConfig(task)])),
+    configs: sortedRecord(tasks.map((task) => [task.name, taskConfigFor(task)])),
     versions: sortedRecord([...tasks, ...groups].map((item) => [item.name, item.version])),
-    'n-shot': sortedRecord(tasks.map((task) => [task.name, task.numFewshot ?? 0])),
+    'n-shot': sortedRecord(tasks.map((task) => [task.name, numFewshotOf(task)])),
     higher_is_better: sortedRecord([
       ...tasks.map((task): [string, Record<string, boolean>] => [task.name, higherIsBetter(task.metrics)]),
       ...[...groupMetrics.values()].map((group): [string, Record<string, boolean>] => [group.groupName, higherIsBetter(group.metrics.map((m) => m.metric))]),
@@ -192,33 +196,9 @@ function resultEntry(alias: string, metrics: readonly MetricSummary[]): ResultEn
   return entry;
 }
 
-/** Every metric we compute (accuracies, F1, exact match, the group score) is better when higher. */
+/** lm-eval's higher_is_better: true for every metric but the perplexities (and bits per byte) of rolling tasks. */
 function higherIsBetter(metrics: readonly MetricName[]): Record<string, boolean> {
-  return Object.fromEntries(metrics.map((metric) => [metric, true]));
-}
-
-function taskConfig(task: MultipleChoiceTask): TaskConfigDump {
-  const facts = task.lmEval;
-  return {
-    task: task.name,
-    ...(facts?.alias !== undefined ? { task_alias: facts.alias } : {}),
-    ...(facts?.tag !== undefined ? { tag: facts.tag } : {}),
-    dataset_path: facts?.datasetPath ?? dirname(task.sourceFiles[0] ?? '.'),
-    ...(facts?.datasetName !== undefined ? { dataset_name: facts.datasetName } : {}),
-    dataset_files: task.sourceFiles,
-    ...facts?.splits,
-    ...(facts !== undefined ? { doc_to_text: facts.docToText, doc_to_target: facts.docToTarget, doc_to_choice: facts.docToChoice } : {}),
-    description: task.description,
-    target_delimiter: task.targetDelimiter,
-    fewshot_delimiter: task.fewshotDelimiter,
-    ...(task.fewshot !== undefined ? { fewshot_config: { sampler: task.fewshot.sampler } } : {}),
-    num_fewshot: task.numFewshot ?? 0,
-    metric_list: task.metrics.map((metric) => ({ metric, aggregation: task.aggregations?.[metric] ?? 'mean', higher_is_better: true })),
-    output_type: 'multiple_choice',
-    repeats: 1,
-    should_decontaminate: facts?.shouldDecontaminate ?? false,
-    metadata: { version: task.version },
-  };
+  return Object.fromEntries(metrics.map((metric) => [metric, isHigherBetter(metric)]));
 }
 
 function runConfig(run: RunConfigInput): RunConfig {
@@ -245,7 +225,7 @@ class GroupTree {
   private readonly aliases: ReadonlyMap<string, string>;
   private readonly roots: readonly string[];
 
-  constructor(tasks: readonly MultipleChoiceTask[], groups: readonly TaskGroup[]) {
+  constructor(tasks: readonly Task[], groups: readonly TaskGroup[]) {
     this.groups = new Map(groups.map((group) => [group.name, group]));
     this.aliases = new Map([
       ...tasks.map((task): [string, string] => [task.name, task.lmEval?.alias ?? task.name]),

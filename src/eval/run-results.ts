@@ -5,14 +5,16 @@
 import type { Suite } from '../tasks/types.js';
 import { breakdownByTag, type TagBreakdown } from './aggregate.js';
 import { dataFingerprint, toolVersion } from './fingerprint.js';
-import type { LoglikelihoodRequest } from './instance.js';
+import type { TaskRequests } from './instance.js';
 import type { LmEvalVersion } from './lm-eval-version.js';
-import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
+import type { DocOutcome, TaskMetrics } from './metrics.js';
 import { buildResults, type JsonValue, type LmEvalResults } from './results.js';
 import type { MemoryPeaks } from './memory-peaks.js';
 import { lmEvalRunFacts, type CpuRunFacts, type TokenFacts } from './run-facts.js';
 import { taskHashes } from './sample-hashes.js';
-import { buildTaskSamples, type LoggedSample } from './samples.js';
+import type { LoggedSample } from './samples.js';
+import { requestsOf } from './shard-record.js';
+import { samplesFor, taskMetricsFor } from './task-kinds.js';
 
 export interface EvaluateResult {
   readonly results: LmEvalResults;
@@ -78,7 +80,7 @@ export interface ResultSettings {
 export interface ScoredRun {
   readonly suites: readonly Suite[];
   /** Every request of every task, by task name (few-shot prompts are only right when built for whole tasks). */
-  readonly requestsByTask: ReadonlyMap<string, readonly LoglikelihoodRequest[]>;
+  readonly requestsByTask: ReadonlyMap<string, TaskRequests>;
   /** The scored documents' outcomes, by task: every document for results, the shard's for a shard file. */
   readonly outcomes: ReadonlyMap<string, readonly DocOutcome[]>;
   readonly model: ModelFacts;
@@ -97,9 +99,9 @@ const BREAKDOWN_TAGS = ['field', 'linguistics_term'] as const;
 export function buildRunResults(input: RunResultsInput): EvaluateResult {
   const { suites, model, work, settings } = input;
   const tasks = suites.flatMap((suite) => suite.tasks);
-  const taskMetrics = new Map(tasks.map((task) => [task.name, computeTaskMetrics(task, input.outcomes.get(task.name) ?? [])]));
+  const taskMetrics = new Map(tasks.map((task) => [task.name, taskMetricsFor(task, input.outcomes.get(task.name) ?? [])]));
   const samples = settings.logSamples
-    ? new Map(tasks.map((task) => [task.name, buildTaskSamples(task, input.requestsByTask.get(task.name) ?? [], taskMetrics.get(task.name) as TaskMetrics)]))
+    ? new Map(tasks.map((task) => [task.name, samplesFor(task, requestsOf(input.requestsByTask, task.name), taskMetrics.get(task.name) as TaskMetrics)]))
     : undefined;
   const wallSeconds = (work.endMs - work.startMs) / 1000;
   const results = buildResults({

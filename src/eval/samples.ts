@@ -4,16 +4,22 @@ import type { JsonValue } from './results.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import type { TaskMetrics } from './metrics.js';
 
+/** One request's response as lm-eval logs it: (loglik, is_greedy) for loglikelihood, the bare loglik for rolling. */
+export type LoggedResponse = readonly [number, boolean] | number;
+
 export interface LoggedSample {
   readonly doc_id: number;
   readonly doc: Readonly<Record<string, unknown>>;
-  readonly target: number;
-  readonly arguments: readonly (readonly [string, string])[];
-  readonly resps: readonly (readonly [readonly [number, boolean]])[];
-  readonly filtered_resps: readonly (readonly [number, boolean])[];
+  /** The gold choice's index, or (loglikelihood_rolling) the text scored. */
+  readonly target: number | string;
+  /** Each request's arguments: (context, continuation), or (text,) for a rolling request. */
+  readonly arguments: readonly (readonly string[])[];
+  readonly resps: readonly (readonly [LoggedResponse])[];
+  readonly filtered_resps: readonly LoggedResponse[];
   readonly [metric: string]: JsonValue | Readonly<Record<string, unknown>> | readonly unknown[];
 }
 
+/** A multiple-choice task's samples: one request per choice. */
 export function buildTaskSamples(task: MultipleChoiceTask, requests: readonly LoglikelihoodRequest[], metrics: TaskMetrics): LoggedSample[] {
   const byDoc = new Map<number, LoglikelihoodRequest[]>();
   for (const request of requests) {

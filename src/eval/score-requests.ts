@@ -7,7 +7,7 @@
 import { MlrbError } from '../errors.js';
 import type { GraphSignature, PrefixId } from '../native/binding.js';
 import type { LanguageModel } from '../model/onnx-model.js';
-import type { LoglikelihoodRequest, LoglikelihoodResult, TokenizedRequest } from './instance.js';
+import { isTokenWindow, type LoglikelihoodRequest, type LoglikelihoodResult, type TextPair, type TokenizedRequest, type TokenWindowRequest } from './instance.js';
 import {
   batchFitsFor, DEFAULT_MEMORY_BUDGET_BYTES, DEFAULT_TOKENS_PER_BATCH, GPU_TOKENS_PER_BATCH, gpuMemoryBudgetBytes, type ModelDimensions,
 } from './batch-size.js';
@@ -313,13 +313,13 @@ function recentlyMemoized(encode: (text: string) => readonly number[]): (text: s
 }
 
 /**
- * Tokenizes requests with the rules of the given lm-eval release. The choices of one question share their
- * context, so the context's own encoding is remembered between neighbouring requests instead of being redone
- * per choice.
+ * Tokenizes requests with the rules of the given lm-eval release; a token window is already tokens and passes
+ * through. The choices of one question share their context, so the context's own encoding is remembered
+ * between neighbouring requests instead of being redone per choice.
  */
 export function tokenizeRequests(
   model: LanguageModel,
-  requests: readonly Pick<LoglikelihoodRequest, 'context' | 'continuation'>[],
+  requests: readonly (TextPair | TokenWindowRequest)[],
   lmEvalVersion: LmEvalVersion = DEFAULT_LM_EVAL_VERSION,
 ): TokenizedRequest[] {
   const tokenizer = model.requireTokenizer();
@@ -329,7 +329,7 @@ export function tokenizeRequests(
     tokenText: (id: number) => tokenizer.tokenText(id),
   };
   const rules = encodingRulesFor(lmEvalVersion, memoized, () => model.prefixTokenId());
-  return requests.map((request) => encodeRequest(request, rules));
+  return requests.map((request) => (isTokenWindow(request) ? request.tokens : encodeRequest(request, rules)));
 }
 
 /** Tokenized requests (context and continuation ids) to model inputs. */

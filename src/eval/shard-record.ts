@@ -19,7 +19,8 @@ import { MlrbError } from '../errors.js';
 import { readJsonFileUnder } from '../io/text-file.js';
 import { dataFingerprint, toolVersion } from './fingerprint.js';
 import { LM_EVAL_VERSIONS } from './lm-eval-version.js';
-import type { LoglikelihoodRequest } from './instance.js';
+import type { TaskRequests } from './instance.js';
+import { requestIdentities } from './task-kinds.js';
 import type { DocOutcome } from './metrics.js';
 import type { ScoredRun } from './run-results.js';
 import type { ShardSpec } from './shard.js';
@@ -161,7 +162,7 @@ export function buildShardRecord(input: ShardRecordInput): ShardRecord {
         return [
           task.name,
           {
-            requests_sha256: requestsDigest((input.requestsByTask.get(task.name) ?? []).filter((request) => docIds.has(request.docId))),
+            requests_sha256: requestsDigest(requestsOf(input.requestsByTask, task.name), docIds),
             docs: outcomes.map((outcome) => ({ doc_id: outcome.docId, logliks: outcome.logliks.map(encodeLoglik), is_greedy: [...outcome.isGreedy] })),
           },
         ];
@@ -170,10 +171,13 @@ export function buildShardRecord(input: ShardRecordInput): ShardRecord {
   };
 }
 
-/** sha256 over the requests in order: each one's document, choice, context and continuation. */
-export function requestsDigest(requests: readonly LoglikelihoodRequest[]): string {
+/**
+ * sha256 over the requests of the documents in `docIds`, in order: each one's identity as its kind states it
+ * (a multiple-choice request's document, choice, context and continuation; a rolling request's document and text).
+ */
+export function requestsDigest(requests: TaskRequests, docIds: ReadonlySet<number>): string {
   const hash = createHash('sha256');
-  for (const request of requests) hash.update(`${JSON.stringify([request.docId, request.choiceIndex, request.context, request.continuation])}\n`);
+  for (const line of requestIdentities(requests, (docId) => docIds.has(docId))) hash.update(`${line}\n`);
   return hash.digest('hex');
 }
 
@@ -216,4 +220,11 @@ function encodeLoglik(value: number): number | 'NaN' | 'Infinity' | '-Infinity' 
 
 function decodeLoglik(value: number | 'NaN' | 'Infinity' | '-Infinity'): number {
   return typeof value === 'number' ? value : Number(value);
+}
+
+/** A task's requests from a run's map; a task without an entry is a bug in whoever built the map. */
+export function requestsOf(requestsByTask: ReadonlyMap<string, TaskRequests>, taskName: string): TaskRequests {
+  const requests = requestsByTask.get(taskName);
+  if (requests === undefined) throw new MlrbError('INTERNAL', `no requests were built for task ${taskName}`, { task: taskName });
+  return requests;
 }

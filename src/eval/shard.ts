@@ -9,7 +9,7 @@
  * Requests are always built for the whole task first and filtered afterwards: lm-eval draws few-shot examples
  * per document from one seeded generator per task, so a document's prompt depends on the draws before it.
  */
-import type { MultipleChoiceTask } from '../tasks/types.js';
+import type { Task } from '../tasks/types.js';
 
 export interface ShardSpec {
   /** 0-based, below `count` (Kubernetes' JOB_COMPLETION_INDEX; a Slurm array declared --array=0-(N-1)). */
@@ -39,7 +39,7 @@ export function formatShardSpec(shard: ShardSpec): string {
 }
 
 /** The document ids of each task that `shard` scores, by task name (every task appears, perhaps with none). */
-export function shardDocuments(tasks: readonly MultipleChoiceTask[], shard: ShardSpec): Map<string, Set<number>> {
+export function shardDocuments(tasks: readonly Task[], shard: ShardSpec): Map<string, Set<number>> {
   checkShardSpec(shard);
   const selected = new Map<string, Set<number>>();
   let ordinal = 0;

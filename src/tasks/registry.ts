@@ -3,7 +3,7 @@
  * suite is one more entry and one more options type, with no change to the evaluator, and the CLI's usage and
  * errors list it from here. Every SuperGLUE task is also a suite of its own (`--suite boolq,cb`); `rte` is
  * accepted for lm-eval's `sglue_rte`. A multiple-choice task over one dataset is a SingleTask (src/tasks/single/):
- * one file and one entry here.
+ * one file and one entry here. A suite may hold any kind of task (types.ts `Task`); wikitext's is loglikelihood_rolling.
  */
 import { loadBabyLmSuite, type BabyLmLoadOptions } from './babylm/load.js';
 import { loadBlimpSuite, type BlimpLoadOptions } from './blimp/load.js';
@@ -13,6 +13,7 @@ import { hellaswag } from './single/hellaswag.js';
 import { piqa } from './single/piqa.js';
 import { loadSingleTaskSuite } from './single/single-task.js';
 import { winogrande } from './single/winogrande.js';
+import { loadWikitextSuite } from './wikitext/load.js';
 import { loadSuperGlueSuite, loadSuperGlueTaskSuite, type SuperGlueLoadOptions, type SuperGlueTaskName } from './superglue/load.js';
 import type { Suite, SuiteLoadOptions } from './types.js';
 
@@ -38,6 +39,7 @@ export interface SuiteOptionsByName {
   readonly arc_challenge: SuiteLoadOptions;
   readonly piqa: SuiteLoadOptions;
   readonly winogrande: SuiteLoadOptions;
+  readonly wikitext: SuiteLoadOptions;
 }
 
 export type SuiteName = keyof SuiteOptionsByName;
@@ -50,6 +52,7 @@ export type SuiteName = keyof SuiteOptionsByName;
 export type SuiteNameOrigin = 'lm-eval' | 'babylm' | 'ours' | 'alias';
 
 interface SuiteEntry<Options> {
+  /** Its Suite type says which kind of task the suite holds (a multiple-choice suite: Suite<MultipleChoiceTask>). */
   readonly load: (options: Options) => Promise<Suite>;
   readonly origin: SuiteNameOrigin;
 }
@@ -61,7 +64,7 @@ const superGlueTask = (name: SuperGlueTaskName): SuiteEntry<SuperGlueLoadOptions
   origin: 'lm-eval',
 });
 
-const SUITES: SuiteEntries = {
+const SUITES = {
   mmlu: { load: loadMmluSuite, origin: 'lm-eval' },
   blimp: { load: loadBlimpSuite, origin: 'lm-eval' },
   superglue: { load: loadSuperGlueSuite, origin: 'ours' },
@@ -79,10 +82,14 @@ const SUITES: SuiteEntries = {
   arc_challenge: { load: (options) => loadSingleTaskSuite(arcChallenge, options), origin: 'lm-eval' },
   piqa: { load: (options) => loadSingleTaskSuite(piqa, options), origin: 'lm-eval' },
   winogrande: { load: (options) => loadSingleTaskSuite(winogrande, options), origin: 'lm-eval' },
+  wikitext: { load: loadWikitextSuite, origin: 'lm-eval' },
   blimp_filtered: { load: (options) => loadBabyLmSuite('blimp_filtered', options), origin: 'babylm' },
   blimp_supplement: { load: (options) => loadBabyLmSuite('blimp_supplement', options), origin: 'babylm' },
   ewok_filtered: { load: (options) => loadBabyLmSuite('ewok_filtered', options), origin: 'babylm' },
-};
+} as const satisfies SuiteEntries;
+
+/** The suite a name loads, with the kind of its tasks. */
+export type LoadedSuite<Name extends SuiteName> = Awaited<ReturnType<(typeof SUITES)[Name]['load']>>;
 
 export const SUITE_NAMES: readonly SuiteName[] = Object.keys(SUITES) as SuiteName[];
 
@@ -95,10 +102,10 @@ export function isSuiteName(name: string): name is SuiteName {
   return Object.hasOwn(SUITES, name);
 }
 
-export function loadSuite<Name extends SuiteName>(name: Name, options: SuiteOptionsByName[Name]): Promise<Suite> {
+export function loadSuite<Name extends SuiteName>(name: Name, options: SuiteOptionsByName[Name]): Promise<LoadedSuite<Name>> {
   if (!isSuiteName(name)) {
     throw new RangeError(`unknown suite ${JSON.stringify(name)}; known suites: ${SUITE_NAMES.join(', ')}`);
   }
-  const load = SUITES[name].load as (options: SuiteOptionsByName[Name]) => Promise<Suite>;
+  const load = SUITES[name].load as (options: SuiteOptionsByName[Name]) => Promise<LoadedSuite<Name>>;
   return load(options);
 }

@@ -7,7 +7,7 @@
 import { applyLimit } from './data-files.js';
 import { checkFewshotCount, DEFAULT_FEWSHOT_SEED } from './fewshot/sampler.js';
 import type {
-  AggregationName,
+  MultipleChoiceAggregationName,
   DocAnswers,
   DocScoring,
   FewshotConfig,
@@ -31,7 +31,7 @@ interface TaskSpecFacts {
   readonly targetDelimiter?: string;
   readonly fewshotDelimiter?: string;
   readonly metrics: readonly MetricName[];
-  readonly aggregations?: Readonly<Partial<Record<MetricName, AggregationName>>>;
+  readonly aggregations?: Readonly<Partial<Record<MetricName, MultipleChoiceAggregationName>>>;
   readonly docScoring?: DocScoring;
   readonly tags?: Readonly<Record<string, string>>;
   readonly lmEval?: LmEvalTaskFacts;
@@ -93,6 +93,7 @@ export function buildTask<Doc extends TaskDocument>(spec: MultipleChoiceTaskSpec
   }
   checkFewshotCount(spec.name, fewshot, numFewshot);
   return {
+    kind: 'multiple_choice',
     name: spec.name,
     version: spec.version,
     description: spec.description ?? '',

@@ -1,20 +1,28 @@
 /**
- * Tasks are data: a multiple-choice task is one declarative spec, and the evaluator turns any spec into
- * log-likelihood requests the same way (lm-eval's `output_type: multiple_choice`).
+ * Tasks are data: every task is one declarative spec of a KIND (lm-eval's output_type), and the evaluator turns
+ * any spec of a kind into requests and metrics the same way (src/eval/task-kinds.ts), never by task name.
+ *   multiple_choice        one log-likelihood per choice; acc, acc_norm, F1 … (MMLU, BLiMP, SuperGLUE, HellaSwag …)
+ *   loglikelihood_rolling  one log-likelihood of a whole document, scored in windows; perplexities (wikitext)
  *
- * lm-eval builds, for a document d with choices c_i:
+ * For a multiple-choice document d with choices c_i lm-eval builds:
  *   context      = description + few-shot blocks + docToText(d)
  *   continuation = targetDelimiter + c_i
  * where a few-shot block is docToText(e) + targetDelimiter + (targetText(e) ?? choices(e)[target(e)]) + fewshotDelimiter.
  */
 /** lm-eval's metric names; `score` is ours and only a group reports it (see TaskGroup.scoreMetrics). */
-export type MetricName = 'acc' | 'acc_norm' | 'f1' | 'mcc' | 'em' | 'score';
+export type MetricName = 'acc' | 'acc_norm' | 'f1' | 'mcc' | 'em' | 'score' | PerplexityMetricName;
+
+/** The metrics of a loglikelihood_rolling task, each lower-is-better. */
+export type PerplexityMetricName = 'word_perplexity' | 'byte_perplexity' | 'bits_per_byte';
 
 /**
  * lm-eval's aggregation of a metric's per-document items: `mean` of numbers, or CB's `cb_multi_fi` (the mean of
  * the three one-vs-rest F1 scores over (gold, pred) pairs).
  */
-export type AggregationName = 'mean' | 'cb_multi_fi';
+export type MultipleChoiceAggregationName = 'mean' | 'cb_multi_fi';
+
+/** Every aggregation a results file names: the multiple-choice ones and lm-eval's perplexity aggregations. */
+export type AggregationName = MultipleChoiceAggregationName | 'weighted_perplexity' | 'bits_per_byte';
 
 /**
  * How a document's log-likelihoods become metric items:
@@ -80,11 +88,53 @@ export interface FewshotConfig {
   readonly seed?: number;
 }
 
-export interface MultipleChoiceTask {
-  /** lm-eval task name, e.g. `mmlu_anatomy`, `blimp_adjunct_island`. */
+/** What every kind of task has: its names, where its documents came from, and how lm-eval describes it. */
+interface TaskCommon {
+  /** lm-eval task name, e.g. `mmlu_anatomy`, `blimp_adjunct_island`, `wikitext`. */
   readonly name: string;
   /** lm-eval task version, reported in `versions`. */
   readonly version: number;
+  /** Extra facts for aggregation breakdowns (MMLU category, BLiMP field / linguistics_term). */
+  readonly tags: Readonly<Record<string, string>>;
+  /** Where the documents came from (file paths), for errors and the data fingerprint. */
+  readonly sourceFiles: readonly string[];
+  /** Documents in the split before `limit` was applied (lm-eval's n-samples "original"); absent means docs.length. */
+  readonly totalDocs?: number;
+  /** How lm-eval's own YAML describes the task, for the results' `configs`; scoring never reads it. */
+  readonly lmEval?: LmEvalTaskFacts;
+}
+
+/** Any task the evaluator runs; `kind` says which rules (src/eval/task-kinds.ts) turn it into requests and metrics. */
+export type Task = MultipleChoiceTask | RollingLoglikelihoodTask;
+
+/** lm-eval's output_type of each kind. */
+export type TaskKind = Task['kind'];
+
+/**
+ * lm-eval's `output_type: loglikelihood_rolling`: each document's target text is scored whole (in windows of
+ * the model's context, src/eval/rolling-windows.ts) and its log-likelihood is weighed by the document's word
+ * and byte counts into perplexities over the whole task.
+ */
+export interface RollingLoglikelihoodTask extends TaskCommon {
+  readonly kind: 'loglikelihood_rolling';
+  readonly docs: readonly RollingDoc[];
+  /** In reporting order; each aggregates as lm-eval does (weighted_perplexity, or bits_per_byte). */
+  readonly metrics: readonly PerplexityMetricName[];
+}
+
+export interface RollingDoc {
+  readonly docId: number;
+  /** The text scored (lm-eval's doc_to_target; wikitext: the page with WikiText's tokenization undone). */
+  readonly target: string;
+  /** The counts the log-likelihood is weighed by (lm-eval's process_results; wikitext: of the raw page). */
+  readonly words: number;
+  readonly bytes: number;
+  /** The dataset row as lm-eval sees it, for --log-samples. */
+  readonly source: Readonly<Record<string, unknown>>;
+}
+
+export interface MultipleChoiceTask extends TaskCommon {
+  readonly kind: 'multiple_choice';
   readonly description: string;
   readonly targetDelimiter: string;
   readonly fewshotDelimiter: string;
@@ -92,19 +142,11 @@ export interface MultipleChoiceTask {
   readonly fewshot?: FewshotConfig;
   readonly metrics: readonly MetricName[];
   /** Per metric, where it is not `mean` (CB: f1 → cb_multi_fi). */
-  readonly aggregations?: Readonly<Partial<Record<MetricName, AggregationName>>>;
+  readonly aggregations?: Readonly<Partial<Record<MetricName, MultipleChoiceAggregationName>>>;
   /** Absent means `choice`. */
   readonly docScoring?: DocScoring;
-  /** Extra facts for aggregation breakdowns (MMLU category, BLiMP field / linguistics_term). */
-  readonly tags: Readonly<Record<string, string>>;
-  /** Where the documents came from (file paths), for errors and the data fingerprint. */
-  readonly sourceFiles: readonly string[];
   /** Few-shot examples per prompt (lm-eval's num_fewshot), drawn from `fewshot.docs` by its sampler; absent means 0. */
   readonly numFewshot?: number;
-  /** Documents in the split before `limit` was applied (lm-eval's n-samples "original"); absent means docs.length. */
-  readonly totalDocs?: number;
-  /** How lm-eval's own YAML describes the task, for the results' `configs`; scoring never reads it. */
-  readonly lmEval?: LmEvalTaskFacts;
 }
 
 /**
@@ -122,8 +164,13 @@ export interface LmEvalTaskFacts {
   /** The templates as lm-eval spells them (Jinja), for display only. */
   readonly docToText: string;
   readonly docToTarget: string | number;
-  readonly docToChoice: string | readonly string[];
+  /** Multiple-choice tasks only. */
+  readonly docToChoice?: string | readonly string[];
+  /** lm-eval's custom process_results, as its YAML names it (wikitext's word and byte counts). */
+  readonly processResults?: string;
   readonly shouldDecontaminate: boolean;
+  /** doc_to_decontamination_query, where the YAML sets one. */
+  readonly decontaminationQuery?: string;
 }
 
 /**
@@ -144,10 +191,10 @@ export interface TaskGroup {
   readonly scoreMetrics?: Readonly<Record<string, MetricName>>;
 }
 
-/** What a suite loader returns: the tasks to run and the groups to aggregate them into. */
-export interface Suite {
+/** What a suite loader returns: the tasks to run (a loader of one kind says which) and the groups to aggregate them into. */
+export interface Suite<T extends Task = Task> {
   readonly name: string;
-  readonly tasks: readonly MultipleChoiceTask[];
+  readonly tasks: readonly T[];
   /** Groups in reporting order; a group may list other groups among its subtasks. */
   readonly groups: readonly TaskGroup[];
   /**
@@ -171,4 +218,8 @@ export interface SuiteLoadOptions {
    * reported as `<group>_partial` and the results list what is missing (src/tasks/partial.ts).
    */
   readonly allowPartial?: boolean;
+}
+
+export function isMultipleChoice(task: Task): task is MultipleChoiceTask {
+  return task.kind === 'multiple_choice';
 }

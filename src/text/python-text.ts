@@ -133,3 +133,15 @@ function titlecaseCharacter(char: string): string {
   if (code === 0x149) return upper.join('');
   return (upper[0] ?? '') + upper.slice(1).join('').toLowerCase();
 }
+
+/** A regex character class for Python's `\s` on str patterns (its `str.isspace()` set), unlike JavaScript's `\s`. */
+export const PYTHON_WHITESPACE_CLASS = `[${[...PYTHON_WHITESPACE].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}]`;
+
+/** `len(re.split(r"\s+", text))`: one more than the runs of Python whitespace, empty pieces at the ends included. */
+export function pythonRegexSplitWhitespaceCount(text: string): number {
+  let runs = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    if (PYTHON_WHITESPACE.has(text[index] ?? '') && (index === 0 || !PYTHON_WHITESPACE.has(text[index - 1] ?? ''))) runs += 1;
+  }
+  return runs + 1;
+}

@@ -21,6 +21,7 @@ import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
 import { loadTokenizer } from '../../src/model/tokenizer.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import { hasShared, repoRoot, sharedDir, sharedPaths } from '../support/shared-data.js';
+import { isMultipleChoice } from '../../src/tasks/types.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/lm-eval/0.4.13');
 const MMLU_LIMIT = 3;
@@ -66,7 +67,7 @@ describe.skipIf(!hasShared)('--lm-eval-version 0.4.13 matches real lm-eval 0.4.1
     model = await loadModel({ model: sharedPaths.stories });
     const mmlu = await loadSuite('mmlu', { dataDir: sharedPaths.mmlu, limit: MMLU_LIMIT });
     const blimp = await loadSuite('blimp', { dataDir: sharedPaths.blimp, limit: BLIMP_LIMIT, paradigms: BLIMP_PARADIGMS });
-    requests = [...mmlu.tasks, ...blimp.tasks].flatMap((task) => buildTaskRequests(task));
+    requests = [...mmlu.tasks, ...blimp.tasks].filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task));
   });
   afterAll(() => model?.dispose());
 

@@ -37,6 +37,9 @@ const cases = [
   // Few-shot examples are drawn at random per document from one generator per task: each shard must still draw
   // every earlier document's examples, or its prompts (and the samples' arguments) would differ.
   { name: 'HellaSwag 2-shot (random few-shot draws)', flags: ['--tasks', 'hellaswag', '--data', path.join(repoRoot, 'test/fixtures/tasks/release/hellaswag'), '--num-fewshot', '2'] },
+  // Perplexities are task totals (summed log-likelihoods over summed word and byte counts): a merge that averaged
+  // the shards' perplexities, or their per-shard totals, would differ here. One shard per document.
+  { name: 'wikitext (rolling windows, task-total perplexities)', flags: ['--tasks', 'wikitext', '--data', path.join(repoRoot, 'test/fixtures/tasks')] },
 ] as const;
 
 describe('--shard I/N and mlrb-eval merge', () => {
@@ -75,6 +78,7 @@ describe.skipIf(!hasShared)('stories260K on real data: 3 shards merged = the uns
   const runs = [
     { name: 'BLiMP, 20 pairs per paradigm', options: { suite: 'blimp', dataDir: sharedPaths.blimp, limit: 20 } },
     { name: 'SuperGLUE CB, COPA and WiC 2-shot, 12 documents each', options: { suite: 'cb,copa,wic', dataDir: sharedPaths.superglue, numFewshot: 2, limit: 12 } },
+    { name: 'wikitext under the 0.4.13 rules', options: { suite: 'wikitext', dataDir: path.join(repoRoot, 'test/fixtures/tasks'), lmEvalVersion: '0.4.13' } },
   ] as const;
   for (const { name, options } of runs) {
     it(name, async () => {

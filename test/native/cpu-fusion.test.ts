@@ -26,6 +26,7 @@ import { expectReferenceLogliks, LOGLIK_TOLERANCE } from '../support/expect-refe
 import { writeNanLogitsModel } from '../support/odd-models.js';
 import { randomModelInputs, seededRandom } from '../support/random-requests.js';
 import { hasShared, sharedPaths } from '../support/shared-data.js';
+import { isMultipleChoice } from '../../src/tasks/types.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-fusion-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -170,7 +171,7 @@ describe('CPU graph fusion', () => {
     try {
       expect(fused.attentionFused).toBe(true);
       for (const suite of suites) {
-        const inputs = buildModelInputs(fused, suite.tasks.flatMap((task) => buildTaskRequests(task)), (index) => `request ${index}`);
+        const inputs = buildModelInputs(fused, suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)), (index) => `request ${index}`);
         const fusedLogliks = (await scoreModelInputs(fused, inputs)).results.map((result) => result.loglik);
         const plainLogliks = (await scoreModelInputs(plain, inputs)).results.map((result) => result.loglik);
         if (fusedRoundsAsOrt) {

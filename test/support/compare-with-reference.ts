@@ -6,7 +6,7 @@
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
-import type { Suite } from '../../src/tasks/types.js';
+import { isMultipleChoice, type Suite } from '../../src/tasks/types.js';
 import { createReferenceScorer, scoreContinuation } from './reference-scorer.js';
 
 export interface Comparison {
@@ -30,7 +30,7 @@ export async function compareSuiteWithReference(
   load: { readonly cpuFusion?: boolean } = {},
 ): Promise<Comparison> {
   const model = await loadModel({ model: modelPath, ...load });
-  const requests = suite.tasks.flatMap((task) => buildTaskRequests(task));
+  const requests = suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task));
   const inputs = buildModelInputs(model, requests, (index) => `request ${index}`);
   const { results } = await scoreModelInputs(model, inputs);
   model.dispose();
@@ -60,7 +60,7 @@ export async function compareSuiteWithReference(
   await reference.dispose();
 
   const byDoc = new Map<string, { product: number[]; reference: number[]; target: number }>();
-  const targets = new Map<string, number>(suite.tasks.flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)));
+  const targets = new Map<string, number>(suite.tasks.filter(isMultipleChoice).flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)));
   requests.forEach((request, index) => {
     const key = `${request.taskName}#${request.docId}`;
     const entry = byDoc.get(key) ?? { product: [], reference: [], target: targets.get(key) ?? -1 };

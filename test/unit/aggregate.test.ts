@@ -76,6 +76,7 @@ describe('aggregateGroups', () => {
 
 describe('breakdownByTag', () => {
   const task = (name: string, field: string): MultipleChoiceTask => ({
+    kind: 'multiple_choice',
     name,
     version: 1,
     description: '',

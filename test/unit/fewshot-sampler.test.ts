@@ -73,6 +73,7 @@ describe('lm-eval few-shot draws', () => {
 
 describe('few-shot contexts', () => {
   const task = (fewshotDocs: readonly MultipleChoiceDoc[], targetDelimiter = ' '): MultipleChoiceTask => ({
+    kind: 'multiple_choice',
     name: 'demo',
     version: 1,
     description: 'D\n',

@@ -8,13 +8,15 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSuite, type SuiteName } from '../../src/tasks/registry.js';
 import type { MultipleChoiceDoc, MultipleChoiceTask, Suite } from '../../src/tasks/types.js';
+import { multipleChoiceSuite } from '../support/task-builders.js';
 import { hasShared, repoRoot, sharedPaths } from '../support/shared-data.js';
 
 const fixtures = path.join(repoRoot, 'test', 'fixtures', 'hub');
 const release = (suite: string): string => path.join(fixtures, 'release', suite);
 const parquet = (folder: string): string => path.join(fixtures, 'parquet', folder);
 
-const load = (suite: SuiteName, dataDir: string, numFewshot = 0): Promise<Suite> => loadSuite(suite, { dataDir, allowPartial: true, numFewshot });
+const load = (suite: SuiteName, dataDir: string, numFewshot = 0): Promise<Suite<MultipleChoiceTask>> =>
+  loadSuite(suite, { dataDir, allowPartial: true, numFewshot }).then(multipleChoiceSuite);
 
 /** What scoring reads of a document; `source` is compared per suite, since the hub names some fields its own way. */
 const scored = (doc: MultipleChoiceDoc) => ({ docId: doc.docId, text: doc.text, choices: doc.choices, target: doc.target, targetText: doc.targetText, answers: doc.answers });

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { computeTaskMetrics } from '../../src/eval/metrics.js';
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { isSuiteName, loadSuite } from '../../src/tasks/registry.js';
-import type { MultipleChoiceTask } from '../../src/tasks/types.js';
+import { isMultipleChoice, type MultipleChoiceTask } from '../../src/tasks/types.js';
 import { repoRoot } from '../support/shared-data.js';
 
 interface RecordedCase {
@@ -35,7 +35,7 @@ async function loadTask(recordedCase: RecordedCase): Promise<MultipleChoiceTask>
   if (!isSuiteName(recordedCase.suite)) throw new Error(`not a suite: ${recordedCase.suite}`);
   const suite = await loadSuite(recordedCase.suite, { dataDir: path.join(repoRoot, recordedCase.dataDir), numFewshot: recordedCase.numFewshot, allowPartial: true });
   const task = suite.tasks.find((candidate) => candidate.name === recordedCase.task);
-  if (task === undefined) throw new Error(`${recordedCase.suite} has no task ${recordedCase.task}`);
+  if (task === undefined || !isMultipleChoice(task)) throw new Error(`${recordedCase.suite} has no multiple-choice task ${recordedCase.task}`);
   return task;
 }
 

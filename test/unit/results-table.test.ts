@@ -5,6 +5,7 @@ import { buildResults, type MlrbRunInfo } from '../../src/eval/results.js';
 import type { MultipleChoiceTask, Suite } from '../../src/tasks/types.js';
 
 const task = (name: string, docCount: number, alias?: string): MultipleChoiceTask => ({
+  kind: 'multiple_choice',
   name,
   version: 1,
   description: 'Desc.\n\n',

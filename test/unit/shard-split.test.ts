@@ -6,6 +6,7 @@ import type { MultipleChoiceTask } from '../../src/tasks/types.js';
 /** Tasks with the given document counts; doc ids are spread out, as a --limit'ed or filtered split's may be. */
 function tasksOfSizes(sizes: readonly number[]): MultipleChoiceTask[] {
   return sizes.map((size, taskIndex) => ({
+    kind: 'multiple_choice',
     name: `task_${taskIndex}`,
     version: 1,
     description: '',

@@ -82,17 +82,17 @@ const LAYOUTS = {
 } as const satisfies { readonly [Name in BabyLmSuiteName]: BabyLmSuiteLayout<Pair> | BabyLmSuiteLayout<EwokItem> };
 
 /** `dataDir` is BabyLM's evaluation_data folder (or its parent), or the suite's own folder. */
-export function loadBabyLmSuite(suite: BabyLmSuiteName, options: BabyLmLoadOptions): Promise<Suite> {
+export function loadBabyLmSuite(suite: BabyLmSuiteName, options: BabyLmLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   checkLimit(options.limit);
   return loadFolder(suite, options);
 }
 
-function loadFolder(suite: BabyLmSuiteName, options: BabyLmLoadOptions): Promise<Suite> {
+function loadFolder(suite: BabyLmSuiteName, options: BabyLmLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   // Split by document type, so each call knows its layout's Doc.
   return suite === 'ewok_filtered' ? loadLayout(suite, LAYOUTS.ewok_filtered, options) : loadLayout(suite, LAYOUTS[suite], options);
 }
 
-async function loadLayout<Doc extends TaskDocument>(suite: BabyLmSuiteName, layout: BabyLmSuiteLayout<Doc>, options: BabyLmLoadOptions): Promise<Suite> {
+async function loadLayout<Doc extends TaskDocument>(suite: BabyLmSuiteName, layout: BabyLmSuiteLayout<Doc>, options: BabyLmLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   const dir = await babyLmDir(options.dataDir, layout.folder);
   const files = (await listDirectory(dir, `BabyLM ${layout.folder} folder`))
     .filter((name) => name.endsWith(SUFFIX))

@@ -25,7 +25,7 @@ const TASK_VERSION = 1;
 const GROUP_VERSION = 2;
 
 /** Bad options throw synchronously (RangeError), except unknown paradigms, which need the folder listing. */
-export function loadBlimpSuite(options: BlimpLoadOptions): Promise<Suite> {
+export function loadBlimpSuite(options: BlimpLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   checkLimit(options.limit);
   if (options.paradigms !== undefined && options.paradigms.length === 0) {
     throw new RangeError('paradigms must name at least one BLiMP paradigm');
@@ -33,7 +33,7 @@ export function loadBlimpSuite(options: BlimpLoadOptions): Promise<Suite> {
   return loadParadigms(options);
 }
 
-async function loadParadigms(options: BlimpLoadOptions): Promise<Suite> {
+async function loadParadigms(options: BlimpLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   const source = await openBlimpSource(options.dataDir);
   const { dir, paradigms: available } = source;
   const paradigms = selectParadigms(options.paradigms, available);

@@ -36,7 +36,7 @@ const DOC_TO_TEXT = '{{question.strip()}}\nA. {{choices[0]}}\nB. {{choices[1]}}\
 const LETTERS = ['A', 'B', 'C', 'D'] as const;
 
 /** Bad options throw synchronously (RangeError); data problems reject with MlrbError BAD_DATA. */
-export function loadMmluSuite(options: MmluLoadOptions): Promise<Suite> {
+export function loadMmluSuite(options: MmluLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   const numFewshot = options.numFewshot ?? 0;
   if (!Number.isInteger(numFewshot) || numFewshot < 0) {
     throw new RangeError(`numFewshot must be a non-negative integer; got ${String(options.numFewshot)}`);
@@ -46,7 +46,7 @@ export function loadMmluSuite(options: MmluLoadOptions): Promise<Suite> {
   return loadSubjects(options, subjects, numFewshot);
 }
 
-async function loadSubjects(options: MmluLoadOptions, subjects: readonly string[], numFewshot: number): Promise<Suite> {
+async function loadSubjects(options: MmluLoadOptions, subjects: readonly string[], numFewshot: number): Promise<Suite<MultipleChoiceTask>> {
   const source = await openMmluSource(options.dataDir);
   const dir = source.dir;
   // Only the full suite must be complete; a subject asked for by name must be there, and its missing file is

@@ -12,7 +12,7 @@ import { checkLimit } from '../data-files.js';
 import { resolveSuiteData, splitShards, type DataLayout, type SuiteData } from '../hub-layout.js';
 import { hubSplit, releaseSplit, type HubSplitParser, type ReleaseSplitParser, type SplitSource } from '../split-source.js';
 import { buildTask, type MultipleChoiceTaskSpec, type TaskDocument } from '../task-spec.js';
-import type { Suite, SuiteLoadOptions } from '../types.js';
+import type { MultipleChoiceTask, Suite, SuiteLoadOptions } from '../types.js';
 
 /** The hub's split names; a release's own file names are mapped onto them. */
 export type SplitName = 'train' | 'validation' | 'test';
@@ -50,14 +50,14 @@ export interface SingleTaskData<Doc> {
 type Layout = 'release' | 'hub';
 
 /** Bad options throw synchronously (RangeError); data problems reject with MlrbError BAD_DATA. */
-export function loadSingleTaskSuite<Doc extends TaskDocument>(task: SingleTask<Doc>, options: SuiteLoadOptions): Promise<Suite> {
+export function loadSingleTaskSuite<Doc extends TaskDocument>(task: SingleTask<Doc>, options: SuiteLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   checkLimit(options.limit);
   const numFewshot = options.numFewshot ?? 0;
   if (!Number.isInteger(numFewshot) || numFewshot < 0) throw new RangeError(`numFewshot must be a non-negative integer; got ${String(options.numFewshot)}`);
   return load(task, options, numFewshot);
 }
 
-async function load<Doc extends TaskDocument>(task: SingleTask<Doc>, options: SuiteLoadOptions, numFewshot: number): Promise<Suite> {
+async function load<Doc extends TaskDocument>(task: SingleTask<Doc>, options: SuiteLoadOptions, numFewshot: number): Promise<Suite<MultipleChoiceTask>> {
   const { folder, label, hubRepos } = task.data;
   const data = await resolveSuiteData(options.dataDir, { suite: folder, label, layouts: layoutsOf(task), hubRepos });
   const evaluated = await requireSplit(task, data, task.evaluatedSplit, 'evaluation');

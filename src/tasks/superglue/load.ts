@@ -61,13 +61,13 @@ const GROUP_VERSION = 1;
  * accuracies and ReCoRD's f1. A folder without some task is refused (BAD_DATA) unless allowPartial; then the
  * group covers the rest as `superglue_partial`, and its alias says which are missing.
  */
-export function loadSuperGlueSuite(options: SuperGlueLoadOptions): Promise<Suite> {
+export function loadSuperGlueSuite(options: SuperGlueLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   checkOptions(options);
   return loadPresent(options);
 }
 
 /** A suite of one SuperGLUE task (`--suite boolq`); its folder must be present. */
-export function loadSuperGlueTaskSuite(name: SuperGlueTaskName, options: SuperGlueLoadOptions): Promise<Suite> {
+export function loadSuperGlueTaskSuite(name: SuperGlueTaskName, options: SuperGlueLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   checkOptions(options);
   return (async () => {
     const data = await superGlueData(options.dataDir);
@@ -76,7 +76,7 @@ export function loadSuperGlueTaskSuite(name: SuperGlueTaskName, options: SuperGl
   })();
 }
 
-async function loadPresent(options: SuperGlueLoadOptions): Promise<Suite> {
+async function loadPresent(options: SuperGlueLoadOptions): Promise<Suite<MultipleChoiceTask>> {
   const data = await superGlueData(options.dataDir);
   const dir = data.dir;
   const present: SuperGlueTaskName[] = [];
