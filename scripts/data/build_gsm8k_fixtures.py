@@ -5,6 +5,8 @@ MIT-licensed, but none of its rows is copied here), in both layouts mlrb-eval re
                                                  <<calculator>> annotations and a final "#### <number>" line;
   hub/main/{test,train}-00000-of-00001.parquet   openai/gsm8k's `main` config: the same two string columns,
                                                  snappy-compressed as the hub's files are.
+  bad-hub/main/test-00000-of-00001.parquet      a hub shard whose second row's answer lacks its "#### " line,
+                                                 which the loader must refuse naming the shard and row.
 The answers reach the edges of lm-eval's gsm8k filters and exact_match: thousands separators, a dollar sign, a
 negative and a decimal answer. Train has seven rows, enough for a 5-shot random draw.
 
@@ -67,6 +69,10 @@ def main():
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
         table = pa.Table.from_pylist(rows(pairs), schema=SCHEMA)
         pq.write_table(table, os.path.join(hub, f"{split}-00000-of-00001.parquet"), compression="snappy")
+    bad = os.path.join(args.out, "bad-hub", "main")
+    os.makedirs(bad, exist_ok=True)
+    bad_rows = rows(TEST[:1]) + [{"question": TEST[1][0], "answer": TEST[1][1].split("\n#### ")[0]}]
+    pq.write_table(pa.Table.from_pylist(bad_rows, schema=SCHEMA), os.path.join(bad, "test-00000-of-00001.parquet"), compression="snappy")
 
 
 if __name__ == "__main__":
