@@ -15,6 +15,7 @@ What it records (OUT, default test/fixtures/lm-eval/gsm8k-expectations.json):
   aggregate     for the first response of every document: lm-eval's mean and mean_stderr per filter.
   exactMatch    exact_match_hf_evaluate on tricky (prediction, reference) pairs under gsm8k's options and others.
   regex         Python's re.findall / re.sub on patterns and inputs where Python's and JS's regexes disagree.
+  pythonSpaces  the code points re's \s matches in a str pattern (str.isspace()), which JS's \s does not equal.
   stops         HFLM's stop handling: handle_stop_sequences(until, eos) and postprocess_generated_text.
 
 Run from the repo root with the lm_eval 0.4.13 wheel importable (record_expectations.sh unpacks it to /tmp/lmeval):
@@ -232,6 +233,7 @@ def main(out):
         "aggregate": aggregate,
         "exactMatch": record_exact_match(),
         "regex": record_regex(),
+        "pythonSpaces": [point for point in range(sys.maxunicode + 1) if re.match(r"\s", chr(point))],
         "stops": record_stops(),
     }
     with open(out, "w", encoding="utf-8") as handle:

@@ -9,7 +9,8 @@
  *     with MULTILINE, Python's `^`/`$` see only "\n" as a line break, JS's also "\r", U+2028 and U+2029;
  *   - `.` excludes only "\n" in Python, also "\r", U+2028 and U+2029 in JS;
  *   - `\d` and `\s` are Unicode-aware in Python's str patterns (`\d` = category Nd; `\s` = str.isspace), ASCII
- *     or a different set in JS;
+ *     or a different set in JS (`\d` then follows the JS engine's Unicode version, newer than CPython 3.11's 14.0,
+ *     so digits of scripts added since match here and not there);
  *   - `\Z` and `\A`, `(?P<name>…)` and `(?P=name)` are spelled differently; `{` that starts no quantifier is a
  *     literal in Python and an error under JS's `u` flag; `[]…]` is a class holding "]" in Python, the empty
  *     class in JS;
