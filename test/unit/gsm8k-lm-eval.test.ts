@@ -9,11 +9,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createExactMatch } from '../../src/eval/generate-until/exact-match.js';
-import { cutAtStopStrings, planGeneration } from '../../src/eval/generate-until/hflm-generate.js';
+import { cutAtStopStrings, generateUntil, planGeneration } from '../../src/eval/generate-until/hflm-generate.js';
 import { buildGenerateUntilRequests } from '../../src/eval/generate-until/requests.js';
 import { generateUntilConfig, generateUntilResultEntry, generateUntilSamples, scoreGenerateUntil } from '../../src/eval/generate-until/results.js';
 import type { GenerateUntilTask } from '../../src/tasks/generate-until-types.js';
 import { loadGsm8k } from '../../src/tasks/gsm8k/load.js';
+import { FakeTextGenerator } from '../support/fake-text-generator.js';
 import { repoRoot } from '../support/shared-data.js';
 
 interface Outcome {
@@ -153,5 +154,29 @@ describe("HFLM's stop strings against lm-eval 0.4.13", () => {
     expect(plan.until).toEqual(item.stops);
     expect(plan.settings.stopStrings).toEqual(item.stops);
     expect(cutAtStopStrings(item.generated, plan.until)).toBe(item.text);
+  });
+});
+
+describe('gsm8k end to end over a TextGenerator', () => {
+  it("load → requests → HFLM generate_until → filters and exact_match gives lm-eval's results entry", async () => {
+    const task = await loadGsm8k({ dataDir: RELEASE });
+    const requests = buildGenerateUntilRequests(task);
+    // A character-level tokenizer; the scripted model answers each prompt with the recorded first response of the
+    // document whose context it was given, followed by a new question it must not be credited for.
+    const encode = (text: string): number[] => [...text].map((char) => (char.codePointAt(0) ?? 0) + 10);
+    const decode = (id: number): string => (id < 10 ? '' : String.fromCodePoint(id - 10));
+    const byContext = new Map(requests.map((request, index) => [request.context, recorded.responses[index]?.outcomes[0]?.response ?? '']));
+    const generator = new FakeTextGenerator((prompt) => {
+      const answer = byContext.get(prompt.map(decode).join(''));
+      if (answer === undefined) throw new Error('the prompt is no request context');
+      return { tokenIds: encode(`${answer}\n\nQuestion: and then?`), decode };
+    }, 2);
+    const responses = await generateUntil(requests, generator, { encode, eosText: '</s>', maxLength: 8192 });
+    expect(responses).toEqual(recorded.responses.map((doc) => `${doc.outcomes[0]?.response ?? ''}\n\n`));
+    const entry = generateUntilResultEntry(task, scoreGenerateUntil(task, responses));
+    for (const [filter, values] of Object.entries(recorded.aggregate)) {
+      expect(entry[`exact_match,${filter}`]).toBe(values.exact_match);
+      expect(entry[`exact_match_stderr,${filter}`]).toBe(values.exact_match_stderr);
+    }
   });
 });
