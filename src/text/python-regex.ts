@@ -60,14 +60,14 @@ export function translatePythonRegex(pattern: string): PythonRegex {
   try {
     new RegExp(source, jsFlags);
   } catch (error: unknown) {
-    throw new RangeError(`the Python pattern ${JSON.stringify(pattern)} has no JS translation (${(error as Error).message})`, { cause: error });
+    throw new RangeError(`the Python pattern ${JSON.stringify(pattern)} has no JS translation (${error instanceof Error ? error.message : String(error)})`, { cause: error });
   }
   return { pattern, source, flags: jsFlags, groupCount: translator.groupCount };
 }
 
 /** Python's re.finditer: every match, left to right, with Python's empty-match rule. */
 export function pythonFinditer(regex: PythonRegex, text: string): PythonMatch[] {
-  const any = new RegExp(regex.source, `${regex.flags}gd`);
+  const any = new RegExp(regex.source, `${regex.flags}g`);
   const matches: PythonMatch[] = [];
   let position = 0;
   let previousWasEmpty = false;

@@ -8,7 +8,9 @@
  *     already there (0.4.8 appends it regardless; a repeated stop string changes nothing);
  *   - the context is encoded by the run's rules (0.4.4–0.4.8: no special tokens; 0.4.13: the tokenizer's own, none
  *     when the text starts with the BOS text), then left-truncated to its last max_length − max_gen_toks tokens,
- *     which must be positive;
+ *     which must be positive. (0.4.13's tok_batch_encode decides the BOS question for a whole batch by its first
+ *     context; here each context decides for itself, which is the same for a task whose contexts all start
+ *     alike, as gsm8k's "Question:" do);
  *   - do_sample false (or temperature 0 with do_sample unset) is greedy decoding of at most max_gen_toks tokens,
  *     stopping at the model's EOS;
  *   - the generated ids are decoded with special tokens skipped and the text is cut at each `until` term in turn
