@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { createExactMatch } from '../../src/eval/generate-until/exact-match.js';
 import { cutAtStopStrings, generateUntil, planGeneration } from '../../src/eval/generate-until/hflm-generate.js';
 import { buildGenerateUntilRequests } from '../../src/eval/generate-until/requests.js';
-import { generateUntilConfig, generateUntilResultEntry, generateUntilSamples, scoreGenerateUntil } from '../../src/eval/generate-until/results.js';
+import { createGenerateUntilScorer, generateUntilConfig, generateUntilResultEntry, generateUntilSamples, scoreGenerateUntil } from '../../src/eval/generate-until/results.js';
 import type { GenerateUntilTask } from '../../src/tasks/generate-until-types.js';
 import { loadGsm8k } from '../../src/tasks/gsm8k/load.js';
 import { FakeTextGenerator } from '../support/fake-text-generator.js';
@@ -131,6 +131,14 @@ describe('gsm8k filters and exact_match against lm-eval 0.4.13', () => {
       expect(exactMatch(item.prediction, item.reference)).toBe(item.score);
     },
   );
+
+  it("gives a single document's stderr as lm-eval's 'N/A', and refuses a pattern with no translation when the scorer is made", async () => {
+    const task = await loadGsm8k({ dataDir: HUB, limit: 1 });
+    const entry = generateUntilResultEntry(task, scoreGenerateUntil(task, [' #### 21']));
+    expect(entry).toEqual({ alias: 'gsm8k', 'exact_match,strict-match': 1, 'exact_match_stderr,strict-match': 'N/A', 'exact_match,flexible-extract': 1, 'exact_match_stderr,flexible-extract': 'N/A' });
+    const unsupported: GenerateUntilTask = { ...task, filters: [{ name: 'words', steps: [{ function: 'regex', regexPattern: '\\b(\\w+)', groupSelect: 0, fallback: '[invalid]' }] }] };
+    expect(() => createGenerateUntilScorer(unsupported)).toThrow(/\\w/);
+  });
 
   it('writes one sample per (filter, document), filter by filter, with resps [[text]] and filtered_resps [answer]', async () => {
     const task: GenerateUntilTask = await loadGsm8k({ dataDir: HUB });

@@ -21,7 +21,7 @@ export interface CompiledPipeline {
   readonly apply: (responses: readonly string[]) => FilteredResponse;
 }
 
-/** Translates every pattern up front, so a pattern with no JS translation fails before any generation (RangeError). */
+/** Translates every pattern now (RangeError for one with no JS translation), not once per response. */
 export function compilePipeline(pipeline: FilterPipeline): CompiledPipeline {
   const steps = pipeline.steps.map((step) => compileStep(pipeline.name, step));
   return {

@@ -34,24 +34,34 @@ export interface GenerateUntilScores {
   readonly filters: readonly FilterScores[];
 }
 
+/**
+ * Translates the task's filter and metric patterns now (a pattern with no JS translation is a RangeError), so a
+ * caller that makes the scorer before generating learns of it before any model time is spent.
+ */
+export function createGenerateUntilScorer(task: GenerateUntilTask): (responses: readonly string[]) => GenerateUntilScores {
+  const exactMatch = createExactMatch(task.metric.options);
+  const pipelines = task.filters.map(compilePipeline);
+  return (responses) => {
+    if (responses.length !== task.docs.length) {
+      throw new RangeError(`task ${task.name}: ${responses.length} responses for ${task.docs.length} documents`);
+    }
+    const filters = pipelines.map((pipeline): FilterScores => {
+      const filtered = responses.map((response) => pipeline.apply([response]));
+      const scores = filtered.map((answer, index) => {
+        // exact_match compares strings; a pipeline without take_first leaves a list, which lm-eval would score
+        // as its string form, so it is refused here instead.
+        if (typeof answer !== 'string') throw new RangeError(`task ${task.name}: filter ${pipeline.name} must end in take_first to be scored by exact_match`);
+        return exactMatch(answer, task.docs[index]?.target ?? '');
+      });
+      return { filter: pipeline.name, filtered, scores, value: mean(scores), stderr: scores.length > 1 ? meanStderr(scores) : 'N/A' };
+    });
+    return { taskName: task.name, n: responses.length, filters };
+  };
+}
+
 /** Scores every document's response under every filter; `responses` has one text per document. */
 export function scoreGenerateUntil(task: GenerateUntilTask, responses: readonly string[]): GenerateUntilScores {
-  if (responses.length !== task.docs.length) {
-    throw new RangeError(`task ${task.name}: ${responses.length} responses for ${task.docs.length} documents`);
-  }
-  const exactMatch = createExactMatch(task.metric.options);
-  const filters = task.filters.map((pipeline): FilterScores => {
-    const compiled = compilePipeline(pipeline);
-    const filtered = responses.map((response) => compiled.apply([response]));
-    const scores = filtered.map((answer, index) => {
-      // exact_match compares strings; a pipeline without take_first leaves a list, which lm-eval would score as
-      // its string form, so it is refused here instead.
-      if (typeof answer !== 'string') throw new RangeError(`task ${task.name}: filter ${pipeline.name} must end in take_first to be scored by exact_match`);
-      return exactMatch(answer, task.docs[index]?.target ?? '');
-    });
-    return { filter: pipeline.name, filtered, scores, value: mean(scores), stderr: scores.length > 1 ? meanStderr(scores) : 'N/A' };
-  });
-  return { taskName: task.name, n: responses.length, filters };
+  return createGenerateUntilScorer(task)(responses);
 }
 
 /** `results[task]`: the alias, then each filter's metric and stderr. */
