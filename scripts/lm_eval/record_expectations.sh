@@ -2,7 +2,8 @@
 # Re-records test/fixtures/lm-eval/ from lm-eval 0.4.13 itself (the wheel in .xa/whl/): the rows its make_table
 # builds from our results file for the tiny fixture run, the task versions in its YAMLs, the requests and
 # metrics its tasks build from the hub fixtures, and gsm8k's generate_until contexts, filters and exact_match.
-# Run from the repo root; needs /work/pyenv/bin/python (pyyaml, numpy, jinja2, datasets) and node. Tests read the outputs without Python.
+# Run from the repo root; needs /work/pyenv/bin/python (pyyaml, numpy, jinja2, datasets) and node. Tests read
+# the outputs without Python.
 set -euo pipefail
 python=${PYTHON:-/work/pyenv/bin/python}
 target=${LMEVAL_TARGET:-/tmp/lmeval}
