@@ -5,24 +5,37 @@
  *   drawn    = sampler.sample(n): first_n takes docs[:n]; default takes random.Random(seed).sample(docs, n),
  *              one generator per task, seeded once, so every draw depends on the ones before it
  *   examples = [x for x in drawn if x != doc][:k]
- * Document equality is lm-eval's dict equality, applied to `source` (the document as lm-eval sees it).
+ * Document equality is lm-eval's dict equality, applied to `source` (the document as lm-eval sees it). The draw
+ * serves any kind of document that carries its source (multiple-choice and generate-until tasks alike).
  */
-import type { FewshotConfig, MultipleChoiceDoc } from '../types.js';
 import { PythonRandom } from './python-random.js';
+
+/** A document the sampler can compare: the row as lm-eval sees it. */
+export interface SourcedDoc {
+  readonly source: Readonly<Record<string, unknown>>;
+}
+
+/** What a draw needs of a task's few-shot configuration (FewshotConfig is one). */
+export interface FewshotPool<Doc extends SourcedDoc> {
+  readonly sampler: 'first_n' | 'default';
+  readonly docs: readonly Doc[];
+  readonly drawsExtra?: boolean;
+  readonly seed?: number;
+}
 
 /** lm-eval's default fewshot_random_seed. */
 export const DEFAULT_FEWSHOT_SEED = 1234;
 
 /** Returns the examples for each document; call it once per document, in document order. */
-export type FewshotDraw = (doc: MultipleChoiceDoc) => readonly MultipleChoiceDoc[];
+export type FewshotDraw<Doc extends SourcedDoc> = (doc: Doc) => readonly Doc[];
 
 /** How many few-shot documents a k-shot run needs (k, or k + 1 with the extra draw). */
-export function fewshotDocsNeeded(config: FewshotConfig, count: number): number {
+export function fewshotDocsNeeded(config: FewshotPool<SourcedDoc>, count: number): number {
   return count === 0 ? 0 : count + (config.drawsExtra === true ? 1 : 0);
 }
 
 /** Throws a RangeError naming the task when its few-shot split cannot supply a k-shot draw. */
-export function checkFewshotCount(taskName: string, config: FewshotConfig | undefined, count: number): void {
+export function checkFewshotCount(taskName: string, config: FewshotPool<SourcedDoc> | undefined, count: number): void {
   if (!Number.isInteger(count) || count < 0) throw new RangeError(`numFewshot must be a non-negative integer; got ${String(count)}`);
   if (count === 0) return;
   if (config === undefined) throw new RangeError(`task ${taskName} has no few-shot documents; use numFewshot 0`);
@@ -33,12 +46,12 @@ export function checkFewshotCount(taskName: string, config: FewshotConfig | unde
   }
 }
 
-export function createFewshotDraw(taskName: string, config: FewshotConfig | undefined, count: number): FewshotDraw {
+export function createFewshotDraw<Doc extends SourcedDoc>(taskName: string, config: FewshotPool<Doc> | undefined, count: number): FewshotDraw<Doc> {
   checkFewshotCount(taskName, config, count);
   if (count === 0 || config === undefined) return () => [];
   const needed = fewshotDocsNeeded(config, count);
   const { docs } = config;
-  const sample: () => readonly MultipleChoiceDoc[] =
+  const sample: () => readonly Doc[] =
     config.sampler === 'first_n' ? () => docs.slice(0, needed) : randomSampler(docs, needed, config.seed ?? DEFAULT_FEWSHOT_SEED);
   return (doc) => {
     const key = documentKey(doc);
@@ -48,15 +61,15 @@ export function createFewshotDraw(taskName: string, config: FewshotConfig | unde
   };
 }
 
-function randomSampler(docs: readonly MultipleChoiceDoc[], count: number, seed: number): () => readonly MultipleChoiceDoc[] {
+function randomSampler<Doc>(docs: readonly Doc[], count: number, seed: number): () => readonly Doc[] {
   const random = new PythonRandom(seed);
   return () => random.sample(docs, count);
 }
 
-const keys = new WeakMap<MultipleChoiceDoc, string>();
+const keys = new WeakMap<SourcedDoc, string>();
 
 /** A canonical form of the document's source, so equal dicts give equal keys whatever their key order. */
-function documentKey(doc: MultipleChoiceDoc): string {
+function documentKey(doc: SourcedDoc): string {
   let key = keys.get(doc);
   if (key === undefined) {
     key = JSON.stringify(canonical(doc.source));
