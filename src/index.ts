@@ -29,6 +29,11 @@ export type { MultipleChoiceTask, MultipleChoiceDoc, Suite, TaskGroup } from './
 export { buildTask, type MultipleChoiceTaskSpec, type MultipleInputTaskSpec, type SingleInputTaskSpec } from './tasks/task-spec.js';
 export type { LmEvalResults } from './eval/results.js';
 export { MlrbError, isMlrbError, type ErrorCode } from './errors.js';
+// Generation: token-id prompts through a loaded model (createTextGenerator), or prompt texts end to end (generate).
+export type { FinishReason, Generation, GenerationProgress, GenerationSettings, SamplingSettings, TextGenerator } from './generate/types.js';
+export { createTextGenerator, type TextGeneratorOptions } from './generate/text-generator.js';
+export { generate, type GenerateResult } from './generate/generate.js';
+export { generateOptionsSchema, type GenerateOptions } from './config/generate-options.js';
 // Edge-track checks (parameters, DRAM, quantization, pruning): the objects `inspect` / `check-pruning` print.
 export * from './inspect/index.js';
 // One verdict per edge track (`check-track`): the checks above that a track's rules need, findings labelled by check.
