@@ -18,6 +18,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   mlrb: async () => (await import('./mlrb-command.js')).runMlrbCommand,
   merge: async () => (await import('./merge-command.js')).runMergeCommand,
   report: async () => (await import('./report-command.js')).runReportCommand,
+  generate: async () => (await import('./generate-command.js')).runGenerateCommand,
 };
 
 const USAGE = `${EVAL_USAGE}
@@ -30,6 +31,7 @@ other commands:
   mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] …
   mlrb-eval merge SHARD.json… [--output FILE | --output-path PATH] [--allow-partial] …
   mlrb-eval report RUN.json… [--out DIR]
+  mlrb-eval generate MODEL --prompt TEXT… [--max-new-tokens N] [--stop S]… [--temperature T --top-k K --seed S] [--output FILE] …
   mlrb-eval --version
   (each command's --help lists its options)`;
 
