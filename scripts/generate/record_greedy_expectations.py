@@ -144,11 +144,8 @@ def main() -> None:
     manifest: dict = {'maxNewTokens': MAX_NEW, 'prompts': prompts, 'models': {}}
     for arch in ('gpt2', 'llama'):
         model = build(arch)
-        files = {}
-        for variant in ('nopast', 'past', 'past-nopositions'):
-            file = f'{arch}-{variant}.onnx'
-            export(model, arch, variant, OUT / file)
-            files[variant] = file
+        # transformers' runs first, on the model as built: tracing for export leaves state behind on the module
+        # (seen with GPT-2 small: generate() after an export gave other ids than before it).
         runs = [greedy(model, prompt, None) for prompt in prompts]
         # EOS: the 4th token of the longest prompt's run (a token that is not also earlier in that run), so one
         # prompt provably stops part-way; other prompts stop wherever they produce it too.
@@ -157,7 +154,6 @@ def main() -> None:
         eos = candidates[0]
         eos_runs = [greedy(model, prompt, eos)[0] for prompt in prompts]
         manifest['models'][arch] = {
-            'files': files,
             'kvHeads': KV_HEADS[arch],
             'headDim': HIDDEN // HEADS,
             'greedy': [ids for ids, _ in runs],
@@ -166,6 +162,12 @@ def main() -> None:
             'eosGreedy': eos_runs,
             'firstLogits': first_logits(model, prompts[0]),
         }
+        files = {}
+        for variant in ('nopast', 'past', 'past-nopositions'):
+            file = f'{arch}-{variant}.onnx'
+            export(model, arch, variant, OUT / file)
+            files[variant] = file
+        manifest['models'][arch]['files'] = files
         print(arch, 'min top-1/top-2 gap', manifest['models'][arch]['minTopGap'], 'eos', eos, file=sys.stderr)
     for name in ('tokenizer.json', 'tokenizer_config.json', 'LICENSE'):
         if (TOKENIZER_SOURCE / name).exists():
