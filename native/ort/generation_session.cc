@@ -34,6 +34,15 @@ std::span<const float> logit_row(const Ort::Value& logits, int64_t flat_row, int
   return widened;
 }
 
+// Where each row's next-token logits sit in the logits output: a sliced head computed only the gathered
+// positions, one per row in row order; a full head computed [rows, length] of them.
+std::vector<int64_t> logit_rows_of(const GraphSignature& signature, const DecodeFeed& feed) {
+  if (!signature.logits_sliced) return feed.logit_positions;
+  std::vector<int64_t> rows(static_cast<size_t>(feed.rows));
+  for (int64_t r = 0; r < feed.rows; ++r) rows[static_cast<size_t>(r)] = r;
+  return rows;
+}
+
 }  // namespace
 
 GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request)
@@ -190,12 +199,7 @@ void GenerationRun::forward_with_cache() {
   std::vector<const char*> names{session_->signature().logits_output.c_str()};
   for (const std::string& present : session_->present_outputs()) names.push_back(present.c_str());
   std::vector<Ort::Value> outputs = session_->run(bound, names, describe_pass(rows, feed.length));
-  const std::vector<int64_t> logit_rows = session_->signature().logits_sliced ? [&] {
-    std::vector<int64_t> sequential(static_cast<size_t>(rows));
-    for (int64_t r = 0; r < rows; ++r) sequential[static_cast<size_t>(r)] = r;
-    return sequential;
-  }() : feed.logit_positions;
-  choose_tokens(outputs.front(), logit_rows);
+  choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
   kv_.clear();
   for (size_t i = 1; i < outputs.size(); ++i) kv_.push_back(std::move(outputs[i]));
   kv_length_ = feed.past_length + feed.length;
@@ -233,11 +237,7 @@ void GenerationRun::forward_recompute() {
   }
   const BoundInputs bound = bind_decode_inputs(session_->signature(), feed, {});
   std::vector<Ort::Value> outputs = session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(rows, feed.length));
-  std::vector<int64_t> logit_rows = feed.logit_positions;
-  if (session_->signature().logits_sliced) {
-    for (int64_t r = 0; r < rows; ++r) logit_rows[static_cast<size_t>(r)] = r;
-  }
-  choose_tokens(outputs.front(), logit_rows);
+  choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
 }
 
 void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows) {
