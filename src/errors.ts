@@ -18,7 +18,6 @@ export type ErrorCode =
   | 'BAD_SHARD' // shard files that cannot be merged: unreadable, from different runs, duplicated or missing
   | 'BAD_RECORD' // an MLRB run record (`mlrb … --output`) that cannot be read: unreadable, not JSON, or not the schema
   | 'LEAN_RUN' // the Lean executable given for compile checks (`--lean`) could not be started
-  | 'UNSUPPORTED' // this build lacks what the call needs (text generation before its engine is plugged in)
   | 'INTERNAL';
 
 export class MlrbError extends Error {

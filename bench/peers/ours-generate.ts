@@ -1,17 +1,19 @@
 /**
- * The generation bench's slot for our engine: a factory from a model and a cache mode to a GreedyDecoder,
- * undefined for a mode the engine lacks. Both graphs are offered: model.kvPath (with past; config.json and
- * the tokenizer beside it, so mlrb-eval's loader finds them) and model.noPastPath. Wiring it in is, in
- * outline:
- *
- *   export const createOurDecoder: OurDecoderFactory = async (model, cache, threads) => {
- *     if (cache === 'no-kv') return undefined;               // or the engine's own no-cache mode
- *     const engine = await <load the engine>(model.kvPath, threads);
- *     return greedyDecoderOf(engine, () => <dispose the engine>);   // engine: a TextGenerator
- *   };
- *
- * Undefined until the engine is merged: the bench then reports ours as not wired in.
+ * The generation bench's slot for our engine: mlrb-eval's TextGenerator (src/generate/) over the model's graph
+ * with past (KV mode) or without (no-KV mode: the engine recomputes the whole sequence per token, as it does
+ * for any graph without KV inputs). Every prompt of a decode call goes into one native batch.
  */
+import { createTextGenerator } from '../../src/generate/text-generator.js';
+import { loadModel } from '../../src/model/onnx-model.js';
 import type { OurDecoderFactory } from '../parts/generation.bench-part.js';
+import { greedyDecoderOf } from './greedy-decoder.js';
 
-export const createOurDecoder: OurDecoderFactory | undefined = undefined;
+/** More than any batch the bench decodes, so a call is never split. */
+const ONE_BATCH = 64;
+
+export const createOurDecoder: OurDecoderFactory = async (model, cache, threads) => {
+  const path = cache === 'kv' ? model.kvPath : model.noPastPath;
+  const loaded = await loadModel({ model: path, ...(threads !== undefined ? { threads } : {}), onWarning: () => {} });
+  const generator = createTextGenerator(loaded, { batchSize: ONE_BATCH });
+  return greedyDecoderOf(generator, async () => loaded.dispose());
+};

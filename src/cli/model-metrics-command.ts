@@ -1,15 +1,14 @@
 /**
  * `mlrb-eval model-metrics MODEL`: MLRB's model metrics (wikitext perplexity, tokens per second, latency) as one
  * JSON object, printed to stdout or written atomically to --output; progress and a summary go to stderr. The
- * timing metrics need a generation engine (the `generation` argument, default GENERATION_ENGINE): without one,
- * a run that does not name them with --only measures perplexity and says what it left out.
+ * timing metrics generate through the `generation` argument (default: the built-in engine).
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { GENERATION_METRICS, MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions } from '../config/model-metrics-options.js';
+import { MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions } from '../config/model-metrics-options.js';
 import { writeResultOutput } from '../io/result-output.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
-import { GENERATION_ENGINE, NO_ENGINE_REASON } from '../model-metrics/generation-engine.js';
+import { GENERATION_ENGINE } from '../model-metrics/generation-engine.js';
 import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { modelMetrics, type ModelMetricsReport } from '../model-metrics/model-metrics.js';
 import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
@@ -78,18 +77,7 @@ const optionsSchema = z.strictObject({
 
 const usageError = (message: string): ExitError => new ExitError(2, `model-metrics: ${message}\n${MODEL_METRICS_USAGE}`);
 
-/** Which metrics to run: --only as given (refused if this build cannot run one), else all this build can. */
-function chooseMetrics(only: readonly ModelMetricName[] | undefined, generation: GenerationSubjectFactory | undefined): { metrics: ModelMetricName[]; leftOut: ModelMetricName[] } {
-  if (only !== undefined) {
-    const impossible = generation === undefined ? only.filter((metric) => GENERATION_METRICS.includes(metric)) : [];
-    if (impossible.length > 0) throw usageError(`${impossible.join(' and ')} cannot be measured: ${NO_ENGINE_REASON}; use --only perplexity`);
-    return { metrics: [...only], leftOut: [] };
-  }
-  if (generation !== undefined) return { metrics: [...MODEL_METRIC_NAMES], leftOut: [] };
-  return { metrics: ['perplexity'], leftOut: [...GENERATION_METRICS] };
-}
-
-export async function runModelMetricsCommand(argv: readonly string[], io: CliIo, generation: GenerationSubjectFactory | undefined = GENERATION_ENGINE): Promise<number> {
+export async function runModelMetricsCommand(argv: readonly string[], io: CliIo, generation: GenerationSubjectFactory = GENERATION_ENGINE): Promise<number> {
   const normalized = normalizeFlagSpelling(argv);
   const parsed = parseModelCommand(normalized, { command: 'model-metrics', usage: MODEL_METRICS_USAGE, schema: optionsSchema, flags: FLAGS });
   if (parsed.help) {
@@ -98,8 +86,7 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
   }
   const o = parsed.options;
   if (o['data-dir'] !== undefined && o.text !== undefined) throw usageError('give --data-dir or --text, not both');
-  const { metrics, leftOut } = chooseMetrics(o.only, generation);
-  if (leftOut.length > 0) io.stderr.write(`note: ${leftOut.join(' and ')} left out: ${NO_ENGINE_REASON}\n`);
+  const metrics = o.only ?? [...MODEL_METRIC_NAMES];
 
   const reportScoring = createProgressReporter('perplexity', io.stderr);
   const options: ModelMetricsOptions = {
@@ -117,7 +104,7 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o.provider !== undefined ? { provider: o.provider } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
-    ...(generation !== undefined ? { generation } : {}),
+    generation,
     onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
     onProgress: (progress) => {
       if (progress.metric !== 'perplexity') {

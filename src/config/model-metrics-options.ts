@@ -11,8 +11,6 @@ import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS, type G
 
 export const MODEL_METRIC_NAMES = ['perplexity', 'tokens-per-second', 'latency'] as const;
 export type ModelMetricName = (typeof MODEL_METRIC_NAMES)[number];
-/** The metrics that generate text, and so need a generation engine. */
-export const GENERATION_METRICS: readonly ModelMetricName[] = ['tokens-per-second', 'latency'];
 
 /**
  * Makes the generator the timing metrics run (the generation engine, given the loaded model); called once, only
@@ -53,15 +51,13 @@ export const modelMetricsOptionsSchema = z
     provider: z.enum(PROVIDER_CHOICES).default('cpu'),
     ortLibrary: z.string().min(1).optional(),
     batchSize: z.union([z.literal('auto'), positiveInt]).default('auto'),
+    /** The text generator for tokens-per-second and latency; default the built-in engine over the loaded model. */
     generation: z.custom<GenerationSubjectFactory>((value) => typeof value === 'function').optional(),
     onProgress: z.custom<(progress: ModelMetricsProgress) => void>((value) => typeof value === 'function').optional(),
     onWarning: z.custom<(message: string) => void>((value) => typeof value === 'function').optional(),
   })
-  .refine((options) => options.dataDir === undefined || options.textFile === undefined, { message: 'give dataDir or textFile, not both', path: ['textFile'] })
-  .refine((options) => options.generation !== undefined || !options.metrics.some((metric) => GENERATION_METRICS.includes(metric)), {
-    message: 'tokens-per-second and latency generate text: they need a generation factory (the `generation` option)',
-    path: ['generation'],
-  });
+  .refine((options) => options.dataDir === undefined || options.textFile === undefined, { message: 'give dataDir or textFile, not both', path: ['textFile'] });
+
 
 export type ModelMetricsOptions = z.input<typeof modelMetricsOptionsSchema>;
 export type ResolvedModelMetricsOptions = z.output<typeof modelMetricsOptionsSchema>;

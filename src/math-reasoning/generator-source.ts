@@ -3,9 +3,10 @@
  * values and never opens models itself; the commands take an `OpenTextGenerator` so the engine (built against
  * src/generate/types.ts) plugs in at one place, and tests hand in a deterministic fake.
  */
-import { MlrbError } from '../errors.js';
+import { builtInEngine } from '../generate/built-in-engine.js';
 import type { TextGenerator } from '../generate/types.js';
 import type { ProviderChoice } from '../model/execution-provider.js';
+import { loadModel } from '../model/onnx-model.js';
 
 /** How prompts become token ids: the model's tokenizer with its special tokens, as Hugging Face's encode() does. */
 export interface PromptEncoder {
@@ -29,6 +30,20 @@ export interface OpenGeneratorOptions {
 
 export type OpenTextGenerator = (model: string, options: OpenGeneratorOptions) => Promise<GenerationSession>;
 
-/** The engine is not part of this build yet: asking for generation says so instead of pretending. */
-export const openBuiltInGenerator: OpenTextGenerator = () =>
-  Promise.reject(new MlrbError('UNSUPPORTED', 'text generation is not available in this build of mlrb-eval (its engine is not plugged in yet)'));
+/** The built-in engine (src/generate/built-in-engine.ts) over the model loaded from its path. */
+export const openBuiltInGenerator: OpenTextGenerator = async (model, options) => {
+  const loaded = await loadModel({
+    model,
+    ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
+    ...(options.provider !== undefined ? { provider: options.provider } : {}),
+    ...(options.threads !== undefined ? { threads: options.threads } : {}),
+    ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
+  });
+  try {
+    const { generator, tokenizer } = builtInEngine(loaded);
+    return { generator, encoder: tokenizer, close: async () => loaded.dispose() };
+  } catch (error) {
+    loaded.dispose();
+    throw error;
+  }
+};

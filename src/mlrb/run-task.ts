@@ -187,7 +187,7 @@ async function runGeneration(options: MlrbRunOptions, evaluateOptions: NonNullab
       await session.close();
     }
   } catch (error) {
-    if (!isMlrbError(error) || (error.code !== 'BAD_DATA' && error.code !== 'UNSUPPORTED')) throw error;
+    if (!isMlrbError(error) || error.code !== 'BAD_DATA') throw error;
     return { kind: 'not_scored', reason: `${error.code}: ${error.message}` };
   }
 }

@@ -1,12 +1,9 @@
 /**
- * Where `mlrb-eval model-metrics` gets its text generator for tokens per second and latency. The generation
- * engine (src/generate/) is being built against the TextGenerator contract; until it is connected here, the CLI
- * measures perplexity only and says why the timing metrics were left out. Connecting it is this one value:
- * a GenerationSubjectFactory that opens the engine for the loaded model and returns its generator with the
- * tokenizer's decode.
+ * Where `mlrb-eval model-metrics` and modelMetrics() get their text generator for tokens per second and latency
+ * by default: the built-in engine over the loaded model (src/generate/built-in-engine.ts). Tests pass a scripted
+ * factory instead.
  */
 import type { GenerationSubjectFactory } from '../config/model-metrics-options.js';
+import { builtInEngine } from '../generate/built-in-engine.js';
 
-export const GENERATION_ENGINE: GenerationSubjectFactory | undefined = undefined;
-
-export const NO_ENGINE_REASON = 'this build has no generation engine connected yet (src/model-metrics/generation-engine.ts)';
+export const GENERATION_ENGINE: GenerationSubjectFactory = async (model) => builtInEngine(model, { batchSize: 1 });

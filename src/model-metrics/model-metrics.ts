@@ -4,12 +4,12 @@
  * with the figures. Metrics run in MLRB's order (tokens per second, perplexity, latency); the data is read
  * before the model is loaded, so missing data fails in seconds.
  */
-import { MlrbError } from '../errors.js';
 import { toolVersion } from '../eval/fingerprint.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { loadModel } from '../model/onnx-model.js';
 import { pythonLength } from '../text/python-text.js';
 import { parseModelMetricsOptions, type ModelMetricsOptions, type ResolvedModelMetricsOptions } from '../config/model-metrics-options.js';
+import { GENERATION_ENGINE } from './generation-engine.js';
 import { measureLatency, measureTokensPerSecond, type GenerationSubject, type LatencyResult, type TokensPerSecondResult } from './generation-timing.js';
 import { measurePerplexity, type PerplexityResult } from './perplexity.js';
 import { readRawTextFile, readWikitextTest, WIKITEXT_CONFIG, WIKITEXT_SPLIT, type WikitextText } from './wikitext-text.js';
@@ -68,10 +68,7 @@ async function measureAll(options: ResolvedModelMetricsOptions): Promise<ModelMe
   let subject: GenerationSubject | undefined;
   try {
     const generation = async (): Promise<GenerationSubject> => {
-      const factory = options.generation;
-      // parseModelMetricsOptions refuses generation metrics without a factory, so this is a bug if it happens.
-      if (factory === undefined) throw new MlrbError('INTERNAL', 'a generation metric was asked for without a generation factory');
-      subject ??= await factory(model);
+      subject ??= await (options.generation ?? GENERATION_ENGINE)(model);
       return subject;
     };
     const timing = (metric: 'tokens-per-second' | 'latency', counts: { warmupRuns: number; timedRuns: number }) => ({

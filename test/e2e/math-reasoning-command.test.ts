@@ -1,6 +1,6 @@
 /**
- * `mlrb-eval math-reasoning MODEL --data FILE.jsonl` through the CLI's error boundary, with a scripted
- * generator in place of the engine and a fake `lean`. The metric figures themselves are checked against
+ * `mlrb-eval math-reasoning MODEL --data FILE.jsonl` through the CLI's error boundary, mostly with a scripted
+ * generator in place of the engine and a fake `lean`, once with the built-in engine. The metric figures themselves are checked against
  * sacrebleu and hand-worked ROUGE-L in test/unit/math-reasoning; here: flags, the report file, exit codes.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -58,10 +58,22 @@ describe('mlrb-eval math-reasoning', () => {
     expect(prompt).toBe('-- add_zero: n + 0 = n\n');
   });
 
-  it('EXPECTED FAILURE – without an engine in this build: exit 1, UNSUPPORTED', async () => {
-    const run = await runCli(['math-reasoning', 'm', '--data', data]);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toContain('error [UNSUPPORTED]');
+  it('generates with the built-in engine by default (a Llama-shaped export with a KV cache)', async () => {
+    const generation = fileURLToPath(new URL('../fixtures/generate/', import.meta.url));
+    const output = path.join(work, 'engine-report.json');
+    const args = ['math-reasoning', path.join(generation, 'llama-past.onnx'), '--tokenizer', path.join(generation, 'tokenizer.json'), '--data', data];
+    const run = await runCli([...args, '--max-new-tokens', '6', '--output', output]);
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(output, 'utf8')) as MathReasoningReport;
+    expect(report.problems_scored).toBe(2);
+    for (const problem of report.problems) {
+      expect(problem.generated_tokens).toBeGreaterThan(0);
+      expect(problem.generated_tokens).toBeLessThanOrEqual(6);
+      expect(problem.rouge_l).toBeGreaterThanOrEqual(0);
+    }
+    // Greedy decoding is deterministic: a second run writes the same outputs.
+    const again = await runCli([...args, '--max-new-tokens', '6']);
+    expect((JSON.parse(again.stdout) as MathReasoningReport).problems.map((problem) => problem.output)).toEqual(report.problems.map((problem) => problem.output));
   });
 
   it('BAD CALL – usage mistakes exit 2 before a model is opened', async () => {

@@ -131,10 +131,6 @@ describe('mlrb-eval mlrb on generated data', () => {
     const limited = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems, '--limit', '1'], fakeGeneratorServices(() => reference));
     expect(limited.headline.status).toBe('partial'); // --limit also cuts the lm-eval suites: never a headline
 
-    const noEngine = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems]);
-    expect(noEngine.headline).toMatchObject({ status: 'not_scored', value: null, reasons: [expect.stringContaining('UNSUPPORTED')] });
-    expect(noEngine.math_reasoning).toBeNull();
-
     const misplaced = await runCli(['mlrb', 'llm_merging', modelPath, '--math-data', problems]);
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain('--math-data applies only to math_reasoning');

@@ -54,14 +54,18 @@ describe('mlrb-eval model-metrics', () => {
     expect(stderr).toMatch(/perplexity \(MLRB: mean of running perplexities\): \d+\.\d{4}/);
   });
 
-  it('without a generation engine measures perplexity and says what it left out; --only cannot ask for more', async () => {
-    const plain = await runCli(['model-metrics', tinyModel, '--text', rawText]);
+  it('measures the timing metrics with the built-in engine by default; --only picks metrics', async () => {
+    const timed = await runCli(['model-metrics', tinyModel, '--text', rawText, '--only', 'tokens-per-second,latency', '--warmup', '1', '--runs', '2', '--latency-warmup', '0', '--latency-runs', '1', '--max-length', '80']);
+    expect(timed.code, timed.stderr).toBe(0);
+    const report = JSON.parse(timed.stdout);
+    expect(report.perplexity).toBeNull();
+    expect(report.tokens_per_second.runs).toHaveLength(2);
+    for (const value of report.tokens_per_second.runs) expect(value).toBeGreaterThan(0);
+    for (const generated of report.tokens_per_second.generated_tokens) expect(generated).toBeGreaterThan(0);
+    expect(report.latency.runs_ms).toHaveLength(1);
+    const plain = await runCli(['model-metrics', tinyModel, '--text', rawText, '--only', 'perplexity']);
     expect(plain.code, plain.stderr).toBe(0);
-    expect(plain.stderr).toMatch(/tokens-per-second and latency left out: this build has no generation engine/);
     expect(JSON.parse(plain.stdout).perplexity.data.layout).toBe('text-file');
-    const refused = await runCli(['model-metrics', tinyModel, '--text', rawText, '--only', 'perplexity,latency']);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/latency cannot be measured/);
   });
 
   it('runs the timing metrics through the generator factory it is given', async () => {
@@ -93,8 +97,10 @@ describe('mlrb-eval model-metrics', () => {
     expect(noData.stderr).toContain(missing);
   });
 
-  it('the library entry refuses timing metrics without a generation factory', () => {
-    expect(() => modelMetrics({ model: tinyModel, textFile: rawText })).toThrow(/need a generation factory/);
+  it('the library entry times generation with the built-in engine when no factory is given', async () => {
+    const report = await modelMetrics({ model: tinyModel, textFile: rawText, metrics: ['latency'], latency: { warmupRuns: 0, timedRuns: 2 }, maxLength: 80 });
+    expect(report.perplexity).toBeNull();
+    expect(report.latency?.runs_ms).toHaveLength(2);
   });
 });
 
