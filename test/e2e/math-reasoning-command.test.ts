@@ -1,7 +1,7 @@
 /**
  * `mlrb-eval math-reasoning MODEL --data FILE.jsonl` through the CLI's error boundary, with a scripted
  * generator in place of the engine and a fake `lean`. The metric figures themselves are checked against
- * sacrebleu and hand-worked ROUGE-L in test/unit/math-reasoning; here: flags, the report file, exit codes.
+ * sacrebleu and nltk-backed ROUGE-L in test/unit/math-reasoning; here: flags, the report file, exit codes.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +56,21 @@ describe('mlrb-eval math-reasoning', () => {
     expect(report).toMatchObject({ problems_scored: 1, problems_in_file: 2, settings: { template: '-- {name}: {informal_statement}\n' }, metrics: { lean: null } });
     const prompt = String.fromCodePoint(...(services.generator.calls[0]?.prompts[0] ?? []).slice(1));
     expect(prompt).toBe('-- add_zero: n + 0 = n\n');
+  });
+
+  it("stems ROUGE-L's tokens as MLRB does unless --no-rouge-stemmer", async () => {
+    const inflected = path.join(work, 'inflected.jsonl');
+    writeFileSync(inflected, `${JSON.stringify({ name: 'z', informal_statement: 's', informal_proof: 'p', formal_proof: 'theorem adds_zeros (n : ℕ) : n + 0 = n := rfl' })}\n`);
+    const answerInflected = (): string => 'theorem add_zero (n : ℕ) : n + 0 = n := rfl';
+    const stemmed = JSON.parse((await runCli(['math-reasoning', 'm', '--data', inflected], fakeGeneratorServices(answerInflected))).stdout) as MathReasoningReport;
+    // Stemmed (nltk), adds → add and zeros → zero ('add' is too short to stem): the token lists are equal.
+    expect([stemmed.settings.rouge_stemmer, stemmed.metrics.rouge_l]).toEqual([true, 1]);
+    const run = await runCli(['math-reasoning', 'm', '--data', inflected, '--no-rouge-stemmer'], fakeGeneratorServices(answerInflected));
+    expect(run.code, run.stderr).toBe(0);
+    const unstemmed = JSON.parse(run.stdout) as MathReasoningReport;
+    // [theorem add zero n n 0 n rfl] vs [theorem adds zeros n n 0 n rfl]: LCS 6 of 8 on both sides.
+    expect(unstemmed.settings.rouge_stemmer).toBe(false);
+    expect(unstemmed.metrics.rouge_l).toBeCloseTo(0.75, 15);
   });
 
   it('EXPECTED FAILURE – without an engine in this build: exit 1, UNSUPPORTED', async () => {
