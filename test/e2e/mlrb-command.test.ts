@@ -38,8 +38,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
+let recordsWritten = 0;
 async function runTask(args: readonly string[], services?: CliServices): Promise<RunRecord> {
-  const output = path.join(workDir, 'records', `${args.join('_').replaceAll(/[^\w.-]/g, '')}.json`);
+  // Numbered, not named after the arguments: those hold temporary paths and outgrow a file name's 255 bytes.
+  recordsWritten += 1;
+  const output = path.join(workDir, 'records', `${args[0] ?? 'task'}-${recordsWritten}.json`);
   const run = await runCli(['mlrb', ...args, '--output', output], services);
   expect(run.code, run.stderr).toBe(0);
   return parseRunRecord(JSON.parse(readFileSync(output, 'utf8')));
