@@ -59,7 +59,8 @@ export {
 } from './math-reasoning/score.js';
 export { DEFAULT_PROMPT_TEMPLATE, TEMPLATE_FIELDS } from './math-reasoning/prompt-template.js';
 export { corpusBleu, tokenize13a, type BleuScore } from './math-reasoning/bleu.js';
-export { rougeL, rougeTokenize, type RougeLScore } from './math-reasoning/rouge-l.js';
+export { rougeL, rougeTokenize, type RougeLScore, type RougeOptions } from './math-reasoning/rouge-l.js';
+export { porterStem } from './math-reasoning/porter-stemmer.js';
 export type { LeanOutcome } from './math-reasoning/lean-check.js';
 export type { GenerationSession, OpenGeneratorOptions, OpenTextGenerator, PromptEncoder } from './math-reasoning/generator-source.js';
 // MLRB's model metrics beside lm-eval: wikitext perplexity, tokens per second, latency (`model-metrics`).

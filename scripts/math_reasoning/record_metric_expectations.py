@@ -8,8 +8,7 @@ and pairs with no 2-, 3- or 4-gram match (exp smoothing). For each pair the scri
 tokens and the one-pair corpus BLEU; it also records corpus BLEU over all pairs and over a few slices, since
 corpus BLEU sums statistics before it scores.
 
-rouge_score is not in this machine's package index, so ROUGE-L is checked against hand-worked examples instead
-(test/unit/math-reasoning/rouge-l.test.ts).
+The pairs live in metric_pairs.py, shared with record_stemmer_expectations.py (ROUGE-L's figures).
 
     PIP_INDEX_URL=file:///opt/pypi/simple /work/pyenv/bin/pip install sacrebleu
     /work/pyenv/bin/python scripts/math_reasoning/record_metric_expectations.py \\
@@ -22,37 +21,7 @@ import json
 import sacrebleu
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-LEAN_REF = "theorem add_zero' (x : ℕ) : x + 0 = x := by simp"
-
-PAIRS = [
-    # (hypothesis, reference)
-    ("∀ x : ℕ, x + 0 = x", "∀ x : ℕ, x + 0 = x"),
-    ("theorem foo (x : ℕ) : x + 0 = x := by simp", LEAN_REF),
-    ("theorem add_zero (n : nat) : n + 0 = n :=\nbegin\n  simp,\nend", "theorem add_zero (n : ℕ) : n + 0 = n :=\nbegin\n  induction n; simp *,\nend"),
-    ("", "theorem t : 1 + 1 = 2 := rfl"),
-    ("theorem t : 1 + 1 = 2 := rfl", ""),
-    ("", ""),
-    ("rfl", "theorem t : 1 + 1 = 2 := rfl"),
-    ("by norm_num", "example : (2 : ℝ) ≤ 3 := by norm_num"),
-    ("the the the the the the the", "the cat is on the mat"),
-    ("a b c d a b c d a b c d", "a b c d e f"),
-    ("!!!???...,,,;;;", "!?.,;"),
-    ("x=y->z<=w>=v", "x = y -> z <= w >= v"),
-    ("3.14 and 1,000 and 1-2 and a.b and a,b", "3.14 and 1,000 and 1 - 2 and a . b"),
-    ("&quot;quoted&quot; &amp; &lt;tag&gt; <skipped>", '"quoted" & <tag>'),
-    ("line-\nbreak\nand\ttab", "linebreak and tab"),
-    ("a\u00a0b\u2003c\u3000d\u0085e\u001ff", "a b c d e f"),
-    ("a\ufeffb c", "a b c"),
-    ("ℕ ℤ ℚ ℝ ℂ → ↔ ∧ ∨ ¬ ∃ ∀ λ", "ℕ ℤ ℚ ℝ → ∧ ∃ λ"),
-    ("⟨h₁, h₂⟩ ▸ h₃.symm", "⟨h₁, h₂⟩ ▸ h₃"),
-    ("{x | x ∈ s} ∪ [1, 2] ++ `(term) ^ 2 \\ t ~ u", "{x | x ∈ s} ∪ [1, 2]"),
-    ("Café naïve résumé 𝔸𝔹", "café naive resume 𝔸"),
-    ("lemma foo : true := trivial", "lemma bar : false → true := λ h, trivial"),
-    ("cat dog bird fish", "fish bird dog cat"),
-    ("trailing spaces   \n\n", "trailing spaces"),
-    ("one two three four five six seven eight nine ten", "one two three four"),
-    ("one two three four", "one two three four five six seven eight nine ten"),
-]
+from metric_pairs import PAIRS
 
 SLICES = {"all": list(range(len(PAIRS))), "lean": [0, 1, 2, 7, 19, 21], "short_and_empty": [3, 4, 5, 6, 7], "punctuation": [10, 11, 12, 13]}
 

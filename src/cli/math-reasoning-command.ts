@@ -30,6 +30,7 @@ export const MATH_REASONING_USAGE = `usage: mlrb-eval math-reasoning MODEL --dat
   --limit N               the first N problems only
   --lean PATH             the lean or lake executable: compile each output (run in the current folder)
   --lean-timeout S        seconds per compile (default ${DEFAULT_LEAN_TIMEOUT_S})
+  --no-rouge-stemmer      ROUGE-L without MLRB's Porter stemmer (rouge_score's use_stemmer=False)
   --output FILE           write the report (JSON) there, atomically; default: print it to stdout
   --tokenizer FILE        tokenizer.json, when it is not beside the model
   --provider P            cpu (default), cuda, or auto
@@ -39,7 +40,7 @@ export const MATH_REASONING_USAGE = `usage: mlrb-eval math-reasoning MODEL --dat
 
 const FLAGS = {
   data: { type: 'string' }, template: { type: 'string' }, 'max-new-tokens': { type: 'string' }, 'max-prompt-tokens': { type: 'string' },
-  limit: { type: 'string' }, lean: { type: 'string' }, 'lean-timeout': { type: 'string' }, output: { type: 'string' },
+  limit: { type: 'string' }, lean: { type: 'string' }, 'lean-timeout': { type: 'string' }, 'no-rouge-stemmer': { type: 'boolean' }, output: { type: 'string' },
   tokenizer: { type: 'string' }, provider: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' },
 } as const;
 
@@ -54,6 +55,7 @@ const optionsSchema = z.strictObject({
   limit: count.optional(),
   lean: z.string().min(1).optional(),
   'lean-timeout': seconds.optional(),
+  'no-rouge-stemmer': z.boolean().optional(),
   output: z.string().min(1).optional(),
   tokenizer: z.string().min(1).optional(),
   provider: z.enum(PROVIDER_CHOICES).optional(),
@@ -92,6 +94,7 @@ export async function runMathReasoningCommand(argv: readonly string[], io: CliIo
       ...(o['max-new-tokens'] !== undefined ? { maxNewTokens: o['max-new-tokens'] } : {}),
       ...(o['max-prompt-tokens'] !== undefined ? { maxPromptTokens: o['max-prompt-tokens'] } : {}),
       ...(o.limit !== undefined ? { limit: o.limit } : {}),
+      ...(o['no-rouge-stemmer'] === true ? { rougeStemmer: false } : {}),
       ...(lean !== undefined ? { lean: { executable: lean, ...(o['lean-timeout'] !== undefined ? { timeoutS: o['lean-timeout'] } : {}) } } : {}),
     });
   } finally {

@@ -39,6 +39,7 @@ export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agen
   --max-prompt-tokens N math_reasoning: prompts keep their first N tokens (default 512)
   --lean PATH           math_reasoning: lean or lake executable to compile each output (current folder)
   --lean-timeout S      math_reasoning: seconds per compile (default 60)
+  --no-rouge-stemmer    math_reasoning: ROUGE-L without MLRB's Porter stemmer (use_stemmer=False)
   --batch-size N|auto   rows per forward pass (default auto)
   --threads N           ONNX Runtime threads
   --provider P          cpu (default), cuda, or auto
@@ -54,11 +55,11 @@ const FLAGS = {
   'dram-budget': { type: 'string' }, 'batch-size': { type: 'string' }, threads: { type: 'string' }, provider: { type: 'string' },
   'ort-library': { type: 'string' }, 'cache-dir': { type: 'string' }, 'no-cache': { type: 'boolean' }, 'lm-eval-version': { type: 'string' },
   'math-data': { type: 'string' }, template: { type: 'string' }, 'max-new-tokens': { type: 'string' }, 'max-prompt-tokens': { type: 'string' },
-  lean: { type: 'string' }, 'lean-timeout': { type: 'string' },
+  lean: { type: 'string' }, 'lean-timeout': { type: 'string' }, 'no-rouge-stemmer': { type: 'boolean' },
 } as const;
 
 /** The flags that only math_reasoning's generation reads. */
-const MATH_FLAGS = ['math-data', 'template', 'max-new-tokens', 'max-prompt-tokens', 'lean', 'lean-timeout'] as const;
+const MATH_FLAGS = ['math-data', 'template', 'max-new-tokens', 'max-prompt-tokens', 'lean', 'lean-timeout', 'no-rouge-stemmer'] as const;
 
 const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
 
@@ -84,6 +85,7 @@ const optionsSchema = z.strictObject({
   'max-new-tokens': count.refine((value) => value >= 1, 'expected at least 1').optional(),
   'max-prompt-tokens': count.refine((value) => value >= 1, 'expected at least 1').optional(),
   lean: z.string().min(1).optional(),
+  'no-rouge-stemmer': z.boolean().optional(),
   'lean-timeout': z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--lean-timeout expects seconds, got ${JSON.stringify(issue.input)}` }).transform(Number).refine((value) => value > 0, '--lean-timeout must be above 0').optional(),
 });
 
@@ -150,6 +152,7 @@ function mathReasoningOptions(o: z.output<typeof optionsSchema>, data: string, o
     ...(o.template !== undefined ? { template: readPromptTemplateFile(o.template) } : {}),
     ...(o['max-new-tokens'] !== undefined ? { maxNewTokens: o['max-new-tokens'] } : {}),
     ...(o['max-prompt-tokens'] !== undefined ? { maxPromptTokens: o['max-prompt-tokens'] } : {}),
+    ...(o['no-rouge-stemmer'] === true ? { rougeStemmer: false } : {}),
     ...(o.lean !== undefined ? { lean: { executable: path.resolve(o.lean), ...(o['lean-timeout'] !== undefined ? { timeoutS: o['lean-timeout'] } : {}) } } : {}),
   };
 }

@@ -1,13 +1,16 @@
 /**
- * ROUGE-L as Google's rouge_score computes it (`RougeScorer(['rougeL'])`, no stemmer): both texts lower-cased,
- * every run of characters outside [a-z0-9] turned into a space, the longest common subsequence of the two
- * token lists, and precision = LCS / hypothesis tokens, recall = LCS / reference tokens, F = their harmonic
- * mean. Unicode letters and symbols (ℕ, ∀, →) vanish in that tokenization, so for Lean text ROUGE-L compares
- * the ASCII words and numbers only. MLRB aggregates per-problem scores; the mean is taken by the caller.
+ * ROUGE-L as MLRB computes it: Hugging Face evaluate's rouge with `use_stemmer=True`, that is Google's
+ * rouge_score (`RougeScorer(['rougeL'], use_stemmer=True)`). Both texts are lower-cased, every run of characters
+ * outside [a-z0-9] becomes a space, tokens longer than 3 characters are reduced by NLTK's Porter stemmer
+ * (porter-stemmer.ts), and the longest common subsequence of the two token lists gives precision = LCS /
+ * hypothesis tokens, recall = LCS / reference tokens and F = their harmonic mean. Unicode letters and symbols
+ * (ℕ, ∀, →) vanish in that tokenization, so for Lean text ROUGE-L compares the ASCII words and numbers only.
+ * MLRB aggregates per-problem scores; the mean is taken by the caller.
  *
- * rouge_score is not in this machine's package index, so the figures are checked against hand-worked
- * examples of the published definition (test/unit/math-reasoning/rouge-l.test.ts).
+ * rouge_score is not in this machine's package index; the figures are checked against a re-implementation of
+ * its tokenizer and LCS around nltk's real stemmer (scripts/math_reasoning/record_stemmer_expectations.py).
  */
+import { porterStem } from './porter-stemmer.js';
 
 export interface RougeLScore {
   readonly precision: number;
@@ -15,10 +18,18 @@ export interface RougeLScore {
   readonly fmeasure: number;
 }
 
-/** rouge_score's default tokenizer without a stemmer. */
-export function rougeTokenize(text: string): string[] {
+export interface RougeOptions {
+  /** Porter-stem tokens longer than 3 characters, as rouge_score's use_stemmer=True (MLRB's setting). Default true. */
+  readonly stemmer?: boolean;
+}
+
+/** rouge_score's default tokenizer. */
+export function rougeTokenize(text: string, options: RougeOptions = {}): string[] {
   // Lower-casing first matters: 'İ' and the Kelvin sign lower-case to ASCII letters (Python and JS agree).
-  return text.toLowerCase().split(/[^a-z0-9]+/u).filter((token) => token !== '');
+  const tokens = text.toLowerCase().split(/[^a-z0-9]+/u);
+  const stemmed = options.stemmer === false ? tokens : tokens.map((token) => (token.length > 3 ? porterStem(token) : token));
+  // rouge_score drops empty tokens after stemming (stems of [a-z0-9] tokens stay in [a-z0-9]).
+  return stemmed.filter((token) => token !== '');
 }
 
 /** Length of the longest common subsequence, in O(n·m) time and O(m) memory. */
@@ -35,9 +46,9 @@ export function lcsLength(a: readonly string[], b: readonly string[]): number {
 }
 
 /** ROUGE-L of one hypothesis against its reference; either side without tokens scores 0. */
-export function rougeL(hypothesis: string, reference: string): RougeLScore {
-  const hypothesisTokens = rougeTokenize(hypothesis);
-  const referenceTokens = rougeTokenize(reference);
+export function rougeL(hypothesis: string, reference: string, options: RougeOptions = {}): RougeLScore {
+  const hypothesisTokens = rougeTokenize(hypothesis, options);
+  const referenceTokens = rougeTokenize(reference, options);
   if (hypothesisTokens.length === 0 || referenceTokens.length === 0) return { precision: 0, recall: 0, fmeasure: 0 };
   const common = lcsLength(referenceTokens, hypothesisTokens);
   const precision = common / hypothesisTokens.length;

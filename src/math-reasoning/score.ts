@@ -1,8 +1,8 @@
 /**
  * scoreMathReasoning: MLRB's autoformalization task end to end. Each problem's prompt (the template over its
  * informal statement and proof) is encoded, truncated and generated from; the outputs are scored against the
- * formal_proof references with ROUGE-L (mean F over problems: MLRB's rouge_l) and corpus BLEU (sacrebleu's
- * defaults), and, when a Lean executable is given, compiled one by one.
+ * formal_proof references with ROUGE-L (mean F over problems: MLRB's rouge_l, with its Porter stemmer unless
+ * turned off) and corpus BLEU (sacrebleu's defaults), and, when a Lean executable is given, compiled one by one.
  *
  * MLRB facts this follows (ML-Research-Agent-Evals agent_eval/benchmarks/bleu.py): prompts are encoded with
  * the tokenizer's special tokens and truncated to their first 512 tokens; 200 new tokens. MLRB samples
@@ -39,6 +39,8 @@ export const mathReasoningOptionsSchema = z.strictObject({
   /** The first N problems only; a fraction below 1 takes that share, rounded up (lm-eval's --limit rule). */
   limit: z.number().positive().refine((value) => value < 1 || Number.isInteger(value), 'limit is a whole count, or a fraction below 1').optional(),
   stopStrings: z.array(z.string()).default([]),
+  /** ROUGE-L stems tokens with NLTK's Porter stemmer, as MLRB's evaluate rouge (use_stemmer=True) does. */
+  rougeStemmer: z.boolean().default(true),
   lean: z
     .strictObject({
       executable: z.string().min(1),
@@ -76,6 +78,8 @@ export interface MathReasoningReport {
     readonly max_prompt_tokens: number;
     readonly stop_strings: readonly string[];
     readonly lean_timeout_s: number | null;
+    /** ROUGE-L's tokens went through NLTK's Porter stemmer (rouge_score's use_stemmer), as in MLRB. */
+    readonly rouge_stemmer: boolean;
   };
   readonly metrics: {
     /** Mean ROUGE-L F-measure over problems, 0–1. */
@@ -105,7 +109,7 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
   const outputs = generations.map((generation) => generation.text);
   const leanOutcomes = o.lean === undefined ? null : await compileAll(outputs, { executable: o.lean.executable, timeoutMs: o.lean.timeoutS * 1000, cwd: o.lean.cwd ?? process.cwd() });
 
-  const scores = problems.map((problem, index): ProblemScore => problemScore(problem, prompts[index]?.length ?? 0, o.maxPromptTokens, generations[index]!, leanOutcomes?.[index] ?? null));
+  const scores = problems.map((problem, index): ProblemScore => problemScore(problem, prompts[index]?.length ?? 0, o, generations[index]!, leanOutcomes?.[index] ?? null));
   return {
     data_file: o.data,
     problems_scored: problems.length,
@@ -117,6 +121,7 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
       max_prompt_tokens: o.maxPromptTokens,
       stop_strings: o.stopStrings,
       lean_timeout_s: o.lean?.timeoutS ?? null,
+      rouge_stemmer: o.rougeStemmer,
     },
     metrics: {
       rouge_l: scores.reduce((sum, score) => sum + score.rouge_l, 0) / scores.length,
@@ -133,7 +138,9 @@ function problemCount(inFile: number, limit: number | undefined): number {
   return Math.min(inFile, limit < 1 ? Math.ceil(limit * inFile) : limit);
 }
 
-function problemScore(problem: MathProblem, promptTokens: number, maxPromptTokens: number, generation: Generation, lean: LeanOutcome | null): ProblemScore {
+type ScoringSettings = Pick<z.output<typeof mathReasoningOptionsSchema>, 'maxPromptTokens' | 'rougeStemmer'>;
+
+function problemScore(problem: MathProblem, promptTokens: number, { maxPromptTokens, rougeStemmer }: ScoringSettings, generation: Generation, lean: LeanOutcome | null): ProblemScore {
   return {
     line: problem.line,
     name: problem.name,
@@ -142,7 +149,7 @@ function problemScore(problem: MathProblem, promptTokens: number, maxPromptToken
     generated_tokens: generation.tokenIds.length,
     finish_reason: generation.finishReason,
     output: generation.text,
-    rouge_l: rougeL(generation.text, problem.formal_proof).fmeasure,
+    rouge_l: rougeL(generation.text, problem.formal_proof, { stemmer: rougeStemmer }).fmeasure,
     lean,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * `mlrb-eval math-reasoning MODEL --data FILE.jsonl` through the CLI's error boundary, mostly with a scripted
  * generator in place of the engine and a fake `lean`, once with the built-in engine. The metric figures themselves are checked against
- * sacrebleu and hand-worked ROUGE-L in test/unit/math-reasoning; here: flags, the report file, exit codes.
+ * sacrebleu and nltk-backed ROUGE-L in test/unit/math-reasoning; here: flags, the report file, exit codes.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,6 +74,21 @@ describe('mlrb-eval math-reasoning', () => {
     // Greedy decoding is deterministic: a second run writes the same outputs.
     const again = await runCli([...args, '--max-new-tokens', '6']);
     expect((JSON.parse(again.stdout) as MathReasoningReport).problems.map((problem) => problem.output)).toEqual(report.problems.map((problem) => problem.output));
+  });
+
+  it("stems ROUGE-L's tokens as MLRB does unless --no-rouge-stemmer", async () => {
+    const inflected = path.join(work, 'inflected.jsonl');
+    writeFileSync(inflected, `${JSON.stringify({ name: 'z', informal_statement: 's', informal_proof: 'p', formal_proof: 'theorem adds_zeros (n : ℕ) : n + 0 = n := rfl' })}\n`);
+    const answerInflected = (): string => 'theorem add_zero (n : ℕ) : n + 0 = n := rfl';
+    const stemmed = JSON.parse((await runCli(['math-reasoning', 'm', '--data', inflected], fakeGeneratorServices(answerInflected))).stdout) as MathReasoningReport;
+    // Stemmed (nltk), adds → add and zeros → zero ('add' is too short to stem): the token lists are equal.
+    expect([stemmed.settings.rouge_stemmer, stemmed.metrics.rouge_l]).toEqual([true, 1]);
+    const run = await runCli(['math-reasoning', 'm', '--data', inflected, '--no-rouge-stemmer'], fakeGeneratorServices(answerInflected));
+    expect(run.code, run.stderr).toBe(0);
+    const unstemmed = JSON.parse(run.stdout) as MathReasoningReport;
+    // [theorem add zero n n 0 n rfl] vs [theorem adds zeros n n 0 n rfl]: LCS 6 of 8 on both sides.
+    expect(unstemmed.settings.rouge_stemmer).toBe(false);
+    expect(unstemmed.metrics.rouge_l).toBeCloseTo(0.75, 15);
   });
 
   it('BAD CALL – usage mistakes exit 2 before a model is opened', async () => {

@@ -38,8 +38,11 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
+let recordsWritten = 0;
 async function runTask(args: readonly string[], services?: CliServices): Promise<RunRecord> {
-  const output = path.join(workDir, 'records', `${args.join('_').replaceAll(/[^\w.-]/g, '')}.json`);
+  // Numbered, not named after the arguments: those hold temporary paths and outgrow a file name's 255 bytes.
+  recordsWritten += 1;
+  const output = path.join(workDir, 'records', `${args[0] ?? 'task'}-${recordsWritten}.json`);
   const run = await runCli(['mlrb', ...args, '--output', output], services);
   expect(run.code, run.stderr).toBe(0);
   return parseRunRecord(JSON.parse(readFileSync(output, 'utf8')));
@@ -128,12 +131,20 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(record.suites.every((suite) => suite.status === 'scored')).toBe(true);
     expect(services.closed).toBe(1);
 
-    const limited = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems, '--limit', '1'], fakeGeneratorServices(() => reference));
+    expect(record.math_reasoning?.settings).toMatchObject({ rouge_stemmer: true }); // MLRB's evaluate rouge stems
+
+    // 'theorems' meets 'theorem' only through the stemmer: [theorems two 1 1 2 rfl] vs [theorem two 1 1 2 rfl], F = 5/6.
+    const limited = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems, '--limit', '1', '--no-rouge-stemmer'], fakeGeneratorServices(() => reference.replace('theorem', 'theorems')));
     expect(limited.headline.status).toBe('partial'); // --limit also cuts the lm-eval suites: never a headline
+    expect(limited.math_reasoning?.settings).toMatchObject({ rouge_stemmer: false });
+    expect(limited.math_reasoning?.metrics.rouge_l).toBeCloseTo(5 / 6, 15);
 
     const misplaced = await runCli(['mlrb', 'llm_merging', modelPath, '--math-data', problems]);
     expect(misplaced.code).toBe(2);
     expect(misplaced.stderr).toContain('--math-data applies only to math_reasoning');
+    const stemmerAlone = await runCli(['mlrb', 'math_reasoning', modelPath, '--no-rouge-stemmer']);
+    expect(stemmerAlone.code).toBe(2);
+    expect(stemmerAlone.stderr).toContain('--no-rouge-stemmer needs --math-data');
   });
 
   it('prints the record to stdout without --output; BAD CALL – an unknown task exits 2', async () => {

@@ -85,7 +85,7 @@ describe('headline', () => {
       data_file: 'p.jsonl',
       problems_scored: scored,
       problems_in_file: inFile,
-      settings: { template: 't', decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512, stop_strings: [], lean_timeout_s: null },
+      settings: { template: 't', decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512, stop_strings: [], lean_timeout_s: null, rouge_stemmer: true },
       metrics: { rouge_l: 0.375, bleu: 12.5, lean: null },
       problems: [],
     });
