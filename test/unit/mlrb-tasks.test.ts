@@ -90,8 +90,8 @@ describe('headline', () => {
       problems: [],
     });
     expect(computeHeadline({ rule, suites: [], results: null, limit: undefined })).toMatchObject({ status: 'not_scored', value: null, source: null });
-    const missing = computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'not_scored', reason: 'UNSUPPORTED: no engine' } });
-    expect(missing).toMatchObject({ status: 'not_scored', value: null, reasons: ['UNSUPPORTED: no engine'] });
+    const missing = computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'not_scored', reason: 'BAD_DATA: problems.jsonl line 3 has no formal_proof' } });
+    expect(missing).toMatchObject({ status: 'not_scored', value: null, reasons: ['BAD_DATA: problems.jsonl line 3 has no formal_proof'] });
     const scored = computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'scored', report: report(4, 4) } });
     expect(scored).toMatchObject({ status: 'scored', value: 0.375, source: null, reasons: [] });
     const limited = computeHeadline({ rule, suites: [], results: null, limit: 2, generated: { kind: 'scored', report: report(2, 4) } });
