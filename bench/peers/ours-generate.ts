@@ -10,10 +10,12 @@ import { greedyDecoderOf } from './greedy-decoder.js';
 
 /** More than any batch the bench decodes, so a call is never split. */
 const ONE_BATCH = 64;
+/** ONNX Runtime's own default (a thread per core), as the peers run: loadModel's default is 1 per pass. */
+const ORT_DEFAULT_THREADS = 0;
 
 export const createOurDecoder: OurDecoderFactory = async (model, cache, threads) => {
   const path = cache === 'kv' ? model.kvPath : model.noPastPath;
-  const loaded = await loadModel({ model: path, ...(threads !== undefined ? { threads } : {}), onWarning: () => {} });
+  const loaded = await loadModel({ model: path, threads: threads ?? ORT_DEFAULT_THREADS, onWarning: () => {} });
   const generator = createTextGenerator(loaded, { batchSize: ONE_BATCH });
   return greedyDecoderOf(generator, async () => loaded.dispose());
 };
