@@ -7,12 +7,14 @@ import path from 'node:path';
 import { z } from 'zod';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { writeResultOutput } from '../io/result-output.js';
-import type { RunRecord } from '../mlrb/run-record.js';
+import type { ModelMetricsSection, RunRecord } from '../mlrb/run-record.js';
 import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
+import type { MlrbModelMetricsOptions } from '../mlrb/model-metrics-run.js';
 import { runMlrbTask, type MlrbMathReasoningOptions, type MlrbRunOptions } from '../mlrb/run-task.js';
 import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
+import { MLRB_LATENCY_RUNS, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { byteSizeOption, normalizeFlagSpelling, parseModelCommand, takeLeadingPositional } from './command-args.js';
 import { ExitError, type CliIo } from './exit-error.js';
@@ -40,6 +42,15 @@ export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agen
   --lean PATH           math_reasoning: lean or lake executable to compile each output (current folder)
   --lean-timeout S      math_reasoning: seconds per compile (default 60)
   --no-rouge-stemmer    math_reasoning: ROUGE-L without MLRB's Porter stemmer (use_stemmer=False)
+  --model-metrics       also measure agent_eval's perplexity, tokens per second and latency (as
+                        \`mlrb-eval model-metrics\` does) after the suites; without it the record has none
+  --wikitext-dir DIR    model metrics: where WikiText-2 raw test is (default: the --data folder, its wikitext/
+                        sub-folder, or the hub cache); without it perplexity is recorded as not measured
+  --perplexity-text FILE model metrics: perplexity on this text (read as wiki.test.raw is) instead
+  --tps-warmup N        model metrics: tokens-per-second warm-up runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns})
+  --tps-runs N          model metrics: tokens-per-second timed runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.timedRuns})
+  --latency-warmup N    model metrics: latency warm-up runs (default ${MLRB_LATENCY_RUNS.warmupRuns})
+  --latency-runs N      model metrics: latency timed runs (default ${MLRB_LATENCY_RUNS.timedRuns})
   --batch-size N|auto   rows per forward pass (default auto)
   --threads N           ONNX Runtime threads
   --provider P          cpu (default), cuda, or auto
@@ -56,10 +67,14 @@ const FLAGS = {
   'ort-library': { type: 'string' }, 'cache-dir': { type: 'string' }, 'no-cache': { type: 'boolean' }, 'lm-eval-version': { type: 'string' },
   'math-data': { type: 'string' }, template: { type: 'string' }, 'max-new-tokens': { type: 'string' }, 'max-prompt-tokens': { type: 'string' },
   lean: { type: 'string' }, 'lean-timeout': { type: 'string' }, 'no-rouge-stemmer': { type: 'boolean' },
+  'model-metrics': { type: 'boolean' }, 'wikitext-dir': { type: 'string' }, 'perplexity-text': { type: 'string' },
+  'tps-warmup': { type: 'string' }, 'tps-runs': { type: 'string' }, 'latency-warmup': { type: 'string' }, 'latency-runs': { type: 'string' },
 } as const;
 
 /** The flags that only math_reasoning's generation reads. */
 const MATH_FLAGS = ['math-data', 'template', 'max-new-tokens', 'max-prompt-tokens', 'lean', 'lean-timeout', 'no-rouge-stemmer'] as const;
+/** The flags that only the model metrics read. */
+const MODEL_METRICS_FLAGS = ['wikitext-dir', 'perplexity-text', 'tps-warmup', 'tps-runs', 'latency-warmup', 'latency-runs'] as const;
 
 const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
 
@@ -86,6 +101,13 @@ const optionsSchema = z.strictObject({
   'max-prompt-tokens': count.refine((value) => value >= 1, 'expected at least 1').optional(),
   lean: z.string().min(1).optional(),
   'no-rouge-stemmer': z.boolean().optional(),
+  'model-metrics': z.boolean().optional(),
+  'wikitext-dir': z.string().min(1).optional(),
+  'perplexity-text': z.string().min(1).optional(),
+  'tps-warmup': count.optional(),
+  'tps-runs': count.refine((value) => value >= 1, 'expected at least 1').optional(),
+  'latency-warmup': count.optional(),
+  'latency-runs': count.refine((value) => value >= 1, 'expected at least 1').optional(),
   'lean-timeout': z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--lean-timeout expects seconds, got ${JSON.stringify(issue.input)}` }).transform(Number).refine((value) => value > 0, '--lean-timeout must be above 0').optional(),
 });
 
@@ -108,6 +130,9 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
   if (mathFlag !== undefined && definition.headline.kind !== 'generated') throw usageError(`--${mathFlag} applies only to math_reasoning`);
   if (mathFlag !== undefined && o['math-data'] === undefined) throw usageError(`--${mathFlag} needs --math-data FILE.jsonl`);
   if (o['lean-timeout'] !== undefined && o.lean === undefined) throw usageError('--lean-timeout needs --lean PATH');
+  const metricsFlag = MODEL_METRICS_FLAGS.find((flag) => o[flag] !== undefined);
+  if (metricsFlag !== undefined && o['model-metrics'] !== true) throw usageError(`--${metricsFlag} needs --model-metrics`);
+  if (o['wikitext-dir'] !== undefined && o['perplexity-text'] !== undefined) throw usageError('give --wikitext-dir or --perplexity-text, not both');
 
   const evaluate: NonNullable<MlrbRunOptions['evaluate']> = {
     ...(o.limit !== undefined ? { limit: o.limit } : {}),
@@ -133,6 +158,7 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
       measureDram: o['skip-dram'] !== true,
     },
     ...(o['math-data'] !== undefined ? { mathReasoning: mathReasoningOptions(o, o['math-data'], openGenerator) } : {}),
+    ...(o['model-metrics'] === true ? { modelMetrics: modelMetricsOptions(o) } : {}),
   });
   const json = `${JSON.stringify(record, null, 2)}\n`;
   io.stderr.write(summarize(record));
@@ -157,6 +183,16 @@ function mathReasoningOptions(o: z.output<typeof optionsSchema>, data: string, o
   };
 }
 
+/** The timing metrics generate through the built-in engine, as `mlrb-eval model-metrics` does. */
+function modelMetricsOptions(o: z.output<typeof optionsSchema>): MlrbModelMetricsOptions {
+  return {
+    ...(o['wikitext-dir'] !== undefined ? { wikitextDir: o['wikitext-dir'] } : {}),
+    ...(o['perplexity-text'] !== undefined ? { textFile: o['perplexity-text'] } : {}),
+    tokensPerSecond: { warmupRuns: o['tps-warmup'] ?? MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns, timedRuns: o['tps-runs'] ?? MLRB_TOKENS_PER_SECOND_RUNS.timedRuns },
+    latency: { warmupRuns: o['latency-warmup'] ?? MLRB_LATENCY_RUNS.warmupRuns, timedRuns: o['latency-runs'] ?? MLRB_LATENCY_RUNS.timedRuns },
+  };
+}
+
 /** What a person reads first: the headline or why there is none, eligibility, and what was not scored. */
 export function summarize(record: RunRecord): string {
   const { headline, eligibility } = record;
@@ -169,7 +205,20 @@ export function summarize(record: RunRecord): string {
     const lean = math.lean === null ? 'Lean not checked' : `Lean ${(math.lean.compile_rate * 100).toFixed(1)}% compiled`;
     lines.push(`  math reasoning: ROUGE-L ${math.rouge_l.toFixed(4)}, BLEU ${math.bleu.toFixed(2)}, ${lean}`);
   }
+  if (record.model_metrics !== null) lines.push(...summarizeModelMetrics(record.model_metrics));
   for (const suite of record.suites) lines.push(`  ${suite.name}: ${suite.status === 'scored' ? 'scored' : 'NOT SCORED'}${suite.reason === null ? '' : `: ${suite.reason}`}`);
   for (const item of record.not_available) lines.push(`  ${item.name}: not available: ${item.reason}`);
   return `${lines.join('\n')}\n`;
+}
+
+/** agent_eval's figures as its cli.py prints them (perplexity to 4 places, the timings to 2), or why one is missing. */
+function summarizeModelMetrics(section: ModelMetricsSection): string[] {
+  const { report } = section;
+  return section.metrics.map(({ name, status, reason }) => {
+    if (status === 'not_measured' || report === null) return `  ${name}: NOT MEASURED${reason === null ? '' : `: ${reason}`}`;
+    if (name === 'perplexity' && report.perplexity) return `  perplexity: ${report.perplexity.mlrb.avg.toFixed(4)} (MLRB's mean of running perplexities; ${report.perplexity.perplexity.toFixed(4)} over all tokens)`;
+    if (name === 'tokens_per_second' && report.tokens_per_second) return `  tokens per second: ${report.tokens_per_second.summary.avg.toFixed(2)}`;
+    if (name === 'latency' && report.latency) return `  latency: ${report.latency.ms_per_token.avg.toFixed(2)} ms per token`;
+    return `  ${name}: measured`;
+  });
 }

@@ -5,11 +5,15 @@
  * could not be scored is listed with its reason, never left out.
  */
 import { z } from 'zod';
-import { MLRB_TASK_NAMES } from './tasks.js';
+import { MODEL_METRICS_SCHEMA, MODEL_METRICS_SCHEMA_VERSION } from '../model-metrics/model-metrics.js';
+import { AGENT_EVAL_MODEL_METRICS, MLRB_TASK_NAMES } from './tasks.js';
 
 export const RUN_RECORD_SCHEMA = 'mlrb-eval/mlrb-run';
-/** Bumped on any change a reader must know about; readers refuse versions they do not know. */
-export const RUN_RECORD_SCHEMA_VERSION = 1;
+/**
+ * Bumped on any change a reader must know about; readers refuse versions they do not know.
+ * v2 added `model_metrics`; v1 records are still read (as records without model metrics).
+ */
+export const RUN_RECORD_SCHEMA_VERSION = 2;
 
 const finding = z.strictObject({ check: z.string(), message: z.string() });
 
@@ -66,6 +70,36 @@ const mathReasoningSchema = z.looseObject({
 
 const unavailableSchema = z.strictObject({ name: z.string(), kind: z.enum(['suite', 'metric']), reason: z.string() });
 
+const summaryOf = <Keys extends string>(keys: readonly Keys[]) => z.looseObject(Object.fromEntries(keys.map((key) => [key, z.number()])) as Record<Keys, z.ZodNumber>);
+const STATISTICS = ['avg', 'median', 'min', 'max', 'p90', 'p95'] as const;
+
+/**
+ * The model-metrics report (`mlrb-eval model-metrics --output`'s JSON); the figures a reader takes from it are
+ * checked, the rest (procedure parameters, each run's figure) kept as written.
+ */
+const modelMetricsReportSchema = z.looseObject({
+  schema: z.literal(MODEL_METRICS_SCHEMA),
+  schema_version: z.literal(MODEL_METRICS_SCHEMA_VERSION),
+  tokens_per_second: z.looseObject({ procedure: z.looseObject({}), runs: z.array(z.number()), summary: summaryOf([...STATISTICS, 'std']) }).nullable(),
+  perplexity: z.looseObject({ procedure: z.looseObject({}), perplexity: z.number().positive(), mlrb: summaryOf(STATISTICS), data: z.looseObject({ dataset: z.string() }) }).nullable(),
+  latency: z.looseObject({ procedure: z.looseObject({}), runs_ms: z.array(z.number()), ms_per_token: summaryOf(STATISTICS) }).nullable(),
+});
+
+const modelMetricsSchema = z.strictObject({
+  /** Each model metric agent_eval's cli.py runs for the task, in its order: measured, or why not. */
+  metrics: z.array(
+    z.strictObject({
+      name: z.enum(AGENT_EVAL_MODEL_METRICS),
+      status: z.enum(['measured', 'not_measured']),
+      /** The loader's message when the metric's data was not there. */
+      reason: z.string().nullable(),
+      error_code: z.string().nullable(),
+    }),
+  ),
+  /** null when none of them could be measured. */
+  report: modelMetricsReportSchema.nullable(),
+});
+
 const modelSchema = z.strictObject({
   /** As the user named it. */
   path: z.string(),
@@ -90,9 +124,9 @@ const runSchema = z.strictObject({
   data_fingerprint: z.string().nullable(),
 });
 
-export const runRecordSchema = z.strictObject({
+/** What every version of the record holds; the versions differ in schema_version and model_metrics. */
+const recordFields = {
   schema: z.literal(RUN_RECORD_SCHEMA),
-  schema_version: z.literal(RUN_RECORD_SCHEMA_VERSION),
   task: z.enum(MLRB_TASK_NAMES),
   mini: z.boolean(),
   /** MLRB's name for the task as run (`mini_mini_pile`). */
@@ -116,16 +150,34 @@ export const runRecordSchema = z.strictObject({
   track_check: z.looseObject({ track: z.string(), verdict: z.looseObject({ status: z.string() }) }).nullable(),
   model: modelSchema,
   run: runSchema,
+};
+
+/** The record this version writes. */
+export const runRecordSchema = z.strictObject({
+  ...recordFields,
+  schema_version: z.literal(RUN_RECORD_SCHEMA_VERSION),
+  /**
+   * agent_eval's perplexity, tokens per second and latency (`--model-metrics`); null when the run did not measure
+   * them (not_available then says how to).
+   */
+  model_metrics: modelMetricsSchema.nullable(),
 });
 
-export type RunRecord = z.output<typeof runRecordSchema>;
+/** Records written before model_metrics existed: read as records that did not measure them. */
+const runRecordV1Schema = z.strictObject({ ...recordFields, schema_version: z.literal(1), model_metrics: z.null().default(null) });
+
+const anyRunRecordSchema = z.discriminatedUnion('schema_version', [runRecordSchema, runRecordV1Schema]);
+
+/** A record as read back: this version's, or a v1 one (schema_version 1, model_metrics null). */
+export type RunRecord = z.output<typeof anyRunRecordSchema>;
+export type ModelMetricsSection = NonNullable<RunRecord['model_metrics']>;
 export type Headline = RunRecord['headline'];
 export type Eligibility = RunRecord['eligibility'];
 export type SuiteOutcome = RunRecord['suites'][number];
 
-/** Validates a record read back from JSON; a TypeError names every problem. */
+/** Validates a record read back from JSON, of any version still read; a TypeError names every problem. */
 export function parseRunRecord(value: unknown): RunRecord {
-  const parsed = runRecordSchema.safeParse(value);
-  if (!parsed.success) throw new TypeError(`not an MLRB run record (schema ${RUN_RECORD_SCHEMA} v${RUN_RECORD_SCHEMA_VERSION}):\n${z.prettifyError(parsed.error)}`);
+  const parsed = anyRunRecordSchema.safeParse(value);
+  if (!parsed.success) throw new TypeError(`not an MLRB run record (schema ${RUN_RECORD_SCHEMA} v1 or v${RUN_RECORD_SCHEMA_VERSION}):\n${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }

@@ -1,7 +1,8 @@
 /**
  * Runs one MLRB task on one model and builds its run record: the task's suites through evaluate() (one call,
  * so the lm-eval results are exactly those of `mlrb-eval MODEL --tasks <the suites scored>`), the edge track's
- * verdict through checkTrack(), and the headline and eligibility from the task's definition.
+ * verdict through checkTrack(), agent_eval's model metrics through modelMetrics() when asked, and the headline
+ * and eligibility from the task's definition.
  *
  * A suite whose data is not there is not an error: it is recorded as not scored with the loader's reason, and
  * the rest is scored. Finding that out means loading each suite once before evaluate() loads it again; the
@@ -24,7 +25,8 @@ import type { OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { checkLeanExecutable } from '../math-reasoning/lean-check.js';
 import { parsePromptTemplate } from '../math-reasoning/prompt-template.js';
 import { scoreMathReasoning, type MathReasoningOptions, type MathReasoningReport } from '../math-reasoning/score.js';
-import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type RunRecord, type SuiteOutcome } from './run-record.js';
+import { measureModelMetrics, type MlrbModelMetricsOptions, type ModelMetricsOutcome } from './model-metrics-run.js';
+import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type ModelMetricsSection, type RunRecord, type SuiteOutcome } from './run-record.js';
 import { resolveMlrbTask, type MlrbTaskDefinition, type ResolvedMlrbTask, type Unavailable } from './tasks.js';
 
 /** How the edge track is checked; the track itself comes from the task. */
@@ -53,7 +55,15 @@ export interface MlrbRunOptions {
   readonly track?: TrackRunOptions;
   /** math_reasoning only: without it the headline is not scored (the record says why). evaluate.limit applies. */
   readonly mathReasoning?: MlrbMathReasoningOptions;
+  /**
+   * Measure agent_eval's model metrics (perplexity, tokens per second, latency) after the suites; without it the
+   * record's model_metrics is null and not_available says how to get them.
+   */
+  readonly modelMetrics?: MlrbModelMetricsOptions;
 }
+
+/** Why a run record without model metrics has none. */
+export const MODEL_METRICS_NOT_ASKED = 'not measured in this run: give --model-metrics (or measure them alone with `mlrb-eval model-metrics MODEL`)';
 
 export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const task = resolveMlrbTask(options.task);
@@ -67,6 +77,9 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
     if (options.mathReasoning.template !== undefined) parsePromptTemplate(options.mathReasoning.template);
     if (options.mathReasoning.lean !== undefined) checkLeanExecutable(options.mathReasoning.lean.executable);
   }
+  if (options.modelMetrics?.wikitextDir !== undefined && options.modelMetrics.textFile !== undefined) {
+    throw new TypeError('model metrics: give wikitextDir (--wikitext-dir) or textFile (--perplexity-text), not both');
+  }
   const startedAt = new Date();
   const started = performance.now();
   const evaluateOptions = options.evaluate ?? {};
@@ -78,6 +91,8 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
   const parameters = await parameterCount(track, modelFile);
   const generated = definition.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
+  const measured = options.modelMetrics === undefined ? undefined : await runModelMetrics(definition, options, options.modelMetrics, evaluateOptions);
+  const metricsNotAsked: Unavailable[] = measured === undefined ? definition.modelMetrics.map((name) => ({ name, kind: 'metric', reason: MODEL_METRICS_NOT_ASKED })) : [];
 
   const record: RunRecord = {
     schema: RUN_RECORD_SCHEMA,
@@ -89,10 +104,11 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
     headline: computeHeadline({ rule: definition.headline, suites, results, limit: evaluateOptions.limit, ...(generated !== undefined ? { generated } : {}) }),
     eligibility: judgeEligibility(definition.eligibility, track),
     suites,
-    not_available: [...definition.unavailable, ...(parameters.unavailable ? [parameters.unavailable] : [])].map((item) => ({ ...item })),
+    not_available: [...definition.unavailable, ...metricsNotAsked, ...(parameters.unavailable ? [parameters.unavailable] : [])].map((item) => ({ ...item })),
     mini_note: task.mini ? definition.miniNote : null,
     lm_eval: results === null ? null : jsonCopy<NonNullable<RunRecord['lm_eval']>>(results),
     math_reasoning: generated?.kind === 'scored' ? jsonCopy<NonNullable<RunRecord['math_reasoning']>>(generated.report) : null,
+    model_metrics: measured === undefined ? null : jsonCopy<ModelMetricsSection>(measured),
     track_check: track?.kind === 'report' ? jsonCopy<NonNullable<RunRecord['track_check']>>(track.report) : null,
     model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await sha256File(modelFile)), parameters: parameters.total },
     run: {
@@ -192,6 +208,22 @@ async function runGeneration(options: MlrbRunOptions, evaluateOptions: NonNullab
   }
 }
 
+/** agent_eval's model metrics on the model the suites scored, run where and as the suites ran. */
+async function runModelMetrics(
+  definition: MlrbTaskDefinition,
+  options: MlrbRunOptions,
+  metricsOptions: MlrbModelMetricsOptions,
+  evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>,
+): Promise<ModelMetricsOutcome> {
+  return measureModelMetrics(options.model, definition.modelMetrics, options.dataDir, metricsOptions, {
+    ...(evaluateOptions.provider !== undefined ? { provider: evaluateOptions.provider } : {}),
+    ...(evaluateOptions.threads !== undefined ? { threads: evaluateOptions.threads } : {}),
+    ...(evaluateOptions.ortLibrary !== undefined ? { ortLibrary: evaluateOptions.ortLibrary } : {}),
+    ...(evaluateOptions.batchSize !== undefined ? { batchSize: evaluateOptions.batchSize } : {}),
+    ...(evaluateOptions.onWarning !== undefined ? { onWarning: evaluateOptions.onWarning } : {}),
+  });
+}
+
 /** agent-eval's parameter count: the track report has it; otherwise the graph is read for it. */
 async function parameterCount(track: TrackOutcome | undefined, modelFile: string): Promise<{ total: number | null; unavailable?: Unavailable }> {
   if (track?.kind === 'report') return { total: track.report.inspect.parameters.total };
@@ -207,6 +239,6 @@ async function parameterCount(track: TrackOutcome | undefined, modelFile: string
  * Plain JSON data (what the record file will hold), so a record compares equal to what is read back; the
  * record's schema checks the copy's shape.
  */
-function jsonCopy<Shape>(value: LmEvalResults | TrackReport | MathReasoningReport): Shape {
+function jsonCopy<Shape>(value: LmEvalResults | TrackReport | MathReasoningReport | ModelMetricsOutcome): Shape {
   return JSON.parse(JSON.stringify(value)) as Shape;
 }

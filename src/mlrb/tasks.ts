@@ -1,10 +1,12 @@
 /**
  * MLRB's seven tasks as data: which lm-eval suites each one runs, which number is its headline, which
- * edge-track verdict decides eligibility, and what MLRB measures that mlrb-eval cannot yet. The runner
- * (run-task.ts) reads these and nothing else, so a change to a task is a change here.
+ * edge-track verdict decides eligibility, which of agent_eval's model metrics it runs, and what MLRB measures
+ * that mlrb-eval cannot yet. The runner (run-task.ts) reads these and nothing else, so a change to a task is a
+ * change here.
  *
  * Where the facts come from (their disagreements are settled per task below, and listed in the README):
- *  - ML-Research-Agent-Evals `run_evals.sh` (lm-eval per task) and `run.sh` (what `agent-eval --task` ran);
+ *  - ML-Research-Agent-Evals `run_evals.sh` (lm-eval per task), `run.sh` (what `agent-eval --task` ran) and
+ *    `agent_eval/cli.py` (its model metrics per task);
  *  - ML-Research-Agent-Tasks `prompts.py` (each task's rules, result and evaluation command);
  *  - mlresearchbench.com/benchmark/tasks (the "Metric" column).
  * `mini_<task>` is the same evaluation: run.sh matches the task name as a substring, so mini_llm_merging runs
@@ -82,19 +84,19 @@ export interface MlrbTaskDefinition {
   readonly headline: HeadlineRule;
   readonly eligibility: EligibilityRule;
   readonly unavailable: readonly Unavailable[];
+  /** Which of agent_eval's model metrics cli.py runs for the task (`tasks[task]`). */
+  readonly modelMetrics: readonly AgentEvalModelMetric[];
   /** How the mini_ variant's prompt differs; its evaluation does not. */
   readonly miniNote: string;
 }
 
 /**
- * agent-eval's cli.py computes these for every task; none is an lm-eval suite. `mlrb-eval model-metrics` measures
- * them as agent-eval does, in its own JSON; the run record does not carry them (yet).
+ * agent_eval's model metrics, in the order its cli.py measures them and spelled as its results name them. cli.py's
+ * `tasks` table lists latency, tokens_per_second, parameters and perplexity for every task, mini ones included;
+ * parameters is the record's model.parameters, the other three are measured by modelMetrics() when the run asks.
  */
-const AGENT_EVAL_METRICS: readonly Unavailable[] = [
-  { name: 'perplexity', kind: 'metric', reason: 'not part of this record: `mlrb-eval model-metrics MODEL` measures agent-eval\'s wikitext perplexity (n_ctx 256)' },
-  { name: 'tokens_per_second', kind: 'metric', reason: 'not part of this record: agent-eval measures generation speed, which `mlrb-eval model-metrics` does once a generation engine is connected (the results\' mlrb.tokens_per_s is scoring throughput, a different number)' },
-  { name: 'latency', kind: 'metric', reason: 'not part of this record: agent-eval\'s generation latency, measured by `mlrb-eval model-metrics` once a generation engine is connected' },
-];
+export const AGENT_EVAL_MODEL_METRICS = ['tokens_per_second', 'perplexity', 'latency'] as const;
+export type AgentEvalModelMetric = (typeof AGENT_EVAL_MODEL_METRICS)[number];
 
 const MODEL_MADE_RULE = 'these rules concern how the model was made, which a model file cannot show';
 
@@ -110,7 +112,8 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     // The headline is our `superglue` group's `score`: the plain mean of the seven accuracies and ReCoRD's f1.
     headline: { kind: 'metric', label: 'SuperGLUE score (mean of 7 accuracies and ReCoRD f1)', suite: 'superglue', entry: 'superglue', metric: 'score' },
     eligibility: { kind: 'unverifiable', rules: ['pre-trained on MiniPile only', 'not trained on SuperGLUE', MODEL_MADE_RULE] },
-    unavailable: AGENT_EVAL_METRICS,
+    unavailable: [],
+    modelMetrics: AGENT_EVAL_MODEL_METRICS,
     miniNote: 'mini_mini_pile\'s prompt names GLUE and SNI; run.sh scores it as mini_pile (agent-eval\'s run.sh runs lm-eval `glue` there, run_evals.sh `super_glue`); GLUE and SNI are not suites here',
   },
   babylm: {
@@ -121,7 +124,8 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     // mlresearchbench.com's metric is "performance on BLiMP"; run_evals.sh scores BabyLM 2024's filtered BLiMP.
     headline: { kind: 'metric', label: 'BabyLM BLiMP (filtered) accuracy, macro mean over paradigms', suite: 'blimp_filtered', entry: 'blimp_filtered', metric: 'acc' },
     eligibility: { kind: 'unverifiable', rules: ['trained from scratch', 'trained only on the provided ~10M-word corpus', 'not trained on BLiMP', MODEL_MADE_RULE] },
-    unavailable: AGENT_EVAL_METRICS,
+    unavailable: [],
+    modelMetrics: AGENT_EVAL_MODEL_METRICS,
     miniNote: 'mini_baby_lm\'s prompt also names (Super)GLUE and MSGS; its evaluation (run_mini_evals.sh) is BabyLM\'s BLiMP',
   },
   llm_efficiency: {
@@ -134,7 +138,8 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     // The task's stated result and mlresearchbench.com's metric are (a subset of) MMLU; which subset is not said.
     headline: { kind: 'metric', label: 'MMLU accuracy (all 57 subjects; MLRB names "a subset" without saying which)', suite: 'mmlu', entry: 'mmlu', metric: 'acc' },
     eligibility: { kind: 'unverifiable', rules: ['an approved base model', 'open-source data only', 'not trained on MMLU', 'one GPU, 24 hours', MODEL_MADE_RULE] },
-    unavailable: [{ name: 'gsm8k', kind: 'suite', reason: 'gsm8k is a generation task (exact match on a generated answer); mlrb-eval scores log-likelihoods only so far' }, ...AGENT_EVAL_METRICS],
+    unavailable: [{ name: 'gsm8k', kind: 'suite', reason: 'gsm8k is a generation task (exact match on a generated answer); mlrb-eval scores log-likelihoods only so far' }],
+    modelMetrics: AGENT_EVAL_MODEL_METRICS,
     miniNote: 'mini_llm_efficiency gives an 8-hour budget and a small assigned model; the evaluation is the same',
   },
   llm_merging: {
@@ -144,7 +149,8 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     suites: [{ name: 'mmlu' }],
     headline: { kind: 'metric', label: 'MMLU accuracy', suite: 'mmlu', entry: 'mmlu', metric: 'acc' },
     eligibility: { kind: 'unverifiable', rules: ['merged from public models of at most 8B parameters with the provided merging code', 'not trained on MMLU', MODEL_MADE_RULE] },
-    unavailable: AGENT_EVAL_METRICS,
+    unavailable: [],
+    modelMetrics: AGENT_EVAL_MODEL_METRICS,
     miniNote: 'mini_llm_merging\'s prompt names CosmosQA and XSUM; its evaluation (run.sh, run_mini_evals.sh) is MMLU',
   },
   edge_llm_compression: {
@@ -154,7 +160,8 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     suites: [{ name: 'mmlu' }],
     headline: { kind: 'metric', label: 'MMLU accuracy', suite: 'mmlu', entry: 'mmlu', metric: 'acc' },
     eligibility: { kind: 'track', track: 'edge-compression' },
-    unavailable: AGENT_EVAL_METRICS,
+    unavailable: [],
+    modelMetrics: AGENT_EVAL_MODEL_METRICS,
     miniNote: 'mini_edge_llm_compression compresses the agent\'s assigned small model, not Phi-2: its pruning check needs --base; the prompt names a subset of OpenCompass, the evaluation is MMLU',
   },
   edge_llm_training: {
@@ -166,7 +173,8 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     suites: [{ name: 'superglue' }],
     headline: { kind: 'metric', label: 'SuperGLUE score (mean of 7 accuracies and ReCoRD f1)', suite: 'superglue', entry: 'superglue', metric: 'score' },
     eligibility: { kind: 'track', track: 'edge-training' },
-    unavailable: AGENT_EVAL_METRICS,
+    unavailable: [],
+    modelMetrics: AGENT_EVAL_MODEL_METRICS,
     miniNote: 'mini_edge_llm_training has no prompt of its own in prompts.py; run.sh evaluates it as edge_llm_training',
   },
   math_reasoning: {
@@ -180,7 +188,8 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     // beside it in the record's math_reasoning. Prompts: the informal statement and proof; reference: formal_proof.
     headline: { kind: 'generated', label: 'ROUGE-L of generated Lean 3 proofs (mean F over problems)', metric: 'rouge_l' },
     eligibility: { kind: 'unverifiable', rules: ['open-source model and data', MODEL_MADE_RULE] },
-    unavailable: AGENT_EVAL_METRICS,
+    unavailable: [],
+    modelMetrics: AGENT_EVAL_MODEL_METRICS,
     miniNote: 'mini_math_reasoning\'s prompt names MMLU high-school and college mathematics and MathQA; run.sh evaluates it as math_reasoning',
   },
 };

@@ -12,12 +12,15 @@ type Cell = string | number | boolean | null;
 export function runsCsv(runs: readonly ReportRun[]): string {
   const header = [
     'file', 'task', 'agent', 'run', 'started_at', 'headline', 'headline_status', 'score', 'eligibility', 'successful',
-    'parameters', 'parameter_limit', 'parameter_margin', 'dram_used_bytes', 'dram_budget_bytes', 'dram_basis', 'dram_margin', 'model_sha256',
+    'parameters', 'parameter_limit', 'parameter_margin', 'dram_used_bytes', 'dram_budget_bytes', 'dram_basis', 'dram_margin',
+    'perplexity', 'perplexity_mlrb', 'tokens_per_second', 'latency_ms_per_token', 'model_sha256',
   ];
   const rows = runs.map((run) => [
     run.file, run.task, run.agent, run.label, run.startedAt, run.headlineLabel, run.headlineStatus, run.score, run.eligibility, run.successful,
     run.parameters, run.parameterLimit?.limit ?? null, marginOrNull(run.parameterLimit),
-    run.dram?.used ?? null, run.dram?.limit ?? null, run.dram?.basis ?? null, marginOrNull(run.dram), run.modelSha256,
+    run.dram?.used ?? null, run.dram?.limit ?? null, run.dram?.basis ?? null, marginOrNull(run.dram),
+    run.modelMetrics?.perplexity ?? null, run.modelMetrics?.perplexityMlrb ?? null, run.modelMetrics?.tokensPerSecond ?? null,
+    run.modelMetrics?.latencyMsPerToken ?? null, run.modelSha256,
   ]);
   return toCsv(header, rows);
 }

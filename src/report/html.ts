@@ -57,6 +57,7 @@ ${summaryTable(page.summaries)}
 ${page.charts.map(chartFigure).join('\n')}
 <h2>Runs</h2>
 ${runsTable(page.runs)}
+${modelMetricsSection(page.runs)}
 </body>
 </html>
 `;
@@ -78,6 +79,23 @@ function runsTable(runs: readonly ReportRun[]): string {
   ]));
   return table(['task', 'run', 'headline', 'score', 'eligibility', 'successful', 'parameters', 'record'], rows);
 }
+
+/** agent_eval's model metrics of the runs that measured them (`mlrb --model-metrics`); nothing when none did. */
+function modelMetricsSection(runs: readonly ReportRun[]): string {
+  const measured = runs.flatMap((run) => (run.modelMetrics === null ? [] : [{ run, metrics: run.modelMetrics }]));
+  if (measured.length === 0) return '';
+  const figure = (value: number | null, digits: number): string => number(value === null ? '—' : value.toFixed(digits));
+  const rows = measured.map(({ run, metrics }) => row([
+    text(run.task), text(run.label), figure(metrics.perplexityMlrb, 4), figure(metrics.perplexity, 4),
+    figure(metrics.tokensPerSecond, 2), figure(metrics.latencyMsPerToken, 2),
+  ]));
+  const headers = ['task', 'run', 'perplexity (MLRB)', 'perplexity (all tokens)', 'tokens/s', 'latency (ms/token)'];
+  return `<h2>Model metrics</h2>\n<p class="note">${escapeHtml(MODEL_METRICS_NOTE)}</p>\n${table(headers, rows)}`;
+}
+
+const MODEL_METRICS_NOTE =
+  'agent_eval\'s perplexity, tokens per second and latency, for the runs that measured them (mlrb --model-metrics). ' +
+  'MLRB\'s perplexity is the mean of the running perplexities after each 256-token window; latency is each run\'s time divided by 512, as MLRB divides it; — marks a metric not measured.';
 
 function chartFigure({ chart, svg }: RenderedChart): string {
   const body = svg ?? `<p class="note">Not drawn: ${escapeHtml(chart.emptyReason)}.</p>`;

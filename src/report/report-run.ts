@@ -43,8 +43,20 @@ export interface ReportRun {
   readonly mmluByCategory: ReadonlyMap<string, number>;
   /** BLiMP accuracy by field (syntax, morphology …), the unweighted mean over its paradigms; empty without BLiMP. */
   readonly blimpByField: ReadonlyMap<string, number>;
+  /** agent_eval's model metrics; null where the run did not measure them (v1 records never did). */
+  readonly modelMetrics: ReportModelMetrics | null;
   readonly startedAt: string;
   readonly modelSha256: string;
+}
+
+/** The headline figure of each model metric; null for one not measured. */
+export interface ReportModelMetrics {
+  /** exp(mean NLL over every scored token). */
+  readonly perplexity: number | null;
+  /** MLRB's perplexity: the mean of the running perplexities. */
+  readonly perplexityMlrb: number | null;
+  readonly tokensPerSecond: number | null;
+  readonly latencyMsPerToken: number | null;
 }
 
 /** Reads and validates one record; every failure is BAD_RECORD naming the file. */
@@ -82,6 +94,7 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
       parameterLimit: parameterConstraint(record),
       mmluByCategory: mmluByCategory(record),
       blimpByField: blimpByField(record),
+      modelMetrics: modelMetricsOf(record),
       startedAt: record.run.started_at,
       modelSha256: record.model.sha256,
     };
@@ -109,4 +122,15 @@ function blimpByField(record: RunRecord): Map<string, number> {
   const parsed = blimpBreakdowns.safeParse(record.lm_eval);
   if (!parsed.success) return new Map();
   return new Map(Object.entries(parsed.data.mlrb.breakdowns.field).map(([field, entry]) => [field, entry['acc,none']]));
+}
+
+function modelMetricsOf(record: RunRecord): ReportModelMetrics | null {
+  const report = record.model_metrics?.report;
+  if (report === undefined || report === null) return null;
+  return {
+    perplexity: report.perplexity?.perplexity ?? null,
+    perplexityMlrb: report.perplexity?.mlrb.avg ?? null,
+    tokensPerSecond: report.tokens_per_second?.summary.avg ?? null,
+    latencyMsPerToken: report.latency?.ms_per_token.avg ?? null,
+  };
 }

@@ -18,6 +18,15 @@ export interface SyntheticRun {
   readonly dramUsedBytes?: number;
   /** Minutes after a fixed start, so runs have a stable order. */
   readonly startMinute: number;
+  /** agent_eval's model metrics as measured (`--model-metrics`); absent: not measured. */
+  readonly modelMetrics?: SyntheticModelMetrics;
+}
+
+export interface SyntheticModelMetrics {
+  /** exp(mean NLL over all scored tokens); MLRB's mean of running perplexities is set 5% above it. */
+  readonly perplexity: number;
+  readonly tokensPerSecond: number;
+  readonly latencyMsPerToken: number;
 }
 
 const MMLU_CATEGORY_OFFSETS = { mmlu_stem: -0.06, mmlu_humanities: 0.02, mmlu_social_sciences: 0.05, mmlu_other: 0.01 } as const;
@@ -51,10 +60,14 @@ export function syntheticRunRecord(run: SyntheticRun): RunRecord {
       warnings: [],
     },
     suites: suiteNames.map((name) => ({ name, status: run.score === null ? 'not_scored' : 'scored', reason: null, error_code: null })),
-    not_available: definition.unavailable.map((item) => ({ ...item })),
+    not_available: [
+      ...definition.unavailable,
+      ...(run.modelMetrics === undefined ? definition.modelMetrics.map((name) => ({ name, kind: 'metric' as const, reason: 'not measured in this run' })) : []),
+    ].map((item) => ({ ...item })),
     mini_note: null,
     lm_eval: run.score === null ? null : lmEvalResults(suiteNames, run.score),
     math_reasoning: null,
+    model_metrics: run.modelMetrics === undefined ? null : modelMetricsSection(run.modelMetrics),
     track_check: trackCheck(run),
     model: { path: `models/${run.agent}/${run.task}`, file: `models/${run.agent}/${run.task}/model.onnx`, sha256: 'ab'.repeat(32), parameters: run.parameters },
     run: {
@@ -71,6 +84,52 @@ export function syntheticRunRecord(run: SyntheticRun): RunRecord {
     },
   };
   return runRecordSchema.parse(record);
+}
+
+/**
+ * A record as version 1 wrote it (before model_metrics existed), as JSON: what older files on disk hold.
+ * Its not_available keeps the model metrics, as v1 listed them.
+ */
+export function asVersion1Json(record: RunRecord): Record<string, unknown> {
+  const { model_metrics: _absent, ...rest } = record;
+  return { ...JSON.parse(JSON.stringify(rest)), schema_version: 1 };
+}
+
+/** The shape modelMetrics() reports, with each summary built around the figure given. */
+function modelMetricsSection(metrics: SyntheticModelMetrics): NonNullable<RunRecord['model_metrics']> {
+  const spread = (avg: number) => ({ avg, median: avg, min: avg * 0.9, max: avg * 1.1, p90: avg * 1.08, p95: avg * 1.09 });
+  const procedure = { prompt: 'Hello my name is Matt.', prompt_tokens: 24, max_length: 200, max_new_tokens: 176, temperature: 0.8, top_k: 300, seed: 0 };
+  return {
+    metrics: (['tokens_per_second', 'perplexity', 'latency'] as const).map((name) => ({ name, status: 'measured' as const, reason: null, error_code: null })),
+    report: {
+      schema: 'mlrb-eval/model-metrics',
+      schema_version: 1,
+      tool_version: '0.1.0',
+      started_at: '2026-11-01T09:00:00.000Z',
+      wall_time_s: 95.5,
+      model: { path: 'model', file: 'model/model.onnx', provider: 'cpu' },
+      tokens_per_second: {
+        procedure: { ...procedure, warmup_runs: 10, timed_runs: 30 },
+        runs: Array.from({ length: 30 }, () => metrics.tokensPerSecond),
+        generated_tokens: Array.from({ length: 30 }, () => 176),
+        summary: { ...spread(metrics.tokensPerSecond), std: metrics.tokensPerSecond * 0.05 },
+      },
+      perplexity: {
+        procedure: { window_tokens: 256, window_stride: 256, first_scored_position: 128, scored_tokens_per_window: 127, bos_token_id: 1, text_tokens: 338_535 },
+        windows: 1322,
+        scored_tokens: 167_894,
+        perplexity: metrics.perplexity,
+        mlrb: spread(metrics.perplexity * 1.05),
+        data: { dataset: 'wikitext-2-raw-v1/test', layout: 'hub', source_files: ['wikitext-2-raw-v1/test-00000-of-00001.parquet'], rows: 4358, characters: 1_288_556 },
+      },
+      latency: {
+        procedure: { ...procedure, warmup_runs: 5, timed_runs: 10, divided_by: 512 },
+        runs_ms: Array.from({ length: 10 }, () => metrics.latencyMsPerToken * 512),
+        generated_tokens: Array.from({ length: 10 }, () => 176),
+        ms_per_token: spread(metrics.latencyMsPerToken),
+      },
+    },
+  };
 }
 
 function lmEvalResults(suites: readonly string[], score: number): NonNullable<RunRecord['lm_eval']> {

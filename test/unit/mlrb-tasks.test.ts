@@ -39,6 +39,12 @@ describe('MLRB task definitions', () => {
     expect(mlrbTaskDefinition('edge_llm_training').eligibility).toEqual({ kind: 'track', track: 'edge-training' });
   });
 
+  it.each(MLRB_TASK_NAMES)('%s: runs agent_eval\'s tokens per second, perplexity and latency, as cli.py\'s tasks table lists for every task', (name) => {
+    // cli.py: tasks[task] is ["latency", "tokens_per_second", "parameters", "perplexity"] for each task and its mini_
+    // variant; it measures them in the order tokens per second, perplexity, latency (parameters: model.parameters).
+    expect(mlrbTaskDefinition(name).modelMetrics).toEqual(['tokens_per_second', 'perplexity', 'latency']);
+  });
+
   it('accepts MLRB\'s spellings and the mini_ prefix, and says which MLRB task ran', () => {
     expect(resolveMlrbTask('mini_pile')).toMatchObject({ mini: false, mlrbName: 'mini_pile', definition: { name: 'minipile' } });
     expect(resolveMlrbTask('mini_mini_pile')).toMatchObject({ mini: true, mlrbName: 'mini_mini_pile', definition: { name: 'minipile' } });
@@ -139,6 +145,7 @@ describe('run record schema', () => {
     mini_note: null,
     lm_eval: { results: { mmlu_anatomy: { 'acc,none': 0.3 } } },
     math_reasoning: null,
+    model_metrics: null,
     track_check: null,
     model: { path: 'm', file: '/m/model.onnx', sha256: 'a'.repeat(64), parameters: 10 },
     run: {
@@ -156,8 +163,38 @@ describe('run record schema', () => {
     expect(parseRunRecord(JSON.parse(JSON.stringify(older)))).toEqual(record);
   });
 
+  it('reads a version 1 record (written before model_metrics existed) as one without model metrics', () => {
+    const { model_metrics: _absent, ...fields } = record;
+    const v1 = { ...JSON.parse(JSON.stringify(fields)), schema_version: 1 };
+    expect(parseRunRecord(v1)).toEqual({ ...record, schema_version: 1, model_metrics: null });
+    // v1 as the first tool version wrote it, without math_reasoning either.
+    const { math_reasoning: _older, ...oldest } = v1;
+    expect(parseRunRecord(oldest)).toEqual({ ...record, schema_version: 1, model_metrics: null });
+  });
+
+  it('reads back model metrics with a perplexity not measured and why', () => {
+    const modelMetrics: NonNullable<RunRecord['model_metrics']> = {
+      metrics: [
+        { name: 'tokens_per_second', status: 'measured', reason: null, error_code: null },
+        { name: 'perplexity', status: 'not_measured', reason: 'WikiText-2 (raw) not found under d', error_code: 'BAD_DATA' },
+        { name: 'latency', status: 'measured', reason: null, error_code: null },
+      ],
+      report: {
+        schema: 'mlrb-eval/model-metrics', schema_version: 1, perplexity: null,
+        tokens_per_second: { procedure: { timed_runs: 1 }, runs: [12.5], summary: { avg: 12.5, std: 0, median: 12.5, min: 12.5, max: 12.5, p90: 12.5, p95: 12.5 } },
+        latency: { procedure: { timed_runs: 1 }, runs_ms: [512], ms_per_token: { avg: 1, median: 1, min: 1, max: 1, p90: 1, p95: 1 } },
+      },
+    };
+    const withMetrics = { ...record, model_metrics: modelMetrics };
+    expect(parseRunRecord(JSON.parse(JSON.stringify(withMetrics)))).toEqual(withMetrics);
+  });
+
   it('EXPECTED FAILURE – another schema version, an unknown task, a bad hash or an extra field is refused', () => {
-    expect(() => parseRunRecord({ ...record, schema_version: 2 })).toThrow(TypeError);
+    expect(() => parseRunRecord({ ...record, schema_version: 3 })).toThrow(TypeError);
+    // v2 always says whether model metrics were measured; v1 cannot hold them.
+    const { model_metrics: _absent, ...withoutMetrics } = record;
+    expect(() => parseRunRecord(withoutMetrics)).toThrow(/model_metrics/);
+    expect(() => parseRunRecord({ ...record, schema_version: 1, model_metrics: { metrics: [], report: null } })).toThrow(/model_metrics/);
     expect(() => parseRunRecord({ ...record, task: 'budget_model_training' })).toThrow(/task/);
     expect(() => parseRunRecord({ ...record, model: { ...record.model, sha256: 'xyz' } })).toThrow(/sha256/);
     expect(() => parseRunRecord({ ...record, score: 1 })).toThrow(TypeError);
