@@ -4,7 +4,8 @@
  * everywhere; the page is loaded in a real headless Chromium (Debian's /usr/bin/chromium, driven by
  * playwright-core) where one is installed: it renders without console errors, every chart's SVG holds the
  * marks the runs call for, and a full-page screenshot is taken. The expected mark counts are derived from the
- * runs as designed below, not from the report's own tables.
+ * runs as designed below, not from the report's own tables. agent-alpha's records are version 1 files (written
+ * before model metrics existed), agent-beta's carry model metrics: the report reads both.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,9 +14,10 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { mlrbTaskDefinition } from '../../src/mlrb/tasks.js';
+import { parseCsv } from '../../src/tasks/csv.js';
 import { writeFullBlimp } from '../support/full-blimp.js';
 import { runCli } from '../support/run-cli.js';
-import { syntheticRunRecord, type SyntheticRun } from '../support/run-records.js';
+import { asVersion1Json, syntheticRunRecord, type SyntheticRun } from '../support/run-records.js';
 import { writeTinyMmlu } from '../support/tiny-datasets.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -23,15 +25,23 @@ const hasChromium = existsSync(CHROMIUM);
 if (!hasChromium) console.warn(`report-command.test: SKIPPING the Chromium checks: ${CHROMIUM} is absent (apt-get install chromium)`);
 
 const AGENTS = ['agent-alpha', 'agent-beta', 'agent-gamma'] as const;
+/** Its records are written as version 1 files. */
+const V1_AGENT = 'agent-alpha';
+/** Its runs measured the model metrics (`--model-metrics`); the others did not. */
+const METRICS_AGENT = 'agent-beta';
 
-/** Three runs per agent and task; agent-gamma's compressed models are all quantized (ineligible). */
+/**
+ * Three runs per agent and task; agent-gamma's compressed models are all quantized (ineligible); agent-beta's
+ * attempt n measured perplexity 20 + n, 100 + 10n tokens/s and 2 + n ms per token.
+ */
 function designedRuns(): SyntheticRun[] {
   const runs: SyntheticRun[] = [];
   let minute = 0;
   AGENTS.forEach((agent, agentIndex) => {
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const base = 0.3 + 0.1 * agentIndex + 0.04 * attempt;
-      const common = { agent, startMinute: (minute += 7) };
+      const metrics = agent === METRICS_AGENT ? { modelMetrics: { perplexity: 20 + attempt, tokensPerSecond: 100 + 10 * attempt, latencyMsPerToken: 2 + attempt } } : {};
+      const common = { agent, startMinute: (minute += 7), ...metrics };
       runs.push({ ...common, task: 'llm_merging', score: base, eligibility: 'unchecked', parameters: 7_241_732_096 + attempt * 1e6 });
       // The first babylm attempt of each agent had no BLiMP data: no headline, so not successful.
       runs.push({ ...common, task: 'babylm', score: attempt === 0 ? null : base + 0.3, eligibility: 'unchecked', parameters: 124_000_000 });
@@ -57,7 +67,8 @@ beforeAll(async () => {
   const files = designed.map((run, index) => {
     const file = path.join(workDir, 'records', `synthetic-${index}.json`);
     mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, JSON.stringify(syntheticRunRecord(run)));
+    const record = syntheticRunRecord(run);
+    writeFileSync(file, JSON.stringify(run.agent === V1_AGENT ? asVersion1Json(record) : record));
     return file;
   });
   const model = writeTinyCausalLm(path.join(workDir, 'model')).modelPath;
@@ -107,6 +118,29 @@ describe('mlrb-eval report', () => {
     expect(byKey.get('math_reasoning/agent-alpha')?.slice(2, 4)).toEqual(['3', '0']);
     const runsCsv = readFileSync(path.join(outDir, 'runs.csv'), 'utf8').trimEnd().split('\r\n');
     expect(runsCsv).toHaveLength(1 + designed.length + REAL_TASKS.length);
+  });
+
+  it('runs.csv has the model metrics of the runs that measured them; version 1 records read with none', () => {
+    // Read with the MMLU loader's RFC 4180 parser, not the report's writer: headline labels hold quoted commas.
+    const [header, ...records] = parseCsv(readFileSync(path.join(outDir, 'runs.csv'), 'utf8'));
+    const columns = header?.fields ?? [];
+    const rows = records.map((record) => Object.fromEntries(record.fields.map((value, index) => [columns[index], value])));
+    const ofAgent = (agent: string) => rows.filter((row) => row.agent === agent);
+    expect(ofAgent(V1_AGENT)).toHaveLength(5 * 3);
+    for (const row of ofAgent(V1_AGENT)) expect([row.perplexity, row.perplexity_mlrb, row.tokens_per_second, row.latency_ms_per_token]).toEqual(['', '', '', '']);
+    const measured = ofAgent(METRICS_AGENT);
+    expect(measured).toHaveLength(5 * 3);
+    // Attempt n (the run label's #n+1) measured perplexity 20 + n, MLRB's 5% above, 100 + 10n tokens/s, 2 + n ms per token.
+    for (const row of measured) {
+      const attempt = Number(row.run?.split('#')[1]) - 1;
+      expect(Number(row.perplexity)).toBe(20 + attempt);
+      expect(Number(row.perplexity_mlrb)).toBeCloseTo((20 + attempt) * 1.05, 12);
+      expect(Number(row.tokens_per_second)).toBe(100 + 10 * attempt);
+      expect(Number(row.latency_ms_per_token)).toBe(2 + attempt);
+    }
+    const html = readFileSync(path.join(outDir, 'report.html'), 'utf8');
+    const section = html.slice(html.indexOf('<h2>Model metrics</h2>'));
+    expect(section.match(/<tr><td>/g)).toHaveLength(measured.length);
   });
 
   it.skipIf(!hasChromium)('renders in headless Chromium without console errors, with the marks the runs call for, and a screenshot', async () => {
