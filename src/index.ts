@@ -43,7 +43,8 @@ export { TRACK_NAMES, trackCheckOptionsSchema, type TrackCheckOptions } from './
 export { combineTrackVerdicts, TRACK_CHECK_NAMES, type TrackCheckName, type TrackFinding, type TrackVerdict } from './inspect/track-verdict.js';
 export { PHI2_CONFIG_PATH } from './inspect/phi2-config.js';
 export { runMlrbTask, type MlrbMathReasoningOptions, type MlrbRunOptions, type TrackRunOptions } from './mlrb/run-task.js';
-export { parseRunRecord, runRecordSchema, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, type RunRecord } from './mlrb/run-record.js';
+export type { MlrbModelMetricsOptions } from './mlrb/model-metrics-run.js';
+export { parseRunRecord, runRecordSchema, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, type ModelMetricsSection, type RunRecord } from './mlrb/run-record.js';
 export { MLRB_TASK_NAMES, mlrbTaskDefinition, resolveMlrbTask, type MlrbTaskDefinition, type MlrbTaskName } from './mlrb/tasks.js';
 // MLRB's math reasoning (autoformalization into Lean 3): generation through a TextGenerator, ROUGE-L and BLEU
 // against the references, optional Lean compile checks.

@@ -63,7 +63,7 @@ export interface MlrbRunOptions {
 }
 
 /** Why a run record without model metrics has none. */
-export const MODEL_METRICS_NOT_ASKED = 'not measured in this run: give --model-metrics (or measure them alone with `mlrb-eval model-metrics MODEL`)';
+const MODEL_METRICS_NOT_ASKED = 'not measured in this run: give --model-metrics (or measure them alone with `mlrb-eval model-metrics MODEL`)';
 
 export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const task = resolveMlrbTask(options.task);
