@@ -38,6 +38,7 @@ export interface ModelMetricsOutcome {
 
 const OPTION_NAMES: Readonly<Record<AgentEvalModelMetric, ModelMetricName>> = { tokens_per_second: 'tokens-per-second', perplexity: 'perplexity', latency: 'latency' };
 
+/** The task's model metrics on `model`; WikiText is looked for under wikitextDir, else the run's data folder. */
 export async function measureModelMetrics(
   model: string,
   metrics: readonly AgentEvalModelMetric[],
