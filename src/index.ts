@@ -29,6 +29,11 @@ export { isMultipleChoice, type MultipleChoiceTask, type MultipleChoiceDoc, type
 export { buildTask, type MultipleChoiceTaskSpec, type MultipleInputTaskSpec, type SingleInputTaskSpec } from './tasks/task-spec.js';
 export type { LmEvalResults } from './eval/results.js';
 export { MlrbError, isMlrbError, type ErrorCode } from './errors.js';
+// Generation: token-id prompts through a loaded model (createTextGenerator), or prompt texts end to end (generate).
+export type { FinishReason, Generation, GenerationProgress, GenerationSettings, SamplingSettings, TextGenerator } from './generate/types.js';
+export { createTextGenerator, type TextGeneratorOptions } from './generate/text-generator.js';
+export { generate, type GenerateResult } from './generate/generate.js';
+export { generateOptionsSchema, type GenerateOptions } from './config/generate-options.js';
 // Edge-track checks (parameters, DRAM, quantization, pruning): the objects `inspect` / `check-pruning` print.
 export * from './inspect/index.js';
 // One verdict per edge track (`check-track`): the checks above that a track's rules need, findings labelled by check.
@@ -57,7 +62,6 @@ export { corpusBleu, tokenize13a, type BleuScore } from './math-reasoning/bleu.j
 export { rougeL, rougeTokenize, type RougeLScore } from './math-reasoning/rouge-l.js';
 export type { LeanOutcome } from './math-reasoning/lean-check.js';
 export type { GenerationSession, OpenGeneratorOptions, OpenTextGenerator, PromptEncoder } from './math-reasoning/generator-source.js';
-export type { FinishReason, Generation, GenerationSettings, SamplingSettings, TextGenerator } from './generate/types.js';
 // MLRB's model metrics beside lm-eval: wikitext perplexity, tokens per second, latency (`model-metrics`).
 export { modelMetrics, MODEL_METRICS_SCHEMA, MODEL_METRICS_SCHEMA_VERSION, type ModelMetricsReport, type PerplexityReport } from './model-metrics/model-metrics.js';
 export {

@@ -7,6 +7,7 @@
 #include "cuda_binding.h"
 #include "errors.h"
 #include "inspect_binding.h"
+#include "generate_binding.h"
 #include "session_wrap.h"
 
 namespace mlrb::addon {
@@ -57,6 +58,7 @@ Napi::Value build_info(const Napi::CallbackInfo& info) {
 Napi::Object init(Napi::Env env, Napi::Object exports) {
   auto state = std::make_unique<AddonState>();
   state->session_constructor = Napi::Persistent(SessionWrap::define_class(env));
+  state->generation_constructor = Napi::Persistent(GenerationWrap::define_class(env));
   env.SetInstanceData(state.release());  // napi owns it from here and deletes it at env teardown
   exports.Set("setErrorClass", Napi::Function::New<set_error_class>(env, "setErrorClass"));
   exports.Set("initRuntime", Napi::Function::New<init_runtime>(env, "initRuntime"));

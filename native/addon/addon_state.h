@@ -8,6 +8,7 @@ namespace mlrb::addon {
 struct AddonState {
   Napi::FunctionReference error_class;          // the TS MlrbError constructor, registered at load
   Napi::FunctionReference session_constructor;  // NativeSession
+  Napi::FunctionReference generation_constructor;  // NativeGeneration
 };
 
 inline AddonState& state_of(Napi::Env env) { return *env.GetInstanceData<AddonState>(); }

@@ -3,6 +3,7 @@
 #include "addon_state.h"
 #include "cpu_kernel_binding.h"
 #include "errors.h"
+#include "generate_binding.h"
 #include "js_convert.h"
 
 namespace mlrb::addon {
@@ -143,6 +144,7 @@ Napi::Function SessionWrap::define_class(Napi::Env env) {
                      {InstanceMethod<&SessionWrap::signature>("signature"), InstanceMethod<&SessionWrap::score>("score"),
                       InstanceMethod<&SessionWrap::compute_prefix>("computePrefix"),
                       InstanceMethod<&SessionWrap::release_prefix>("releasePrefix"),
+                      InstanceMethod<&SessionWrap::start_generation>("startGeneration"),
                       InstanceMethod<&SessionWrap::dispose>("dispose"),
                       InstanceAccessor<&SessionWrap::active_runs>("activeRuns"),
                       InstanceAccessor<&SessionWrap::rewrites>("rewrites"),
@@ -196,6 +198,10 @@ Napi::Value SessionWrap::release_prefix(const Napi::CallbackInfo& info) {
   if (!info[0].IsNumber()) throw Napi::TypeError::New(info.Env(), "releasePrefix(prefixId): prefixId must be a number");
   prefix_table_->prefixes.erase(info[0].As<Napi::Number>().Uint32Value());
   return info.Env().Undefined();
+}
+
+Napi::Value SessionWrap::start_generation(const Napi::CallbackInfo& info) {
+  return addon::start_generation(info, session_, active_runs_);
 }
 
 Napi::Value SessionWrap::rewrites(const Napi::CallbackInfo& info) {

@@ -32,6 +32,7 @@ class SessionWrap : public Napi::ObjectWrap<SessionWrap> {
   Napi::Value score(const Napi::CallbackInfo& info);
   Napi::Value compute_prefix(const Napi::CallbackInfo& info);
   Napi::Value release_prefix(const Napi::CallbackInfo& info);
+  Napi::Value start_generation(const Napi::CallbackInfo& info);
   Napi::Value dispose(const Napi::CallbackInfo& info);
   Napi::Value active_runs(const Napi::CallbackInfo& info);
   Napi::Value rewrites(const Napi::CallbackInfo& info);

@@ -59,8 +59,16 @@ class ScoringSession {
   // Runs `tokens` once (batch 1) and keeps the KV of every layer. Throws BAD_MODEL without KV inputs.
   [[nodiscard]] std::shared_ptr<const KvPrefix> compute_prefix(std::span<const int32_t> tokens) const;
 
+  // The present output matching each past input, in signature order; empty without KV-cache inputs.
+  [[nodiscard]] const std::vector<std::string>& present_outputs() const { return present_outputs_; }
+
+  // One forward pass over already bound inputs, returning the named outputs in host memory (ORT copies them
+  // off the device on CUDA). Callers that need more than log-likelihoods (the generation engine) use it.
+  // Throws ORT_RUN naming `what` and the model.
+  [[nodiscard]] std::vector<Ort::Value> run(const BoundInputs& inputs, const std::vector<const char*>& outputs,
+                                            const std::string& what) const;
+
  private:
-  std::vector<Ort::Value> run(const BoundInputs& inputs, const std::vector<const char*>& outputs, const std::string& what) const;
 
   std::string model_path_;
   ScoringSessionOptions options_;

@@ -28,6 +28,7 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   merge: async () => (await import('./merge-command.js')).runMergeCommand,
   report: async () => (await import('./report-command.js')).runReportCommand,
   'model-metrics': async () => async (argv, io) => (await import('./model-metrics-command.js')).runModelMetricsCommand(argv, io),
+  generate: async () => (await import('./generate-command.js')).runGenerateCommand,
 };
 
 const USAGE = `${EVAL_USAGE}
@@ -42,6 +43,7 @@ other commands:
   mlrb-eval merge SHARD.json… [--output FILE | --output-path PATH] [--allow-partial] …
   mlrb-eval report RUN.json… [--out DIR]
   mlrb-eval model-metrics MODEL [--data-dir DIR | --text FILE] [--only perplexity,tokens-per-second,latency] …
+  mlrb-eval generate MODEL --prompt TEXT… [--max-new-tokens N] [--stop S]… [--temperature T --top-k K --seed S] [--output FILE] …
   mlrb-eval --version
   (each command's --help lists its options)`;
 

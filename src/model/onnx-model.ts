@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
 import {
-  loadBinding, type BatchScores, type ExecutionProvider, type GraphSignature, type NativeSession, type PackedBatch, type PrefixId,
+  loadBinding, type BatchScores, type ExecutionProvider, type GraphSignature, type NativeGeneration, type NativeGenerationRequest,
+  type NativeSession, type PackedBatch, type PrefixId,
   type RewriteOutcome, type RewriteSwitches, type RuntimeInfo,
 } from '../native/binding.js';
 import { initOrtRuntime } from '../native/ort-library.js';
@@ -94,6 +95,11 @@ export interface LanguageModel {
   readonly rewrites: readonly RewriteOutcome[];
   computePrefix(tokens: readonly number[]): Promise<PrefixId>;
   releasePrefix(prefix: PrefixId): void;
+  /**
+   * Starts decoding a batch of prompts (src/generate/ drives it); throws BAD_DATA for prompts the graph cannot
+   * run. The handle keeps the session's forward pass alive until it is disposed.
+   */
+  startGeneration(request: NativeGenerationRequest): NativeGeneration;
   dispose(): void;
 }
 
@@ -157,6 +163,10 @@ class OnnxLanguageModel implements LanguageModel {
 
   releasePrefix(prefix: PrefixId): void {
     this.session.releasePrefix(prefix);
+  }
+
+  startGeneration(request: NativeGenerationRequest): NativeGeneration {
+    return this.session.startGeneration(request);
   }
 
   dispose(): void {

@@ -23,6 +23,15 @@ export interface TextTokenizer {
   /** decode([id]) with special tokens kept: what lm-eval 0.4.13 compares a text's start with. */
   tokenText(id: number): string;
   tokenToId(token: string): number | undefined;
+  /**
+   * Token ids back to text (generated continuations). skipSpecialTokens (default true) leaves out tokens the
+   * tokenizer marks special (BOS, EOS, padding), as transformers' decode(skip_special_tokens=True) does.
+   */
+  decode(ids: readonly number[], options?: DecodeOptions): string;
+}
+
+export interface DecodeOptions {
+  readonly skipSpecialTokens?: boolean;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -76,5 +85,6 @@ export function loadTokenizer(tokenizerPath: string): TextTokenizer {
     encodeWithSpecialTokens: (text) => tokenizer.encode(text, { add_special_tokens: true }).ids,
     tokenText: (id) => tokenizer.decode([id], { skip_special_tokens: false }),
     tokenToId: (token) => tokenizer.token_to_id(token),
+    decode: (ids, options) => tokenizer.decode([...ids], { skip_special_tokens: options?.skipSpecialTokens ?? true }),
   };
 }

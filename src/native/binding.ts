@@ -97,8 +97,49 @@ export interface RewriteOutcome {
   readonly reason: string;
 }
 
+/** What startGeneration() decodes: prompts as concatenated ids, see native/ort/generation_session.h. */
+export interface NativeGenerationRequest {
+  readonly tokens: Int32Array;
+  /** prompts + 1 entries; prompt p is tokens[promptOffsets[p], promptOffsets[p + 1]). */
+  readonly promptOffsets: Int32Array;
+  /** Per prompt, its random stream: the same stream and seed give the same samples, whatever the batch. */
+  readonly streams: Int32Array;
+  readonly maxNewTokens: number;
+  readonly eosTokenIds: Int32Array;
+  /** Absent: greedy. topK 0: the whole vocabulary. */
+  readonly sampling?: { readonly temperature: number; readonly topK: number; readonly seed: number };
+}
+
+/** Native finish codes (native/ort/generation_session.h FinishReason). */
+export const NATIVE_FINISH = { running: 0, eos: 1, maxNewTokens: 2, stopped: 3 } as const;
+
+/** The new ids of one step(n) call, for the prompts still running when it began (ascending prompt index). */
+export interface NativeStepOutput {
+  readonly prompts: Int32Array;
+  /** prompts.length + 1 entries into tokens. */
+  readonly tokenOffsets: Int32Array;
+  readonly tokens: Int32Array;
+  /** NATIVE_FINISH code per prompt after the call. */
+  readonly finish: Uint8Array;
+}
+
+/** One generation in progress; its KV cache stays native. */
+export interface NativeGeneration {
+  /** Runs up to `steps` forward passes. Rejects nothing for a finished run: it returns no prompts. */
+  step(steps: number): Promise<NativeStepOutput>;
+  /** Prompts whose text hit a stop string; they leave the batch before the next pass. Throws BUSY during step(). */
+  stop(prompts: Int32Array): void;
+  /** Frees the KV cache; throws BUSY during step(). Later calls throw DISPOSED. */
+  dispose(): void;
+  /** The graph's KV cache is used (else each pass recomputes every row's whole sequence). */
+  readonly usesKvCache: boolean;
+  readonly finished: boolean;
+}
+
 export interface NativeSession {
   signature(): GraphSignature;
+  /** Throws MlrbError BAD_DATA (naming the prompt) for requests the graph cannot run. */
+  startGeneration(request: NativeGenerationRequest): NativeGeneration;
   /** With a prefix, every row of the batch continues the prefix's tokens. */
   score(batch: PackedBatch, prefix?: PrefixId): Promise<BatchScores>;
   /** Runs the tokens once (batch 1) and keeps their KV; rejects BAD_MODEL without KV-cache inputs. */

@@ -28,6 +28,7 @@ const model: CacheKeyModel = {
     encode: () => [],
     encodeWithSpecialTokens: () => [],
     tokenText: () => '',
+    decode: () => '',
     tokenToId: () => undefined,
   }),
   prefixTokenId: () => 1,

@@ -1,0 +1,100 @@
+#include "generation_inputs.h"
+
+#include <cstring>
+#include <string>
+
+#include "../core/error.h"
+#include "element_types.h"
+
+namespace mlrb {
+
+namespace {
+
+bool is_past(const InputPlan& plan) { return plan.role == InputRole::kPastKeyValue || plan.role == InputRole::kPastStacked; }
+
+Ort::Value empty_past(const InputPlan& plan, int64_t rows) {
+  Ort::AllocatorWithDefaultOptions allocator;
+  std::vector<int64_t> shape = plan.empty_past_shape;
+  shape[static_cast<size_t>(plan.batch_axis)] = rows;
+  return Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), plan.tensor.type);
+}
+
+// A non-owning view of a host tensor, handed to ORT as an input (ORT only reads inputs).
+Ort::Value view_of(Ort::Value& tensor) {
+  const auto info = tensor.GetTensorTypeAndShapeInfo();
+  const std::vector<int64_t> shape = info.GetShape();
+  const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  return Ort::Value::CreateTensor(memory, tensor.GetTensorMutableRawData(), info.GetElementCount() * element_bytes(info.GetElementType()),
+                                  shape.data(), shape.size(), info.GetElementType());
+}
+
+}  // namespace
+
+BoundInputs bind_decode_inputs(const GraphSignature& signature, const DecodeFeed& feed, std::span<Ort::Value> past) {
+  const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  BoundInputs bound;
+  bound.zeros.assign(feed.input_ids.size(), 0);
+  size_t past_index = 0;
+  for (const InputPlan& plan : signature.inputs) {
+    bound.names.push_back(plan.tensor.name.c_str());
+    if (is_past(plan)) {
+      if (past.empty()) {
+        bound.values.push_back(empty_past(plan, feed.rows));
+      } else {
+        if (past_index >= past.size()) throw Error("INTERNAL", "the decoding KV cache has fewer tensors than the graph's past inputs");
+        bound.values.push_back(view_of(past[past_index]));
+      }
+      ++past_index;
+      continue;
+    }
+    std::vector<int64_t> shape{feed.rows, feed.length};
+    const std::vector<int64_t>* source = &bound.zeros;
+    switch (plan.role) {
+      case InputRole::kTokenIds: source = &feed.input_ids; break;
+      case InputRole::kAttentionMask:
+        source = &feed.attention_mask;
+        shape[1] = feed.past_length + feed.length;
+        break;
+      case InputRole::kPositionIds: source = &feed.position_ids; break;
+      case InputRole::kLogitPositions:
+        source = &feed.logit_positions;
+        shape = {static_cast<int64_t>(feed.logit_positions.size())};
+        break;
+      default: break;
+    }
+    if (plan.tensor.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || plan.role == InputRole::kLogitPositions) {
+      bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, const_cast<int64_t*>(source->data()), source->size(),
+                                                               shape.data(), shape.size()));
+    } else {
+      auto& narrowed = bound.int32_buffers.emplace_back(source->begin(), source->end());
+      bound.values.push_back(Ort::Value::CreateTensor<int32_t>(memory, narrowed.data(), narrowed.size(), shape.data(), shape.size()));
+    }
+  }
+  return bound;
+}
+
+Ort::Value gather_batch_rows(const Ort::Value& tensor, int batch_axis, std::span<const int64_t> keep) {
+  const auto info = tensor.GetTensorTypeAndShapeInfo();
+  const std::vector<int64_t> source_shape = info.GetShape();
+  const auto axis = static_cast<size_t>(batch_axis);
+  if (axis >= source_shape.size()) throw Error("INTERNAL", "a KV tensor has no batch axis " + std::to_string(batch_axis));
+  size_t outer = 1;
+  for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(source_shape[d]);
+  size_t row_bytes = element_bytes(info.GetElementType());
+  for (size_t d = axis + 1; d < source_shape.size(); ++d) row_bytes *= static_cast<size_t>(source_shape[d]);
+  std::vector<int64_t> shape = source_shape;
+  shape[axis] = static_cast<int64_t>(keep.size());
+  Ort::AllocatorWithDefaultOptions allocator;
+  Ort::Value gathered = Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), info.GetElementType());
+  const auto* source = static_cast<const uint8_t*>(tensor.GetTensorRawData());
+  auto* target = static_cast<uint8_t*>(gathered.GetTensorMutableRawData());
+  const auto source_rows = static_cast<size_t>(source_shape[axis]);
+  for (size_t o = 0; o < outer; ++o) {
+    for (size_t k = 0; k < keep.size(); ++k) {
+      std::memcpy(target + (o * keep.size() + k) * row_bytes, source + (o * source_rows + static_cast<size_t>(keep[k])) * row_bytes, row_bytes);
+    }
+  }
+  return gathered;
+}
+
+}  // namespace mlrb

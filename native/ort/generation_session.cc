@@ -1,0 +1,272 @@
+#include "generation_session.h"
+
+#include <algorithm>
+
+#include "../core/error.h"
+#include "generation_inputs.h"
+
+namespace mlrb {
+
+namespace {
+
+bool has_role(const GraphSignature& signature, InputRole role) {
+  return std::any_of(signature.inputs.begin(), signature.inputs.end(), [&](const InputPlan& plan) { return plan.role == role; });
+}
+
+// Positions of padded slots: transformers' cumsum(mask) - 1 with padding set to 1. Masked, so any value works;
+// this one keeps position embeddings in range.
+constexpr int64_t kPaddingPosition = 1;
+
+// One row of logits as floats, widening half-precision outputs.
+std::span<const float> logit_row(const Ort::Value& logits, int64_t flat_row, int64_t vocab, std::vector<float>& widened) {
+  const auto type = logits.GetTensorTypeAndShapeInfo().GetElementType();
+  const auto offset = static_cast<size_t>(flat_row * vocab);
+  const auto width = static_cast<size_t>(vocab);
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) return {logits.GetTensorData<float>() + offset, width};
+  widened.resize(width);
+  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
+    const auto* source = logits.GetTensorData<Ort::Float16_t>() + offset;
+    for (size_t i = 0; i < width; ++i) widened[i] = source[i].ToFloat();
+  } else {
+    const auto* source = logits.GetTensorData<Ort::BFloat16_t>() + offset;
+    for (size_t i = 0; i < width; ++i) widened[i] = source[i].ToFloat();
+  }
+  return widened;
+}
+
+// Where each row's next-token logits sit in the logits output: a sliced head computed only the gathered
+// positions, one per row in row order; a full head computed [rows, length] of them.
+std::vector<int64_t> logit_rows_of(const GraphSignature& signature, const DecodeFeed& feed) {
+  if (!signature.logits_sliced) return feed.logit_positions;
+  std::vector<int64_t> rows(static_cast<size_t>(feed.rows));
+  for (int64_t r = 0; r < feed.rows; ++r) rows[static_cast<size_t>(r)] = r;
+  return rows;
+}
+
+}  // namespace
+
+GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request)
+    : session_(std::move(session)), request_(std::move(request)) {
+  use_kv_ = session_->supports_prefix();
+  validate();
+  prompts_.resize(request_.prompts.size());
+  for (size_t p = 0; p < prompts_.size(); ++p) {
+    if (request_.sampling) prompts_[p].random.emplace(request_.sampling->seed, request_.streams[p]);
+    live_.push_back(static_cast<int32_t>(p));
+  }
+}
+
+void GenerationRun::validate() const {
+  const auto& prompts = request_.prompts;
+  if (prompts.empty()) throw Error("BAD_DATA", "generation needs at least one prompt");
+  if (request_.streams.size() != prompts.size()) throw Error("INTERNAL", "one random stream per prompt is needed");
+  if (request_.max_new_tokens < 1) {
+    throw Error("BAD_DATA", "maxNewTokens must be at least 1, got " + std::to_string(request_.max_new_tokens));
+  }
+  if (request_.sampling && !(request_.sampling->params.temperature > 0.0)) {
+    throw Error("BAD_DATA", "temperature must be > 0, got " + std::to_string(request_.sampling->params.temperature));
+  }
+  if (request_.sampling && request_.sampling->params.top_k < 0) throw Error("BAD_DATA", "topK must be >= 0");
+  const int64_t vocab = session_->signature().vocab_size;
+  for (size_t p = 0; p < prompts.size(); ++p) {
+    if (prompts[p].empty()) throw Error("BAD_DATA", "prompt " + std::to_string(p) + " is empty; a prompt needs at least one token");
+    for (size_t i = 0; i < prompts[p].size(); ++i) {
+      const int32_t id = prompts[p][i];
+      if (id < 0 || (vocab > 0 && id >= vocab)) {
+        throw Error("BAD_DATA", "prompt " + std::to_string(p) + " token " + std::to_string(i) + " is id " + std::to_string(id) +
+                                    ", outside the model's vocabulary [0, " + std::to_string(vocab) + ")");
+      }
+    }
+  }
+  const GraphSignature& signature = session_->signature();
+  const bool takes_padding = has_role(signature, InputRole::kPositionIds) && has_role(signature, InputRole::kAttentionMask);
+  if (use_kv_ && !takes_padding) {
+    for (size_t p = 1; p < prompts.size(); ++p) {
+      if (prompts[p].size() != prompts[0].size()) {
+        throw Error("BAD_DATA", "this graph has KV-cache inputs but no position_ids (or attention_mask) input, so it numbers new tokens "
+                                "from its cache length and cannot take padded prompts; prompt 0 has " + std::to_string(prompts[0].size()) +
+                                    " tokens, prompt " + std::to_string(p) + " has " + std::to_string(prompts[p].size()) +
+                                    " (batch prompts of equal length)");
+      }
+    }
+  }
+}
+
+bool GenerationRun::finished() const {
+  return std::all_of(prompts_.begin(), prompts_.end(), [](const PromptState& state) { return state.finish != FinishReason::kRunning; });
+}
+
+void GenerationRun::stop(std::span<const int32_t> prompts) {
+  for (const int32_t p : prompts) {
+    if (p < 0 || static_cast<size_t>(p) >= prompts_.size()) throw Error("BAD_DATA", "stop(): no prompt " + std::to_string(p) + " in this run");
+    if (prompts_[static_cast<size_t>(p)].finish == FinishReason::kRunning) prompts_[static_cast<size_t>(p)].finish = FinishReason::kStopped;
+  }
+}
+
+StepOutput GenerationRun::step(int32_t steps) {
+  StepOutput output;
+  drop_finished_rows();
+  output.prompts = live_;
+  std::vector<size_t> generated_before;
+  for (const int32_t p : live_) generated_before.push_back(prompts_[static_cast<size_t>(p)].generated.size());
+  for (int32_t s = 0; s < steps; ++s) {
+    drop_finished_rows();
+    if (live_.empty()) break;
+    if (use_kv_) {
+      forward_with_cache();
+    } else {
+      forward_recompute();
+    }
+  }
+  output.token_offsets.push_back(0);
+  for (size_t i = 0; i < output.prompts.size(); ++i) {
+    const PromptState& state = prompts_[static_cast<size_t>(output.prompts[i])];
+    output.tokens.insert(output.tokens.end(), state.generated.begin() + static_cast<std::ptrdiff_t>(generated_before[i]), state.generated.end());
+    output.token_offsets.push_back(static_cast<int32_t>(output.tokens.size()));
+    output.finish.push_back(static_cast<uint8_t>(state.finish));
+  }
+  return output;
+}
+
+void GenerationRun::drop_finished_rows() {
+  std::vector<int64_t> keep;
+  for (size_t r = 0; r < live_.size(); ++r) {
+    if (prompts_[static_cast<size_t>(live_[r])].finish == FinishReason::kRunning) keep.push_back(static_cast<int64_t>(r));
+  }
+  if (keep.size() == live_.size()) return;
+  std::vector<int32_t> live;
+  std::vector<int64_t> positions;
+  std::vector<int64_t> mask;
+  for (const int64_t r : keep) {
+    live.push_back(live_[static_cast<size_t>(r)]);
+    if (!kv_.empty()) {
+      positions.push_back(next_position_[static_cast<size_t>(r)]);
+      const auto row = kv_mask_.begin() + r * kv_length_;
+      mask.insert(mask.end(), row, row + kv_length_);
+    }
+  }
+  if (!kv_.empty() && !keep.empty()) {
+    const GraphSignature& signature = session_->signature();
+    size_t past_index = 0;
+    for (const InputPlan& plan : signature.inputs) {
+      if (plan.role != InputRole::kPastKeyValue && plan.role != InputRole::kPastStacked) continue;
+      kv_[past_index] = gather_batch_rows(kv_[past_index], plan.batch_axis, keep);
+      ++past_index;
+    }
+  }
+  if (keep.empty()) kv_.clear();  // every prompt done: the cache is no longer needed
+  live_ = std::move(live);
+  next_position_ = std::move(positions);
+  kv_mask_ = std::move(mask);
+}
+
+void GenerationRun::forward_with_cache() {
+  const auto rows = static_cast<int64_t>(live_.size());
+  DecodeFeed feed;
+  feed.rows = rows;
+  const bool prefill = kv_.empty();
+  if (prefill) {
+    // Left padding: every row's last prompt token sits at the same slot, so each next token is read there and
+    // the new tokens that follow line up in one column per step.
+    int64_t longest = 0;
+    for (const int32_t p : live_) longest = std::max(longest, static_cast<int64_t>(request_.prompts[static_cast<size_t>(p)].size()));
+    feed.length = longest;
+    feed.past_length = 0;
+    for (const int32_t p : live_) {
+      const auto& prompt = request_.prompts[static_cast<size_t>(p)];
+      const int64_t padding = longest - static_cast<int64_t>(prompt.size());
+      for (int64_t i = 0; i < longest; ++i) {
+        const bool real = i >= padding;
+        feed.input_ids.push_back(real ? prompt[static_cast<size_t>(i - padding)] : session_->options().pad_token_id);
+        feed.attention_mask.push_back(real ? 1 : 0);
+        feed.position_ids.push_back(real ? i - padding : kPaddingPosition);
+      }
+      next_position_.push_back(static_cast<int64_t>(prompt.size()));
+    }
+  } else {
+    feed.length = 1;
+    feed.past_length = kv_length_;
+    for (int64_t r = 0; r < rows; ++r) {
+      const auto row = kv_mask_.begin() + r * kv_length_;
+      feed.input_ids.push_back(prompts_[static_cast<size_t>(live_[static_cast<size_t>(r)])].generated.back());
+      feed.attention_mask.insert(feed.attention_mask.end(), row, row + kv_length_);
+      feed.attention_mask.push_back(1);
+      feed.position_ids.push_back(next_position_[static_cast<size_t>(r)]);
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) feed.logit_positions.push_back(r * feed.length + feed.length - 1);
+  const BoundInputs bound = bind_decode_inputs(session_->signature(), feed, kv_);
+  std::vector<const char*> names{session_->signature().logits_output.c_str()};
+  for (const std::string& present : session_->present_outputs()) names.push_back(present.c_str());
+  std::vector<Ort::Value> outputs = session_->run(bound, names, describe_pass(rows, feed.length));
+  choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
+  kv_.clear();
+  for (size_t i = 1; i < outputs.size(); ++i) kv_.push_back(std::move(outputs[i]));
+  kv_length_ = feed.past_length + feed.length;
+  kv_mask_ = std::move(feed.attention_mask);
+  // The prefill set each row's next position to its prompt length; a decoding pass fed one token more.
+  if (!prefill) {
+    for (auto& position : next_position_) ++position;
+  }
+}
+
+void GenerationRun::forward_recompute() {
+  const auto rows = static_cast<int64_t>(live_.size());
+  DecodeFeed feed;
+  feed.rows = rows;
+  std::vector<int64_t> lengths;
+  for (const int32_t p : live_) {
+    lengths.push_back(static_cast<int64_t>(request_.prompts[static_cast<size_t>(p)].size() + prompts_[static_cast<size_t>(p)].generated.size()));
+  }
+  feed.length = *std::max_element(lengths.begin(), lengths.end());
+  // Right padding: each row's tokens keep positions 0..n-1 whether or not the graph takes position_ids, and
+  // the causal mask keeps the padding after them out of every position that is read.
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto& prompt = request_.prompts[static_cast<size_t>(live_[static_cast<size_t>(r)])];
+    const auto& generated = prompts_[static_cast<size_t>(live_[static_cast<size_t>(r)])].generated;
+    const int64_t length = lengths[static_cast<size_t>(r)];
+    for (int64_t i = 0; i < feed.length; ++i) {
+      const bool real = i < length;
+      int64_t id = session_->options().pad_token_id;
+      if (real) id = static_cast<size_t>(i) < prompt.size() ? prompt[static_cast<size_t>(i)] : generated[static_cast<size_t>(i) - prompt.size()];
+      feed.input_ids.push_back(id);
+      feed.attention_mask.push_back(real ? 1 : 0);
+      feed.position_ids.push_back(real ? i : kPaddingPosition);
+    }
+    feed.logit_positions.push_back(r * feed.length + length - 1);
+  }
+  const BoundInputs bound = bind_decode_inputs(session_->signature(), feed, {});
+  std::vector<Ort::Value> outputs = session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(rows, feed.length));
+  choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
+}
+
+void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows) {
+  const auto info = logits.GetTensorTypeAndShapeInfo();
+  const std::vector<int64_t> shape = info.GetShape();
+  const int64_t vocab = shape.empty() ? 0 : shape.back();
+  const auto total_rows = vocab > 0 ? static_cast<int64_t>(info.GetElementCount()) / vocab : 0;
+  for (size_t r = 0; r < live_.size(); ++r) {
+    const auto prompt = static_cast<size_t>(live_[r]);
+    if (logit_rows[r] >= total_rows) throw Error("INTERNAL", "the logits output has too few rows for the decoding batch");
+    const std::span<const float> row = logit_row(logits, logit_rows[r], vocab, widened_row_);
+    PromptState& state = prompts_[prompt];
+    const int32_t token = request_.sampling ? sample_token(row, request_.sampling->params, *state.random, scratch_) : argmax_token(row);
+    if (token < 0) {
+      throw Error("NUMERIC", "the logits for prompt " + std::to_string(prompt) + " at new token " + std::to_string(state.generated.size()) +
+                                 " hold NaN");
+    }
+    state.generated.push_back(token);
+    const bool eos = std::find(request_.eos_token_ids.begin(), request_.eos_token_ids.end(), token) != request_.eos_token_ids.end();
+    if (eos) {
+      state.finish = FinishReason::kEos;
+    } else if (static_cast<int32_t>(state.generated.size()) >= request_.max_new_tokens) {
+      state.finish = FinishReason::kMaxNewTokens;
+    }
+  }
+}
+
+std::string GenerationRun::describe_pass(int64_t rows, int64_t length) const {
+  return std::string(use_kv_ ? "a decoding pass" : "a recompute pass") + " of " + std::to_string(rows) + " x " + std::to_string(length) + " tokens";
+}
+
+}  // namespace mlrb

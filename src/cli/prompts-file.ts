@@ -1,0 +1,34 @@
+/**
+ * Prompts for `mlrb-eval generate --prompts-file`: a .txt file holds one prompt per line (blank lines skipped);
+ * a .jsonl file one JSON value per line, a string or an object with a string `prompt`. A line that is neither is
+ * BAD_DATA naming the file and line, without quoting it.
+ */
+import path from 'node:path';
+import { MlrbError } from '../errors.js';
+import { describeJsonSyntaxError, readTextFileUnder } from '../io/text-file.js';
+
+function promptFromJsonLine(line: string, file: string, lineNumber: number): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (cause) {
+    throw new MlrbError('BAD_DATA', `${file} line ${lineNumber} is not valid JSON (${describeJsonSyntaxError(cause)})`, { file, line: lineNumber }, { cause });
+  }
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && 'prompt' in value && typeof value.prompt === 'string') return value.prompt;
+  throw new MlrbError('BAD_DATA', `${file} line ${lineNumber} is neither a JSON string nor an object with a string "prompt"`, { file, line: lineNumber });
+}
+
+export function readPromptsFile(file: string): string[] {
+  const resolved = path.resolve(file);
+  const text = readTextFileUnder(resolved, { kind: 'data', root: path.dirname(resolved), what: 'the prompts file' });
+  const lines = text.split(/\r\n|\n|\r/);
+  const jsonLines = resolved.endsWith('.jsonl');
+  const prompts: string[] = [];
+  lines.forEach((line, index) => {
+    if (line.trim() === '') return;
+    prompts.push(jsonLines ? promptFromJsonLine(line, resolved, index + 1) : line);
+  });
+  if (prompts.length === 0) throw new MlrbError('BAD_DATA', `${resolved} holds no prompts`, { file: resolved });
+  return prompts;
+}

@@ -1,0 +1,52 @@
+/**
+ * generate(): prompt texts in, generations out, the model loaded and released around the call. For repeated
+ * calls on one model, loadModel() + createTextGenerator() keep the session.
+ */
+import { parseGenerateOptions, type GenerateOptions } from '../config/generate-options.js';
+import { loadModel } from '../model/onnx-model.js';
+import { createTextGenerator } from './text-generator.js';
+import type { Generation } from './types.js';
+
+export interface GenerateResult {
+  readonly generations: Generation[];
+  /** The graph's KV cache was used (else every new token reran the whole sequence). */
+  readonly usedKvCache: boolean;
+  /** Wall time of the generation itself, model loading excluded. */
+  readonly seconds: number;
+}
+
+export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  const resolved = parseGenerateOptions(options);
+  const model = await loadModel({
+    model: resolved.model,
+    tokenizer: resolved.tokenizer,
+    config: resolved.config,
+    maxLength: resolved.maxLength,
+    threads: resolved.threads,
+    provider: resolved.provider,
+    ortLibrary: resolved.ortLibrary,
+    cpuFusion: resolved.cpuFusion,
+    onLog: resolved.onLog,
+    onWarning: resolved.onWarning,
+  });
+  try {
+    const tokenizer = model.requireTokenizer();
+    const prompts = resolved.prompts.map((text) => (resolved.addSpecialTokens ? tokenizer.encodeWithSpecialTokens(text) : tokenizer.encode(text)));
+    const warn = resolved.onWarning ?? resolved.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+    const generator = createTextGenerator(model, { batchSize: resolved.batchSize, onWarning: warn });
+    const started = performance.now();
+    const generations = await generator.generate(
+      prompts,
+      {
+        maxNewTokens: resolved.maxNewTokens,
+        stopStrings: resolved.stopStrings,
+        ...(resolved.eosTokenIds !== undefined ? { eosTokenIds: resolved.eosTokenIds } : {}),
+        ...(resolved.sampling !== undefined ? { sampling: resolved.sampling } : {}),
+      },
+      resolved.onProgress,
+    );
+    return { generations, usedKvCache: model.supportsPrefix, seconds: (performance.now() - started) / 1000 };
+  } finally {
+    model.dispose();
+  }
+}

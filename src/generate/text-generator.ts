@@ -1,0 +1,186 @@
+/**
+ * The generation engine behind TextGenerator: it plans batches, drives the native decoding loop a few passes at a
+ * time, and between calls decodes each prompt's new ids to check its stop strings, telling native which prompts
+ * to stop. Only token ids cross the boundary; the KV cache stays native (native/ort/generation_session.h).
+ */
+import { MlrbError } from '../errors.js';
+import type { LanguageModel } from '../model/onnx-model.js';
+import type { TextTokenizer } from '../model/tokenizer.js';
+import { NATIVE_FINISH, type NativeStepOutput } from '../native/binding.js';
+import { planGenerationBatches } from './batch-plan.js';
+import { checkPrompts, checkSettings } from './settings-check.js';
+import { cutAtStop, earliestStop } from './stop-strings.js';
+import type { FinishReason, Generation, GenerationProgress, GenerationSettings, TextGenerator } from './types.js';
+
+export interface TextGeneratorOptions {
+  /** Prompts decoded together in one batch (default 8). */
+  readonly batchSize?: number | undefined;
+  /**
+   * Forward passes per native call (default 8): stop strings are checked between calls, so a prompt may run up
+   * to this many passes past its stop string (those ids are kept in tokenIds; its text is cut regardless).
+   */
+  readonly stepsPerCall?: number | undefined;
+  /** Batches decoded at once (default: the model's parallelBatches, one per core group on the CPU). */
+  readonly parallelBatches?: number | undefined;
+  /** Receives, once per generator, the warning that the graph has no KV cache and each token recomputes the sequence. */
+  readonly onWarning?: ((message: string) => void) | undefined;
+}
+
+const DEFAULT_BATCH_SIZE = 8;
+const DEFAULT_STEPS_PER_CALL = 8;
+
+/** One prompt's state while its batch decodes. */
+interface PromptProgress {
+  readonly ids: number[];
+  finish: FinishReason | null;
+}
+
+function checkPositiveInteger(value: number | undefined, what: string): void {
+  if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) throw new RangeError(`${what} must be a positive integer, got ${value}`);
+}
+
+function finishFromNative(code: number): FinishReason | null {
+  switch (code) {
+    case NATIVE_FINISH.eos: return 'eos';
+    case NATIVE_FINISH.maxNewTokens: return 'max_new_tokens';
+    case NATIVE_FINISH.stopped: return 'stop_string';
+    default: return null;
+  }
+}
+
+class OnnxTextGenerator implements TextGenerator {
+  private warned = false;
+  private readonly batchSize: number;
+  private readonly stepsPerCall: number;
+  private readonly parallelBatches: number;
+
+  constructor(
+    private readonly model: LanguageModel,
+    private readonly options: TextGeneratorOptions,
+  ) {
+    checkPositiveInteger(options.batchSize, 'batchSize');
+    checkPositiveInteger(options.stepsPerCall, 'stepsPerCall');
+    checkPositiveInteger(options.parallelBatches, 'parallelBatches');
+    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.stepsPerCall = options.stepsPerCall ?? DEFAULT_STEPS_PER_CALL;
+    this.parallelBatches = options.parallelBatches ?? model.parallelBatches;
+  }
+
+  async generate(
+    prompts: readonly (readonly number[])[],
+    settings: GenerationSettings,
+    onProgress?: (progress: GenerationProgress) => void,
+  ): Promise<Generation[]> {
+    checkSettings(settings);
+    checkPrompts(prompts, { vocabSize: this.model.vocabSize, maxLength: this.model.maxLength, maxNewTokens: settings.maxNewTokens, model: this.model.modelPath });
+    const tokenizer = this.model.requireTokenizer();
+    this.warnOnceWithoutCache();
+    const states: PromptProgress[] = prompts.map(() => ({ ids: [], finish: null }));
+    const progress = { finishedPrompts: 0, totalPrompts: prompts.length, generatedTokens: 0 };
+    const batches = planGenerationBatches(prompts.map((prompt) => prompt.length), this.batchSize, this.needsEqualLengths());
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < batches.length) {
+        const batch = batches[next++]!;
+        await this.decodeBatch(prompts, batch, settings, tokenizer, states, (newTokens, newlyFinished) => {
+          progress.generatedTokens += newTokens;
+          progress.finishedPrompts += newlyFinished;
+          onProgress?.({ ...progress });
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.parallelBatches, batches.length) }, worker));
+    return states.map((state, index) => {
+      const text = cutAtStop(tokenizer.decode(state.ids, { skipSpecialTokens: true }), settings.stopStrings ?? []);
+      return { promptTokenCount: prompts[index]!.length, tokenIds: Int32Array.from(state.ids), text, finishReason: state.finish ?? 'max_new_tokens' };
+    });
+  }
+
+  private async decodeBatch(
+    prompts: readonly (readonly number[])[],
+    batch: readonly number[],
+    settings: GenerationSettings,
+    tokenizer: TextTokenizer,
+    states: PromptProgress[],
+    report: (newTokens: number, newlyFinished: number) => void,
+  ): Promise<void> {
+    const offsets = [0];
+    for (const index of batch) offsets.push(offsets.at(-1)! + prompts[index]!.length);
+    const eos = settings.eosTokenIds ?? (this.model.metadata.eosTokenId !== null ? [this.model.metadata.eosTokenId] : []);
+    const sampling = settings.sampling;
+    const generation = this.model.startGeneration({
+      tokens: Int32Array.from(batch.flatMap((index) => [...prompts[index]!])),
+      promptOffsets: Int32Array.from(offsets),
+      // The prompt's index in the whole call: its samples do not depend on which batch it lands in.
+      streams: Int32Array.from(batch),
+      maxNewTokens: settings.maxNewTokens,
+      eosTokenIds: Int32Array.from(eos),
+      ...(sampling !== undefined ? { sampling: { temperature: sampling.temperature, topK: sampling.topK ?? 0, seed: sampling.seed } } : {}),
+    });
+    const stopStrings = (settings.stopStrings ?? []).filter((stop) => stop !== '');
+    try {
+      while (!generation.finished) {
+        const output = await generation.step(this.stepsPerCall);
+        const { newTokens, newlyFinished, toStop } = this.absorb(output, batch, states, stopStrings, tokenizer);
+        if (toStop.length > 0) generation.stop(Int32Array.from(toStop));
+        report(newTokens, newlyFinished + toStop.length);
+      }
+    } catch (cause) {
+      throw this.withBatchContext(cause, batch);
+    } finally {
+      generation.dispose();  // no step is in flight here: frees the batch's KV cache now rather than at GC
+    }
+  }
+
+  /** Files one step's ids under their prompts; returns what changed and which running prompts hit a stop string. */
+  private absorb(output: NativeStepOutput, batch: readonly number[], states: PromptProgress[], stopStrings: readonly string[], tokenizer: TextTokenizer) {
+    let newTokens = 0;
+    let newlyFinished = 0;
+    const toStop: number[] = [];
+    output.prompts.forEach((row, i) => {
+      const state = states[batch[row]!]!;
+      const ids = output.tokens.subarray(output.tokenOffsets[i]!, output.tokenOffsets[i + 1]!);
+      state.ids.push(...ids);
+      newTokens += ids.length;
+      const hitStop = stopStrings.length > 0 && earliestStop(tokenizer.decode(state.ids, { skipSpecialTokens: true }), stopStrings) >= 0;
+      if (hitStop) {
+        // The stop string decides the reason even when EOS or the limit came in the same call.
+        if (finishFromNative(output.finish[i]!) === null) toStop.push(row);
+        else newlyFinished += 1;
+        state.finish = 'stop_string';
+      } else {
+        state.finish = finishFromNative(output.finish[i]!);
+        if (state.finish !== null) newlyFinished += 1;
+      }
+    });
+    return { newTokens, newlyFinished, toStop };
+  }
+
+  /** Native BAD_DATA names prompts by their row in the batch; the caller knows them by their index in the call. */
+  private withBatchContext(cause: unknown, batch: readonly number[]): unknown {
+    if (!(cause instanceof MlrbError)) return cause;
+    return new MlrbError(cause.code, `${cause.message} (batch of prompts ${batch.join(', ')}; model ${this.model.modelPath})`,
+      { ...cause.details, batchPrompts: [...batch], file: this.model.modelPath }, { cause });
+  }
+
+  /** Graphs with a KV cache but no position_ids (or mask) number positions from the cache: no padding possible. */
+  private needsEqualLengths(): boolean {
+    if (!this.model.supportsPrefix) return false;
+    const roles = new Set(this.model.signature.inputs.map((input) => input.role));
+    return !roles.has('position_ids') || !roles.has('attention_mask');
+  }
+
+  private warnOnceWithoutCache(): void {
+    if (this.model.supportsPrefix || this.warned) return;
+    this.warned = true;
+    this.options.onWarning?.(
+      `${this.model.modelPath} has no KV-cache inputs (past_key_values.*), so every new token reruns the whole sequence; ` +
+        'export the model with past (optimum: text-generation-with-past) for faster generation',
+    );
+  }
+}
+
+/** A TextGenerator over a loaded model; the model stays the caller's to dispose. */
+export function createTextGenerator(model: LanguageModel, options: TextGeneratorOptions = {}): TextGenerator {
+  return new OnnxTextGenerator(model, options);
+}

@@ -1,0 +1,77 @@
+/**
+ * Greedy generation against transformers: the ids transformers' generate(do_sample=False) produced for each
+ * prompt alone (batch 1, recorded by scripts/generate/record_greedy_expectations.py) must come out token for
+ * token when the prompts of mixed lengths decode together, with the KV cache (left-padded prefill, rows leaving
+ * the batch as they finish) and without it (full recompute), with CPU fusion on and off.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTextGenerator } from '../../src/generate/text-generator.js';
+import type { LanguageModel } from '../../src/model/onnx-model.js';
+import { ARCHITECTURES, expectations, loadFixtureModel, VARIANTS } from '../support/generation-fixtures.js';
+
+const ids = (tokens: Int32Array): number[] => [...tokens];
+
+describe.each(ARCHITECTURES)('%s', (arch) => {
+  const expected = expectations.models[arch];
+  describe.each(VARIANTS)('%s', (variant) => {
+    describe.each([true, false])('cpuFusion %s', (cpuFusion) => {
+      let model: LanguageModel;
+      beforeAll(async () => {
+        model = await loadFixtureModel(arch, variant, cpuFusion);
+      });
+      afterAll(() => model.dispose());
+
+      it('uses the KV cache exactly when the graph has one, and fuses attention when asked', () => {
+        expect(model.supportsPrefix).toBe(variant !== 'nopast');
+        expect(model.attentionFused).toBe(cpuFusion);
+      });
+
+      it.each([6, 4, 1])("matches transformers' greedy ids in batches of %i", async (batchSize) => {
+        const generator = createTextGenerator(model, { batchSize, stepsPerCall: 5, onWarning: () => {} });
+        const generations = await generator.generate(expectations.prompts, { maxNewTokens: expectations.maxNewTokens, eosTokenIds: [] });
+        expect(generations.map((generation) => ids(generation.tokenIds))).toEqual(expected.greedy);
+        expect(generations.every((generation) => generation.finishReason === 'max_new_tokens')).toBe(true);
+        expect(generations.map((generation) => generation.promptTokenCount)).toEqual(expectations.prompts.map((prompt) => prompt.length));
+      });
+
+      it("stops at EOS where transformers does, the EOS id kept, the other rows running on", async () => {
+        const generator = createTextGenerator(model, { batchSize: 6, stepsPerCall: 3, onWarning: () => {} });
+        const generations = await generator.generate(expectations.prompts, {
+          maxNewTokens: expectations.maxNewTokens,
+          eosTokenIds: [expected.eosTokenId],
+        });
+        expect(generations.map((generation) => ids(generation.tokenIds))).toEqual(expected.eosGreedy);
+        const reasons = expected.eosGreedy.map((run) => (run.at(-1) === expected.eosTokenId ? 'eos' : 'max_new_tokens'));
+        expect(reasons).toContain('eos');
+        expect(reasons).toContain('max_new_tokens');
+        expect(generations.map((generation) => generation.finishReason)).toEqual(reasons);
+      });
+    });
+  });
+
+  it('stops at maxNewTokens: the first n greedy ids', async () => {
+    const model = await loadFixtureModel(arch, 'past');
+    try {
+      const generations = await createTextGenerator(model).generate(expectations.prompts, { maxNewTokens: 3, eosTokenIds: [] });
+      expect(generations.map((generation) => ids(generation.tokenIds))).toEqual(expected.greedy.map((run) => run.slice(0, 3)));
+    } finally {
+      model.dispose();
+    }
+  });
+});
+
+describe('recompute warning', () => {
+  it('says once per generator that a graph without KV cache recomputes every step', async () => {
+    const model = await loadFixtureModel('gpt2', 'nopast');
+    try {
+      const warnings: string[] = [];
+      const generator = createTextGenerator(model, { onWarning: (message) => warnings.push(message) });
+      await generator.generate([[5, 6]], { maxNewTokens: 2 });
+      await generator.generate([[7]], { maxNewTokens: 2 });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/no KV-cache inputs/);
+    } finally {
+      model.dispose();
+    }
+  });
+});
