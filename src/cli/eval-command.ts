@@ -46,7 +46,7 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR
                         hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)
   --tokenizer FILE      tokenizer.json (default: beside the model)
   --config FILE         config.json (default: beside the model)
-  --num-fewshot K       few-shot examples per prompt (default 0)
+  --num-fewshot K       few-shot examples per prompt (default: the task's own, 0 but gsm8k's 5)
   --limit N             first N documents of each task; below 1, that fraction of each task
   --batch-size N|auto   rows per forward pass, or auto from a memory budget (default auto;
                         lm-eval's auto:N means auto)

@@ -9,6 +9,7 @@
  *  - the metrics are the filters and exact_match applied to those responses (that scorer is itself held to
  *    lm-eval's recorded filter outputs and scores in test/unit/gsm8k-lm-eval.test.ts).
  * Plus shard + merge equal to the unsharded run, a run mixing gsm8k with a log-likelihood task, and the CLI.
+ * Without ../shared, a tiny generated LM runs the response and shard checks 0-shot.
  */
 import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import { scoreGenerateUntil } from '../../src/eval/generate-until/results.js';
 import { createTextGenerator } from '../../src/generate/text-generator.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadGsm8k } from '../../src/tasks/gsm8k/load.js';
+import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { runCli } from '../support/run-cli.js';
 import { hasShared, repoRoot, sharedPaths } from '../support/shared-data.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -37,13 +39,13 @@ const recorded = JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/lm-e
   readonly config: Readonly<Record<string, unknown>>;
 };
 
-/** The responses computed from lm-eval's prompts with the generator alone. */
-async function referenceResponses(): Promise<string[]> {
-  const model = await loadModel({ model: sharedPaths.stories, onLog: () => {} });
+/** The responses computed from lm-eval's prompts (`shots`-shot) with the generator alone. */
+async function referenceResponses(modelPath: string, shots: number): Promise<string[]> {
+  const model = await loadModel({ model: modelPath, onLog: () => {} });
   try {
     const tokenizer = model.requireTokenizer();
     const eosText = tokenizer.tokenText(model.metadata.eosTokenId ?? -1);
-    const requests = recorded.requests[String(SHOTS)] ?? [];
+    const requests = recorded.requests[String(shots)] ?? [];
     const room = model.maxLength - MAX_GEN_TOKS;
     const prompts = requests.map((request) => tokenizer.encode(request.context).slice(-room));
     const stops = [...(requests[0]?.kwargs.until ?? []), eosText];
@@ -54,13 +56,32 @@ async function referenceResponses(): Promise<string[]> {
   }
 }
 
+describe('gsm8k on a tiny generated LM (runs without ../shared)', () => {
+  it("generates for lm-eval's 0-shot prompts what the generator gives, and shards merge to the same results", async () => {
+    const model = writeTinyCausalLm(makeTempDir('gsm8k-tiny'), { maxPositions: 512, pastConvention: 'optimum' });
+    const options = { model: model.modelPath, suite: 'gsm8k', dataDir: DATA_DIR, numFewshot: 0, cacheDir: false as const, logSamples: true };
+    const [result, expected] = await Promise.all([evaluate(options), referenceResponses(model.modelPath, 0)]);
+    const strict = (result.samples?.get('gsm8k') ?? []).filter((sample) => sample.filter === 'strict-match');
+    expect(strict.map((sample) => sample.arguments[0]?.[0])).toEqual((recorded.requests['0'] ?? []).map((request) => request.context));
+    expect(strict.map((sample) => sample.resps[0]?.[0])).toEqual(expected);
+    expect(expected.some((text) => text.length > 0)).toBe(true);
+    const scores = scoreGenerateUntil(await loadGsm8k({ dataDir: DATA_DIR, numFewshot: 0 }), expected);
+    const entry: Record<string, unknown> = { ...result.results.results.gsm8k };
+    for (const filter of scores.filters) expect(entry[`exact_match,${filter.filter}`]).toBe(filter.value);
+    const shards = await Promise.all([0, 1].map(async (index) => ({ file: `shard-${index}.json`, record: await evaluateShard({ ...options, shard: { index, count: 2 } }) })));
+    const merged = await mergeShards(shards, { logSamples: true });
+    expect(merged.results.results).toEqual(result.results.results);
+    expect([...(merged.samples?.get('gsm8k') ?? [])]).toEqual([...(result.samples?.get('gsm8k') ?? [])]);
+  }, 120_000);
+});
+
 describe.skipIf(!hasShared)('gsm8k on stories260K', () => {
   const options = { model: sharedPaths.stories, suite: 'gsm8k', dataDir: DATA_DIR, numFewshot: SHOTS, cacheDir: false as const, logSamples: true };
   let result: EvaluateResult;
   let expected: string[];
 
   beforeAll(async () => {
-    [result, expected] = await Promise.all([evaluate(options), referenceResponses()]);
+    [result, expected] = await Promise.all([evaluate(options), referenceResponses(sharedPaths.stories, SHOTS)]);
   }, 120_000);
 
   it("generates for lm-eval's prompts what the generator gives for them directly", () => {
