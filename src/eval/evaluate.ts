@@ -26,7 +26,7 @@ import type { ScoreOptions } from './score-requests.js';
 import { buildShardRecord, type ShardRecord } from './shard-record.js';
 import { shardDocuments, type ShardSpec } from './shard.js';
 import { requestsForTask, scoringRequests, type ScoringContext } from './task-kinds.js';
-import { checkGenerationTasks, runGenerationRoute } from './generation-route.js';
+import { checkGenerationFits, checkGenerationTasks, runGenerationRoute } from './generation-route.js';
 
 export type { EvaluateResult } from './run-results.js';
 
@@ -49,6 +49,13 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
     onLog: options.onLog,
     onWarning: options.onWarning,
   });
+  try {
+    // Refused before any model time (and before hashing the model starts).
+    checkGenerationFits(tasks, model.maxLength);
+  } catch (error) {
+    model.dispose();
+    throw error;
+  }
   const memoryPeaks = splitMemoryPeaks();
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));

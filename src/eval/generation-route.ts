@@ -9,7 +9,7 @@ import type { LanguageModel } from '../model/onnx-model.js';
 import { createTextGenerator } from '../generate/text-generator.js';
 import type { GenerateUntilTask } from '../tasks/generate-until-types.js';
 import type { Task } from '../tasks/types.js';
-import { generateUntil } from './generate-until/hflm-generate.js';
+import { generateUntil, planGeneration } from './generate-until/hflm-generate.js';
 import type { GenerateUntilRequest } from './generate-until/requests.js';
 import { createGenerateUntilScorer } from './generate-until/results.js';
 import type { TaskRequests } from './instance.js';
@@ -44,6 +44,14 @@ export function generateUntilTasks(tasks: readonly Task[]): GenerateUntilTask[] 
  */
 export function checkGenerationTasks(tasks: readonly Task[]): void {
   for (const task of generateUntilTasks(tasks)) createGenerateUntilScorer(task);
+}
+
+/**
+ * Checks every generate_until task's kwargs against the loaded model (sampling refused, max_gen_toks below the
+ * max length: RangeError), before the scoring route spends any model time.
+ */
+export function checkGenerationFits(tasks: readonly Task[], maxLength: number): void {
+  for (const task of generateUntilTasks(tasks)) planGeneration(task.generationKwargs, { encode: () => [], eosText: '', maxLength });
 }
 
 /** Generates for the documents `keep` accepts of every generate_until task; none: nothing is loaded or run. */

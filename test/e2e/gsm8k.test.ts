@@ -73,6 +73,13 @@ describe('gsm8k on a tiny generated LM (runs without ../shared)', () => {
     expect(merged.results.results).toEqual(result.results.results);
     expect([...(merged.samples?.get('gsm8k') ?? [])]).toEqual([...(result.samples?.get('gsm8k') ?? [])]);
   }, 120_000);
+
+  it("refuses a model whose max length leaves no room for HFLM's 256 new tokens, as lm-eval asserts", async () => {
+    const model = writeTinyCausalLm(makeTempDir('gsm8k-short'), { maxPositions: 256 });
+    await expect(evaluate({ model: model.modelPath, suite: 'gsm8k', dataDir: DATA_DIR, numFewshot: 0, cacheDir: false })).rejects.toThrow(
+      /max_gen_toks 256 must be less than the model's max length 256/,
+    );
+  });
 });
 
 describe.skipIf(!hasShared)('gsm8k on stories260K', () => {
