@@ -133,6 +133,7 @@ export interface NativeGeneration {
   dispose(): void;
   /** The graph's KV cache is used (else each pass recomputes every row's whole sequence). */
   readonly usesKvCache: boolean;
+  /** Every prompt has ended (EOS, its limit, or stop()); also true once disposed. */
   readonly finished: boolean;
 }
 

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTextGenerator } from '../../src/generate/text-generator.js';
+import type { GenerationProgress } from '../../src/generate/types.js';
 import type { LanguageModel } from '../../src/model/onnx-model.js';
 import { ARCHITECTURES, expectations, loadFixtureModel, VARIANTS } from '../support/generation-fixtures.js';
 
@@ -52,8 +53,17 @@ describe.each(ARCHITECTURES)('%s', (arch) => {
   it('stops at maxNewTokens: the first n greedy ids', async () => {
     const model = await loadFixtureModel(arch, 'past');
     try {
-      const generations = await createTextGenerator(model).generate(expectations.prompts, { maxNewTokens: 3, eosTokenIds: [] });
+      const progress: GenerationProgress[] = [];
+      const generations = await createTextGenerator(model, { batchSize: 2, stepsPerCall: 1 }).generate(
+        expectations.prompts,
+        { maxNewTokens: 3, eosTokenIds: [] },
+        (update) => progress.push(update),
+      );
       expect(generations.map((generation) => ids(generation.tokenIds))).toEqual(expected.greedy.map((run) => run.slice(0, 3)));
+      // One report per pass of each batch of two: 3 batches x 3 passes, counts only growing, ending at the totals.
+      expect(progress).toHaveLength(9);
+      expect(progress.at(-1)).toEqual({ finishedPrompts: 6, totalPrompts: 6, generatedTokens: 18 });
+      expect(progress.every((update, i) => i === 0 || update.generatedTokens > progress[i - 1]!.generatedTokens)).toBe(true);
     } finally {
       model.dispose();
     }
