@@ -74,6 +74,27 @@ describe('gsm8k on a tiny generated LM (runs without ../shared)', () => {
     expect([...(merged.samples?.get('gsm8k') ?? [])]).toEqual([...(result.samples?.get('gsm8k') ?? [])]);
   }, 120_000);
 
+  it('--shard I/N then mlrb-eval merge give the unsharded results and samples', async () => {
+    const model = writeTinyCausalLm(makeTempDir('gsm8k-cli-model'), { maxPositions: 512, pastConvention: 'optimum' });
+    const dir = makeTempDir('gsm8k-cli-shards');
+    const common = [model.modelPath, '--tasks', 'gsm8k', '--data', DATA_DIR, '--num-fewshot', '1', '--no-cache', '--quiet'];
+    const whole = await runCli([...common, '--output', path.join(dir, 'whole.json'), '--log-samples', path.join(dir, 'whole.jsonl')]);
+    expect(whole.code, whole.stderr).toBe(0);
+    for (const index of [0, 1]) {
+      const shard = await runCli([...common, '--shard', `${index}/2`, '--output', path.join(dir, `shard-${index}.json`)]);
+      expect(shard.code, shard.stderr).toBe(0);
+    }
+    const merge = await runCli(['merge', path.join(dir, 'shard-0.json'), path.join(dir, 'shard-1.json'), '--output', path.join(dir, 'merged.json'), '--log-samples', path.join(dir, 'merged.jsonl')]);
+    expect(merge.code, merge.stderr).toBe(0);
+    expect(merge.stdout).toBe(whole.stdout);
+    const read = (name: string): { results: unknown; configs: unknown } => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { results: unknown; configs: unknown };
+    expect(read('merged.json').results).toEqual(read('whole.json').results);
+    expect(read('merged.json').configs).toEqual(read('whole.json').configs);
+    const samples = (name: string): unknown[] => readFileSync(path.join(dir, name), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    expect(samples('merged.jsonl')).toEqual(samples('whole.jsonl'));
+    expect(samples('whole.jsonl')).toHaveLength(8);
+  }, 120_000);
+
   it("refuses a model whose max length leaves no room for HFLM's 256 new tokens, as lm-eval asserts", async () => {
     const model = writeTinyCausalLm(makeTempDir('gsm8k-short'), { maxPositions: 256 });
     await expect(evaluate({ model: model.modelPath, suite: 'gsm8k', dataDir: DATA_DIR, numFewshot: 0, cacheDir: false })).rejects.toThrow(
