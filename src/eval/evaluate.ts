@@ -115,7 +115,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
       onWarning: warn,
       onProgress: options.onProgress ? (progress) => options.onProgress?.({ ...progress, label: `${label} (generating)` }) : undefined,
     });
-    const loglikTasks = tasks.filter((task) => !generated.outcomes.has(task.name));
+    const loglikTasks = tasks.filter((task) => task.kind !== 'generate_until');
     const outcomes = new Map([...documentOutcomes(loglikTasks, requests, scored?.results ?? [], selected), ...generated.outcomes]);
     const memory = memoryPeaks();
     const finished = performance.now();
