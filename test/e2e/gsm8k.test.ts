@@ -6,8 +6,8 @@
  *  - the responses are what the TextGenerator gives for those prompts when driven directly here: the context
  *    encoded by the tokenizer (0.4.4–0.4.8 rules: no special tokens), kept to its last max_length − 256 tokens,
  *    greedy, at most 256 new tokens, cut by plain string splitting at lm-eval's stop strings and the EOS text;
- *  - the metrics are the filters and exact_match applied to those responses (that scorer is itself held to
- *    lm-eval's recorded filter outputs and scores in test/unit/gsm8k-lm-eval.test.ts).
+ *  - the filtered answers and metrics are gsm8k.yaml's filters and exact_match restated here for ASCII text
+ *    (restatedGsm8k), and the scorer that test/unit/gsm8k-lm-eval.test.ts holds to lm-eval's own outputs.
  * Plus shard + merge equal to the unsharded run, a run mixing gsm8k with a log-likelihood task, and the CLI.
  * Without ../shared, a tiny generated LM runs the response and shard checks 0-shot.
  */
@@ -39,6 +39,30 @@ const recorded = JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/lm-e
   readonly config: Readonly<Record<string, unknown>>;
 };
 
+/**
+ * gsm8k.yaml's filters and exact_match restated from the YAML for ASCII text, where JS regexes mean what Python's
+ * do (Python's `$` also matches before a final newline, hence the lookahead): strict-match takes the first
+ * `#### (number)` group, flexible-extract the last match of its two-group pattern (the non-empty group); no match
+ * gives "[invalid]"; exact_match removes `,`, `$`, everything up to the last `#### ` and a final `.` from both
+ * sides, lower-cases them and compares.
+ */
+function restatedGsm8k(response: string, target: string): Record<'strict-match' | 'flexible-extract', { answer: string; score: number }> {
+  const strict = /#### (-?[0-9.,]+)/.exec(response)?.[1]?.trim() ?? '[invalid]';
+  const flexibleMatches = [...response.matchAll(/(-?[$0-9.,]{2,})|(-?[0-9]+)/g)];
+  const last = flexibleMatches.at(-1);
+  const flexible = last === undefined ? '[invalid]' : (last[1] || last[2] || '[invalid]').trim();
+  const normalize = (text: string): string => text.replace(/,/g, '').replace(/\$/g, '').replace(/[\s\S]*#### /, '').replace(/\.(?=\n?$)/, '').toLowerCase();
+  const score = (answer: string): number => (normalize(answer) === normalize(target) ? 1 : 0);
+  return { 'strict-match': { answer: strict, score: score(strict) }, 'flexible-extract': { answer: flexible, score: score(flexible) } };
+}
+
+/** lm-eval's mean and mean_stderr (sample standard deviation over sqrt(n)). */
+function meanAndStderr(scores: readonly number[]): { value: number; stderr: number } {
+  const value = scores.reduce((sum, score) => sum + score, 0) / scores.length;
+  const variance = scores.reduce((sum, score) => sum + (score - value) ** 2, 0) / (scores.length - 1);
+  return { value, stderr: Math.sqrt(variance / scores.length) };
+}
+
 /** The responses computed from lm-eval's prompts (`shots`-shot) with the generator alone. */
 async function referenceResponses(modelPath: string, shots: number): Promise<string[]> {
   const model = await loadModel({ model: modelPath, onLog: () => {} });
@@ -65,9 +89,14 @@ describe('gsm8k on a tiny generated LM (runs without ../shared)', () => {
     expect(strict.map((sample) => sample.arguments[0]?.[0])).toEqual((recorded.requests['0'] ?? []).map((request) => request.context));
     expect(strict.map((sample) => sample.resps[0]?.[0])).toEqual(expected);
     expect(expected.some((text) => text.length > 0)).toBe(true);
-    const scores = scoreGenerateUntil(await loadGsm8k({ dataDir: DATA_DIR, numFewshot: 0 }), expected);
+    const task = await loadGsm8k({ dataDir: DATA_DIR, numFewshot: 0 });
+    const restated = expected.map((response, index) => restatedGsm8k(response, task.docs[index]?.target ?? ''));
     const entry: Record<string, unknown> = { ...result.results.results.gsm8k };
-    for (const filter of scores.filters) expect(entry[`exact_match,${filter.filter}`]).toBe(filter.value);
+    for (const filter of ['strict-match', 'flexible-extract'] as const) {
+      const samples = (result.samples?.get('gsm8k') ?? []).filter((sample) => sample.filter === filter);
+      expect(samples.map((sample) => sample.filtered_resps[0])).toEqual(restated.map((doc) => doc[filter].answer));
+      expect(entry[`exact_match,${filter}`]).toBe(meanAndStderr(restated.map((doc) => doc[filter].score)).value);
+    }
     const shards = await Promise.all([0, 1].map(async (index) => ({ file: `shard-${index}.json`, record: await evaluateShard({ ...options, shard: { index, count: 2 } }) })));
     const merged = await mergeShards(shards, { logSamples: true });
     expect(merged.results.results).toEqual(result.results.results);
@@ -123,12 +152,18 @@ describe.skipIf(!hasShared)('gsm8k on stories260K', () => {
 
   it('reports exact_match per filter from those responses, with version, n-shot and higher_is_better', async () => {
     const task = await loadGsm8k({ dataDir: DATA_DIR, numFewshot: SHOTS });
-    const scores = scoreGenerateUntil(task, expected);
+    const restated = expected.map((response, index) => restatedGsm8k(response, task.docs[index]?.target ?? ''));
     const entry: Record<string, unknown> = { ...result.results.results.gsm8k };
-    for (const filter of scores.filters) {
-      expect(entry[`exact_match,${filter.filter}`]).toBe(filter.value);
-      expect(entry[`exact_match_stderr,${filter.filter}`]).toBe(filter.stderr);
+    for (const filter of ['strict-match', 'flexible-extract'] as const) {
+      const samples = (result.samples?.get('gsm8k') ?? []).filter((sample) => sample.filter === filter);
+      expect(samples.map((sample) => sample.filtered_resps[0])).toEqual(restated.map((doc) => doc[filter].answer));
+      expect(samples.map((sample) => sample['exact_match'])).toEqual(restated.map((doc) => doc[filter].score));
+      const { value, stderr } = meanAndStderr(restated.map((doc) => doc[filter].score));
+      expect(entry[`exact_match,${filter}`]).toBe(value);
+      expect(entry[`exact_match_stderr,${filter}`]).toBeCloseTo(stderr, 15);
     }
+    // The same through the scorer that test/unit/gsm8k-lm-eval.test.ts holds to lm-eval's recorded outputs.
+    for (const filter of scoreGenerateUntil(task, expected).filters) expect(entry[`exact_match,${filter.filter}`]).toBe(filter.value);
     expect(Object.keys(entry)).toEqual(['alias', 'exact_match,strict-match', 'exact_match_stderr,strict-match', 'exact_match,flexible-extract', 'exact_match_stderr,flexible-extract']);
     expect(result.results.versions.gsm8k).toBe(3);
     expect(result.results['n-shot'].gsm8k).toBe(SHOTS);
