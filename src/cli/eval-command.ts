@@ -2,6 +2,7 @@
  * `mlrb-eval MODEL --tasks NAME …`: flags → evaluate() options (validated by the same zod schema the
  * library uses), progress to stderr, the table to stdout, JSON and samples to files.
  */
+import { z } from 'zod';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { evaluate } from '../eval/evaluate.js';
 import { parseEvalArgs } from './eval-args.js';
@@ -10,6 +11,7 @@ import { describeTaskNames } from '../tasks/task-names.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 import { runShardEval } from './shard-eval.js';
 import type { CliIo } from './exit-error.js';
+import type { LmEvalResults } from '../eval/results.js';
 
 /** Where a flag's help text starts, and the width usage text wraps at. */
 const HELP_COLUMN = 24;
@@ -44,7 +46,7 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR
                         hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)
   --tokenizer FILE      tokenizer.json (default: beside the model)
   --config FILE         config.json (default: beside the model)
-  --num-fewshot K       few-shot examples per prompt (default 0)
+  --num-fewshot K       few-shot examples per prompt (default: the task's own, 0 but gsm8k's 5)
   --limit N             first N documents of each task; below 1, that fraction of each task
   --batch-size N|auto   rows per forward pass, or auto from a memory budget (default auto;
                         lm-eval's auto:N means auto)
@@ -114,8 +116,18 @@ export async function runEvalCommand(argv: readonly string[], io: CliIo): Promis
   const info = evaluated.results.mlrb;
   io.stderr.write(
     `scored ${info.tokens_scored.toLocaleString('en-US')} tokens in ${info.wall_time_s.toFixed(1)} s ` +
-      `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}${scoreCacheNote(info.score_cache)}\n`,
+      `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}${scoreCacheNote(info.score_cache)}${generationNote(info['generation'])}\n`,
   );
   writeResultFiles(evaluated, files, io);
   return 0;
+}
+
+const generationFacts = z.object({ requests: z.number(), generated_tokens: z.number(), generation_time_s: z.number() });
+
+/** The generation route's share of the run, when it had generate_until tasks. */
+function generationNote(facts: LmEvalResults['mlrb'][string] | undefined): string {
+  const parsed = generationFacts.safeParse(facts);
+  if (!parsed.success) return '';
+  const { requests, generated_tokens: tokens, generation_time_s: seconds } = parsed.data;
+  return `; generated ${tokens.toLocaleString('en-US')} tokens for ${requests.toLocaleString('en-US')} prompts in ${seconds.toFixed(1)} s`;
 }

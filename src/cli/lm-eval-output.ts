@@ -32,7 +32,7 @@ export function pythonIsoformat(now: Date): string {
   return milliseconds === 0 ? seconds : `${seconds}.${pad(milliseconds * 1000, 6)}`;
 }
 
-const RECORD_FIELDS = new Set(['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps']);
+const RECORD_FIELDS = new Set(['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter']);
 
 /**
  * One line of a samples file as save_results_samples writes it: arguments as {gen_args_i: {arg_j}}, target as a
@@ -49,7 +49,7 @@ export function lmEvalSampleLine(sample: LoggedSample): string {
     ),
     resps: sample.resps,
     filtered_resps: sample.filtered_resps,
-    filter: 'none',
+    filter: sample.filter ?? 'none',
     metrics,
     ...sampleHashes(sample),
     ...Object.fromEntries(metrics.map((metric) => [metric, sample[metric]])),

@@ -30,7 +30,8 @@ export const evaluateOptionsSchema = z.strictObject({
   tokenizer: z.string().min(1).optional(),
   /** Hugging Face config.json (max length, BOS/EOS ids); default: the one beside the model. */
   config: z.string().min(1).optional(),
-  numFewshot: z.number().int().nonnegative().default(0),
+  /** lm-eval's --num_fewshot; absent: each task's YAML default (gsm8k 5, the rest 0). */
+  numFewshot: z.number().int().nonnegative().optional(),
   /** lm-eval's --limit: a document count per task, or below 1 a fraction of each task's documents. */
   limit: z.number().positive().optional(),
   batchSize: z.union([z.literal('auto'), positiveInt]).default('auto'),

@@ -1,6 +1,7 @@
 /**
- * evaluate(): suites in, lm-eval-compatible results out. Every request of every task goes to the model at
- * once (as lm-eval's evaluator does), so batching and row sharing work across tasks. evaluateShard() scores one
+ * evaluate(): suites in, lm-eval-compatible results out. Every log-likelihood request of every task goes to the
+ * model at once (as lm-eval's evaluator does), so batching and row sharing work across tasks; then every
+ * generate_until request goes through the generation route (generation-route.ts). evaluateShard() scores one
  * shard's documents (src/eval/shard.ts) for mergeShards() to join.
  */
 import path from 'node:path';
@@ -25,6 +26,7 @@ import type { ScoreOptions } from './score-requests.js';
 import { buildShardRecord, type ShardRecord } from './shard-record.js';
 import { shardDocuments, type ShardSpec } from './shard.js';
 import { requestsForTask, scoringRequests, type ScoringContext } from './task-kinds.js';
+import { checkGenerationFits, checkGenerationTasks, runGenerationRoute } from './generation-route.js';
 
 export type { EvaluateResult } from './run-results.js';
 
@@ -33,6 +35,8 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   const started = performance.now();
   const startedAtUnixSeconds = Date.now() / 1000;
   const suites = await loadSuites(options);
+  const tasks = suites.flatMap((suite) => suite.tasks);
+  checkGenerationTasks(tasks);
   const model: LanguageModel = await loadModel({
     model: options.model,
     config: options.config,
@@ -45,6 +49,13 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
     onLog: options.onLog,
     onWarning: options.onWarning,
   });
+  try {
+    // Refused before any model time (and before hashing the model starts).
+    checkGenerationFits(tasks, model.maxLength);
+  } catch (error) {
+    model.dispose();
+    throw error;
+  }
   const memoryPeaks = splitMemoryPeaks();
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
@@ -53,7 +64,6 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   const modelContentHash = modelContentSha256(model.modelPath, cacheDir);
   let scoreCache: ScoreCache | undefined;
   try {
-    const tasks = suites.flatMap((suite) => suite.tasks);
     const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
     const selected = shard === undefined ? undefined : shardDocuments(tasks, shard);
     let rules: EncodingRules | undefined;
@@ -89,13 +99,24 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
       ...(options.onLog ? { onLog: options.onLog } : {}),
     });
     const scoreInputs = cachedScorer(model, scoreCache);
-    const { results, stats } = cached
-      ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index))), scoreOptions, describe)
-      : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe, scoreInputs).then((output) => {
-          tokenCache.store(output.tokenized);
-          return output;
-        });
-    const outcomes = documentOutcomes(tasks, requests, results, selected);
+    // A run of generate_until tasks alone has nothing to score.
+    const scored =
+      requests.length === 0
+        ? undefined
+        : cached
+          ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index))), scoreOptions, describe)
+          : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe, scoreInputs).then((output) => {
+              tokenCache.store(output.tokenized);
+              return output;
+            });
+    const generated = await runGenerationRoute(model, tasks, requestsByTask, (taskName, docId) => selected?.get(taskName)?.has(docId) ?? true, {
+      rules: scoringContext.rules,
+      batchSize: options.batchSize === 'auto' ? undefined : options.batchSize,
+      onWarning: warn,
+      onProgress: options.onProgress ? (progress) => options.onProgress?.({ ...progress, label: `${label} (generating)` }) : undefined,
+    });
+    const loglikTasks = tasks.filter((task) => task.kind !== 'generate_until');
+    const outcomes = new Map([...documentOutcomes(loglikTasks, requests, scored?.results ?? [], selected), ...generated.outcomes]);
     const memory = memoryPeaks();
     const finished = performance.now();
     return {
@@ -122,11 +143,12 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
         startedAtUnixSeconds,
         startMs: started,
         endMs: finished,
-        scoringSeconds: stats.wallMs / 1000,
-        tokensScored: stats.inputTokens,
-        requests: stats.requests,
-        forwardRows: stats.rows,
-        paddedTokens: stats.paddedTokens,
+        scoringSeconds: (scored?.stats.wallMs ?? 0) / 1000,
+        tokensScored: scored?.stats.inputTokens ?? 0,
+        requests: scored?.stats.requests ?? 0,
+        forwardRows: scored?.stats.rows ?? 0,
+        paddedTokens: scored?.stats.paddedTokens ?? 0,
+        generation: { requests: generated.requests, generatedTokens: generated.generatedTokens, seconds: generated.seconds },
         peakRssBytes: wholeRunPeakRssBytes(memory),
         memory,
         scoreCache: scoreCache.enabled ? { ...scoreCache.counts() } : null,

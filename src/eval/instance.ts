@@ -1,3 +1,5 @@
+import type { GenerateUntilRequest } from './generate-until/requests.js';
+
 /**
  * A log-likelihood request with the coordinates lm-eval's Instance carries (task, doc, choice index), so
  * results can be matched back after the collator reorders everything.
@@ -40,7 +42,8 @@ export interface RollingLoglikelihoodRequest {
  */
 export type TaskRequests =
   | { readonly kind: 'multiple_choice'; readonly requests: readonly LoglikelihoodRequest[] }
-  | { readonly kind: 'loglikelihood_rolling'; readonly requests: readonly RollingLoglikelihoodRequest[] };
+  | { readonly kind: 'loglikelihood_rolling'; readonly requests: readonly RollingLoglikelihoodRequest[] }
+  | { readonly kind: 'generate_until'; readonly requests: readonly GenerateUntilRequest[] };
 
 /**
  * A request that is already token ids (a rolling window): it skips text encoding and goes straight to the

@@ -11,18 +11,19 @@ import type { Suite } from '../tasks/types.js';
 export interface SuitesToLoad {
   readonly suite: string;
   readonly dataDir: string;
-  readonly numFewshot: number;
+  /** Absent: each task's own default (lm-eval's YAML num_fewshot; gsm8k 5, the rest 0). */
+  readonly numFewshot?: number | undefined;
   readonly allowPartial: boolean;
   readonly limit?: number | undefined;
 }
 
-export type CommonLoadOptions = { readonly dataDir: string; readonly numFewshot: number; readonly allowPartial: boolean; readonly limit?: number };
+export type CommonLoadOptions = { readonly dataDir: string; readonly numFewshot?: number; readonly allowPartial: boolean; readonly limit?: number };
 
 export async function loadSuites(options: SuitesToLoad): Promise<Suite[]> {
   const selections = resolveTaskNames(options.suite);
   const common: CommonLoadOptions = {
     dataDir: options.dataDir,
-    numFewshot: options.numFewshot,
+    ...(options.numFewshot !== undefined ? { numFewshot: options.numFewshot } : {}),
     allowPartial: options.allowPartial,
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
   };

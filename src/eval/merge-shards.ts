@@ -23,7 +23,7 @@ import { buildRunResults, type EvaluateResult, type ModelFacts, type WorkFacts }
 import type { TaskRequests } from './instance.js';
 import { readShardRecord, requestsDigest, requestsOf, shardOutcomes, type ShardIdentity, type ShardRecord } from './shard-record.js';
 import { shardDocuments } from './shard.js';
-import { keepDocuments, requestsForTask, resultsPerDocument } from './task-kinds.js';
+import { keepDocuments, outcomeShapeProblem, requestsForTask } from './task-kinds.js';
 
 export interface MergeShardsOptions {
   /** The data folder, when it is not where the shards read it (their `run.data_dir`). */
@@ -62,7 +62,7 @@ export async function mergeShards(shards: readonly ShardFile[], options: MergeSh
   const suites = await loadSuites({
     suite: identity.tasks,
     dataDir,
-    numFewshot: identity.num_fewshot,
+    numFewshot: identity.num_fewshot ?? undefined,
     allowPartial: identity.allow_partial,
     limit: identity.limit ?? undefined,
   });
@@ -86,7 +86,7 @@ export async function mergeShards(shards: readonly ShardFile[], options: MergeSh
     settings: {
       batchSize: identity.batch_size,
       limit: identity.limit ?? undefined,
-      numFewshot: identity.num_fewshot,
+      numFewshot: identity.num_fewshot ?? undefined,
       lmEvalVersion: identity.lm_eval_rules,
       logSamples: options.logSamples === true,
     },
@@ -130,7 +130,8 @@ function checkShardSet(shards: readonly ShardFile[], allowPartial: boolean): Sha
 }
 
 /**
- * Every shard must hold exactly the documents its index gets, each with one result per choice, scored from the
+ * Every shard must hold exactly the documents its index gets, each with one result per choice (or its generated
+ * text), scored from the
  * very requests this merge builds from the data.
  */
 function joinOutcomes(
@@ -148,16 +149,13 @@ function joinOutcomes(
     for (const task of tasks) {
       const wanted = expected.get(task.name) ?? new Set<number>();
       const given = outcomes.get(task.name) ?? [];
-      const choices = resultsPerDocument(task);
       const seen = new Set<number>();
       for (const outcome of given) {
         const where = `documents.${task.name}`;
         if (!wanted.has(outcome.docId)) throw shardError(file, where, `document ${outcome.docId} does not belong to shard ${record.shard.index}/${record.shard.count}`);
         if (seen.has(outcome.docId)) throw shardError(file, where, `document ${outcome.docId} appears twice`);
-        const expectedChoices = choices.get(outcome.docId) as number;
-        if (outcome.logliks.length !== expectedChoices || outcome.isGreedy.length !== expectedChoices) {
-          throw shardError(file, where, `document ${outcome.docId} has ${outcome.logliks.length} log-likelihoods and ${outcome.isGreedy.length} greedy flags for ${expectedChoices} choices`);
-        }
+        const problem = outcomeShapeProblem(task, outcome);
+        if (problem !== undefined) throw shardError(file, where, problem);
         seen.add(outcome.docId);
         byTask.get(task.name)?.set(outcome.docId, outcome);
       }
@@ -226,6 +224,11 @@ function mergedWork(records: readonly ShardRecord[]): WorkFacts {
     memory: {
       load_peak_rss_bytes: largestOrNull(runs.map((run) => run.memory.load_peak_rss_bytes)),
       scoring_peak_rss_bytes: largestOrNull(runs.map((run) => run.memory.scoring_peak_rss_bytes)),
+    },
+    generation: {
+      requests: runs.reduce((sum, run) => sum + (run.generation?.requests ?? 0), 0),
+      generatedTokens: runs.reduce((sum, run) => sum + (run.generation?.generated_tokens ?? 0), 0),
+      seconds: runs.reduce((sum, run) => sum + (run.generation?.generation_time_s ?? 0), 0),
     },
     // Counted only when every shard had the cache on.
     scoreCache: runs.every((run) => run.score_cache !== null)

@@ -17,11 +17,15 @@ import { pythonLength } from '../text/python-text.js';
 import type { MetricName, MultipleChoiceAggregationName, MultipleChoiceDoc, MultipleChoiceTask, Task } from '../tasks/types.js';
 import { bestOverGold, exactMatch, tokenF1 } from './answer-metrics.js';
 
-/** What the model returned for one document: one log-likelihood and greedy flag per choice, in choice order. */
+/**
+ * What the model returned for one document: one log-likelihood and greedy flag per choice, in choice order; for a
+ * generate_until document no log-likelihoods and its generated text in `responses` (one per request).
+ */
 export interface DocOutcome {
   readonly docId: number;
   readonly logliks: readonly number[];
   readonly isGreedy: readonly boolean[];
+  readonly responses?: readonly string[];
 }
 
 /** lm-eval reports the string "N/A" where a standard error is undefined. */
@@ -29,6 +33,8 @@ export type Stderr = number | 'N/A';
 
 export interface MetricSummary {
   readonly metric: MetricName;
+  /** lm-eval's filter the metric was computed after (generate_until's `strict-match` …); absent: `none`. */
+  readonly filter?: string;
   readonly value: number;
   readonly stderr: Stderr;
 }
@@ -46,6 +52,8 @@ export interface DocMetrics {
   readonly target: number | string;
   readonly logliks: readonly number[];
   readonly isGreedy: readonly boolean[];
+  /** generate_until: the document's generated texts (lm-eval's resps). */
+  readonly responses?: readonly string[];
   /** One item per metric the task reports. */
   readonly values: Readonly<Partial<Record<MetricName, MetricItem>>>;
 }

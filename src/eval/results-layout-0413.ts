@@ -100,11 +100,12 @@ function taskEntries<T>(byName: Readonly<Record<string, T>>, order: GroupOrder):
 const CONFIG_FIELD_ORDER = [
   'task', 'task_alias', 'dataset_path', 'dataset_name', 'training_split', 'validation_split', 'test_split', 'fewshot_split',
   'doc_to_text', 'doc_to_target', 'unsafe_code', 'doc_to_choice', 'process_results', 'description', 'target_delimiter', 'fewshot_delimiter',
-  'fewshot_config', 'num_fewshot', 'metric_list', 'output_type', 'repeats', 'should_decontaminate', 'doc_to_decontamination_query',
+  'fewshot_config', 'num_fewshot', 'metric_list', 'output_type', 'generation_kwargs', 'repeats', 'filter_list', 'should_decontaminate',
+  'doc_to_decontamination_query',
 ];
 
-/** Hub datasets 0.4.13's task YAMLs name instead of 0.4.8's (MMLU moved from a copy to the original). */
-const DATASET_PATHS_0413: Readonly<Record<string, string>> = { 'hails/mmlu_no_train': 'cais/mmlu' };
+/** Hub datasets 0.4.13's task YAMLs name instead of 0.4.8's (MMLU moved from a copy to the original; GSM8K to its owner's namespace). */
+const DATASET_PATHS_0413: Readonly<Record<string, string>> = { 'hails/mmlu_no_train': 'cais/mmlu', gsm8k: 'openai/gsm8k' };
 
 function taskConfig0413(config: TaskConfigDump, modelPath: string): TaskConfigDump {
   const { tag: _tag, metadata, ...fields } = config;

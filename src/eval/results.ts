@@ -14,11 +14,11 @@ import type { MetricSummary, TaskMetrics } from './metrics.js';
 import type { LmEvalRunFacts } from './run-facts.js';
 import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './lm-eval-version.js';
 import { toLmEval0413Layout } from './results-layout-0413.js';
-import { isHigherBetter, numFewshotOf, taskConfigFor } from './task-kinds.js';
+import { isHigherBetter, metricNamesOf, numFewshotOf, taskConfigFor } from './task-kinds.js';
 
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
-/** lm-eval keys metrics as "<metric>,<filter>"; ours always use the filter "none". */
+/** lm-eval keys metrics as "<metric>,<filter>": "none" but for generate_until's filter pipelines. */
 export type MetricKey = `${string},${string}`;
 
 export interface ResultEntry {
@@ -35,6 +35,11 @@ export interface MetricListEntry {
   readonly metric: MetricName;
   readonly aggregation?: AggregationName;
   readonly higher_is_better?: boolean;
+  /** exact_match's options (generate_until), as the YAML states them. */
+  readonly ignore_case?: boolean;
+  readonly ignore_punctuation?: boolean;
+  readonly ignore_numbers?: boolean;
+  readonly regexes_to_ignore?: readonly string[];
 }
 
 /** The subset of lm-eval's dumped TaskConfig that describes a task of any kind. */
@@ -65,7 +70,10 @@ export interface TaskConfigDump {
   readonly num_fewshot: number;
   readonly metric_list: readonly MetricListEntry[];
   readonly output_type: TaskKind;
+  /** generate_until only: the YAML's generation_kwargs and filter_list. */
+  readonly generation_kwargs?: Readonly<Record<string, JsonValue>>;
   readonly repeats: number;
+  readonly filter_list?: readonly JsonValue[];
   readonly should_decontaminate: boolean;
   readonly doc_to_decontamination_query?: string;
   /** 0.4.13 adds the model arguments (`pretrained`). */
@@ -169,7 +177,7 @@ export function buildResults(input: BuildResultsInput): LmEvalResults {
     versions: sortedRecord([...tasks, ...groups].map((item) => [item.name, item.version])),
     'n-shot': sortedRecord(tasks.map((task) => [task.name, numFewshotOf(task)])),
     higher_is_better: sortedRecord([
-      ...tasks.map((task): [string, Record<string, boolean>] => [task.name, higherIsBetter(task.metrics)]),
+      ...tasks.map((task): [string, Record<string, boolean>] => [task.name, higherIsBetter(metricNamesOf(task))]),
       ...[...groupMetrics.values()].map((group): [string, Record<string, boolean>] => [group.groupName, higherIsBetter(group.metrics.map((m) => m.metric))]),
     ]),
     'n-samples': Object.fromEntries(tasks.map((task) => [task.name, { original: task.totalDocs ?? task.docs.length, effective: task.docs.length }])),
@@ -189,9 +197,9 @@ function withPartial(mlrb: MlrbRunInfo, suites: readonly Suite[]): MlrbRunInfo {
 
 function resultEntry(alias: string, metrics: readonly MetricSummary[]): ResultEntry {
   const entry: { alias: string; [metric: MetricKey]: number | 'N/A' } = { alias };
-  for (const { metric, value, stderr } of metrics) {
-    entry[`${metric},${FILTER}`] = value;
-    entry[`${metric}_stderr,${FILTER}`] = stderr;
+  for (const { metric, filter = FILTER, value, stderr } of metrics) {
+    entry[`${metric},${filter}`] = value;
+    entry[`${metric}_stderr,${filter}`] = stderr;
   }
   return entry;
 }
@@ -228,7 +236,7 @@ class GroupTree {
   constructor(tasks: readonly Task[], groups: readonly TaskGroup[]) {
     this.groups = new Map(groups.map((group) => [group.name, group]));
     this.aliases = new Map([
-      ...tasks.map((task): [string, string] => [task.name, task.lmEval?.alias ?? task.name]),
+      ...tasks.map((task): [string, string] => [task.name, (task.kind !== 'generate_until' ? task.lmEval?.alias : undefined) ?? task.name]),
       ...groups.map((group): [string, string] => [group.name, group.alias ?? group.name]),
     ]);
     const listed = new Set(groups.flatMap((group) => group.subtasks));

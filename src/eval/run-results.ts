@@ -60,8 +60,16 @@ export interface WorkFacts {
   readonly peakRssBytes: number;
   /** The same, split at the end of loading (memory-peaks.ts). */
   readonly memory: MemoryPeaks;
+  /** The generation route's work (generate_until requests, tokens generated, seconds); absent from older shards. */
+  readonly generation?: GenerationWork;
   /** Requests answered from the score cache (hits) and scored by the model (misses); null with the cache off. */
   readonly scoreCache: { readonly hits: number; readonly misses: number } | null;
+}
+
+export interface GenerationWork {
+  readonly requests: number;
+  readonly generatedTokens: number;
+  readonly seconds: number;
 }
 
 /** One rewrite pass's outcome, as the results file records it. */
@@ -71,7 +79,8 @@ export type RewriteRecord = { readonly name: string; readonly applied: boolean; 
 export interface ResultSettings {
   readonly batchSize: number | 'auto';
   readonly limit?: number | undefined;
-  readonly numFewshot: number;
+  /** As given (--num-fewshot); absent: each task's default, and the config's num_fewshot is null as lm-eval's. */
+  readonly numFewshot?: number | undefined;
   readonly lmEvalVersion: LmEvalVersion;
   readonly logSamples: boolean;
 }
@@ -112,7 +121,7 @@ export function buildRunResults(input: RunResultsInput): EvaluateResult {
       batchSize: settings.batchSize,
       device: model.provider,
       ...(settings.limit !== undefined ? { limit: settings.limit } : {}),
-      numFewshot: settings.numFewshot,
+      ...(settings.numFewshot !== undefined ? { numFewshot: settings.numFewshot } : {}),
     },
     facts: lmEvalRunFacts({
       modelSource: 'mlrb-onnx',
@@ -142,9 +151,13 @@ export function buildRunResults(input: RunResultsInput): EvaluateResult {
       wall_time_s: wallSeconds,
       scoring_time_s: work.scoringSeconds,
       tokens_scored: work.tokensScored,
-      tokens_per_s: work.tokensScored / work.scoringSeconds,
+      // A run of generate_until tasks alone scores nothing, and 0/0 is no rate.
+      tokens_per_s: work.scoringSeconds > 0 ? work.tokensScored / work.scoringSeconds : 0,
       requests: work.requests,
       score_cache: work.scoreCache === null ? null : { ...work.scoreCache },
+      ...(work.generation !== undefined && work.generation.requests > 0
+        ? { generation: { requests: work.generation.requests, generated_tokens: work.generation.generatedTokens, generation_time_s: work.generation.seconds } }
+        : {}),
       forward_rows: work.forwardRows,
       padded_tokens: work.paddedTokens,
       max_length: model.maxLength,

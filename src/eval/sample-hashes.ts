@@ -18,9 +18,10 @@ export interface SampleHashes {
  * the first request's context, target_hash over str(target).
  */
 export function sampleHashes(sample: LoggedSample): SampleHashes {
+  const context = sample.arguments[0]?.[0];
   return {
     doc_hash: sha256Hex(JSON.stringify(sample.doc, null, 2)),
-    prompt_hash: sha256Hex(sample.arguments[0]?.[0] ?? ''),
+    prompt_hash: sha256Hex(typeof context === 'string' ? context : ''),
     target_hash: sha256Hex(String(sample.target)),
   };
 }

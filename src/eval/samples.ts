@@ -4,19 +4,24 @@ import type { JsonValue } from './results.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import type { TaskMetrics } from './metrics.js';
 
-/** One request's response as lm-eval logs it: (loglik, is_greedy) for loglikelihood, the bare loglik for rolling. */
-export type LoggedResponse = readonly [number, boolean] | number;
+/**
+ * One request's response as lm-eval logs it: (loglik, is_greedy) for loglikelihood, the bare loglik for rolling,
+ * the generated text (resps) or the filtered answer (filtered_resps) for generate_until.
+ */
+export type LoggedResponse = readonly [number, boolean] | number | string;
 
 export interface LoggedSample {
   readonly doc_id: number;
   readonly doc: Readonly<Record<string, unknown>>;
   /** The gold choice's index, or (loglikelihood_rolling) the text scored. */
   readonly target: number | string;
-  /** Each request's arguments: (context, continuation), or (text,) for a rolling request. */
-  readonly arguments: readonly (readonly string[])[];
+  /** Each request's arguments: (context, continuation), (text,) for a rolling request, (context, generation kwargs). */
+  readonly arguments: readonly (readonly JsonValue[])[];
   readonly resps: readonly (readonly [LoggedResponse])[];
   readonly filtered_resps: readonly LoggedResponse[];
-  readonly [metric: string]: JsonValue | Readonly<Record<string, unknown>> | readonly unknown[];
+  /** The filter pipeline behind filtered_resps and the metrics; absent: `none`. */
+  readonly filter?: string;
+  readonly [metric: string]: JsonValue | Readonly<Record<string, unknown>> | readonly unknown[] | undefined;
 }
 
 /** A multiple-choice task's samples: one request per choice. */

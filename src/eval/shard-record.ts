@@ -44,7 +44,8 @@ const identitySchema = z.strictObject({
   data_fingerprint: z.string(),
   /** The --tasks names, as given. */
   tasks: z.string(),
-  num_fewshot: count,
+  /** null: not given, each task took its own default. */
+  num_fewshot: count.nullable(),
   limit: z.number().positive().nullable(),
   /** The data folder's --allow-partial (a suite lacking subtasks), not the merge's. */
   allow_partial: z.boolean(),
@@ -74,6 +75,8 @@ const runSchema = z.strictObject({
   peak_rss_bytes: count,
   memory: z.strictObject({ load_peak_rss_bytes: count.nullable(), scoring_peak_rss_bytes: count.nullable() }),
   score_cache: z.strictObject({ hits: count, misses: count }).nullable(),
+  /** The generation route's work, when the run had generate_until tasks. */
+  generation: z.strictObject({ requests: count, generated_tokens: count, generation_time_s: z.number().nonnegative() }).optional(),
   /** The load-time rewrites and the CPU: the merge reports shard 0's (they follow the model, the options and the host). */
   rewrites: z.array(z.strictObject({ name: z.string(), applied: z.boolean(), reason: z.string() })),
   cpu: z.strictObject({
@@ -85,7 +88,8 @@ const runSchema = z.strictObject({
   }),
 });
 
-const documentSchema = z.strictObject({ doc_id: count, logliks: z.array(loglikSchema), is_greedy: z.array(z.boolean()) });
+/** A document's log-likelihoods, or (generate_until) none and its generated texts in `responses`. */
+const documentSchema = z.strictObject({ doc_id: count, logliks: z.array(loglikSchema), is_greedy: z.array(z.boolean()), responses: z.array(z.string()).optional() });
 const taskDocumentsSchema = z.strictObject({
   /** requestsDigest() of the requests of `docs`. */
   requests_sha256: z.string(),
@@ -126,7 +130,7 @@ export function buildShardRecord(input: ShardRecordInput): ShardRecord {
       tokenizer_sha256: model.tokenizerSha256,
       data_fingerprint: dataFingerprint(tasks.flatMap((task) => task.sourceFiles)),
       tasks: options.suite,
-      num_fewshot: options.numFewshot,
+      num_fewshot: options.numFewshot ?? null,
       limit: options.limit ?? null,
       allow_partial: options.allowPartial,
       batch_size: options.batchSize,
@@ -152,6 +156,9 @@ export function buildShardRecord(input: ShardRecordInput): ShardRecord {
       peak_rss_bytes: work.peakRssBytes,
       memory: { ...work.memory },
       score_cache: work.scoreCache === null ? null : { ...work.scoreCache },
+      ...(work.generation !== undefined
+        ? { generation: { requests: work.generation.requests, generated_tokens: work.generation.generatedTokens, generation_time_s: work.generation.seconds } }
+        : {}),
       rewrites: model.rewrites.map((outcome) => ({ ...outcome })),
       cpu: { ...model.cpu, features: [...model.cpu.features] },
     },
@@ -163,7 +170,12 @@ export function buildShardRecord(input: ShardRecordInput): ShardRecord {
           task.name,
           {
             requests_sha256: requestsDigest(requestsOf(input.requestsByTask, task.name), docIds),
-            docs: outcomes.map((outcome) => ({ doc_id: outcome.docId, logliks: outcome.logliks.map(encodeLoglik), is_greedy: [...outcome.isGreedy] })),
+            docs: outcomes.map((outcome) => ({
+              doc_id: outcome.docId,
+              logliks: outcome.logliks.map(encodeLoglik),
+              is_greedy: [...outcome.isGreedy],
+              ...(outcome.responses !== undefined ? { responses: [...outcome.responses] } : {}),
+            })),
           },
         ];
       }),
@@ -186,7 +198,12 @@ export function shardOutcomes(record: ShardRecord): Map<string, DocOutcome[]> {
   return new Map(
     Object.entries(record.documents).map(([task, documents]) => [
       task,
-      documents.docs.map((document) => ({ docId: document.doc_id, logliks: document.logliks.map(decodeLoglik), isGreedy: document.is_greedy })),
+      documents.docs.map((document) => ({
+        docId: document.doc_id,
+        logliks: document.logliks.map(decodeLoglik),
+        isGreedy: document.is_greedy,
+        ...(document.responses !== undefined ? { responses: document.responses } : {}),
+      })),
     ]),
   );
 }

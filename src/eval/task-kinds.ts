@@ -9,11 +9,13 @@
  *   metrics        documents' outcomes (their summed log-likelihoods per result) → the task's metrics
  *   samples        --log-samples records
  *   config         the results' `configs` entry
- *   results/doc    how many results each document has (a shard's outcomes are checked against it)
- * A new kind (generate_until) adds its task type to the `Task` union, a member to `TaskRequests`, and one case
- * to each switch below; the compiler lists every place that lacks it.
+ *   results/doc    how many log-likelihoods each document has (a shard's outcomes are checked against it)
+ * A new kind adds its task type to the `Task` union, a member to `TaskRequests`, and one case to each switch
+ * below; the compiler lists every place that lacks it. generate_until has no scoring units: its documents are
+ * answered by the generation route (src/eval/generation-route.ts), and its outcomes carry the generated texts.
  */
 import { MlrbError } from '../errors.js';
+import type { GenerationKwargs } from '../tasks/generate-until-types.js';
 import type { MetricName, Task } from '../tasks/types.js';
 import type { ScoringRequest, TaskRequests } from './instance.js';
 import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
@@ -21,6 +23,9 @@ import type { EncodingRules } from './request-encoding.js';
 import type { TaskConfigDump } from './results.js';
 import { buildRollingRequests, buildRollingSamples, computeRollingMetrics, isPerplexityMetric, rollingWindowRequests } from './rolling-task.js';
 import { buildTaskSamples, type LoggedSample } from './samples.js';
+import { buildGenerateUntilRequests } from './generate-until/requests.js';
+import { generateUntilConfig } from './generate-until/results.js';
+import { generateUntilLoggedSamples, generateUntilOutcomeProblem, generateUntilTaskMetrics } from './generate-until/task-kind.js';
 import { multipleChoiceConfig, rollingConfig } from './task-configs.js';
 import { buildTaskRequests } from './task-requests.js';
 
@@ -38,6 +43,8 @@ export function requestsForTask(task: Task): TaskRequests {
       return { kind: task.kind, requests: buildTaskRequests(task) };
     case 'loglikelihood_rolling':
       return { kind: task.kind, requests: buildRollingRequests(task) };
+    case 'generate_until':
+      return { kind: task.kind, requests: buildGenerateUntilRequests(task) };
     default:
       return unknownKind(task);
   }
@@ -50,13 +57,15 @@ export interface ScoringContext {
   readonly maxLength: number;
 }
 
-/** The requests, restricted to the documents `keep` accepts, as the scoring path takes them. */
+/** The requests, restricted to the documents `keep` accepts, as the scoring path takes them (generate_until: none). */
 export function scoringRequests(requests: TaskRequests, keep: (docId: number) => boolean, context: ScoringContext): ScoringRequest[] {
   switch (requests.kind) {
     case 'multiple_choice':
       return requests.requests.filter((request) => keep(request.docId));
     case 'loglikelihood_rolling':
       return rollingWindowRequests(requests.requests.filter((request) => keep(request.docId)), context.rules(), context.maxLength);
+    case 'generate_until':
+      return [];
     default:
       return unknownKind(requests);
   }
@@ -69,6 +78,10 @@ export function requestIdentities(requests: TaskRequests, keep: (docId: number) 
       return requests.requests.filter((request) => keep(request.docId)).map((request) => JSON.stringify([request.docId, request.choiceIndex, request.context, request.continuation]));
     case 'loglikelihood_rolling':
       return requests.requests.filter((request) => keep(request.docId)).map((request) => JSON.stringify([request.docId, request.text]));
+    case 'generate_until':
+      return requests.requests
+        .filter((request) => keep(request.docId))
+        .map((request) => JSON.stringify([request.docId, request.context, generationKwargsIdentity(request.generationKwargs)]));
     default:
       return unknownKind(requests);
   }
@@ -80,6 +93,8 @@ export function taskMetricsFor(task: Task, outcomes: readonly DocOutcome[]): Tas
       return computeTaskMetrics(task, outcomes);
     case 'loglikelihood_rolling':
       return computeRollingMetrics(task, outcomes);
+    case 'generate_until':
+      return generateUntilTaskMetrics(task, outcomes);
     default:
       return unknownKind(task);
   }
@@ -93,6 +108,9 @@ export function samplesFor(task: Task, requests: TaskRequests, metrics: TaskMetr
     case 'loglikelihood_rolling':
       if (requests.kind !== task.kind) throw mismatch(task, requests);
       return buildRollingSamples(task, requests.requests, metrics);
+    case 'generate_until':
+      if (requests.kind !== task.kind) throw mismatch(task, requests);
+      return generateUntilLoggedSamples(task, requests.requests, metrics);
     default:
       return unknownKind(task);
   }
@@ -104,18 +122,41 @@ export function taskConfigFor(task: Task): TaskConfigDump {
       return multipleChoiceConfig(task);
     case 'loglikelihood_rolling':
       return rollingConfig(task);
+    case 'generate_until':
+      return generateUntilConfig(task);
     default:
       return unknownKind(task);
   }
 }
 
-/** Results per document: one per choice, or one for a rolling document (its windows add up to it). */
+/**
+ * Log-likelihoods per document: one per choice, one for a rolling document (its windows add up to it), none for
+ * a generate_until document (its outcome is its generated text).
+ */
 export function resultsPerDocument(task: Task): Map<number, number> {
   switch (task.kind) {
     case 'multiple_choice':
       return new Map(task.docs.map((doc) => [doc.docId, doc.choices.length]));
     case 'loglikelihood_rolling':
       return new Map(task.docs.map((doc) => [doc.docId, 1]));
+    case 'generate_until':
+      return new Map(task.docs.map((doc) => [doc.docId, 0]));
+    default:
+      return unknownKind(task);
+  }
+}
+
+/** What is wrong with a shard document's outcome for its task's kind, or undefined when it has the right shape. */
+export function outcomeShapeProblem(task: Task, outcome: DocOutcome): string | undefined {
+  switch (task.kind) {
+    case 'multiple_choice':
+    case 'loglikelihood_rolling': {
+      const expected = resultsPerDocument(task).get(outcome.docId) ?? 0;
+      if (outcome.logliks.length === expected && outcome.isGreedy.length === expected && outcome.responses === undefined) return undefined;
+      return `document ${outcome.docId} has ${outcome.logliks.length} log-likelihoods and ${outcome.isGreedy.length} greedy flags for ${expected} choices`;
+    }
+    case 'generate_until':
+      return generateUntilOutcomeProblem(outcome);
     default:
       return unknownKind(task);
   }
@@ -129,6 +170,8 @@ export function keepDocuments(task: Task, keep: (docId: number) => boolean): Tas
       return { ...task, docs: task.docs.filter((doc) => keep(doc.docId)), totalDocs };
     case 'loglikelihood_rolling':
       return { ...task, docs: task.docs.filter((doc) => keep(doc.docId)), totalDocs };
+    case 'generate_until':
+      return { ...task, docs: task.docs.filter((doc) => keep(doc.docId)), totalDocs };
     default:
       return unknownKind(task);
   }
@@ -136,7 +179,34 @@ export function keepDocuments(task: Task, keep: (docId: number) => boolean): Tas
 
 /** lm-eval's n-shot: a rolling task never has examples. */
 export function numFewshotOf(task: Task): number {
-  return task.kind === 'multiple_choice' ? (task.numFewshot ?? 0) : 0;
+  switch (task.kind) {
+    case 'multiple_choice':
+      return task.numFewshot ?? 0;
+    case 'loglikelihood_rolling':
+      return 0;
+    case 'generate_until':
+      return task.numFewshot;
+    default:
+      return unknownKind(task);
+  }
+}
+
+/** The metric names a task reports (a generate_until task reports its one metric once per filter). */
+export function metricNamesOf(task: Task): readonly MetricName[] {
+  switch (task.kind) {
+    case 'multiple_choice':
+    case 'loglikelihood_rolling':
+      return task.metrics;
+    case 'generate_until':
+      return [task.metric.name];
+    default:
+      return unknownKind(task);
+  }
+}
+
+/** A request's generation kwargs in a fixed key order, for the requests digest. */
+function generationKwargsIdentity(kwargs: GenerationKwargs): readonly unknown[] {
+  return [kwargs.until, kwargs.doSample, kwargs.temperature, kwargs.maxGenToks ?? null];
 }
 
 /** lm-eval's higher_is_better per metric: false for the perplexity metrics, true for the rest. */

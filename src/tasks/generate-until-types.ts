@@ -66,6 +66,7 @@ export interface GenerateUntilFewshot {
 }
 
 export interface GenerateUntilTask {
+  readonly kind: 'generate_until';
   readonly name: string;
   /** metadata.version. */
   readonly version: number;
@@ -82,6 +83,8 @@ export interface GenerateUntilTask {
   /** Documents in the split before --limit (lm-eval's n-samples "original"). */
   readonly totalDocs: number;
   readonly sourceFiles: readonly string[];
+  /** Extra facts for aggregation breakdowns; GSM8K has none. */
+  readonly tags: Readonly<Record<string, string>>;
   readonly lmEval: GenerateUntilLmEvalFacts;
 }
 

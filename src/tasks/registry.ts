@@ -3,7 +3,8 @@
  * suite is one more entry and one more options type, with no change to the evaluator, and the CLI's usage and
  * errors list it from here. Every SuperGLUE task is also a suite of its own (`--suite boolq,cb`); `rte` is
  * accepted for lm-eval's `sglue_rte`. A multiple-choice task over one dataset is a SingleTask (src/tasks/single/):
- * one file and one entry here. A suite may hold any kind of task (types.ts `Task`); wikitext's is loglikelihood_rolling.
+ * one file and one entry here. A suite may hold any kind of task (types.ts `Task`); wikitext's is loglikelihood_rolling,
+ * gsm8k's generate_until.
  */
 import { loadBabyLmSuite, type BabyLmLoadOptions } from './babylm/load.js';
 import { loadBlimpSuite, type BlimpLoadOptions } from './blimp/load.js';
@@ -14,6 +15,7 @@ import { piqa } from './single/piqa.js';
 import { loadSingleTaskSuite } from './single/single-task.js';
 import { winogrande } from './single/winogrande.js';
 import { loadWikitextSuite } from './wikitext/load.js';
+import { loadGsm8kSuite, type Gsm8kLoadOptions } from './gsm8k/load.js';
 import { loadSuperGlueSuite, loadSuperGlueTaskSuite, type SuperGlueLoadOptions, type SuperGlueTaskName } from './superglue/load.js';
 import type { Suite, SuiteLoadOptions } from './types.js';
 
@@ -40,6 +42,7 @@ export interface SuiteOptionsByName {
   readonly piqa: SuiteLoadOptions;
   readonly winogrande: SuiteLoadOptions;
   readonly wikitext: SuiteLoadOptions;
+  readonly gsm8k: Gsm8kLoadOptions;
 }
 
 export type SuiteName = keyof SuiteOptionsByName;
@@ -83,6 +86,7 @@ const SUITES = {
   piqa: { load: (options) => loadSingleTaskSuite(piqa, options), origin: 'lm-eval' },
   winogrande: { load: (options) => loadSingleTaskSuite(winogrande, options), origin: 'lm-eval' },
   wikitext: { load: loadWikitextSuite, origin: 'lm-eval' },
+  gsm8k: { load: loadGsm8kSuite, origin: 'lm-eval' },
   blimp_filtered: { load: (options) => loadBabyLmSuite('blimp_filtered', options), origin: 'babylm' },
   blimp_supplement: { load: (options) => loadBabyLmSuite('blimp_supplement', options), origin: 'babylm' },
   ewok_filtered: { load: (options) => loadBabyLmSuite('ewok_filtered', options), origin: 'babylm' },

@@ -3,14 +3,20 @@
  * any spec of a kind into requests and metrics the same way (src/eval/task-kinds.ts), never by task name.
  *   multiple_choice        one log-likelihood per choice; acc, acc_norm, F1 … (MMLU, BLiMP, SuperGLUE, HellaSwag …)
  *   loglikelihood_rolling  one log-likelihood of a whole document, scored in windows; perplexities (wikitext)
+ *   generate_until         one generated text per document, filtered to an answer and matched (gsm8k;
+ *                          src/tasks/generate-until-types.ts)
  *
  * For a multiple-choice document d with choices c_i lm-eval builds:
  *   context      = description + few-shot blocks + docToText(d)
  *   continuation = targetDelimiter + c_i
  * where a few-shot block is docToText(e) + targetDelimiter + (targetText(e) ?? choices(e)[target(e)]) + fewshotDelimiter.
  */
+import type { GenerateUntilTask } from './generate-until-types.js';
+
+export type { GenerateUntilTask } from './generate-until-types.js';
+
 /** lm-eval's metric names; `score` is ours and only a group reports it (see TaskGroup.scoreMetrics). */
-export type MetricName = 'acc' | 'acc_norm' | 'f1' | 'mcc' | 'em' | 'score' | PerplexityMetricName;
+export type MetricName = 'acc' | 'acc_norm' | 'f1' | 'mcc' | 'em' | 'score' | 'exact_match' | PerplexityMetricName;
 
 /** The metrics of a loglikelihood_rolling task, each lower-is-better. */
 export type PerplexityMetricName = 'word_perplexity' | 'byte_perplexity' | 'bits_per_byte';
@@ -105,7 +111,7 @@ interface TaskCommon {
 }
 
 /** Any task the evaluator runs; `kind` says which rules (src/eval/task-kinds.ts) turn it into requests and metrics. */
-export type Task = MultipleChoiceTask | RollingLoglikelihoodTask;
+export type Task = MultipleChoiceTask | RollingLoglikelihoodTask | GenerateUntilTask;
 
 /** lm-eval's output_type of each kind. */
 export type TaskKind = Task['kind'];

@@ -43,7 +43,7 @@ const RELEASE = path.join(repoRoot, 'test/fixtures/tasks/gsm8k/release');
 describe('gsm8k spec against lm-eval 0.4.13 gsm8k.yaml', () => {
   it('states the YAML: version, templates, splits, generation kwargs, filters, metric options', async () => {
     const task = await loadGsm8k({ dataDir: HUB });
-    const config = generateUntilConfig(task);
+    const config: Readonly<Record<string, unknown>> = { ...generateUntilConfig(task) };
     const { yaml } = recorded;
     expect(task.version).toBe(yaml.metadata.version);
     expect(task.numFewshot).toBe(yaml['num_fewshot']);
@@ -60,7 +60,7 @@ describe('gsm8k spec against lm-eval 0.4.13 gsm8k.yaml', () => {
   });
 
   it("matches dump_config's fields for a generate_until task", async () => {
-    const config = generateUntilConfig(await loadGsm8k({ dataDir: HUB }));
+    const config: Readonly<Record<string, unknown>> = { ...generateUntilConfig(await loadGsm8k({ dataDir: HUB })) };
     // Fields our 0.4.8-layout dump does not carry: the 0.4.13 layout adds them (results-layout-0413.ts), and
     // dataset_path / dataset_kwargs name the recording's local parquet files.
     const notCompared = new Set(['dataset_path', 'dataset_kwargs', 'unsafe_code', 'fewshot_config']);
@@ -85,7 +85,7 @@ describe('gsm8k generate_until requests against lm-eval 0.4.13', () => {
       const requests = buildGenerateUntilRequests(task);
       expect(requests.map((request) => request.docId)).toEqual(expected.map((request) => request.docId));
       expect(requests.map((request) => request.context)).toEqual(expected.map((request) => request.context));
-      const config = generateUntilConfig(task);
+      const config: Readonly<Record<string, unknown>> = { ...generateUntilConfig(task) };
       for (const request of expected) expect(config['generation_kwargs']).toEqual(request.kwargs);
     });
   }

@@ -43,7 +43,7 @@ describe('evaluate() on the new suites', () => {
       let accSum = 0;
       let accNormSum = 0;
       samples.forEach((sample, index) => {
-        const logliks = sample.filtered_resps.map((response) => (typeof response === 'number' ? response : response[0]));
+        const logliks = sample.filtered_resps.map((response) => (typeof response === 'number' ? response : typeof response === 'string' ? Number.NaN : response[0]));
         // lm-eval's acc_norm divides by len(choice), in code points, the choice being the continuation without its
         // target delimiter (WinoGrande reports acc only).
         const choices = (lmEvalDocs[index]?.arguments ?? []).map(([, continuation]) => continuation.slice(1));

@@ -12,7 +12,7 @@
  */
 import type { GenerateUntilTask } from '../../tasks/generate-until-types.js';
 import { mean, meanStderr, type Stderr } from '../metrics.js';
-import type { JsonValue, MetricKey } from '../results.js';
+import type { JsonValue, MetricKey, TaskConfigDump } from '../results.js';
 import { createExactMatch } from './exact-match.js';
 import { compilePipeline, type FilteredResponse } from './filters.js';
 import type { GenerateUntilRequest } from './requests.js';
@@ -75,7 +75,7 @@ export function generateUntilResultEntry(task: GenerateUntilTask, scores: Genera
 }
 
 /** `configs[task]` (the v0.4.4–v0.4.8 layout: fields lm-eval leaves unset are absent). */
-export function generateUntilConfig(task: GenerateUntilTask): Record<string, JsonValue> {
+export function generateUntilConfig(task: GenerateUntilTask): TaskConfigDump {
   const { lmEval, generationKwargs, metric } = task;
   return {
     task: task.name,

@@ -14,6 +14,7 @@ import { pathEntryExists } from '../../io/regular-file.js';
 import { applyLimit, checkLimit } from '../data-files.js';
 import { DEFAULT_FEWSHOT_SEED, checkFewshotCount } from '../fewshot/sampler.js';
 import type { GenerateUntilDoc, GenerateUntilFewshot, GenerateUntilTask } from '../generate-until-types.js';
+import type { Suite } from '../types.js';
 import { resolveSuiteData, splitShards, type DataLayout, type SuiteData } from '../hub-layout.js';
 import { hubSplit, jsonlParser, parquetParser, releaseSplit, type RowToDoc, type SplitSource } from '../split-source.js';
 import {
@@ -73,6 +74,11 @@ export function loadGsm8k(options: Gsm8kLoadOptions): Promise<GenerateUntilTask>
   return load(options, numFewshot);
 }
 
+/** GSM8K as a suite: the one task, no groups. */
+export async function loadGsm8kSuite(options: Gsm8kLoadOptions): Promise<Suite<GenerateUntilTask>> {
+  return { name: GSM8K_TASK, tasks: [await loadGsm8k(options)], groups: [] };
+}
+
 async function load(options: Gsm8kLoadOptions, numFewshot: number): Promise<GenerateUntilTask> {
   const data = await resolveSuiteData(options.dataDir, { suite: 'gsm8k', label: LABEL, layouts: LAYOUTS, hubRepos: ['openai/gsm8k', 'gsm8k'] });
   const evaluated = await requireSplit(data, 'test', 'evaluation');
@@ -84,6 +90,7 @@ async function load(options: Gsm8kLoadOptions, numFewshot: number): Promise<Gene
     fewshotSource === undefined ? undefined : { sampler: 'default', docs: (await fewshotSource.read()).map(toDoc), seed: DEFAULT_FEWSHOT_SEED, drawsExtra: false };
   checkFewshotCount(GSM8K_TASK, fewshot, numFewshot);
   return {
+    kind: 'generate_until',
     name: GSM8K_TASK,
     version: GSM8K_VERSION,
     description: '',
@@ -97,6 +104,7 @@ async function load(options: Gsm8kLoadOptions, numFewshot: number): Promise<Gene
     metric: { name: 'exact_match', options: GSM8K_EXACT_MATCH },
     totalDocs: docs.length,
     sourceFiles: [...evaluated.sourceFiles, ...(fewshotSource?.sourceFiles ?? [])],
+    tags: {},
     lmEval: GSM8K_LM_EVAL,
   };
 }
