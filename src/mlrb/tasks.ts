@@ -133,12 +133,12 @@ const DEFINITIONS: Readonly<Record<MlrbTaskName, MlrbTaskDefinition>> = {
     mlrbName: 'llm_efficiency',
     title: '1LLM + 1GPU + 1Day: LLM Efficiency Challenge',
     // run_evals.sh: `hellaswag, gsm8k, arc, mmlu, blimp`. lm-eval has no task `arc`; its `ai2_arc` tag is
-    // arc_easy and arc_challenge, both scored here.
-    suites: [{ name: 'mmlu' }, { name: 'hellaswag' }, { name: 'arc_easy' }, { name: 'arc_challenge' }, { name: 'blimp' }],
+    // arc_easy and arc_challenge, both scored here. gsm8k generates (5-shot, greedy) after the scoring.
+    suites: [{ name: 'mmlu' }, { name: 'hellaswag' }, { name: 'gsm8k' }, { name: 'arc_easy' }, { name: 'arc_challenge' }, { name: 'blimp' }],
     // The task's stated result and mlresearchbench.com's metric are (a subset of) MMLU; which subset is not said.
     headline: { kind: 'metric', label: 'MMLU accuracy (all 57 subjects; MLRB names "a subset" without saying which)', suite: 'mmlu', entry: 'mmlu', metric: 'acc' },
     eligibility: { kind: 'unverifiable', rules: ['an approved base model', 'open-source data only', 'not trained on MMLU', 'one GPU, 24 hours', MODEL_MADE_RULE] },
-    unavailable: [{ name: 'gsm8k', kind: 'suite', reason: 'gsm8k is a generation task (exact match on a generated answer); mlrb-eval scores log-likelihoods only so far' }],
+    unavailable: [],
     modelMetrics: AGENT_EVAL_MODEL_METRICS,
     miniNote: 'mini_llm_efficiency gives an 8-hour budget and a small assigned model; the evaluation is the same',
   },

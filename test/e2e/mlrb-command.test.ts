@@ -26,7 +26,8 @@ let modelPath = '';
 let dataDir = '';
 
 beforeAll(() => {
-  modelPath = writeTinyCausalLm(path.join(workDir, 'model')).modelPath;
+  // 512 positions: gsm8k (llm_efficiency) keeps max_gen_toks = 256 of them for the answer.
+  modelPath = writeTinyCausalLm(path.join(workDir, 'model'), { maxPositions: 512, pastConvention: 'optimum' }).modelPath;
   dataDir = path.join(workDir, 'data');
   writeTinyMmlu(path.join(dataDir, 'mmlu'));
   writeFullBlimp(path.join(dataDir, 'blimp'));
@@ -34,6 +35,7 @@ beforeAll(() => {
   cpSync(writeBabyLmFixture(), path.join(dataDir, 'evaluation_data'), { recursive: true });
   cpSync(path.join(releaseFixtures, 'evaluation_data', 'ewok_filtered'), path.join(dataDir, 'evaluation_data', 'ewok_filtered'), { recursive: true });
   cpSync(path.join(releaseFixtures, 'hellaswag'), path.join(dataDir, 'hellaswag'), { recursive: true });
+  cpSync(path.join(repoRoot, 'test', 'fixtures', 'tasks', 'gsm8k', 'hub'), path.join(dataDir, 'gsm8k'), { recursive: true });
   for (const arc of ['ARC-Easy', 'ARC-Challenge']) cpSync(path.join(releaseFixtures, 'ARC-V1-Feb2018-2', arc), path.join(dataDir, arc), { recursive: true });
 });
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
