@@ -2,7 +2,7 @@
  * The package as a new user gets it (too slow and too networked for `npm test`): packs it (prepack builds the
  * addon), installs the tarball into an empty project with npm's default config (HOME is an empty folder, so no
  * ~/.npmrc applies; the npm registry must be reachable), then checks that nothing compiled, measures the time and
- * node_modules, type-checks and runs a strict-TypeScript consumer, and runs the CLI from the installed package.
+ * node_modules, type-checks and runs a strict-TypeScript consumer (scoring and generation), and runs the CLI from the installed package.
  * The consumer's logliks are compared with the independent path (onnxruntime-node JS, test/support). Usage:
  *   npx tsx scripts/verify-package.ts [--tarball FILE] [--keep]
  */
@@ -22,6 +22,7 @@ const REQUESTS = [
   { taskName: 't', docId: 0, choiceIndex: 0, context: 'the cat sat on the', continuation: ' mat' },
   { taskName: 't', docId: 0, choiceIndex: 1, context: 'the cat sat on the', continuation: ' dog ran' },
 ];
+const GENERATION_PROMPTS = ['the cat sat on the', 'a dog'];
 
 const { values } = parseArgs({ options: { tarball: { type: 'string' }, keep: { type: 'boolean', default: false } } });
 const repoRoot = path.resolve(import.meta.dirname, '..');
@@ -79,7 +80,7 @@ writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
   files: ['consumer.ts'],
 }));
 writeFileSync(path.join(project, 'consumer.ts'), `import { readFileSync } from 'node:fs';
-import { evaluate, loadModel, scoreRequests, type EvaluateOptions, type LoglikelihoodRequest } from 'mlrb-eval';
+import { evaluate, generate, loadModel, scoreRequests, type EvaluateOptions, type LoglikelihoodRequest } from 'mlrb-eval';
 
 const options: EvaluateOptions = { model: ${JSON.stringify(modelPath)}, suite: 'blimp', dataDir: ${JSON.stringify(dataDir)}, allowPartial: true };
 const { results } = await evaluate(options);
@@ -87,14 +88,16 @@ const requests: LoglikelihoodRequest[] = ${JSON.stringify(REQUESTS)};
 const model = await loadModel({ model: options.model });
 const logliks: number[] = (await scoreRequests(model, requests)).results.map((result) => result.loglik);
 model.dispose();
+const generated: number[][] = (await generate({ model: options.model, prompts: GENERATION_PROMPTS, maxNewTokens: 4 })).generations.map((generation) => [...generation.tokenIds]);
 const ortLibraries = readFileSync('/proc/self/maps', 'utf8').split('\\n').filter((line) => line.includes('libonnxruntime')).map((line) => line.split(/\\s+/).at(-1));
-console.log(JSON.stringify({ ortVersion: results.mlrb.ort_version, results: results.results, logliks, ortLibraries: [...new Set(ortLibraries)] }));
-`);
+console.log(JSON.stringify({ ortVersion: results.mlrb.ort_version, results: results.results, logliks, generated, ortLibraries: [...new Set(ortLibraries)] }));
+`.replace('GENERATION_PROMPTS', JSON.stringify(GENERATION_PROMPTS)));
 const typecheck = run(path.join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], project);
 interface ConsumerReport {
   ortVersion: string;
   results: Record<string, Record<string, unknown>>;
   logliks: number[];
+  generated: number[][];
   ortLibraries: string[];
 }
 const consumer = JSON.parse(run('node', ['out/consumer.js'], project).stdout) as ConsumerReport;
@@ -120,6 +123,13 @@ const cliOutput = path.join(project, 'cli-results.json');
 run('npx', ['mlrb-eval', modelPath, '--suite', 'blimp', '--data', dataDir, '--allow-partial', '--quiet', '--output', cliOutput], project);
 const cliResults = (JSON.parse(readFileSync(cliOutput, 'utf8')) as { results: unknown }).results;
 check(JSON.stringify(cliResults) === JSON.stringify(consumer.results), 'the CLI and the library disagree on the results');
+
+// Generation from the installed package: the library's greedy ids equal the installed CLI's.
+const cliGeneration = path.join(project, 'cli-generation.json');
+run('npx', ['mlrb-eval', 'generate', modelPath, ...GENERATION_PROMPTS.flatMap((prompt) => ['--prompt', prompt]), '--max-new-tokens', '4', '--output', cliGeneration], project);
+const cliIds = (JSON.parse(readFileSync(cliGeneration, 'utf8')) as { generations: { tokenIds: number[] }[] }).generations.map((generation) => generation.tokenIds);
+check(consumer.generated.length === GENERATION_PROMPTS.length && consumer.generated.every((ids) => ids.length > 0), 'the consumer generated nothing');
+check(JSON.stringify(cliIds) === JSON.stringify(consumer.generated), 'the CLI and the library generated different ids');
 
 console.log(JSON.stringify({
   tarball,
