@@ -4,22 +4,15 @@
  * with past inputs: after the first step it feeds only the newest token (its use_cache setting is not read),
  * so it has no no-KV row.
  */
-import path from 'node:path';
-import { AutoModelForCausalLM, Tensor, env } from '@huggingface/transformers';
+import { Tensor } from '@huggingface/transformers';
 import type { GreedyDecoder } from './greedy-decoder.js';
+import { loadTransformersJsModel } from './transformers-js-model.js';
 
 const int64Matrix = (rows: readonly (readonly number[])[], width: number, value?: bigint): Tensor =>
   new Tensor('int64', BigInt64Array.from(rows.flatMap((row) => row.map((id) => value ?? BigInt(id)))), [rows.length, width]);
 
 export async function createTransformersJsDecoder(modelDir: string, threads?: number): Promise<GreedyDecoder> {
-  env.allowRemoteModels = false;
-  env.localModelPath = path.dirname(modelDir);
-  const model = await AutoModelForCausalLM.from_pretrained(path.basename(modelDir), {
-    dtype: 'fp32',
-    device: 'cpu',
-    local_files_only: true,
-    ...(threads ? { session_options: { intraOpNumThreads: threads } } : {}),
-  });
+  const model = await loadTransformersJsModel(modelDir, threads);
   return {
     async decode(prompts, maxNewTokens) {
       const width = prompts[0]?.length ?? 0;

@@ -5,9 +5,9 @@
  * It scores the same token ids as mlrb-eval (tokenization is measured separately), and its model session
  * is onnxruntime-node's, the same ORT build mlrb-eval loads.
  */
-import path from 'node:path';
-import { AutoModelForCausalLM, Tensor, env, log_softmax } from '@huggingface/transformers';
+import { Tensor, log_softmax } from '@huggingface/transformers';
 import type { ModelInput } from '../../src/eval/request-encoding.js';
+import { loadTransformersJsModel } from './transformers-js-model.js';
 
 export interface TransformersJsScorer {
   scoreAll(inputs: readonly ModelInput[]): Promise<number[]>;
@@ -15,14 +15,7 @@ export interface TransformersJsScorer {
 }
 
 export async function createTransformersJsScorer(modelDir: string, options: { batchSize: number; threads?: number }): Promise<TransformersJsScorer> {
-  env.allowRemoteModels = false;
-  env.localModelPath = path.dirname(modelDir);
-  const model = await AutoModelForCausalLM.from_pretrained(path.basename(modelDir), {
-    dtype: 'fp32',
-    device: 'cpu',
-    local_files_only: true,
-    ...(options.threads ? { session_options: { intraOpNumThreads: options.threads } } : {}),
-  });
+  const model = await loadTransformersJsModel(modelDir, options.threads);
   const scoreBatch = async (batch: readonly ModelInput[]): Promise<number[]> => {
     const length = Math.max(...batch.map((input) => input.inputTokens.length));
     const ids = new BigInt64Array(batch.length * length);

@@ -10,15 +10,6 @@ namespace mlrb {
 
 namespace {
 
-bool is_past(const InputPlan& plan) { return plan.role == InputRole::kPastKeyValue || plan.role == InputRole::kPastStacked; }
-
-Ort::Value empty_past(const InputPlan& plan, int64_t rows) {
-  Ort::AllocatorWithDefaultOptions allocator;
-  std::vector<int64_t> shape = plan.empty_past_shape;
-  shape[static_cast<size_t>(plan.batch_axis)] = rows;
-  return Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), plan.tensor.type);
-}
-
 // A non-owning view of a host tensor, handed to ORT as an input (ORT only reads inputs).
 Ort::Value view_of(Ort::Value& tensor) {
   const auto info = tensor.GetTensorTypeAndShapeInfo();
@@ -31,44 +22,22 @@ Ort::Value view_of(Ort::Value& tensor) {
 }  // namespace
 
 BoundInputs bind_decode_inputs(const GraphSignature& signature, const DecodeFeed& feed, std::span<Ort::Value> past) {
-  const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   BoundInputs bound;
-  bound.zeros.assign(feed.input_ids.size(), 0);
+  const TokenTensors tokens{feed.rows, feed.length, feed.past_length, &feed.input_ids, &feed.attention_mask, &feed.position_ids, &feed.logit_positions};
   size_t past_index = 0;
   for (const InputPlan& plan : signature.inputs) {
-    bound.names.push_back(plan.tensor.name.c_str());
-    if (is_past(plan)) {
-      if (past.empty()) {
-        bound.values.push_back(empty_past(plan, feed.rows));
-      } else {
-        if (past_index >= past.size()) throw Error("INTERNAL", "the decoding KV cache has fewer tensors than the graph's past inputs");
-        bound.values.push_back(view_of(past[past_index]));
-      }
-      ++past_index;
+    if (!is_past_input(plan)) {
+      bind_token_input(plan, tokens, bound);
       continue;
     }
-    std::vector<int64_t> shape{feed.rows, feed.length};
-    const std::vector<int64_t>* source = &bound.zeros;
-    switch (plan.role) {
-      case InputRole::kTokenIds: source = &feed.input_ids; break;
-      case InputRole::kAttentionMask:
-        source = &feed.attention_mask;
-        shape[1] = feed.past_length + feed.length;
-        break;
-      case InputRole::kPositionIds: source = &feed.position_ids; break;
-      case InputRole::kLogitPositions:
-        source = &feed.logit_positions;
-        shape = {static_cast<int64_t>(feed.logit_positions.size())};
-        break;
-      default: break;
-    }
-    if (plan.tensor.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || plan.role == InputRole::kLogitPositions) {
-      bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, const_cast<int64_t*>(source->data()), source->size(),
-                                                               shape.data(), shape.size()));
+    bound.names.push_back(plan.tensor.name.c_str());
+    if (past.empty()) {
+      bound.values.push_back(empty_past(plan, feed.rows));
     } else {
-      auto& narrowed = bound.int32_buffers.emplace_back(source->begin(), source->end());
-      bound.values.push_back(Ort::Value::CreateTensor<int32_t>(memory, narrowed.data(), narrowed.size(), shape.data(), shape.size()));
+      if (past_index >= past.size()) throw Error("INTERNAL", "the decoding KV cache has fewer tensors than the graph's past inputs");
+      bound.values.push_back(view_of(past[past_index]));
     }
+    ++past_index;
   }
   return bound;
 }

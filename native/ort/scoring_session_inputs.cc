@@ -31,6 +31,10 @@ Ort::Value broadcast_prefix(const Ort::Value& prefix, const InputPlan& plan, int
   return expanded;
 }
 
+}  // namespace
+
+bool is_past_input(const InputPlan& plan) { return plan.role == InputRole::kPastKeyValue || plan.role == InputRole::kPastStacked; }
+
 Ort::Value empty_past(const InputPlan& plan, int64_t rows) {
   Ort::AllocatorWithDefaultOptions allocator;
   std::vector<int64_t> shape = plan.empty_past_shape;
@@ -38,7 +42,39 @@ Ort::Value empty_past(const InputPlan& plan, int64_t rows) {
   return Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), plan.tensor.type);
 }
 
-}  // namespace
+void bind_token_input(const InputPlan& plan, const TokenTensors& tokens, BoundInputs& bound) {
+  const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  bound.names.push_back(plan.tensor.name.c_str());
+  std::vector<int64_t> shape{tokens.rows, tokens.length};
+  const std::vector<int64_t>* source = nullptr;
+  switch (plan.role) {
+    case InputRole::kTokenIds: source = tokens.input_ids; break;
+    case InputRole::kAttentionMask:
+      source = tokens.attention_mask;
+      shape[1] = tokens.past_length + tokens.length;
+      break;
+    case InputRole::kPositionIds: source = tokens.position_ids; break;
+    case InputRole::kLogitPositions:
+      source = tokens.logit_positions;
+      shape = {tokens.logit_positions != nullptr ? static_cast<int64_t>(tokens.logit_positions->size()) : 0};
+      break;
+    case InputRole::kTokenTypeIds:
+      // One token-type input per graph at most, so the zeros are sized once and never reallocated under a tensor.
+      if (bound.zeros.empty()) bound.zeros.assign(static_cast<size_t>(tokens.rows * tokens.length), 0);
+      source = &bound.zeros;
+      break;
+    case InputRole::kPastKeyValue:
+    case InputRole::kPastStacked: throw Error("INTERNAL", "bind_token_input() was given the past input " + plan.tensor.name);
+  }
+  if (source == nullptr) throw Error("INTERNAL", "no values were given for the input " + plan.tensor.name);
+  if (plan.tensor.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || plan.role == InputRole::kLogitPositions) {
+    // ORT only reads inputs; the const_cast is the C API's signature, not a write.
+    bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, const_cast<int64_t*>(source->data()), source->size(), shape.data(), shape.size()));
+  } else {
+    auto& narrowed = bound.int32_buffers.emplace_back(source->begin(), source->end());
+    bound.values.push_back(Ort::Value::CreateTensor<int32_t>(memory, narrowed.data(), narrowed.size(), shape.data(), shape.size()));
+  }
+}
 
 std::vector<int64_t> broadcast_shape(const Ort::Value& prefix, const InputPlan& plan, int64_t rows) {
   const auto info = prefix.GetTensorTypeAndShapeInfo();
@@ -53,44 +89,22 @@ std::vector<int64_t> broadcast_shape(const Ort::Value& prefix, const InputPlan& 
 
 BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& padded, const std::vector<int64_t>& gather_positions,
                         const KvPrefix* prefix) {
-  Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   BoundInputs bound;
-  bound.zeros.assign(padded.input_ids.size(), 0);
+  const TokenTensors tokens{padded.rows, padded.max_length, padded.past_length, &padded.input_ids, &padded.attention_mask, &padded.position_ids,
+                            &gather_positions};
   size_t past_index = 0;
   for (const InputPlan& plan : signature.inputs) {
-    bound.names.push_back(plan.tensor.name.c_str());
-    if (plan.role == InputRole::kPastKeyValue || plan.role == InputRole::kPastStacked) {
-      if (prefix == nullptr) {
-        bound.values.push_back(empty_past(plan, padded.rows));
-      } else {
-        bound.values.push_back(prefix->on_device ? Ort::Value(nullptr) : broadcast_prefix(prefix->values.at(past_index), plan, padded.rows));
-      }
-      ++past_index;
+    if (!is_past_input(plan)) {
+      bind_token_input(plan, tokens, bound);
       continue;
     }
-    std::vector<int64_t> shape{padded.rows, padded.max_length};
-    const std::vector<int64_t>* source = &bound.zeros;
-    switch (plan.role) {
-      case InputRole::kTokenIds: source = &padded.input_ids; break;
-      case InputRole::kAttentionMask:
-        source = &padded.attention_mask;
-        shape[1] = padded.past_length + padded.max_length;
-        break;
-      case InputRole::kPositionIds: source = &padded.position_ids; break;
-      case InputRole::kLogitPositions:
-        source = &gather_positions;
-        shape = {static_cast<int64_t>(gather_positions.size())};
-        break;
-      default: break;
-    }
-    if (plan.tensor.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || plan.role == InputRole::kLogitPositions) {
-      // ORT only reads inputs; the const_cast is the C API's signature, not a write.
-      bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, const_cast<int64_t*>(source->data()), source->size(),
-                                                               shape.data(), shape.size()));
+    bound.names.push_back(plan.tensor.name.c_str());
+    if (prefix == nullptr) {
+      bound.values.push_back(empty_past(plan, padded.rows));
     } else {
-      auto& narrowed = bound.int32_buffers.emplace_back(source->begin(), source->end());
-      bound.values.push_back(Ort::Value::CreateTensor<int32_t>(memory, narrowed.data(), narrowed.size(), shape.data(), shape.size()));
+      bound.values.push_back(prefix->on_device ? Ort::Value(nullptr) : broadcast_prefix(prefix->values.at(past_index), plan, padded.rows));
     }
+    ++past_index;
   }
   return bound;
 }

@@ -27,6 +27,28 @@ struct BoundInputs {
   std::vector<int64_t> zeros;
 };
 
+// The token-shaped tensors of one forward pass, wherever they come from (a padded scoring batch, a decoding
+// step): [rows, length] ids and positions, the [rows, past_length + length] mask, the gathered logit positions.
+struct TokenTensors {
+  int64_t rows = 0;
+  int64_t length = 0;
+  int64_t past_length = 0;
+  const std::vector<int64_t>* input_ids = nullptr;
+  const std::vector<int64_t>* attention_mask = nullptr;
+  const std::vector<int64_t>* position_ids = nullptr;
+  const std::vector<int64_t>* logit_positions = nullptr;
+};
+
+[[nodiscard]] bool is_past_input(const InputPlan& plan);
+
+// A past input with no positions yet (a graph with KV inputs run from scratch), for `rows` rows.
+[[nodiscard]] Ort::Value empty_past(const InputPlan& plan, int64_t rows);
+
+// Appends the name and tensor of one input that is not a past (ids, mask, positions, zeros for token types,
+// logit positions), narrowed to int32 where the graph wants it. The tensor points into `tokens`' vectors (or
+// `bound`'s own buffers), which must outlive the Run.
+void bind_token_input(const InputPlan& plan, const TokenTensors& tokens, BoundInputs& bound);
+
 // `prefix` may be null (an empty past). The returned tensors point into `padded` and `gather_positions`,
 // which must outlive the Run. A prefix on the device is not broadcast here: its past inputs are left as
 // empty values for the device path to fill (see broadcast_shape).
