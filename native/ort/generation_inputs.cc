@@ -22,24 +22,12 @@ Ort::Value view_of(Ort::Value& tensor) {
 }  // namespace
 
 BoundInputs bind_decode_inputs(const GraphSignature& signature, const DecodeFeed& feed, std::span<Ort::Value> past) {
-  BoundInputs bound;
   const TokenTensors tokens{feed.rows, feed.length, feed.past_length, &feed.input_ids, &feed.attention_mask, &feed.position_ids, &feed.logit_positions};
-  size_t past_index = 0;
-  for (const InputPlan& plan : signature.inputs) {
-    if (!is_past_input(plan)) {
-      bind_token_input(plan, tokens, bound);
-      continue;
-    }
-    bound.names.push_back(plan.tensor.name.c_str());
-    if (past.empty()) {
-      bound.values.push_back(empty_past(plan, feed.rows));
-    } else {
-      if (past_index >= past.size()) throw Error("INTERNAL", "the decoding KV cache has fewer tensors than the graph's past inputs");
-      bound.values.push_back(view_of(past[past_index]));
-    }
-    ++past_index;
-  }
-  return bound;
+  return bind_pass_inputs(signature, tokens, [&](const InputPlan& plan, size_t index) {
+    if (past.empty()) return empty_past(plan, feed.rows);
+    if (index >= past.size()) throw Error("INTERNAL", "the decoding KV cache has fewer tensors than the graph's past inputs");
+    return view_of(past[index]);
+  });
 }
 
 Ort::Value gather_batch_rows(const Ort::Value& tensor, int batch_axis, std::span<const int64_t> keep) {

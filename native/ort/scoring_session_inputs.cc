@@ -42,6 +42,8 @@ Ort::Value empty_past(const InputPlan& plan, int64_t rows) {
   return Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), plan.tensor.type);
 }
 
+namespace {
+
 void bind_token_input(const InputPlan& plan, const TokenTensors& tokens, BoundInputs& bound) {
   const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
   bound.names.push_back(plan.tensor.name.c_str());
@@ -76,6 +78,8 @@ void bind_token_input(const InputPlan& plan, const TokenTensors& tokens, BoundIn
   }
 }
 
+}  // namespace
+
 std::vector<int64_t> broadcast_shape(const Ort::Value& prefix, const InputPlan& plan, int64_t rows) {
   const auto info = prefix.GetTensorTypeAndShapeInfo();
   std::vector<int64_t> shape = info.GetShape();
@@ -87,26 +91,29 @@ std::vector<int64_t> broadcast_shape(const Ort::Value& prefix, const InputPlan& 
   return shape;
 }
 
-BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& padded, const std::vector<int64_t>& gather_positions,
-                        const KvPrefix* prefix) {
+BoundInputs bind_pass_inputs(const GraphSignature& signature, const TokenTensors& tokens,
+                             const std::function<Ort::Value(const InputPlan&, size_t)>& past_value) {
   BoundInputs bound;
-  const TokenTensors tokens{padded.rows, padded.max_length, padded.past_length, &padded.input_ids, &padded.attention_mask, &padded.position_ids,
-                            &gather_positions};
   size_t past_index = 0;
   for (const InputPlan& plan : signature.inputs) {
-    if (!is_past_input(plan)) {
-      bind_token_input(plan, tokens, bound);
-      continue;
-    }
-    bound.names.push_back(plan.tensor.name.c_str());
-    if (prefix == nullptr) {
-      bound.values.push_back(empty_past(plan, padded.rows));
+    if (is_past_input(plan)) {
+      bound.names.push_back(plan.tensor.name.c_str());
+      bound.values.push_back(past_value(plan, past_index++));
     } else {
-      bound.values.push_back(prefix->on_device ? Ort::Value(nullptr) : broadcast_prefix(prefix->values.at(past_index), plan, padded.rows));
+      bind_token_input(plan, tokens, bound);
     }
-    ++past_index;
   }
   return bound;
+}
+
+BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& padded, const std::vector<int64_t>& gather_positions,
+                        const KvPrefix* prefix) {
+  const TokenTensors tokens{padded.rows, padded.max_length, padded.past_length, &padded.input_ids, &padded.attention_mask, &padded.position_ids,
+                            &gather_positions};
+  return bind_pass_inputs(signature, tokens, [&](const InputPlan& plan, size_t index) {
+    if (prefix == nullptr) return empty_past(plan, padded.rows);
+    return prefix->on_device ? Ort::Value(nullptr) : broadcast_prefix(prefix->values.at(index), plan, padded.rows);
+  });
 }
 
 }  // namespace mlrb

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "../core/packed_batch.h"
@@ -44,10 +45,12 @@ struct TokenTensors {
 // A past input with no positions yet (a graph with KV inputs run from scratch), for `rows` rows.
 [[nodiscard]] Ort::Value empty_past(const InputPlan& plan, int64_t rows);
 
-// Appends the name and tensor of one input that is not a past (ids, mask, positions, zeros for token types,
-// logit positions), narrowed to int32 where the graph wants it. The tensor points into `tokens`' vectors (or
-// `bound`'s own buffers), which must outlive the Run.
-void bind_token_input(const InputPlan& plan, const TokenTensors& tokens, BoundInputs& bound);
+// Every input of `signature` in order: token inputs (ids, mask, positions, zeros for token types, logit
+// positions) from `tokens`, narrowed to int32 where the graph wants it, and each past input from
+// `past_value(plan, index)`, index counting past inputs in signature order. The token tensors point into
+// `tokens`' vectors (or the result's own buffers), which must outlive the Run.
+[[nodiscard]] BoundInputs bind_pass_inputs(const GraphSignature& signature, const TokenTensors& tokens,
+                                           const std::function<Ort::Value(const InputPlan&, size_t)>& past_value);
 
 // `prefix` may be null (an empty past). The returned tensors point into `padded` and `gather_positions`,
 // which must outlive the Run. A prefix on the device is not broadcast here: its past inputs are left as

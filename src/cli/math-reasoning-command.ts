@@ -7,7 +7,6 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { writeResultOutput } from '../io/result-output.js';
 import { summarizeMathReasoning } from '../math-reasoning/format.js';
 import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { checkLeanExecutable } from '../math-reasoning/lean-check.js';
@@ -18,6 +17,7 @@ import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
 import type { CliIo } from './exit-error.js';
+import { emitJsonReport } from './json-report.js';
 import { ExitError } from './exit-error.js';
 
 export const MATH_REASONING_USAGE = `usage: mlrb-eval math-reasoning MODEL --data FILE.jsonl [options]
@@ -100,13 +100,7 @@ export async function runMathReasoningCommand(argv: readonly string[], io: CliIo
   } finally {
     await session.close();
   }
-  const json = `${JSON.stringify(report, null, 2)}\n`;
   io.stderr.write(summarizeMathReasoning(report));
-  if (o.output === undefined) {
-    io.stdout.write(json);
-  } else {
-    writeResultOutput(o.output, json, '--output');
-    io.stderr.write(`report written to ${path.resolve(o.output)}\n`);
-  }
+  emitJsonReport(io, report, o.output, 'report');
   return 0;
 }

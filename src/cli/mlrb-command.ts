@@ -6,7 +6,6 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
-import { writeResultOutput } from '../io/result-output.js';
 import type { ModelMetricsSection, RunRecord } from '../mlrb/run-record.js';
 import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
@@ -17,6 +16,7 @@ import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { MLRB_LATENCY_RUNS, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { byteSizeOption, normalizeFlagSpelling, parseModelCommand, takeLeadingPositional } from './command-args.js';
+import { emitJsonReport } from './json-report.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
 export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] [options]
@@ -160,14 +160,8 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
     ...(o['math-data'] !== undefined ? { mathReasoning: mathReasoningOptions(o, o['math-data'], openGenerator) } : {}),
     ...(o['model-metrics'] === true ? { modelMetrics: modelMetricsOptions(o) } : {}),
   });
-  const json = `${JSON.stringify(record, null, 2)}\n`;
   io.stderr.write(summarize(record));
-  if (o.output === undefined) {
-    io.stdout.write(json);
-  } else {
-    writeResultOutput(o.output, json, '--output');
-    io.stderr.write(`run record written to ${path.resolve(o.output)}\n`);
-  }
+  emitJsonReport(io, record, o.output, 'run record');
   return 0;
 }
 

@@ -3,15 +3,14 @@
  * JSON object, printed to stdout or written atomically to --output; progress and a summary go to stderr. The
  * timing metrics generate through the `generation` argument (default: the built-in engine).
  */
-import path from 'node:path';
 import { z } from 'zod';
 import { MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions } from '../config/model-metrics-options.js';
-import { writeResultOutput } from '../io/result-output.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { GENERATION_ENGINE } from '../model-metrics/generation-engine.js';
 import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { modelMetrics, type ModelMetricsReport } from '../model-metrics/model-metrics.js';
 import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
+import { emitJsonReport } from './json-report.js';
 import { ExitError, type CliIo } from './exit-error.js';
 import { createProgressReporter } from './progress.js';
 
@@ -124,14 +123,8 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
     if (error instanceof TypeError && error.message.startsWith('invalid model-metrics options')) throw usageError(error.message);
     throw error;
   }
-  const json = `${JSON.stringify(report, null, 2)}\n`;
   io.stderr.write(summarize(report));
-  if (o.output === undefined) {
-    io.stdout.write(json);
-  } else {
-    writeResultOutput(o.output, json, '--output');
-    io.stderr.write(`model metrics written to ${path.resolve(o.output)}\n`);
-  }
+  emitJsonReport(io, report, o.output, 'model metrics');
   return 0;
 }
 
