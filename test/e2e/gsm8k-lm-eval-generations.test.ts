@@ -4,6 +4,9 @@
  * HFLM.generate_until, filters and metric gave on the same weights and documents
  * (test/fixtures/lm-eval/0.4.13/stories260K-gsm8k-generations.json, scripts/lm_eval/record_gsm8k_generations.py):
  * the contexts, the raw responses text for text, each filter's answers and exact_match, and the aggregates.
+ * Every response is 256 generated tokens (stories260K reaches no stop), 2-shot contexts are left-truncated to
+ * 256 tokens, and greedy decoding passes close calls: the smallest top-2 logit gap transformers measured on
+ * lm-eval's path is 1.2e-4 (the recording's `min_top2_logit_gap`), which ONNX Runtime and torch still decide alike.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
