@@ -6,17 +6,18 @@ import { parseArgs } from 'node:util';
 import { writeReport } from '../report/write-report.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
-export const REPORT_USAGE = `usage: mlrb-eval report RUN.json… [--out DIR]
+export const REPORT_USAGE = `usage: mlrb-eval report RUN.json… [--out DIR] [--include-partial]
 
-  RUN.json     run records written by mlrb-eval mlrb TASK MODEL --agent NAME --output RUN.json
-  --out DIR    the report folder (default ./mlrb-report): report.html, charts/*.png, runs.csv, summary.csv
+  RUN.json           run records written by mlrb-eval mlrb TASK MODEL --agent NAME --output RUN.json
+  --out DIR          the report folder (default ./mlrb-report): report.html, charts/*.png, runs.csv, summary.csv
+  --include-partial  count partial runs (--limit, missing subtasks) in mean and best; still marked partial
   Runs are grouped by MLRB task (mini tasks apart) and agent. A run is successful when its headline was
   scored on all of its data and the model is not ineligible; mean and best are over successful runs.`;
 
 export async function runReportCommand(argv: readonly string[], io: CliIo): Promise<number> {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { out: { type: 'string' }, 'include-partial': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
   } catch (error) {
     throw new ExitError(2, `report: ${(error as Error).message}\n\n${REPORT_USAGE}`);
   }
@@ -27,10 +28,11 @@ export async function runReportCommand(argv: readonly string[], io: CliIo): Prom
   }
   if (positionals.length === 0) throw new ExitError(2, `report: expected the run records to report on\n\n${REPORT_USAGE}`);
   const outDir = values.out ?? 'mlrb-report';
-  const report = await writeReport({ recordFiles: positionals, outDir });
+  const report = await writeReport({ recordFiles: positionals, outDir, includePartial: values['include-partial'] === true });
   for (const group of report.summaries) {
     const mean = group.mean === null ? '—' : group.mean.toFixed(4);
-    io.stdout.write(`${group.task}\t${group.agent}\tsuccessful ${group.successful}/${group.runs}\tmean ${mean}\tbest ${group.best?.label ?? '—'}\n`);
+    const best = group.best === null ? '—' : `${group.best.label}${group.best.partial ? ' (partial)' : ''}`;
+    io.stdout.write(`${group.task}\t${group.agent}\tsuccessful ${group.successful}/${group.runs}\tpartial ${group.partial}\tcounted ${group.counted}\tmean ${mean}\tbest ${best}\n`);
   }
   for (const { chart, warning } of report.chartWarnings) io.stderr.write(`warning: chart ${chart}: ${warning}\n`);
   io.stderr.write(`report of ${report.runCount} runs written to ${outDir}: ${report.files.join(', ')}\n`);

@@ -7,8 +7,8 @@
  */
 import type { TopLevelSpec } from 'vega-lite';
 import { marginOf, type ConstraintUse } from './constraints.js';
-import { MMLU_CATEGORIES, type ReportRun } from './report-run.js';
-import type { GroupSummary } from './statistics.js';
+import { MMLU_CATEGORIES, type BreakdownScore, type ReportRun } from './report-run.js';
+import type { GroupSummary, SummaryOptions } from './statistics.js';
 
 export interface ChartDefinition {
   /** File and element name: `charts/<id>.png`, `<figure id="chart-<id>">`. */
@@ -26,9 +26,14 @@ export const ELIGIBILITY_COLORS = { eligible: '#2e7d32', unchecked: '#8d8d8d', i
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH_PER_CATEGORY = 22;
 
-export function reportCharts(runs: readonly ReportRun[], summaries: readonly GroupSummary[]): ChartDefinition[] {
+/** How a run's dot is drawn: the shape legend's entries, in order. */
+const RUN_KINDS = { successful: 'circle', partial: 'triangle-up', 'not successful': 'cross' } as const;
+/** Bars of partial data: outlined with a dashed stroke and faded, with a `partial` legend entry. */
+const PARTIAL_BAR = { opacity: 0.35, stroke: '#1f2328', strokeDash: [3, 2], strokeWidth: 1 } as const;
+
+export function reportCharts(runs: readonly ReportRun[], summaries: readonly GroupSummary[], options: SummaryOptions): ChartDefinition[] {
   return [
-    scoresChart(runs, summaries),
+    scoresChart(runs, summaries, options),
     categoryChart('mmlu-categories', 'MMLU accuracy by category', 'category', runs.flatMap((run) => categoryRows(run, run.mmluByCategory)), MMLU_CATEGORIES.map((c) => c.label)),
     categoryChart('blimp-fields', 'BLiMP accuracy by field', 'field', runs.flatMap((run) => categoryRows(run, run.blimpByField)), null),
     marginChart('dram-margin', 'DRAM margin', runs, (run) => run.dram, 'the edge tracks\' DRAM budget (1 GB training, 12 GB compression), from the record\'s check-track report'),
@@ -36,11 +41,20 @@ export function reportCharts(runs: readonly ReportRun[], summaries: readonly Gro
   ];
 }
 
-/** Bars: the mean over successful runs per agent; dots: every run with a headline, coloured by eligibility. */
-function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummary[]): ChartDefinition {
-  const means = summaries.filter((group) => group.mean !== null).map((group) => ({ kind: 'mean', task: group.task, agent: group.agent, score: group.mean, successful: `${group.successful}/${group.runs}` }));
-  const points = runs.filter((run) => run.score !== null).map((run) => ({ kind: 'run', task: run.task, agent: run.agent, score: run.score, run: run.label, eligibility: run.eligibility, successful: run.successful ? 'yes' : 'no' }));
-  const caption = 'Bars: mean headline score over each agent\'s successful runs of the task (a scored headline, not ineligible). Dots: every run with a headline, coloured by eligibility; the highest dot among the successful runs is the best run.';
+/**
+ * Bars: the mean over the counted runs per agent; dots: every run with a number, coloured by eligibility and
+ * shaped by kind, so a partial run's number is shown but never passes for a full one.
+ */
+function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummary[], { includePartial }: SummaryOptions): ChartDefinition {
+  const means = summaries.filter((group) => group.mean !== null).map((group) => ({ kind: 'mean', task: group.task, agent: group.agent, score: group.mean, counted: `${group.counted}/${group.runs}` }));
+  const points = runs.flatMap((run) => {
+    const score = run.score ?? run.partialScore;
+    if (score === null) return [];
+    const kind: keyof typeof RUN_KINDS = run.successful ? 'successful' : run.score === null ? 'partial' : 'not successful';
+    return [{ kind: 'run', task: run.task, agent: run.agent, score, run: run.label, eligibility: run.eligibility, status: kind }];
+  });
+  const counted = includePartial ? 'successful and partial runs (--include-partial)' : 'successful runs (a headline scored on all of its data, not ineligible)';
+  const caption = `Bars: mean headline score over each agent's ${counted} of the task. Dots: every run with a number, coloured by eligibility; a triangle marks a partial run (scored on part of its data: --limit or missing subtasks), ${includePartial ? 'counted in the mean' : 'left out of the mean'}, a cross a run that is not successful.`;
   if (points.length === 0) return { id: 'scores', title: 'Headline score per agent and task', caption, spec: null, emptyReason: 'no run has a headline score' };
   const eligibility = Object.keys(ELIGIBILITY_COLORS);
   const tasks = [...new Set(points.map((point) => point.task))].sort();
@@ -62,7 +76,7 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
           name: `mean_bars_${index}`,
           transform: [{ filter: 'datum.kind === \'mean\'' }],
           mark: { type: 'bar', color: '#90a4c8', width: { band: 0.7 } },
-          encoding: { tooltip: [{ field: 'agent' }, { field: 'score', title: 'mean', format: '.4f' }, { field: 'successful', title: 'successful/all' }] },
+          encoding: { tooltip: [{ field: 'agent' }, { field: 'score', title: 'mean', format: '.4f' }, { field: 'counted', title: 'counted/all' }] },
         },
         {
           name: `run_points_${index}`,
@@ -70,8 +84,8 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
           mark: { type: 'point', filled: true, size: 60, opacity: 0.9 },
           encoding: {
             color: { field: 'eligibility', type: 'nominal', scale: { domain: eligibility, range: Object.values(ELIGIBILITY_COLORS) }, title: 'eligibility' },
-            shape: { field: 'successful', type: 'nominal', scale: { domain: ['yes', 'no'], range: ['circle', 'cross'] }, title: 'successful' },
-            tooltip: [{ field: 'run' }, { field: 'score', format: '.4f' }, { field: 'eligibility' }, { field: 'successful' }],
+            shape: { field: 'status', type: 'nominal', scale: { domain: Object.keys(RUN_KINDS), range: Object.values(RUN_KINDS) }, title: 'run' },
+            tooltip: [{ field: 'run' }, { field: 'score', format: '.4f' }, { field: 'eligibility' }, { field: 'status', title: 'run' }],
           },
         },
       ],
@@ -80,31 +94,39 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
   return { id: 'scores', title: 'Headline score per agent and task', caption, spec, emptyReason: '' };
 }
 
-function categoryRows(run: ReportRun, byCategory: ReadonlyMap<string, number>): Record<string, string | number>[] {
-  return [...byCategory].map(([category, accuracy]) => ({ task: run.task, agent: run.agent, run: run.label, category, accuracy }));
+function categoryRows(run: ReportRun, byCategory: ReadonlyMap<string, BreakdownScore>): Record<string, string | number>[] {
+  return [...byCategory].map(([category, { accuracy, partial }]) => ({ task: run.task, agent: run.agent, run: run.label, category, accuracy, data: partial ? 'partial' : 'complete' }));
 }
 
-/** Grouped bars per task: one group per category, one bar per run, coloured by agent. */
+/**
+ * Grouped bars per task: one group per category, one bar per run, coloured by agent. Bars of partial data are
+ * a layer of their own (`category_partial_bars`), faded and outlined, with a `partial` entry in the legend.
+ */
 function categoryChart(id: string, title: string, what: string, rows: Record<string, string | number>[], order: readonly string[] | null): ChartDefinition {
-  const caption = `Accuracy by ${what}, one bar per run (coloured by agent), one row per task.`;
+  const caption = `Accuracy by ${what}, one bar per run (coloured by agent), one row per task. Faded, dashed bars are partial: the run's suite was scored on part of its data (--limit, or missing subtasks).`;
   if (rows.length === 0) return { id, title, caption, spec: null, emptyReason: `no run has ${title.split(' ')[0]} results` };
   const categories = order ?? [...new Set(rows.map((row) => String(row.category)))].sort();
+  // Both layers carry the opacity encoding, so the legend lists `complete` and `partial` whichever data there is.
+  const dataLegend = { field: 'data', type: 'nominal', scale: { domain: ['complete', 'partial'], range: [1, PARTIAL_BAR.opacity] }, title: 'data' } as const;
   const spec: TopLevelSpec = {
     $schema: SCHEMA,
     data: { values: rows },
     facet: { row: { field: 'task', type: 'nominal', title: null, header: { labelFontWeight: 'bold', labelAngle: 0, labelAlign: 'left' } } },
     spec: {
-      name: 'category_bars',
       width: Math.max(240, categories.length * WIDTH_PER_CATEGORY * Math.max(1, new Set(rows.map((row) => row.run)).size / 2)),
       height: 160,
-      mark: 'bar',
       encoding: {
         x: { field: 'category', type: 'nominal', sort: [...categories], title: what, axis: { labelAngle: -30 } },
         xOffset: { field: 'run', type: 'nominal' },
         y: { field: 'accuracy', type: 'quantitative', scale: { domain: [0, 1] } },
         color: { field: 'agent', type: 'nominal' },
-        tooltip: [{ field: 'run' }, { field: 'category', title: what }, { field: 'accuracy', format: '.4f' }],
+        opacity: dataLegend,
+        tooltip: [{ field: 'run' }, { field: 'category', title: what }, { field: 'accuracy', format: '.4f' }, { field: 'data' }],
       },
+      layer: [
+        { name: 'category_bars', transform: [{ filter: 'datum.data === \'complete\'' }], mark: 'bar' },
+        { name: 'category_partial_bars', transform: [{ filter: 'datum.data === \'partial\'' }], mark: { type: 'bar', stroke: PARTIAL_BAR.stroke, strokeDash: [...PARTIAL_BAR.strokeDash], strokeWidth: PARTIAL_BAR.strokeWidth } },
+      ],
     },
   };
   return { id, title, caption, spec, emptyReason: '' };

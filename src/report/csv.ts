@@ -1,7 +1,8 @@
 /**
  * runs.csv (one row per run) and summary.csv (one row per task × agent), RFC 4180: comma-separated, CRLF line
  * ends, fields quoted when they hold a comma, quote or line break. Numbers are written in full precision and
- * absent ones as empty fields, so a spreadsheet or pandas reads them as numbers and missing values.
+ * absent ones as empty fields, so a spreadsheet or pandas reads them as numbers and missing values. summary.csv's
+ * mean and best are over its `counted` runs: the successful ones, and the partial ones only with --include-partial.
  */
 import { marginOf, type ConstraintUse } from './constraints.js';
 import type { ReportRun } from './report-run.js';
@@ -11,12 +12,14 @@ type Cell = string | number | boolean | null;
 
 export function runsCsv(runs: readonly ReportRun[]): string {
   const header = [
-    'file', 'task', 'agent', 'run', 'started_at', 'headline', 'headline_status', 'score', 'eligibility', 'successful',
+    'file', 'task', 'agent', 'run', 'started_at', 'headline', 'headline_status', 'score', 'partial_score', 'eligibility', 'successful',
+    'complete', 'incomplete',
     'parameters', 'parameter_limit', 'parameter_margin', 'dram_used_bytes', 'dram_budget_bytes', 'dram_basis', 'dram_margin',
     'perplexity', 'perplexity_mlrb', 'tokens_per_second', 'latency_ms_per_token', 'model_sha256',
   ];
   const rows = runs.map((run) => [
-    run.file, run.task, run.agent, run.label, run.startedAt, run.headlineLabel, run.headlineStatus, run.score, run.eligibility, run.successful,
+    run.file, run.task, run.agent, run.label, run.startedAt, run.headlineLabel, run.headlineStatus, run.score, run.partialScore, run.eligibility, run.successful,
+    run.complete, run.incomplete.length === 0 ? null : run.incomplete.join('; '),
     run.parameters, run.parameterLimit?.limit ?? null, marginOrNull(run.parameterLimit),
     run.dram?.used ?? null, run.dram?.limit ?? null, run.dram?.basis ?? null, marginOrNull(run.dram),
     run.modelMetrics?.perplexity ?? null, run.modelMetrics?.perplexityMlrb ?? null, run.modelMetrics?.tokensPerSecond ?? null,
@@ -26,8 +29,11 @@ export function runsCsv(runs: readonly ReportRun[]): string {
 }
 
 export function summaryCsv(summaries: readonly GroupSummary[]): string {
-  const header = ['task', 'agent', 'runs', 'successful', 'mean_successful', 'best_run', 'best_score'];
-  const rows = summaries.map((group) => [group.task, group.agent, group.runs, group.successful, group.mean, group.best?.label ?? null, group.best?.score ?? null]);
+  const header = ['task', 'agent', 'runs', 'successful', 'partial', 'counted', 'mean', 'best_run', 'best_score', 'best_partial'];
+  const rows = summaries.map((group) => [
+    group.task, group.agent, group.runs, group.successful, group.partial, group.counted, group.mean,
+    group.best?.label ?? null, group.best?.score ?? null, group.best?.partial ?? null,
+  ]);
   return toCsv(header, rows);
 }
 

@@ -5,7 +5,7 @@
  */
 import { ELIGIBILITY_COLORS, type ChartDefinition } from './charts.js';
 import type { ReportRun } from './report-run.js';
-import type { GroupSummary } from './statistics.js';
+import type { GroupSummary, SummaryOptions } from './statistics.js';
 
 export interface RenderedChart {
   readonly chart: ChartDefinition;
@@ -20,12 +20,20 @@ export interface ReportPage {
   readonly runs: readonly ReportRun[];
   readonly summaries: readonly GroupSummary[];
   readonly charts: readonly RenderedChart[];
+  readonly options: SummaryOptions;
 }
 
 export const SUCCESSFUL_RUN_DEFINITION =
   'A run is successful when its headline was scored on all of its data and the model is not ineligible ' +
-  '(eligible, or unchecked where the task\'s rules concern how the model was made). Mean and best are over successful runs; ' +
-  'runs without a headline or with an ineligible model count among all runs only.';
+  '(eligible, or unchecked where the task\'s rules concern how the model was made). ' +
+  'Runs without a headline or with an ineligible model count among all runs only.';
+
+/** What mean and best are over, as the options chose. */
+export function countedRunsNote({ includePartial }: SummaryOptions): string {
+  return includePartial
+    ? 'Mean and best are over successful and partial runs (--include-partial): a partial run\'s number comes from part of its data (--limit, or missing subtasks) and is not the task\'s score.'
+    : 'Mean and best are over successful runs; partial runs (scored on part of their data: --limit, or missing subtasks) are counted under "partial" and left out (--include-partial counts them).';
+}
 
 const STYLE = `
 body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; margin: 2rem; color: #1f2328; max-width: 80rem; }
@@ -35,7 +43,7 @@ th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left; v
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 1rem 0; overflow-x: auto; } figcaption { font-size: 0.85rem; color: #57606a; max-width: 60rem; }
 .eligible { color: ${ELIGIBILITY_COLORS.eligible}; } .ineligible { color: ${ELIGIBILITY_COLORS.ineligible}; } .unchecked { color: ${ELIGIBILITY_COLORS.unchecked}; }
-.note { color: #57606a; font-size: 0.9rem; }`;
+.note { color: #57606a; font-size: 0.9rem; } .incomplete { color: #9a6700; }`;
 
 export function renderReportHtml(page: ReportPage): string {
   const tasks = new Set(page.runs.map((run) => run.task)).size;
@@ -52,7 +60,7 @@ export function renderReportHtml(page: ReportPage): string {
 <h1>MLRB report</h1>
 <p class="note">${page.runs.length} runs of ${tasks} tasks by ${agents} agents; generated ${escapeHtml(page.generatedAt.toISOString())} by mlrb-eval ${escapeHtml(page.toolVersion)}.</p>
 <h2>Summary per task and agent</h2>
-<p class="note">${escapeHtml(SUCCESSFUL_RUN_DEFINITION)}</p>
+<p class="note">${escapeHtml(SUCCESSFUL_RUN_DEFINITION)} ${escapeHtml(countedRunsNote(page.options))}</p>
 ${summaryTable(page.summaries)}
 ${page.charts.map(chartFigure).join('\n')}
 <h2>Runs</h2>
@@ -65,19 +73,20 @@ ${modelMetricsSection(page.runs)}
 
 function summaryTable(summaries: readonly GroupSummary[]): string {
   const rows = summaries.map((group) => row([
-    text(group.task), text(group.agent), number(`${group.successful}/${group.runs}`), number(formatScore(group.mean)),
-    text(group.best?.label ?? '—'), number(formatScore(group.best?.score ?? null)),
+    text(group.task), text(group.agent), number(`${group.successful}/${group.runs}`), number(String(group.partial)), number(`${group.counted}/${group.runs}`),
+    number(formatScore(group.mean)), text(group.best === null ? '—' : `${group.best.label}${group.best.partial ? ' (partial)' : ''}`), number(formatScore(group.best?.score ?? null)),
   ]));
-  return table(['task', 'agent', 'successful/all', 'mean (successful)', 'best run', 'best score'], rows);
+  return table(['task', 'agent', 'successful/all', 'partial', 'counted/all', 'mean (counted)', 'best run', 'best score'], rows);
 }
 
 function runsTable(runs: readonly ReportRun[]): string {
   const rows = runs.map((run) => row([
-    text(run.task), text(run.label), text(run.headlineStatus), number(formatScore(run.score)),
+    text(run.task), text(run.label), text(run.headlineStatus), number(formatScore(run.score ?? run.partialScore) + (run.score === null && run.partialScore !== null ? ' (partial)' : '')),
     `<td class="${run.eligibility}">${escapeHtml(run.eligibility)}</td>`, text(run.successful ? 'yes' : 'no'),
+    run.complete ? text('yes') : `<td class="incomplete">${escapeHtml(`no: ${run.incomplete.join('; ')}`)}</td>`,
     number(run.parameters === null ? '—' : run.parameters.toLocaleString('en-US')), text(run.file),
   ]));
-  return table(['task', 'run', 'headline', 'score', 'eligibility', 'successful', 'parameters', 'record'], rows);
+  return table(['task', 'run', 'headline', 'score', 'eligibility', 'successful', 'complete data', 'parameters', 'record'], rows);
 }
 
 /** agent_eval's model metrics of the runs that measured them (`mlrb --model-metrics`); nothing when none did. */

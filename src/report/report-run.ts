@@ -9,6 +9,8 @@ import { z } from 'zod';
 import { MlrbError } from '../errors.js';
 import { readJsonFileUnder } from '../io/text-file.js';
 import { parseRunRecord, type RunRecord } from '../mlrb/run-record.js';
+import { PARTIAL_SUFFIX } from '../tasks/partial.js';
+import { incompleteReasons, isSuitePartial, partialHeadlineValue } from './completeness.js';
 import { dramConstraint, parameterConstraint, type ConstraintUse } from './constraints.js';
 import { isSuccessfulRun } from './statistics.js';
 
@@ -34,19 +36,30 @@ export interface ReportRun {
   readonly headlineLabel: string;
   readonly headlineStatus: RunRecord['headline']['status'];
   readonly score: number | null;
+  /** A partial headline's number from its partial data where the model is not ineligible; null otherwise. */
+  readonly partialScore: number | null;
   readonly eligibility: RunRecord['eligibility']['status'];
   readonly successful: boolean;
   readonly parameters: number | null;
+  /** Every suite scored on all of its data, without --limit; `incomplete` says why not. */
+  readonly complete: boolean;
+  readonly incomplete: readonly string[];
   readonly dram: ConstraintUse | null;
   readonly parameterLimit: ConstraintUse | null;
   /** Accuracy by MMLU category label; empty when MMLU was not scored. */
-  readonly mmluByCategory: ReadonlyMap<string, number>;
+  readonly mmluByCategory: ReadonlyMap<string, BreakdownScore>;
   /** BLiMP accuracy by field (syntax, morphology …), the unweighted mean over its paradigms; empty without BLiMP. */
-  readonly blimpByField: ReadonlyMap<string, number>;
+  readonly blimpByField: ReadonlyMap<string, BreakdownScore>;
   /** agent_eval's model metrics; null where the run did not measure them (v1 records never did). */
   readonly modelMetrics: ReportModelMetrics | null;
   readonly startedAt: string;
   readonly modelSha256: string;
+}
+
+/** One bar of a breakdown: its accuracy, and whether it was scored on part of its data only. */
+export interface BreakdownScore {
+  readonly accuracy: number;
+  readonly partial: boolean;
 }
 
 /** The headline figure of each model metric; null for one not measured. */
@@ -79,6 +92,7 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
     const key = `${record.mlrb_task}\u0000${agent}`;
     const number = (counts.get(key) ?? 0) + 1;
     counts.set(key, number);
+    const incomplete = incompleteReasons(record);
     return {
       file,
       task: record.mlrb_task,
@@ -87,9 +101,12 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
       headlineLabel: record.headline.label,
       headlineStatus: record.headline.status,
       score: record.headline.value,
+      partialScore: record.eligibility.status === 'ineligible' ? null : partialHeadlineValue(record),
       eligibility: record.eligibility.status,
       successful: isSuccessfulRun(record),
       parameters: record.model.parameters,
+      complete: incomplete.length === 0,
+      incomplete,
       dram: dramConstraint(record),
       parameterLimit: parameterConstraint(record),
       mmluByCategory: mmluByCategory(record),
@@ -103,12 +120,19 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
 
 const accuracyEntry = z.looseObject({ 'acc,none': z.number() });
 
-function mmluByCategory(record: RunRecord): Map<string, number> {
+/**
+ * A category that lost subjects is `<category>_partial` (src/tasks/partial.ts) and is read as partial; under
+ * --limit every category keeps its name and is partial too.
+ */
+function mmluByCategory(record: RunRecord): Map<string, BreakdownScore> {
   const results = record.lm_eval?.results ?? {};
-  const byCategory = new Map<string, number>();
+  const limited = record.run.limit !== null;
+  const byCategory = new Map<string, BreakdownScore>();
   for (const { entry, label } of MMLU_CATEGORIES) {
-    const parsed = accuracyEntry.safeParse(results[entry]);
-    if (parsed.success) byCategory.set(label, parsed.data['acc,none']);
+    const whole = accuracyEntry.safeParse(results[entry]);
+    const partial = accuracyEntry.safeParse(results[`${entry}${PARTIAL_SUFFIX}`]);
+    if (whole.success) byCategory.set(label, { accuracy: whole.data['acc,none'], partial: limited });
+    else if (partial.success) byCategory.set(label, { accuracy: partial.data['acc,none'], partial: true });
   }
   return byCategory;
 }
@@ -118,10 +142,15 @@ const blimpBreakdowns = z.looseObject({
   mlrb: z.looseObject({ breakdowns: z.looseObject({ field: z.record(z.string(), accuracyEntry) }) }),
 });
 
-function blimpByField(record: RunRecord): Map<string, number> {
+/**
+ * The breakdown is over the paradigms scored, and the record does not say which field a missing paradigm
+ * belonged to: every field of a run whose BLiMP suites lacked paradigms (or ran under --limit) is partial.
+ */
+function blimpByField(record: RunRecord): Map<string, BreakdownScore> {
   const parsed = blimpBreakdowns.safeParse(record.lm_eval);
   if (!parsed.success) return new Map();
-  return new Map(Object.entries(parsed.data.mlrb.breakdowns.field).map(([field, entry]) => [field, entry['acc,none']]));
+  const partial = isSuitePartial(record, (suite) => suite.startsWith('blimp'));
+  return new Map(Object.entries(parsed.data.mlrb.breakdowns.field).map(([field, entry]) => [field, { accuracy: entry['acc,none'], partial }]));
 }
 
 function modelMetricsOf(record: RunRecord): ReportModelMetrics | null {

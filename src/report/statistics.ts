@@ -1,11 +1,15 @@
 /**
- * MLRB's statistics per task and agent: how many runs succeeded out of all, the mean score over the
- * successful runs, and the best run.
+ * MLRB's statistics per task and agent: how many runs succeeded out of all, the mean score over the counted
+ * runs, and the best of them.
  *
  * A run is successful when it has a headline number (status `scored`: the whole of the headline's data was
  * scored) and is not ineligible (its eligibility is `eligible`, or `unchecked` where no check of a model file
  * can judge the task's rules). An ineligible model would not be counted by MLRB, and a run without a headline
  * has nothing to average; both still count among all runs.
+ *
+ * A partial run (headline status `partial`: `--limit`, or a suite lacking subtasks) is not successful: its
+ * number comes from part of the data, so an agent scored on an easy subset would outrank one scored on all of
+ * it. Partial runs are counted, and said to be, only where asked (`includePartial`).
  */
 import type { RunRecord } from '../mlrb/run-record.js';
 
@@ -18,8 +22,19 @@ export interface ScoredRun {
   readonly task: string;
   readonly agent: string;
   readonly label: string;
+  /** The headline number; null unless the headline was scored on all of its data. */
   readonly score: number | null;
   readonly successful: boolean;
+  /**
+   * A partial headline's number from the partial data, for a model that is not ineligible; null for any
+   * other run (report-run.ts reads it with completeness.ts).
+   */
+  readonly partialScore: number | null;
+}
+
+export interface SummaryOptions {
+  /** Count partial runs' numbers in mean and best (`--include-partial`); by default they are left out. */
+  readonly includePartial: boolean;
 }
 
 export interface GroupSummary {
@@ -27,14 +42,18 @@ export interface GroupSummary {
   readonly agent: string;
   readonly runs: number;
   readonly successful: number;
-  /** Mean score over the successful runs; null when none succeeded. */
+  /** Runs with a partial number (model not ineligible), counted in mean and best or not. */
+  readonly partial: number;
+  /** The runs mean and best are over: the successful ones, plus the partial ones with includePartial. */
+  readonly counted: number;
+  /** Mean score over the counted runs; null when none was counted. */
   readonly mean: number | null;
-  /** The successful run with the highest score (the first such run on a tie); null when none succeeded. */
-  readonly best: { readonly label: string; readonly score: number } | null;
+  /** The counted run with the highest score (the first such run on a tie); null when none was counted. */
+  readonly best: { readonly label: string; readonly score: number; readonly partial: boolean } | null;
 }
 
 /** One summary per task × agent that has runs, ordered by task, then agent. */
-export function summarizeByTaskAndAgent(runs: readonly ScoredRun[]): GroupSummary[] {
+export function summarizeByTaskAndAgent(runs: readonly ScoredRun[], options: SummaryOptions): GroupSummary[] {
   const groups = new Map<string, ScoredRun[]>();
   for (const run of runs) {
     const key = JSON.stringify([run.task, run.agent]);
@@ -43,17 +62,32 @@ export function summarizeByTaskAndAgent(runs: readonly ScoredRun[]): GroupSummar
     else groups.set(key, [run]);
   }
   return [...groups.values()]
-    .map(summarizeGroup)
+    .map((group) => summarizeGroup(group, options))
     .sort((a, b) => compareText(a.task, b.task) || compareText(a.agent, b.agent));
 }
 
-function summarizeGroup(runs: readonly ScoredRun[]): GroupSummary {
+/** The number a run counts with, and whether it is partial; null when it is not counted. */
+function countedScore(run: ScoredRun, { includePartial }: SummaryOptions): { readonly score: number; readonly partial: boolean } | null {
+  if (run.successful && run.score !== null) return { score: run.score, partial: false };
+  if (includePartial && run.partialScore !== null) return { score: run.partialScore, partial: true };
+  return null;
+}
+
+function summarizeGroup(runs: readonly ScoredRun[], options: SummaryOptions): GroupSummary {
   const [{ task, agent }] = runs as [ScoredRun, ...ScoredRun[]];
-  const successful = runs.filter((run): run is ScoredRun & { score: number } => run.successful && run.score !== null);
+  const counted = runs.flatMap((run) => {
+    const use = countedScore(run, options);
+    return use === null ? [] : [{ label: run.label, ...use }];
+  });
   let best: GroupSummary['best'] = null;
-  for (const run of successful) if (best === null || run.score > best.score) best = { label: run.label, score: run.score };
-  const mean = successful.length === 0 ? null : successful.reduce((sum, run) => sum + run.score, 0) / successful.length;
-  return { task, agent, runs: runs.length, successful: successful.length, mean, best };
+  for (const run of counted) if (best === null || run.score > best.score) best = run;
+  const mean = counted.length === 0 ? null : counted.reduce((sum, run) => sum + run.score, 0) / counted.length;
+  return {
+    task, agent, runs: runs.length,
+    successful: runs.filter((run) => run.successful).length,
+    partial: runs.filter((run) => run.partialScore !== null).length,
+    counted: counted.length, mean, best,
+  };
 }
 
 /** Code-point order, so the report's order does not depend on the machine's locale. */

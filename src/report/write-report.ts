@@ -16,6 +16,8 @@ import { summarizeByTaskAndAgent, type GroupSummary } from './statistics.js';
 export interface ReportOptions {
   readonly recordFiles: readonly string[];
   readonly outDir: string;
+  /** Count partial runs in mean and best (`--include-partial`); they are left out by default. */
+  readonly includePartial?: boolean;
   /** For reproducible output in tests; defaults to now. */
   readonly generatedAt?: Date;
 }
@@ -33,9 +35,10 @@ export async function writeReport(options: ReportOptions): Promise<WrittenReport
   if (options.recordFiles.length === 0) throw new RangeError('writeReport needs at least one run record');
   // All records are read and validated before anything is written: a bad file leaves no half report.
   const runs = toReportRuns(options.recordFiles.map((file) => ({ file, record: readRunRecord(file) })));
-  const summaries = summarizeByTaskAndAgent(runs);
+  const summaryOptions = { includePartial: options.includePartial ?? false };
+  const summaries = summarizeByTaskAndAgent(runs, summaryOptions);
   const rendered: RenderedChart[] = [];
-  for (const chart of reportCharts(runs, summaries)) {
+  for (const chart of reportCharts(runs, summaries, summaryOptions)) {
     const drawn = chart.spec === null ? null : await renderChartSvg(chart.spec);
     rendered.push({ chart, svg: drawn?.svg ?? null, warnings: drawn?.warnings ?? [] });
   }
@@ -48,7 +51,7 @@ export async function writeReport(options: ReportOptions): Promise<WrittenReport
   for (const { chart, svg } of rendered) if (svg !== null) write(path.join('charts', `${chart.id}.png`), renderSvgPng(svg));
   write('runs.csv', runsCsv(runs));
   write('summary.csv', summaryCsv(summaries));
-  write('report.html', renderReportHtml({ generatedAt: options.generatedAt ?? new Date(), toolVersion: toolVersion(), runs, summaries, charts: rendered }));
+  write('report.html', renderReportHtml({ generatedAt: options.generatedAt ?? new Date(), toolVersion: toolVersion(), runs, summaries, charts: rendered, options: summaryOptions }));
   const chartWarnings = rendered.flatMap(({ chart, warnings }) => warnings.map((warning) => ({ chart: chart.id, warning })));
   return { files, summaries, runCount: runs.length, chartWarnings };
 }

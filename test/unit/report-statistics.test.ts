@@ -8,7 +8,10 @@ import { marginOf } from '../../src/report/constraints.js';
 import { csvField } from '../../src/report/csv.js';
 import { isSuccessfulRun, summarizeByTaskAndAgent, type ScoredRun } from '../../src/report/statistics.js';
 
-const run = (agent: string, label: string, score: number | null, successful: boolean, task = 'llm_merging'): ScoredRun => ({ task, agent, label, score, successful });
+const run = (agent: string, label: string, score: number | null, successful: boolean, task = 'llm_merging'): ScoredRun => ({ task, agent, label, score, successful, partialScore: null });
+/** A run whose headline is partial: no score, its number from part of the data. */
+const partialRun = (agent: string, label: string, partialScore: number): ScoredRun => ({ task: 'llm_merging', agent, label, score: null, successful: false, partialScore });
+const FULL_ONLY = { includePartial: false };
 
 describe('summarizeByTaskAndAgent', () => {
   it('counts all runs, and averages and ranks the successful ones only', () => {
@@ -17,14 +20,14 @@ describe('summarizeByTaskAndAgent', () => {
       run('a', 'a #2', 0.7, true),
       run('a', 'a #3', 0.9, false), // ineligible: a higher score that must not count
       run('a', 'a #4', null, false), // not scored
-    ]);
+    ], FULL_ONLY);
     // successful 2 of 4; mean (0.5 + 0.7) / 2 = 0.6; best 0.7 (#2), not the ineligible 0.9.
-    expect(group).toEqual({ task: 'llm_merging', agent: 'a', runs: 4, successful: 2, mean: expect.closeTo(0.6, 15) as unknown, best: { label: 'a #2', score: 0.7 } });
+    expect(group).toEqual({ task: 'llm_merging', agent: 'a', runs: 4, successful: 2, partial: 0, counted: 2, mean: expect.closeTo(0.6, 15) as unknown, best: { label: 'a #2', score: 0.7, partial: false } });
   });
 
   it('gives no mean and no best run to a group without successful runs', () => {
-    expect(summarizeByTaskAndAgent([run('b', 'b #1', 0.4, false), run('b', 'b #2', null, false)])).toEqual([
-      { task: 'llm_merging', agent: 'b', runs: 2, successful: 0, mean: null, best: null },
+    expect(summarizeByTaskAndAgent([run('b', 'b #1', 0.4, false), run('b', 'b #2', null, false)], FULL_ONLY)).toEqual([
+      { task: 'llm_merging', agent: 'b', runs: 2, successful: 0, partial: 0, counted: 0, mean: null, best: null },
     ]);
   });
 
@@ -34,10 +37,28 @@ describe('summarizeByTaskAndAgent', () => {
       run('b', 'b #1', 0.4, true),
       run('b', 'b #2', 0.4, true),
       run('a', 'a #1', 0.1, true),
-    ]);
+    ], FULL_ONLY);
     expect(summaries.map((group) => [group.task, group.agent])).toEqual([['babylm', 'z'], ['llm_merging', 'a'], ['llm_merging', 'b']]);
-    expect(summaries[2]?.best).toEqual({ label: 'b #1', score: 0.4 });
+    expect(summaries[2]?.best).toEqual({ label: 'b #1', score: 0.4, partial: false });
     expect(summaries[2]?.mean).toBe(0.4);
+  });
+});
+
+describe('partial runs in summarizeByTaskAndAgent', () => {
+  const runs = [run('a', 'a #1', 0.5, true), partialRun('a', 'a #2', 0.9), run('a', 'a #3', 0.7, true), partialRun('a', 'a #4', 0.2)];
+
+  it('leaves them out of mean and best by default, and counts them', () => {
+    // counted: #1 and #3; mean (0.5 + 0.7) / 2 = 0.6; best 0.7 (#3), not the partial 0.9.
+    expect(summarizeByTaskAndAgent(runs, FULL_ONLY)).toEqual([
+      { task: 'llm_merging', agent: 'a', runs: 4, successful: 2, partial: 2, counted: 2, mean: expect.closeTo(0.6, 15) as unknown, best: { label: 'a #3', score: 0.7, partial: false } },
+    ]);
+  });
+
+  it('counts them in mean and best with includePartial, and marks a partial best', () => {
+    // counted: all four; mean (0.5 + 0.9 + 0.7 + 0.2) / 4 = 0.575; best the partial 0.9 (#2).
+    expect(summarizeByTaskAndAgent(runs, { includePartial: true })).toEqual([
+      { task: 'llm_merging', agent: 'a', runs: 4, successful: 2, partial: 2, counted: 4, mean: expect.closeTo(0.575, 15) as unknown, best: { label: 'a #2', score: 0.9, partial: true } },
+    ]);
   });
 });
 
