@@ -107,7 +107,7 @@ function categoryChart(id: string, title: string, what: string, rows: Record<str
   if (rows.length === 0) return { id, title, caption, spec: null, emptyReason: `no run has ${title.split(' ')[0]} results` };
   const categories = order ?? [...new Set(rows.map((row) => String(row.category)))].sort();
   // Both layers carry the opacity encoding, so the legend lists `complete` and `partial` whichever data there is.
-  const dataLegend = { field: 'data', type: 'nominal', scale: { domain: ['complete', 'partial'], range: [1, PARTIAL_BAR.opacity] }, title: 'data' } as const;
+  const dataLegend = { field: 'data', type: 'ordinal', sort: ['complete', 'partial'], scale: { domain: ['complete', 'partial'], range: [1, PARTIAL_BAR.opacity] }, title: 'data' } as const;
   const spec: TopLevelSpec = {
     $schema: SCHEMA,
     data: { values: rows },

@@ -20,7 +20,19 @@ export interface SyntheticRun {
   readonly startMinute: number;
   /** agent_eval's model metrics as measured (`--model-metrics`); absent: not measured. */
   readonly modelMetrics?: SyntheticModelMetrics;
+  /**
+   * How the run's data was partial, the headline then `partial` with `score` as its partial number:
+   * `limit`: scored with --limit 50 (every entry keeps its name); `missing-subtasks`: the headline's suite
+   * lacked a subject (--allow-partial), so its group, and for MMLU the STEM category, are `<name>_partial`.
+   */
+  readonly partial?: 'limit' | 'missing-subtasks';
 }
+
+/** The --limit of a `partial: 'limit'` run. */
+export const SYNTHETIC_LIMIT = 50;
+/** The subtask a `missing-subtasks` run's headline suite lacks (MMLU's is a STEM subject). */
+const MISSING_SUBTASK: Readonly<Record<string, string>> = { mmlu: 'mmlu_abstract_algebra', blimp_filtered: 'blimp_adjunct_island', superglue: 'record' };
+const missingSubtaskOf = (suite: string): string => MISSING_SUBTASK[suite] ?? `${suite}_first_subtask`;
 
 export interface SyntheticModelMetrics {
   /** exp(mean NLL over all scored tokens); MLRB's mean of running perplexities is set 5% above it. */
@@ -38,7 +50,9 @@ export function syntheticRunRecord(run: SyntheticRun): RunRecord {
   const definition = mlrbTaskDefinition(run.task);
   const headline = definition.headline;
   const scored = run.score !== null && headline.kind === 'metric';
+  const partial = scored && run.partial !== undefined;
   const suiteNames = definition.suites.map((suite) => suite.name);
+  const headlineSuite = headline.kind === 'metric' ? headline.suite : null;
   const record: RunRecord = {
     schema: RUN_RECORD_SCHEMA,
     schema_version: RUN_RECORD_SCHEMA_VERSION,
@@ -49,9 +63,9 @@ export function syntheticRunRecord(run: SyntheticRun): RunRecord {
     headline: {
       label: headline.label,
       source: headline.kind === 'metric' ? { entry: headline.entry, metric: `${headline.metric},none` } : null,
-      status: headline.kind === 'unavailable' ? 'unavailable' : scored ? 'scored' : 'not_scored',
-      value: scored ? run.score : null,
-      reasons: scored ? [] : ['the headline\'s data was not there'],
+      status: headline.kind === 'unavailable' ? 'unavailable' : partial ? 'partial' : scored ? 'scored' : 'not_scored',
+      value: scored && !partial ? run.score : null,
+      reasons: partial ? [`the headline's data was partial (${run.partial})`] : scored ? [] : ['the headline\'s data was not there'],
     },
     eligibility: {
       status: run.eligibility,
@@ -59,13 +73,16 @@ export function syntheticRunRecord(run: SyntheticRun): RunRecord {
       reasons: run.eligibility === 'ineligible' ? [{ check: 'quantization', message: 'the graph holds int8 weights' }] : [],
       warnings: [],
     },
-    suites: suiteNames.map((name) => ({ name, status: run.score === null ? 'not_scored' : 'scored', reason: null, error_code: null })),
+    suites: suiteNames.map((name) => ({
+      name, status: run.score === null ? 'not_scored' : 'scored',
+      reason: run.partial === 'missing-subtasks' && run.score !== null && name === headlineSuite ? `partial: without ${missingSubtaskOf(name)}` : null, error_code: null,
+    })),
     not_available: [
       ...definition.unavailable,
       ...(run.modelMetrics === undefined ? definition.modelMetrics.map((name) => ({ name, kind: 'metric' as const, reason: 'not measured in this run' })) : []),
     ].map((item) => ({ ...item })),
     mini_note: null,
-    lm_eval: run.score === null ? null : lmEvalResults(suiteNames, run.score),
+    lm_eval: run.score === null ? null : lmEvalResults(suiteNames, run.score, headline.kind === 'metric' ? headline : null, run.partial === 'missing-subtasks'),
     math_reasoning: null,
     model_metrics: run.modelMetrics === undefined ? null : modelMetricsSection(run.modelMetrics),
     track_check: trackCheck(run),
@@ -75,9 +92,9 @@ export function syntheticRunRecord(run: SyntheticRun): RunRecord {
       started_at: new Date(Date.UTC(2026, 10, 1, 9, run.startMinute)).toISOString(),
       wall_time_s: 812.5,
       data_dir: 'data',
-      limit: null,
+      limit: run.partial === 'limit' ? SYNTHETIC_LIMIT : null,
       num_fewshot: 0,
-      allow_partial: false,
+      allow_partial: run.partial === 'missing-subtasks',
       provider: 'cpu',
       lm_eval_version: '0.4.13',
       data_fingerprint: 'cd'.repeat(32),
@@ -132,18 +149,24 @@ function modelMetricsSection(metrics: SyntheticModelMetrics): NonNullable<RunRec
   };
 }
 
-function lmEvalResults(suites: readonly string[], score: number): NonNullable<RunRecord['lm_eval']> {
+/**
+ * The headline's entry holds the score itself; with missing subtasks it and (for MMLU) the STEM category that
+ * lost a subject are named `<name>_partial`, as src/tasks/partial.ts renames them.
+ */
+function lmEvalResults(suites: readonly string[], score: number, headline: { readonly suite: string; readonly entry: string; readonly metric: string } | null, missingSubtasks: boolean): NonNullable<RunRecord['lm_eval']> {
   const results: Record<string, Record<string, unknown>> = {};
   const entry = (value: number): Record<string, unknown> => ({ 'acc,none': clamp(value), 'acc_stderr,none': 0.004 });
+  const name = (group: string, lostSubject: boolean): string => (missingSubtasks && lostSubject ? `${group}_partial` : group);
   let breakdowns: unknown = {};
+  if (headline !== null) results[name(headline.entry, true)] = { [`${headline.metric},none`]: score };
   if (suites.includes('mmlu')) {
-    results.mmlu = entry(score);
-    for (const [name, offset] of Object.entries(MMLU_CATEGORY_OFFSETS)) results[name] = entry(score + offset);
+    results[name('mmlu', true)] = entry(score);
+    for (const [category, offset] of Object.entries(MMLU_CATEGORY_OFFSETS)) results[name(category, category === 'mmlu_stem')] = entry(score + offset);
   }
   if (suites.some((suite) => suite.startsWith('blimp'))) {
     breakdowns = { field: Object.fromEntries(Object.entries(BLIMP_FIELD_OFFSETS).map(([field, offset]) => [field, { n: 2000, tasks: 2, ...entry(score + offset) }])) };
   }
-  return { results, mlrb: { breakdowns } };
+  return { results, mlrb: { breakdowns, ...(missingSubtasks && headline !== null ? { partial: { missing: [missingSubtaskOf(headline.suite)] } } : {}) } };
 }
 
 function trackCheck(run: SyntheticRun): RunRecord['track_check'] {
