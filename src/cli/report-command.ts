@@ -1,5 +1,5 @@
 /**
- * `mlrb-eval report RUN.json… [--out DIR]`: MLRB's statistics over run records (`mlrb-eval mlrb … --output`),
+ * `mlrb-eval report RUN.json… [--out DIR] [--include-partial]`: MLRB's statistics over run records (`mlrb-eval mlrb … --output`),
  * grouped by task and agent, as a self-contained HTML page with charts, PNG charts and CSV tables.
  */
 import { parseArgs } from 'node:util';
