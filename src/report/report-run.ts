@@ -36,7 +36,7 @@ export interface ReportRun {
   readonly headlineLabel: string;
   readonly headlineStatus: RunRecord['headline']['status'];
   readonly score: number | null;
-  /** A partial headline's number from its partial data where the model is not ineligible; null otherwise. */
+  /** A partial headline's number from its partial data (never counted for an ineligible model); null otherwise. */
   readonly partialScore: number | null;
   readonly eligibility: RunRecord['eligibility']['status'];
   readonly successful: boolean;
@@ -101,7 +101,7 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
       headlineLabel: record.headline.label,
       headlineStatus: record.headline.status,
       score: record.headline.value,
-      partialScore: record.eligibility.status === 'ineligible' ? null : partialHeadlineValue(record),
+      partialScore: partialHeadlineValue(record),
       eligibility: record.eligibility.status,
       successful: isSuccessfulRun(record),
       parameters: record.model.parameters,

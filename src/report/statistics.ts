@@ -25,11 +25,9 @@ export interface ScoredRun {
   /** The headline number; null unless the headline was scored on all of its data. */
   readonly score: number | null;
   readonly successful: boolean;
-  /**
-   * A partial headline's number from the partial data, for a model that is not ineligible; null for any
-   * other run (report-run.ts reads it with completeness.ts).
-   */
+  /** A partial headline's number from the partial data; null for any other run (completeness.ts reads it). */
   readonly partialScore: number | null;
+  readonly eligibility: RunRecord['eligibility']['status'];
 }
 
 export interface SummaryOptions {
@@ -66,10 +64,15 @@ export function summarizeByTaskAndAgent(runs: readonly ScoredRun[], options: Sum
     .sort((a, b) => compareText(a.task, b.task) || compareText(a.agent, b.agent));
 }
 
+/** A partial run that would count were it complete: it has a number and its model is not ineligible. */
+function isCountablePartial(run: ScoredRun): run is ScoredRun & { readonly partialScore: number } {
+  return run.partialScore !== null && run.eligibility !== 'ineligible';
+}
+
 /** The number a run counts with, and whether it is partial; null when it is not counted. */
 function countedScore(run: ScoredRun, { includePartial }: SummaryOptions): { readonly score: number; readonly partial: boolean } | null {
   if (run.successful && run.score !== null) return { score: run.score, partial: false };
-  if (includePartial && run.partialScore !== null) return { score: run.partialScore, partial: true };
+  if (includePartial && isCountablePartial(run)) return { score: run.partialScore, partial: true };
   return null;
 }
 
@@ -85,7 +88,7 @@ function summarizeGroup(runs: readonly ScoredRun[], options: SummaryOptions): Gr
   return {
     task, agent, runs: runs.length,
     successful: runs.filter((run) => run.successful).length,
-    partial: runs.filter((run) => run.partialScore !== null).length,
+    partial: runs.filter(isCountablePartial).length,
     counted: counted.length, mean, best,
   };
 }

@@ -8,9 +8,9 @@ import { marginOf } from '../../src/report/constraints.js';
 import { csvField } from '../../src/report/csv.js';
 import { isSuccessfulRun, summarizeByTaskAndAgent, type ScoredRun } from '../../src/report/statistics.js';
 
-const run = (agent: string, label: string, score: number | null, successful: boolean, task = 'llm_merging'): ScoredRun => ({ task, agent, label, score, successful, partialScore: null });
+const run = (agent: string, label: string, score: number | null, successful: boolean, task = 'llm_merging'): ScoredRun => ({ task, agent, label, score, successful, partialScore: null, eligibility: 'eligible' });
 /** A run whose headline is partial: no score, its number from part of the data. */
-const partialRun = (agent: string, label: string, partialScore: number): ScoredRun => ({ task: 'llm_merging', agent, label, score: null, successful: false, partialScore });
+const partialRun = (agent: string, label: string, partialScore: number, eligibility: ScoredRun['eligibility'] = 'unchecked'): ScoredRun => ({ task: 'llm_merging', agent, label, score: null, successful: false, partialScore, eligibility });
 const FULL_ONLY = { includePartial: false };
 
 describe('summarizeByTaskAndAgent', () => {
@@ -45,19 +45,20 @@ describe('summarizeByTaskAndAgent', () => {
 });
 
 describe('partial runs in summarizeByTaskAndAgent', () => {
-  const runs = [run('a', 'a #1', 0.5, true), partialRun('a', 'a #2', 0.9), run('a', 'a #3', 0.7, true), partialRun('a', 'a #4', 0.2)];
+  // #5 is partial and ineligible: never counted, not even as partial.
+  const runs = [run('a', 'a #1', 0.5, true), partialRun('a', 'a #2', 0.9), run('a', 'a #3', 0.7, true), partialRun('a', 'a #4', 0.2), partialRun('a', 'a #5', 0.95, 'ineligible')];
 
   it('leaves them out of mean and best by default, and counts them', () => {
     // counted: #1 and #3; mean (0.5 + 0.7) / 2 = 0.6; best 0.7 (#3), not the partial 0.9.
     expect(summarizeByTaskAndAgent(runs, FULL_ONLY)).toEqual([
-      { task: 'llm_merging', agent: 'a', runs: 4, successful: 2, partial: 2, counted: 2, mean: expect.closeTo(0.6, 15) as unknown, best: { label: 'a #3', score: 0.7, partial: false } },
+      { task: 'llm_merging', agent: 'a', runs: 5, successful: 2, partial: 2, counted: 2, mean: expect.closeTo(0.6, 15) as unknown, best: { label: 'a #3', score: 0.7, partial: false } },
     ]);
   });
 
   it('counts them in mean and best with includePartial, and marks a partial best', () => {
-    // counted: all four; mean (0.5 + 0.9 + 0.7 + 0.2) / 4 = 0.575; best the partial 0.9 (#2).
+    // counted: #1 to #4; mean (0.5 + 0.9 + 0.7 + 0.2) / 4 = 0.575; best the partial 0.9 (#2), not the ineligible 0.95.
     expect(summarizeByTaskAndAgent(runs, { includePartial: true })).toEqual([
-      { task: 'llm_merging', agent: 'a', runs: 4, successful: 2, partial: 2, counted: 4, mean: expect.closeTo(0.575, 15) as unknown, best: { label: 'a #2', score: 0.9, partial: true } },
+      { task: 'llm_merging', agent: 'a', runs: 5, successful: 2, partial: 2, counted: 4, mean: expect.closeTo(0.575, 15) as unknown, best: { label: 'a #2', score: 0.9, partial: true } },
     ]);
   });
 });
