@@ -5,7 +5,7 @@
  */
 import type { ModelShape } from './architecture.js';
 import type { GraphFacts } from './graph-facts.js';
-import type { HfArchitecture } from './hf-config.js';
+import type { HfArchitecture } from '../model/hf-config.js';
 import { formatCount } from './units.js';
 
 interface Comparison {

@@ -7,7 +7,7 @@ import { describeShape, type ModelShape } from './architecture.js';
 import { compareConfigWithGraph } from './config-graph-check.js';
 import { dtypeFacts } from './dtypes.js';
 import { readGraphFacts, type GraphFacts } from './graph-facts.js';
-import { hfArchitectureBeside, type HfArchitecture } from './hf-config.js';
+import { hfArchitectureBeside, type HfArchitecture } from '../model/hf-config.js';
 import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters, totalsByDtype, type DtypeTotals, type ParameterTotals } from './parameters.js';
 import type { TensorRoleName } from './tensor-roles.js';
