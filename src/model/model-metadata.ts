@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { MlrbError } from '../errors.js';
 import { pathEntryExists } from '../io/regular-file.js';
 import { readJsonFileUnder } from '../io/text-file.js';
-import { resolveHfConfig, type HfConfig } from './hf-config.js';
+import { readHfConfig } from './hf-config.js';
 import { MAX_CONFIG_SIZE } from './hf-config-schema.js';
 
 export interface ModelMetadata {
@@ -57,17 +57,6 @@ function readJson<T>(modelDir: string, name: string, schema: z.ZodType<T>): T | 
   return readJsonFile(file, modelDir, name, schema);
 }
 
-/** config.json, read and resolved by the one reader the edge checks use too (hf-config). */
-function readHfConfigFile(file: string, root: string, name: string): HfConfig {
-  return resolveHfConfig(readJsonObject(file, root, name), file);
-}
-
-function readJsonObject(file: string, root: string, name: string): Readonly<Record<string, unknown>> {
-  const raw = readJsonFileUnder(file, { kind: 'config', root, what: name });
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new MlrbError('BAD_MODEL', `${file} is not a JSON object`, { file });
-  return raw as Record<string, unknown>;
-}
-
 function readJsonFile<T>(file: string, root: string, name: string, schema: z.ZodType<T>): T {
   const raw = readJsonFileUnder(file, { kind: 'config', root, what: name });
   const parsed = schema.safeParse(raw);
@@ -97,11 +86,12 @@ export function readModelMetadata(modelDir: string, sources: ModelMetadataSource
     return value;
   };
   const { configFile } = sources;
+  // config.json goes through the one reader the edge checks use too (hf-config), so both see one architecture.
   const besideConfig = path.join(modelDir, 'config.json');
   const hf =
     configFile === undefined
-      ? note('config.json', pathEntryExists(besideConfig) ? readHfConfigFile(besideConfig, modelDir, 'config.json') : undefined)
-      : note(configFile, readHfConfigFile(configFile, path.dirname(configFile), path.basename(configFile)));
+      ? note('config.json', pathEntryExists(besideConfig) ? readHfConfig(besideConfig) : undefined)
+      : note(configFile, readHfConfig(configFile));
   const genai = note('genai_config.json', readJson(modelDir, 'genai_config.json', genaiConfigSchema))?.model;
   const tokenizerConfig = note('tokenizer_config.json', readJson(modelDir, 'tokenizer_config.json', tokenizerConfigSchema));
 
