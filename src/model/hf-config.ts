@@ -93,16 +93,13 @@ export function rulesFor(fields: HfConfigFields): ArchitectureRules {
   return ARCHITECTURE_RULES.find((rules) => rules.causalLmClass !== null && classes.includes(rules.causalLmClass)) ?? GENERIC_RULES;
 }
 
-type Stated = { readonly value: number | null | undefined; readonly name: string };
-
 /** A width under any of its names: absent (undefined), null, or a number; two names disagreeing is refused. */
-function stated(fields: HfConfigFields, names: FieldNames, source: string): Stated {
+function stated(fields: HfConfigFields, names: FieldNames, source: string): number | null | undefined {
   const record = fields as Record<string, unknown>;
   const present = names.filter((name) => Object.hasOwn(record, name) && record[name] !== undefined);
   const values = new Set(present.map((name) => record[name]));
   if (values.size > 1) throw refusal(source, present.join(' / '), `state different values (${present.map((name) => `${name} ${JSON.stringify(record[name])}`).join(', ')})`);
-  const name = present[0] ?? names[0];
-  return { value: present.length > 0 ? (record[name] as number | null) : undefined, name };
+  return present.length > 0 ? (record[present[0]!] as number | null) : undefined;
 }
 
 const firstId = (value: number | readonly number[] | null | undefined): number | null =>
@@ -113,7 +110,7 @@ export function resolveHfConfig(json: Readonly<Record<string, unknown>>, source:
   const fields = validated(json, source);
   const rules = rulesFor(fields);
   const assumptions: string[] = [];
-  const plain = (names: FieldNames): number | null => stated(fields, names, source).value ?? null;
+  const plain = (names: FieldNames): number | null => stated(fields, names, source) ?? null;
 
   const hiddenSize = plain(rules.names.hidden);
   const numHeads = plain(rules.names.heads);
@@ -133,14 +130,14 @@ export function resolveHfConfig(json: Readonly<Record<string, unknown>>, source:
 
   let headDim: number | null;
   const headDimField = stated(fields, ['head_dim'], source);
-  if (rules.headDim === null || headDimField.value === undefined) headDim = derivedHeadDim();
-  else headDim = headDimField.value ?? fallback('head_dim', rules.headDim.ifNull, 'null: hidden / heads');
+  if (rules.headDim === null || headDimField === undefined) headDim = derivedHeadDim();
+  else headDim = headDimField ?? fallback('head_dim', rules.headDim.ifNull, 'null: hidden / heads');
 
   let numKeyValueHeads: number | null = numHeads;
   if (rules.kvHeads !== null) {
     const kv = stated(fields, ['num_key_value_heads'], source);
-    if (kv.value !== undefined && kv.value !== null) numKeyValueHeads = kv.value;
-    else if (kv.value === null) numKeyValueHeads = fallback('num_key_value_heads', rules.kvHeads.ifNull, `null: the ${rules.modelType ?? 'generic'} convention`);
+    if (kv !== undefined && kv !== null) numKeyValueHeads = kv;
+    else if (kv === null) numKeyValueHeads = fallback('num_key_value_heads', rules.kvHeads.ifNull, `null: the ${rules.modelType ?? 'generic'} convention`);
     else numKeyValueHeads = fallback('num_key_value_heads', rules.kvHeads.ifAbsent, `not stated: the ${rules.modelType ?? 'generic'} default`);
   }
 
