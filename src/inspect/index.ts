@@ -11,7 +11,7 @@ export { formatEdgeReport } from './format-inspect.js';
 export { formatPruningReport } from './format-pruning.js';
 export { checkForwardPass, type ForwardCheck } from './forward-check.js';
 export { countConfigParameters, readConfigParameters, type ConfigParameters, type ConfigWidths } from './config-parameters.js';
-export { readHfArchitecture, type HfArchitecture } from './hf-config.js';
+export { readHfArchitecture, type HfArchitecture } from '../model/hf-config.js';
 export { buildInspectReport, inspectModel, type ArchitectureSummary, type InspectReport, type TensorSummary } from './inspect-report.js';
 export { buildModelGraph, readModelGraph, type ModelGraph, type ModelTensor } from './model-graph.js';
 export { type ParameterTotals, type TiedEmbeddings } from './parameters.js';

@@ -7,7 +7,7 @@ import { describeShape, type ModelShape } from './architecture.js';
 import { compareConfigWithGraph } from './config-graph-check.js';
 import { dtypeFacts } from './dtypes.js';
 import { readGraphFacts, type GraphFacts } from './graph-facts.js';
-import { hfArchitectureBeside, type HfArchitecture } from './hf-config.js';
+import { hfArchitectureBeside, type HfArchitecture } from '../model/hf-config.js';
 import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters, totalsByDtype, type DtypeTotals, type ParameterTotals } from './parameters.js';
 import type { TensorRoleName } from './tensor-roles.js';
@@ -61,7 +61,7 @@ export interface InspectReport {
   readonly architecture: ArchitectureSummary;
   /** What the graph says about running it (position limit, attention form, logits type), whatever config.json claims. */
   readonly graph: GraphFacts;
-  /** Where config.json and the graph disagree (vocab, hidden size, layers, FFN width, heads, max positions). */
+  /** Where config.json and the graph disagree (vocab, hidden size, layers, FFN width, heads, KV heads, max positions). */
   readonly configWarnings: readonly string[];
   readonly tensors: readonly TensorSummary[];
   readonly readMs: number;
@@ -85,7 +85,8 @@ function summarizeArchitecture(shape: ModelShape, config: HfArchitecture | null,
     hidden: shape.hidden ?? config?.hiddenSize ?? null,
     layers: shape.layers.length,
     heads,
-    kvHeads: headDim !== null && keyWidth !== null ? Math.round(keyWidth / headDim) : heads,
+    // Without a separate key projection in the graph, the config's (resolved) KV heads, else one per head.
+    kvHeads: headDim !== null && keyWidth !== null ? Math.round(keyWidth / headDim) : (config?.numKeyValueHeads ?? heads),
     headDim,
     intermediate: widest((layer) => (layer.projections.up ?? layer.projections.gate)?.outDim) ?? config?.intermediateSize ?? null,
     vocab: shape.vocab ?? config?.vocabSize ?? null,

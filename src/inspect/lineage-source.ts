@@ -7,7 +7,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { describeShape, type ModelShape } from './architecture.js';
-import { hfArchitectureBeside } from './hf-config.js';
+import { hfArchitectureBeside } from '../model/hf-config.js';
 import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { isSafetensorsCheckpoint, openSafetensorsCheckpoint } from './safetensors-checkpoint.js';
 

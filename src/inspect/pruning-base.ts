@@ -7,7 +7,7 @@ import path from 'node:path';
 import { MlrbError } from '../errors.js';
 import { describeShape, type LayerShape, type ModelShape } from './architecture.js';
 import { readConfigParameters } from './config-parameters.js';
-import { hfArchitectureBeside } from './hf-config.js';
+import { hfArchitectureBeside } from '../model/hf-config.js';
 import { layerWidths } from './layer-widths.js';
 import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters } from './parameters.js';

@@ -14,7 +14,7 @@ import { pathEntryExists } from '../io/regular-file.js';
 import { readJsonFileUnder } from '../io/text-file.js';
 import type { NativeTensorInfo } from '../native/binding.js';
 import { describeShape, type ModelShape } from './architecture.js';
-import { readConfigJson, readHfArchitecture, type HfArchitecture } from './hf-config.js';
+import { readHfArchitecture, type HfArchitecture } from '../model/hf-config.js';
 import { buildModelGraph, type ModelGraph } from './model-graph.js';
 import { readSafetensorsHeader } from './safetensors-header.js';
 
@@ -68,9 +68,9 @@ export function openSafetensorsCheckpoint(location: string): SafetensorsCheckpoi
     inputs: [], outputs: [], tensors: [...tensors.values()], nodes: [], externalFiles: [],
   });
   const configFile = path.join(folder, 'config.json');
-  const hasConfig = pathEntryExists(configFile);
-  const conv1d = hasConfig && readConfigJson(configFile).json.model_type === 'gpt2';
-  return { folder, shards, graph, shape: withStoredOrientation(describeShape(graph), !conv1d), config: hasConfig ? readHfArchitecture(configFile) : null };
+  const config = pathEntryExists(configFile) ? readHfArchitecture(configFile) : null;
+  const conv1d = config?.modelType === 'gpt2';
+  return { folder, shards, graph, shape: withStoredOrientation(describeShape(graph), !conv1d), config };
 }
 
 /** Every projection as stored by its framework: [out, in] for Linear, [in, out] for Conv1D. */

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { MlrbError } from '../errors.js';
 import { pathEntryExists } from '../io/regular-file.js';
 import { readJsonFileUnder } from '../io/text-file.js';
+import { readHfConfig } from './hf-config.js';
+import { MAX_CONFIG_SIZE } from './hf-config-schema.js';
 
 export interface ModelMetadata {
   /** Longest sequence the model accepts (lm-eval's max_length), null when no file states it. */
@@ -26,22 +28,7 @@ export interface ModelMetadata {
 }
 
 const tokenIdSchema = z.union([z.number().int().nonnegative(), z.array(z.number().int().nonnegative()).nonempty()]).nullish();
-const positiveInt = z.number().int().positive().nullish();
-
-const huggingFaceConfigSchema = z.looseObject({
-  max_position_embeddings: positiveInt,
-  n_positions: positiveInt,
-  n_ctx: positiveInt,
-  bos_token_id: tokenIdSchema,
-  eos_token_id: tokenIdSchema,
-  vocab_size: positiveInt,
-  hidden_size: positiveInt,
-  n_embd: positiveInt,
-  num_attention_heads: positiveInt,
-  n_head: positiveInt,
-  num_key_value_heads: positiveInt,
-  head_dim: positiveInt,
-});
+const positiveInt = z.number().int().positive().max(MAX_CONFIG_SIZE).nullish();
 
 const genaiConfigSchema = z.looseObject({
   model: z.looseObject({
@@ -99,28 +86,28 @@ export function readModelMetadata(modelDir: string, sources: ModelMetadataSource
     return value;
   };
   const { configFile } = sources;
+  // config.json goes through the one reader the edge checks use too (hf-config), so both see one architecture.
+  const besideConfig = path.join(modelDir, 'config.json');
   const hf =
     configFile === undefined
-      ? note('config.json', readJson(modelDir, 'config.json', huggingFaceConfigSchema))
-      : note(configFile, readJsonFile(configFile, path.dirname(configFile), path.basename(configFile), huggingFaceConfigSchema));
+      ? note('config.json', pathEntryExists(besideConfig) ? readHfConfig(besideConfig) : undefined)
+      : note(configFile, readHfConfig(configFile));
   const genai = note('genai_config.json', readJson(modelDir, 'genai_config.json', genaiConfigSchema))?.model;
   const tokenizerConfig = note('tokenizer_config.json', readJson(modelDir, 'tokenizer_config.json', tokenizerConfigSchema));
 
-  const heads = hf?.num_attention_heads ?? hf?.n_head ?? null;
-  const hidden = hf?.hidden_size ?? hf?.n_embd ?? null;
   const tokenizerLimit = tokenizerConfig?.model_max_length;
   const maxLength =
-    hf?.n_positions ?? hf?.max_position_embeddings ?? hf?.n_ctx ?? genai?.context_length ??
+    hf?.maxPositions ?? genai?.context_length ??
     (tokenizerLimit !== undefined && tokenizerLimit !== null && tokenizerLimit < UNSET_MODEL_MAX_LENGTH ? tokenizerLimit : null);
   return {
     maxLength,
-    bosTokenId: firstId(hf?.bos_token_id) ?? firstId(genai?.bos_token_id),
-    eosTokenId: firstId(hf?.eos_token_id) ?? firstId(genai?.eos_token_id),
-    numKeyValueHeads: hf?.num_key_value_heads ?? heads ?? genai?.decoder?.num_key_value_heads ?? null,
-    headDim: hf?.head_dim ?? (heads !== null && hidden !== null ? hidden / heads : null) ?? genai?.decoder?.head_size ?? null,
-    vocabSize: hf?.vocab_size ?? genai?.vocab_size ?? null,
-    hiddenSize: hidden,
-    attentionHeads: heads,
+    bosTokenId: hf?.bosTokenId ?? firstId(genai?.bos_token_id),
+    eosTokenId: hf?.eosTokenId ?? firstId(genai?.eos_token_id),
+    numKeyValueHeads: hf?.numKeyValueHeads ?? genai?.decoder?.num_key_value_heads ?? null,
+    headDim: hf?.headDim ?? genai?.decoder?.head_size ?? null,
+    vocabSize: hf?.vocabSize ?? genai?.vocab_size ?? null,
+    hiddenSize: hf?.hiddenSize ?? null,
+    attentionHeads: hf?.numHeads ?? null,
     bosToken: tokenText(tokenizerConfig?.bos_token),
     eosToken: tokenText(tokenizerConfig?.eos_token),
     sources: read,

@@ -65,7 +65,7 @@ describe('parameters of a config.json, as transformers counts them', () => {
   });
 });
 
-describe('BAD DATA – configs without a formula or with unusable fields', () => {
+describe('BAD MODEL – configs without a formula or with unusable fields', () => {
   const failure = (json: Record<string, unknown>): unknown => {
     try {
       return countConfigParameters(json, 'test-config.json');
@@ -77,24 +77,24 @@ describe('BAD DATA – configs without a formula or with unusable fields', () =>
 
   it('an unknown model_type is named, with the supported ones listed', () => {
     const error = failure({ ...phi2, model_type: 'mamba' });
-    expect(error).toMatchObject({ code: 'BAD_DATA', details: { file: 'test-config.json' } });
+    expect(error).toMatchObject({ code: 'BAD_MODEL', details: { file: 'test-config.json' } });
     expect((error as Error).message).toContain('model_type "mamba"');
     for (const type of SUPPORTED_MODEL_TYPES) expect((error as Error).message).toContain(type);
   });
 
   it('an unknown class when model_type is absent, and a config stating neither', () => {
     const { model_type: _, ...withoutType } = phi2;
-    expect(failure({ ...withoutType, architectures: ['MambaForCausalLM'] })).toMatchObject({ code: 'BAD_DATA', message: expect.stringContaining('MambaForCausalLM') });
+    expect(failure({ ...withoutType, architectures: ['MambaForCausalLM'] })).toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining('MambaForCausalLM') });
     const { architectures: __, ...neither } = withoutType;
-    expect(failure(neither)).toMatchObject({ code: 'BAD_DATA', message: expect.stringContaining('neither model_type nor architectures') });
+    expect(failure(neither)).toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining('neither model_type nor architectures') });
   });
 
   it('a missing size, a size that is not a positive integer and a switch that is not boolean name the field', () => {
     const { vocab_size: _, ...noVocab } = phi2;
-    expect(failure(noVocab)).toMatchObject({ code: 'BAD_DATA', details: { field: 'vocab_size' } });
-    expect(failure({ ...phi2, hidden_size: '2560' })).toMatchObject({ code: 'BAD_DATA', details: { field: 'hidden_size' } });
-    expect(failure({ ...phi2, num_hidden_layers: 0 })).toMatchObject({ code: 'BAD_DATA', details: { field: 'num_hidden_layers' } });
-    expect(failure({ ...phi2, tie_word_embeddings: 'false' })).toMatchObject({ code: 'BAD_DATA', details: { field: 'tie_word_embeddings' } });
+    expect(failure(noVocab)).toMatchObject({ code: 'BAD_MODEL', details: { field: 'vocab_size' } });
+    expect(failure({ ...phi2, hidden_size: '2560' })).toMatchObject({ code: 'BAD_MODEL', details: { field: 'hidden_size' } });
+    expect(failure({ ...phi2, num_hidden_layers: 0 })).toMatchObject({ code: 'BAD_MODEL', details: { field: 'num_hidden_layers' } });
+    expect(failure({ ...phi2, tie_word_embeddings: 'false' })).toMatchObject({ code: 'BAD_MODEL', details: { field: 'tie_word_embeddings' } });
   });
 });
 

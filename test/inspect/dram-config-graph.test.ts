@@ -43,4 +43,16 @@ describe('config.json vs the graph', () => {
     expect(text).toContain('\nGraph: longest input 64 tokens (position table position_embedding) · attention decomposed · logits float32\n');
     expect(text).toContain('\n  ! config.json states max_position_embeddings 2,048, but the graph has 64');
   });
+
+  it("EXPECTED FAILURE – KV heads a config leaves out are its model_type's default, and a graph with others is a warning", async () => {
+    // MistralConfig defaults num_key_value_heads to 8; this graph has 4 (one per head).
+    const modelPath = writeEdgeModel(tempPath('mistral-default-kv'), base, base.model);
+    const { num_key_value_heads: _, ...stated } = tinyLmConfigJson(base.options);
+    writeFileSync(path.join(path.dirname(modelPath), 'config.json'), JSON.stringify({ ...stated, model_type: 'mistral' }));
+    const report = await inspectModel(modelPath);
+    expect(report.configWarnings).toEqual([
+      'config.json states num_key_value_heads 8, but the graph has 4 (the graph\'s widest key projection over head_dim 8); the graph is what runs',
+    ]);
+    expect(report.architecture.kvHeads).toBe(4);
+  });
 });

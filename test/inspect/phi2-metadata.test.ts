@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { describeShape } from '../../src/inspect/architecture.js';
 import { checkDramBudget, EDGE_TRACKS } from '../../src/inspect/dram-check.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
-import { readHfArchitecture } from '../../src/inspect/hf-config.js';
+import { readHfArchitecture } from '../../src/model/hf-config.js';
 import { buildInspectReport } from '../../src/inspect/inspect-report.js';
 import { buildModelGraph } from '../../src/inspect/model-graph.js';
 import { countParameters } from '../../src/inspect/parameters.js';
