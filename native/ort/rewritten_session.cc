@@ -107,7 +107,7 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
   // ORT judges the graph as submitted before any rewrite can hide a node it would refuse: the file's own
   // graph, its weights referenced in place rather than parsed into a copy (a weight whose bytes do not fit
   // its dims is refused all the same, as an external-data size mismatch).
-  std::vector<uint8_t> original = graph::assemble_model(parsed->parts, graph::with_external_weights(parsed->graph, model_file));
+  const std::vector<uint8_t> original = graph::assemble_model(parsed->parts, graph::with_external_weights(parsed->graph, model_file));
   // Assembling copies from the mapping: zeros standing in for a shrunk file must never reach ORT.
   mapped->throw_if_damaged("its graph");
   check_original_with_ort(runtime, original, session_options);
