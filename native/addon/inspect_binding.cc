@@ -195,6 +195,9 @@ ZeroScanRequest scan_request_from_js(Napi::Env env, const Napi::Value& value, si
   if (!object.Get("file").IsString()) throw Napi::TypeError::New(env, where + ".file must be a string");
   ZeroScanRequest request;
   request.file = object.Get("file").As<Napi::String>().Utf8Value();
+  const Napi::Value tensor = object.Get("tensor");
+  if (!tensor.IsUndefined() && !tensor.IsString()) throw Napi::TypeError::New(env, where + ".tensor must be a string when given");
+  if (tensor.IsString()) request.tensor = tensor.As<Napi::String>().Utf8Value();
   request.offset = whole_number(env, object, "offset", where);
   request.rows = whole_number(env, object, "rows", where);
   request.cols = whole_number(env, object, "cols", where);

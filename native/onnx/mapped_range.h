@@ -4,15 +4,20 @@
 // whole model so the weights it copies verbatim are paged in once, straight into the rewritten buffer;
 // the model reader maps the whole model and walks its metadata with the protobuf reader (proto_wire.h),
 // which steps over weight payloads without touching their pages.
-// A mapping cannot report a file that shrinks under it except by SIGBUS, where read() would return
-// short; the files mapped here are the model's own, opened once and not expected to change while read.
+// A file that shrinks under its mapping (another process truncates it) would raise SIGBUS on the first
+// page past its new end and kill the process; every mapping is guarded (truncation_guard.h), so such a
+// page reads as zeros and `damaged()` turns true. Whoever read through the mapping checks it afterwards
+// (`throw_if_damaged`) before trusting what it read.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
 
 #include "file_handle.h"
+#include "truncation_guard.h"
 
 namespace mlrb::onnx {
 
@@ -34,11 +39,20 @@ class MappedRange {
   [[nodiscard]] const void* data() const { return data_; }
   [[nodiscard]] std::span<const uint8_t> bytes() const { return {static_cast<const uint8_t*>(data_), length_}; }
 
+  // True when part of the range could not be read since it was mapped (the file shrank or the device
+  // failed): some bytes read through it were zeros standing in for the file's.
+  [[nodiscard]] bool damaged() const { return guard_.has_value() && guard_->damaged(); }
+  // Throws mlrb::Error(BAD_MODEL) naming the file and `what` was being read when damaged().
+  void throw_if_damaged(const std::string& what) const;
+
  private:
+  std::string path_;
   void* mapping_ = nullptr;
   size_t mapping_length_ = 0;
   const void* data_ = nullptr;
   size_t length_ = 0;
+  uint64_t file_size_ = 0;
+  std::optional<TruncationGuard> guard_;
 };
 
 }  // namespace mlrb::onnx

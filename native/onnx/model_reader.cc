@@ -60,12 +60,18 @@ ModelInfo read_model_info(const std::string& path) {
   const MappedRange mapped(file, 0, static_cast<size_t>(file.size()), MappedRange::Access::sparse);
   const Bytes bytes = mapped.bytes();
   GraphContents contents;
+  bool has_graph = false;
+  // A file that shrank while it was walked read as zeros past its new end: that, not what the zeros
+  // parsed as, is the error to report.
   try {
-    if (!read_model(bytes, model, contents)) throw Error("BAD_MODEL", model.path + " holds no graph: it is not an ONNX model");
+    has_graph = read_model(bytes, model, contents);
   } catch (const MalformedProto& error) {
+    mapped.throw_if_damaged("its graph");
     throw Error("BAD_MODEL", model.path + " is truncated or not an ONNX model: " + error.what() + " at byte offset " +
                                  std::to_string(error.at() - bytes.data()) + " (file size " + std::to_string(file.size()) + ")");
   }
+  mapped.throw_if_damaged("its graph");
+  if (!has_graph) throw Error("BAD_MODEL", model.path + " holds no graph: it is not an ONNX model");
 
   model.graph_name = std::move(contents.main_graph_name);
   model.inputs = std::move(contents.inputs);

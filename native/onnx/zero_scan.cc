@@ -22,6 +22,11 @@ namespace {
 // best among 1–64 MiB).
 constexpr uint64_t kChunkBytes = 4ull << 20;
 
+// How errors name the tensor a request scans.
+std::string tensor_label(const ZeroScanRequest& request) {
+  return (request.tensor.empty() ? std::string("a tensor") : "tensor " + request.tensor) + " at byte offset " + std::to_string(request.offset);
+}
+
 struct Chunk {
   size_t request = 0;
   uint64_t first_element = 0;
@@ -96,13 +101,18 @@ class ScanJob {
           // Misaligned elements (raw_data at an odd protobuf offset): the vectorized kernel needs
           // naturally aligned words, so these are copied into an aligned buffer instead.
           if (bytes > buffer.size() * sizeof(uint64_t)) buffer.resize(bytes / sizeof(uint64_t) + 1);
-          file.read_exact(position, buffer.data(), bytes);
+          try {
+            file.read_exact(position, buffer.data(), bytes);
+          } catch (const Error& error) {
+            throw Error(error.code(), std::string(error.what()) + " (reading " + tensor_label(request) + ")");
+          }
           data = buffer.data();
         }
         std::optional<ZeroAccumulator>& accumulator = mine[chunk.request];
         if (!accumulator) prepare_accumulator(accumulator.emplace(), request.rows, request.cols, request.element_bytes);
         scan_zero_block(data, chunk.first_element, chunk.element_count, request.cols, request.element_bytes,
                         request.ignore_sign, *accumulator);
+        if (mapped) mapped->throw_if_damaged(tensor_label(request));
       }
     } catch (...) {
       const std::lock_guard lock(failure_mutex_);

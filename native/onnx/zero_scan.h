@@ -11,6 +11,7 @@ namespace mlrb::onnx {
 
 // One tensor viewed as [rows, cols] (dims[0] by the product of the rest) at `offset` in `file`.
 struct ZeroScanRequest {
+  std::string tensor;  // its name, for errors; may be empty
   std::string file;
   uint64_t offset = 0;
   uint64_t rows = 0;
@@ -25,7 +26,8 @@ struct ZeroScanResult {
   std::vector<uint8_t> zero_columns;  // 1 where the whole column is zero
 };
 
-// `threads` 0 means one per hardware thread. Throws mlrb::Error(BAD_MODEL) when a range lies outside its file.
+// `threads` 0 means one per hardware thread. Throws mlrb::Error(BAD_MODEL) naming the file and tensor when a
+// range lies outside its file, or when the file shrinks while it is scanned.
 [[nodiscard]] std::vector<ZeroScanResult> scan_zeros(const std::vector<ZeroScanRequest>& requests, size_t threads);
 
 }  // namespace mlrb::onnx

@@ -89,6 +89,7 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
     // Sparse: only the graph's structure is read; the weights stay in the file for ORT (graph/external_weights.h).
     mapped.emplace(file, 0, static_cast<size_t>(file.size()), onnx::MappedRange::Access::sparse);
     parsed.emplace(graph::parse_model(mapped->bytes()));
+    mapped->throw_if_damaged("its graph");  // declined like an unparsable file: ORT gives its own verdict
   } catch (const graph::MalformedProto& error) {
     opened.rewrites = graph::decline_all(passes, held_back, "the model could not be parsed (" + std::string(error.what()) + ")");
   } catch (const std::exception& error) {
@@ -106,7 +107,10 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
   // ORT judges the graph as submitted before any rewrite can hide a node it would refuse: the file's own
   // graph, its weights referenced in place rather than parsed into a copy (a weight whose bytes do not fit
   // its dims is refused all the same, as an external-data size mismatch).
-  check_original_with_ort(runtime, graph::assemble_model(parsed->parts, graph::with_external_weights(parsed->graph, model_file)), session_options);
+  const std::vector<uint8_t> original = graph::assemble_model(parsed->parts, graph::with_external_weights(parsed->graph, model_file));
+  // Assembling copies from the mapping: zeros standing in for a shrunk file must never reach ORT.
+  mapped->throw_if_damaged("its graph");
+  check_original_with_ort(runtime, original, session_options);
   // Once per options object: ORT refuses a second registration of the same domain, and that refusal would
   // then stand in for the real reason of every later attempt, the plain load included.
   const bool custom_ops_wanted =
@@ -118,6 +122,7 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
     if (!state.rewritten()) break;
     const std::vector<uint8_t> model =
         graph::assemble_model(parsed->parts, graph::with_external_weights(state.view(), model_file), state.extra_opsets());
+    mapped->throw_if_damaged("its graph");
     try {
       opened.session = std::make_unique<Ort::Session>(runtime.env(), model.data(), model.size(), session_options);
       opened.sliced_logits = state.sliced_logits;

@@ -30,6 +30,7 @@ function scanRequest(tensor: ModelTensor): NativeZeroScanRequest | null {
   if ((tensor.location !== 'raw' && tensor.location !== 'external') || ![1, 2, 4, 8].includes(elementBytes) || tensor.dims.length === 0) return null;
   const rows = tensor.dims[0]!;
   return {
+    tensor: tensor.name,
     file: tensor.file,
     offset: tensor.offset,
     rows,

@@ -276,6 +276,8 @@ export interface NativeModelInfo {
 
 /** A tensor payload viewed as [rows, cols]. */
 export interface NativeZeroScanRequest {
+  /** The tensor's name, for errors. */
+  readonly tensor?: string;
   readonly file: string;
   readonly offset: number;
   readonly rows: number;
