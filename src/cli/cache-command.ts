@@ -5,11 +5,12 @@
  */
 import { lstatSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { removeScoreDatabase, scoreDatabases, SCORES_FOLDER } from '../cache/score-folder.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { normalizeFlagSpelling } from './command-args.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { parseCommandLine, printUsage } from './command-line.js';
+import { UsageError, type CliIo } from './exit-error.js';
 
 export const CACHE_USAGE = `usage: mlrb-eval cache info|clear [--use-cache DIR]
 
@@ -22,25 +23,14 @@ export const CACHE_USAGE = `usage: mlrb-eval cache info|clear [--use-cache DIR]
 /** Sub-folders of the cache root other than the scores, removed whole by `clear`. */
 const PLAIN_FOLDERS = ['tokens', 'file-hashes'] as const;
 
+const optionsSchema = z.object({ 'use-cache': z.string().optional(), 'cache-dir': z.string().optional() });
+
 export async function runCacheCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: normalizeFlagSpelling(argv),
-      allowPositionals: true,
-      strict: true,
-      options: { 'use-cache': { type: 'string' }, 'cache-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    });
-  } catch (error) {
-    throw new ExitError(2, `cache: ${(error as Error).message}\n${CACHE_USAGE}`);
-  }
-  if (parsed.values.help) {
-    io.stdout.write(`${CACHE_USAGE}\n`);
-    return 0;
-  }
-  const [action, ...extra] = parsed.positionals;
-  if ((action !== 'info' && action !== 'clear') || extra.length > 0) throw new ExitError(2, `cache: expected info or clear\n${CACHE_USAGE}`);
-  const root = path.resolve(parsed.values['use-cache'] ?? parsed.values['cache-dir'] ?? defaultCacheDir());
+  const line = parseCommandLine(normalizeFlagSpelling(argv), { command: 'cache', schema: optionsSchema, flags: { 'use-cache': { type: 'string' }, 'cache-dir': { type: 'string' } } });
+  if (line.help) return printUsage(io, CACHE_USAGE);
+  const [action, ...extra] = line.positionals;
+  if ((action !== 'info' && action !== 'clear') || extra.length > 0) throw new UsageError('cache', 'expected info or clear');
+  const root = path.resolve(line.options['use-cache'] ?? line.options['cache-dir'] ?? defaultCacheDir());
   if (action === 'info') io.stdout.write(describeCache(root));
   else clearCache(root, io);
   return 0;

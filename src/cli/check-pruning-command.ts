@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { formatPruningReport } from '../inspect/format-pruning.js';
 import { checkPruning } from '../inspect/pruning-check.js';
 import { parseModelCommand } from './command-args.js';
+import { printUsage } from './command-line.js';
 import type { CliIo } from './exit-error.js';
 
 export const CHECK_PRUNING_USAGE = `usage: mlrb-eval check-pruning MODEL --base BASE [options]
@@ -41,7 +42,6 @@ const optionsSchema = z.object({
 export async function runCheckPruningCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseModelCommand(argv, {
     command: 'check-pruning',
-    usage: CHECK_PRUNING_USAGE,
     schema: optionsSchema,
     flags: {
       base: { type: 'string', default: '' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, 'num-heads': { type: 'string' },
@@ -49,10 +49,7 @@ export async function runCheckPruningCommand(argv: readonly string[], io: CliIo)
       'ort-library': { type: 'string' },
     },
   });
-  if (parsed.help) {
-    io.stdout.write(CHECK_PRUNING_USAGE);
-    return 0;
-  }
+  if (parsed.help) return printUsage(io, CHECK_PRUNING_USAGE);
   const o = parsed.options;
 
   const report = await checkPruning(parsed.model, {

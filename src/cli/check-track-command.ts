@@ -3,13 +3,13 @@
  * edge-compression, pruning against Phi-2 or --base). Exit 0, or 1 with --strict when the verdict fails,
  * 2 for bad usage. Runtime failures propagate as MlrbError to the CLI's one error boundary.
  */
-import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { checkTrack } from '../inspect/track-check.js';
 import { formatTrackReport } from '../inspect/track-format.js';
 import { TRACK_NAMES } from '../inspect/track-options.js';
-import { byteSizeOption, dramProviderOption, parseModelCommand, takeLeadingPositional } from './command-args.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { byteSizeOption, dramProviderOption, onlyModel } from './command-args.js';
+import { parseCommandLine, printUsage, type FlagConfig } from './command-line.js';
+import { UsageError, type CliIo } from './exit-error.js';
 
 export const CHECK_TRACK_USAGE = `usage: mlrb-eval check-track ${TRACK_NAMES.join('|')} MODEL [options]
   edge-compression: no quantization, DRAM within 12 GB, structurally pruned from Phi-2 (or --base)
@@ -24,7 +24,7 @@ export const CHECK_TRACK_USAGE = `usage: mlrb-eval check-track ${TRACK_NAMES.joi
   --ort-library PATH    ONNX Runtime shared library to use
 `;
 
-const FLAGS: NonNullable<ParseArgsConfig['options']> = {
+const FLAGS: FlagConfig = {
   base: { type: 'string' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, provider: { type: 'string' },
   'skip-dram': { type: 'boolean' }, 'dram-budget': { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' },
 };
@@ -40,23 +40,20 @@ const optionsSchema = z.object({
   'ort-library': z.string().min(1).optional(),
 });
 
-const usageError = (message: string): ExitError => new ExitError(2, `check-track: ${message}\n${CHECK_TRACK_USAGE}`);
-
 export async function runCheckTrackCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const line = parseCommandLine(argv, { command: 'check-track', schema: optionsSchema, flags: FLAGS });
+  if (line.help) return printUsage(io, CHECK_TRACK_USAGE);
   // The first positional is the track and the second the model, wherever the flags sit.
-  const { value: track, help, rest } = takeLeadingPositional(argv, FLAGS);
-  if (help) {
-    io.stdout.write(CHECK_TRACK_USAGE);
-    return 0;
-  }
+  const [track, ...rest] = line.positionals;
   const knownTrack = TRACK_NAMES.find((name) => name === track);
   // Checked before MODEL, so `check-track model.onnx` says the track is missing rather than the model.
-  if (knownTrack === undefined) throw usageError(`expected a track first (${TRACK_NAMES.join(' or ')}), got ${track === undefined ? 'none' : JSON.stringify(track)}`);
-  const parsed = parseModelCommand(rest, { command: 'check-track', usage: CHECK_TRACK_USAGE, schema: optionsSchema, flags: FLAGS });
-  if (parsed.help) return 0; // answered above; this narrows the type
-  const o = parsed.options;
+  if (knownTrack === undefined) {
+    throw new UsageError('check-track', `expected a track first (${TRACK_NAMES.join(' or ')}), got ${track === undefined ? 'none' : JSON.stringify(track)}`);
+  }
+  const model = onlyModel('check-track', rest);
+  const o = line.options;
 
-  const report = await checkTrack(knownTrack, parsed.model, {
+  const report = await checkTrack(knownTrack, model, {
     ...(o.base !== undefined ? { base: o.base } : {}),
     ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
     measureDram: !o['skip-dram'],

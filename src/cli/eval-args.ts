@@ -1,22 +1,35 @@
 /**
- * The eval command's flags → evaluate() options plus where outputs go. Flags are parsed once: node's parseArgs
- * for the syntax (both `--num-fewshot` and lm-eval's `--num_fewshot`), then one zod schema for the values.
+ * The eval command's flags → evaluate() options plus where outputs go. Flags are parsed once, by
+ * parseCommandLine (both `--num-fewshot` and lm-eval's `--num_fewshot`), with one zod schema for the values.
  */
-import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { parseShardSpec } from '../eval/shard.js';
-import { normalizeFlagSpelling } from './command-args.js';
-import { ExitError } from './exit-error.js';
+import { normalizeFlagSpelling, onlyModel } from './command-args.js';
+import { parseCommandLine, type FlagConfig } from './command-line.js';
+import { UsageError } from './exit-error.js';
+import { outputsFromFlags, resultFlags, resultFlagsShape, type EvalOutputs } from './result-flags.js';
 
 const STRING_FLAGS = [
   'suite', 'tasks', 'data', 'tokenizer', 'config', 'num-fewshot', 'limit', 'batch-size', 'memory-budget-mb', 'max-length',
-  'threads', 'provider', 'ort-library', 'output', 'output-path', 'cache-dir', 'use-cache', 'cache-max-mb', 'lm-eval-version', 'shard',
+  'threads', 'provider', 'ort-library', 'cache-dir', 'use-cache', 'cache-max-mb', 'lm-eval-version', 'shard',
 ] as const;
-const BOOLEAN_FLAGS = ['allow-partial', 'no-cpu-fusion', 'no-cache', 'verbose', 'quiet', 'show-breakdowns'] as const;
+const BOOLEAN_FLAGS = ['allow-partial', 'no-cpu-fusion', 'no-cache', 'verbose', 'quiet'] as const;
+
+/** The flags' syntax; --log-samples is a switch or takes a file depending on the line (src/cli/result-flags.ts). */
+function evalFlags(args: readonly string[]): FlagConfig {
+  return {
+    ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
+    ...Object.fromEntries(BOOLEAN_FLAGS.map((flag) => [flag, { type: 'boolean' as const }])),
+    ...resultFlags(args),
+  };
+}
+
+/** Usage errors name the command that `mlrb-eval MODEL …` runs. */
+const usageError = (problem: string): UsageError => new UsageError('eval', problem);
 
 const wholeNumber = (flag: string) =>
   z.string().regex(/^\d+$/, { error: (issue) => `--${flag} expects a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
@@ -56,9 +69,7 @@ const flagsSchema = z.strictObject({
   threads: wholeNumber('threads').optional(),
   provider: z.enum(PROVIDER_CHOICES, { error: (issue) => `--provider expects ${PROVIDER_CHOICES.join(', ')}, got ${JSON.stringify(issue.input)}` }).optional(),
   'ort-library': z.string().optional(),
-  output: z.string().optional(),
-  'output-path': z.string().optional(),
-  'log-samples': z.union([z.string(), z.boolean()]).optional(),
+  ...resultFlagsShape,
   'cache-dir': z.string().optional(),
   'lm-eval-version': z
     .enum(LM_EVAL_VERSIONS, { error: (issue) => `--lm-eval-version expects ${LM_EVAL_VERSIONS.join(' or ')}, got ${JSON.stringify(issue.input)}` })
@@ -70,20 +81,8 @@ const flagsSchema = z.strictObject({
   'no-cache': z.boolean().optional(),
   verbose: z.boolean().optional(),
   quiet: z.boolean().optional(),
-  'show-breakdowns': z.boolean().optional(),
   shard: shardFlag.optional(),
 });
-
-export interface EvalOutputs {
-  /** --output FILE: the results JSON at exactly that path. */
-  readonly output?: string;
-  /** --output-path PATH: lm-eval's layout (src/cli/lm-eval-output.ts). */
-  readonly outputPath?: string;
-  /** --log-samples FILE (without --output-path): every task's records in one JSON-lines file. */
-  readonly samplesFile?: string;
-  /** --log-samples with --output-path: lm-eval's per-task samples files. */
-  readonly samplesBesideResults: boolean;
-}
 
 export interface EvalArgs {
   readonly options: Omit<EvaluateOptions, 'onLog' | 'onWarning' | 'onProgress'>;
@@ -99,43 +98,29 @@ export interface EvalArgs {
  * lm-eval's `--use_cache DIR` and our `--cache-dir DIR` name the same folder (tokens and scores); `--no-cache`
  * turns every cache off and cannot be combined with either.
  */
-function cacheFolderFlag(values: z.output<typeof flagsSchema>, usage: string): string | false | undefined {
+function cacheFolderFlag(values: z.output<typeof flagsSchema>): string | false | undefined {
   const named = [values['cache-dir'], values['use-cache']].filter((value): value is string => value !== undefined);
-  if (values['no-cache'] && named.length > 0) throw new ExitError(2, `give --no-cache or a cache folder (--use-cache / --cache-dir), not both\n\n${usage}`);
-  if (named.length === 2 && named[0] !== named[1]) throw new ExitError(2, `--use-cache and --cache-dir name the same folder; give one\n\n${usage}`);
-  if (named[0] === '') throw new ExitError(2, `--use-cache expects a folder\n\n${usage}`);
+  if (values['no-cache'] && named.length > 0) throw usageError('give --no-cache or a cache folder (--use-cache / --cache-dir), not both');
+  if (named.length === 2 && named[0] !== named[1]) throw usageError('--use-cache and --cache-dir name the same folder; give one');
+  if (named[0] === '') throw usageError('--use-cache expects a folder');
   return values['no-cache'] ? false : named[0];
 }
 
-export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs {
+/** --help, or the command line read. */
+export type ParsedEvalArgs = { readonly help: true } | ({ readonly help: false } & EvalArgs);
+
+export function parseEvalArgs(argv: readonly string[]): ParsedEvalArgs {
   const args = normalizeFlagSpelling(argv);
-  const samplesAreSwitch = logSamplesIsSwitch(args);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
-        ...Object.fromEntries(BOOLEAN_FLAGS.map((flag) => [flag, { type: 'boolean' as const }])),
-        'log-samples': { type: samplesAreSwitch ? 'boolean' : 'string' },
-      },
-    });
-  } catch (error) {
-    throw new ExitError(2, `${(error as Error).message}\n\n${usage}`);
-  }
-  const flags = flagsSchema.safeParse(parsed.values);
-  if (!flags.success) throw new ExitError(2, `${flags.error.issues.map((issue) => issue.message).join('\n')}\n\n${usage}`);
-  const values = flags.data;
-  const [model, ...extra] = parsed.positionals;
-  if (model === undefined || extra.length > 0) throw new ExitError(2, `expected exactly one MODEL path (an .onnx file or its folder)\n\n${usage}`);
-  if (values.suite !== undefined && values.tasks !== undefined) throw new ExitError(2, `give --suite or --tasks, not both (they take the same names)\n\n${usage}`);
+  const line = parseCommandLine(args, { command: 'eval', flags: evalFlags(args), schema: flagsSchema });
+  if (line.help) return line;
+  const values = line.options;
+  const model = onlyModel('eval', line.positionals);
+  if (values.suite !== undefined && values.tasks !== undefined) throw usageError('give --suite or --tasks, not both (they take the same names)');
   const suite = values.tasks ?? values.suite;
-  if (suite === undefined) throw new ExitError(2, `--tasks (or --suite) is required\n\n${usage}`);
-  if (values.output !== undefined && values['output-path'] !== undefined) throw new ExitError(2, `give --output FILE or --output-path PATH, not both\n\n${usage}`);
-  if (values.shard !== undefined) checkShardOutputs(values, usage);
-  const cacheDir = cacheFolderFlag(values, usage);
+  if (suite === undefined) throw usageError('--tasks (or --suite) is required');
+  const outputs = outputsFromFlags('eval', values);
+  if (values.shard !== undefined) checkShardOutputs(values);
+  const cacheDir = cacheFolderFlag(values);
   const batch = values['batch-size'];
   const notes = batch?.lmEvalAuto ? [`--batch-size auto:N: treated as auto (batches are sized from the memory budget, so there is nothing to re-tune)`] : [];
   const logSamples = values['log-samples'];
@@ -165,8 +150,9 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
   // The library schema is strict about keys; dropping the unset ones gives exactly what a library caller passes.
   const defined = Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) as EvalArgs['options'];
   return {
+    help: false,
     options: defined,
-    outputs: outputsFromFlags(values),
+    outputs,
     verbose: values.verbose === true,
     quiet: values.quiet === true,
     showBreakdowns: values['show-breakdowns'] === true,
@@ -175,23 +161,8 @@ export function parseEvalArgs(argv: readonly string[], usage: string): EvalArgs 
 }
 
 /** A shard writes one shard file and nothing else: tables, samples and lm-eval's layout come from the merge. */
-function checkShardOutputs(values: z.output<typeof flagsSchema>, usage: string): void {
+function checkShardOutputs(values: z.output<typeof flagsSchema>): void {
   const refused = (['output-path', 'log-samples', 'show-breakdowns'] as const).filter((flag) => values[flag] !== undefined);
-  if (refused.length > 0) throw new ExitError(2, `--shard writes a shard file; give ${refused.map((flag) => `--${flag}`).join(', ')} to mlrb-eval merge instead\n\n${usage}`);
-  if (values.output === undefined) throw new ExitError(2, `--shard needs --output FILE, where the shard's scores go for mlrb-eval merge\n\n${usage}`);
-}
-
-/** lm-eval's --log_samples is a switch that puts samples beside --output_path; ours alone names a file. */
-export function logSamplesIsSwitch(args: readonly string[]): boolean {
-  return args.some((arg) => arg === '--output-path' || arg.startsWith('--output-path='));
-}
-
-export function outputsFromFlags(values: { readonly output?: string | undefined; readonly 'output-path'?: string | undefined; readonly 'log-samples'?: string | boolean | undefined }): EvalOutputs {
-  const logSamples = values['log-samples'];
-  return {
-    ...(values.output !== undefined ? { output: values.output } : {}),
-    ...(values['output-path'] !== undefined ? { outputPath: values['output-path'] } : {}),
-    ...(typeof logSamples === 'string' ? { samplesFile: logSamples } : {}),
-    samplesBesideResults: logSamples === true,
-  };
+  if (refused.length > 0) throw usageError(`--shard writes a shard file; give ${refused.map((flag) => `--${flag}`).join(', ')} to mlrb-eval merge instead`);
+  if (values.output === undefined) throw usageError("--shard needs --output FILE, where the shard's scores go for mlrb-eval merge");
 }

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { evaluate } from '../eval/evaluate.js';
+import { printUsage } from './command-line.js';
 import { parseEvalArgs } from './eval-args.js';
 import { createProgressReporter } from './progress.js';
 import { describeTaskNames } from '../tasks/task-names.js';
@@ -99,7 +100,8 @@ function scoreCacheNote(counts: unknown): string {
 }
 
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const args = parseEvalArgs(argv, EVAL_USAGE);
+  const args = parseEvalArgs(argv);
+  if (args.help) return printUsage(io, EVAL_USAGE);
   const log = args.verbose ? (message: string) => io.stderr.write(`${message}\n`) : undefined;
   for (const note of args.notes) log?.(note);
   // Every path is checked before any work: an hour of scoring must not end in an unwritable path.

@@ -9,6 +9,23 @@ export class ExitError extends Error {
   }
 }
 
+/**
+ * A command line the command cannot run (exit 2). Every command words it the same way: the command, what is
+ * wrong (naming the flag), and where the right way is, rather than the whole usage text, which would bury the
+ * one line that matters.
+ */
+export class UsageError extends ExitError {
+  constructor(
+    /** The name in `mlrb-eval NAME …` (`eval` for `mlrb-eval MODEL …`). */
+    readonly command: string,
+    /** What is wrong, without the command's name or the pointer to --help. */
+    readonly problem: string,
+  ) {
+    super(2, `${command}: ${problem}\nsee 'mlrb-eval ${command} --help'`);
+    this.name = 'UsageError';
+  }
+}
+
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream;
   readonly stderr: NodeJS.WritableStream;

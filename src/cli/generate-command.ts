@@ -3,14 +3,14 @@
  * their ids, finish reasons and timing as JSON (--output). Runtime failures propagate as MlrbError to the CLI's
  * one error boundary; flag mistakes are usage errors (exit 2).
  */
-import type { ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
 import { parseGenerateOptions } from '../config/generate-options.js';
 import { generate, type GenerateResult } from '../generate/generate.js';
 import { writeResultOutput } from '../io/result-output.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { parseModelCommand } from './command-args.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { printUsage, type FlagConfig } from './command-line.js';
+import { UsageError, type CliIo } from './exit-error.js';
 import { readPromptsFile } from './prompts-file.js';
 
 export const GENERATE_USAGE = `usage: mlrb-eval generate MODEL (--prompt TEXT â€¦ | --prompts-file FILE) [options]
@@ -31,7 +31,7 @@ export const GENERATE_USAGE = `usage: mlrb-eval generate MODEL (--prompt TEXT â€
   --ort-library PATH     ONNX Runtime shared library to use
 `;
 
-const FLAGS: NonNullable<ParseArgsConfig['options']> = {
+const FLAGS: FlagConfig = {
   prompt: { type: 'string', multiple: true }, 'prompts-file': { type: 'string' }, 'max-new-tokens': { type: 'string' },
   stop: { type: 'string', multiple: true }, temperature: { type: 'string' }, 'top-k': { type: 'string' }, seed: { type: 'string' },
   'batch-size': { type: 'string' }, 'add-special-tokens': { type: 'boolean' }, output: { type: 'string' }, provider: { type: 'string' },
@@ -97,11 +97,8 @@ function generationsJson(model: string, prompts: readonly string[], result: Gene
 }
 
 export async function runGenerateCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseModelCommand(argv, { command: 'generate', usage: GENERATE_USAGE, schema: flagsSchema, flags: FLAGS });
-  if (parsed.help) {
-    io.stdout.write(GENERATE_USAGE);
-    return 0;
-  }
+  const parsed = parseModelCommand(argv, { command: 'generate', schema: flagsSchema, flags: FLAGS });
+  if (parsed.help) return printUsage(io, GENERATE_USAGE);
   const o = parsed.options;
   const prompts = [...o.prompt, ...(o['prompts-file'] !== undefined ? readPromptsFile(o['prompts-file']) : [])];
   const sampling = o.temperature !== undefined ? { temperature: o.temperature, topK: o['top-k'] ?? 0, seed: o.seed ?? 0 } : undefined;
@@ -123,7 +120,7 @@ export async function runGenerateCommand(argv: readonly string[], io: CliIo): Pr
       onWarning: (message: string) => io.stderr.write(`warning: ${message}\n`),
     });
   } catch (error) {
-    throw new ExitError(2, `generate: ${(error as Error).message}\n${GENERATE_USAGE}`);
+    throw new UsageError('generate', (error as Error).message);
   }
   const result = await generate(options);
   io.stdout.write(formatGenerations(prompts, result));

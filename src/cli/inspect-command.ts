@@ -8,7 +8,8 @@ import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram-check.js';
 import { checkEdgeModel } from '../inspect/edge-check.js';
 import { formatEdgeReport } from '../inspect/format-inspect.js';
 import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { printUsage } from './command-line.js';
+import { UsageError, type CliIo } from './exit-error.js';
 
 export const INSPECT_USAGE = `usage: mlrb-eval inspect MODEL [options]
   --json                 print the report as JSON
@@ -45,7 +46,6 @@ const optionsSchema = z.object({
 export async function runInspectCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const parsed = parseModelCommand(argv, {
     command: 'inspect',
-    usage: INSPECT_USAGE,
     schema: optionsSchema,
     flags: {
       json: { type: 'boolean' }, strict: { type: 'boolean' }, tensors: { type: 'boolean' }, track: { type: 'string' },
@@ -53,12 +53,9 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
       bf16: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, provider: { type: 'string' },
     },
   });
-  if (parsed.help) {
-    io.stdout.write(INSPECT_USAGE);
-    return 0;
-  }
+  if (parsed.help) return printUsage(io, INSPECT_USAGE);
   const o = parsed.options;
-  if (o.measure && o['estimate-only']) throw new ExitError(2, `inspect: --measure and --estimate-only contradict each other\n${INSPECT_USAGE}`);
+  if (o.measure && o['estimate-only']) throw new UsageError('inspect', '--measure and --estimate-only contradict each other');
 
   const report = await checkEdgeModel(parsed.model, {
     ...(o.track !== undefined ? { track: o.track } : {}),

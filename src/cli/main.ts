@@ -81,7 +81,7 @@ function reportFailure(error: unknown, io: CliIo): number {
     return 1;
   }
   if (error instanceof TypeError || error instanceof RangeError) {
-    // Node's parseArgs reports unknown flags as TypeError with a code; zod option errors are TypeErrors too.
+    // The library's option errors (zod) are TypeErrors, an unknown task a RangeError: the caller's mistake.
     io.stderr.write(`mlrb-eval: ${error.message}\n`);
     return 2;
   }

@@ -16,9 +16,9 @@ import { DEFAULT_LEAN_TIMEOUT_S, DEFAULT_MAX_NEW_TOKENS, DEFAULT_MAX_PROMPT_TOKE
 import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
-import type { CliIo } from './exit-error.js';
+import { printUsage } from './command-line.js';
+import { UsageError, type CliIo } from './exit-error.js';
 import { emitJsonReport } from './json-report.js';
-import { ExitError } from './exit-error.js';
 
 export const MATH_REASONING_USAGE = `usage: mlrb-eval math-reasoning MODEL --data FILE.jsonl [options]
   MODEL                   an ONNX causal LM, or its folder
@@ -64,13 +64,10 @@ const optionsSchema = z.strictObject({
 });
 
 export async function runMathReasoningCommand(argv: readonly string[], io: CliIo, openGenerator: OpenTextGenerator = openBuiltInGenerator): Promise<number> {
-  const parsed = parseModelCommand(normalizeFlagSpelling(argv), { command: 'math-reasoning', usage: MATH_REASONING_USAGE, schema: optionsSchema, flags: FLAGS });
-  if (parsed.help) {
-    io.stdout.write(MATH_REASONING_USAGE);
-    return 0;
-  }
+  const parsed = parseModelCommand(normalizeFlagSpelling(argv), { command: 'math-reasoning', schema: optionsSchema, flags: FLAGS });
+  if (parsed.help) return printUsage(io, MATH_REASONING_USAGE);
   const o = parsed.options;
-  if (o['lean-timeout'] !== undefined && o.lean === undefined) throw new ExitError(2, `math-reasoning: --lean-timeout needs --lean PATH\n${MATH_REASONING_USAGE}`);
+  if (o['lean-timeout'] !== undefined && o.lean === undefined) throw new UsageError('math-reasoning', '--lean-timeout needs --lean PATH');
   // Everything the user named is read before the model is opened: a typo or a bad row costs nothing.
   readMathProblems(o.data);
   const template = o.template === undefined ? undefined : readPromptTemplateFile(o.template);

@@ -3,12 +3,13 @@
  * unsharded run writes: the same tables on stdout and the same results JSON and samples files
  * (src/eval/merge-shards.ts says which facts of the processes differ).
  */
-import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { mergeShards, type ShardFile } from '../eval/merge-shards.js';
 import { readShardRecord } from '../eval/shard-record.js';
 import { normalizeFlagSpelling } from './command-args.js';
-import { logSamplesIsSwitch, outputsFromFlags } from './eval-args.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { parseCommandLine, printUsage } from './command-line.js';
+import { UsageError, type CliIo } from './exit-error.js';
+import { outputsFromFlags, resultFlags, resultFlagsShape } from './result-flags.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 
 export const MERGE_USAGE = `usage: mlrb-eval merge SHARD.json… [options]
@@ -26,42 +27,26 @@ export const MERGE_USAGE = `usage: mlrb-eval merge SHARD.json… [options]
   Shards of different runs (model, tokenizer, data, options, tool version), a shard given twice and
   a missing shard are refused (error BAD_SHARD, naming the file and the field).`;
 
+const optionsSchema = z.object({ data: z.string().optional(), 'allow-partial': z.boolean().default(false), ...resultFlagsShape });
+
 export async function runMergeCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = normalizeFlagSpelling(argv);
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        data: { type: 'string' },
-        'allow-partial': { type: 'boolean' },
-        output: { type: 'string' },
-        'output-path': { type: 'string' },
-        'log-samples': { type: logSamplesIsSwitch(args) ? 'boolean' : 'string' },
-        'show-breakdowns': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    throw new ExitError(2, `merge: ${(error as Error).message}\n\n${MERGE_USAGE}`);
-  }
-  const { values, positionals } = parsed;
-  if (values.help === true) {
-    io.stdout.write(`${MERGE_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length === 0) throw new ExitError(2, `merge: expected the shard files to join\n\n${MERGE_USAGE}`);
-  if (values.output !== undefined && values['output-path'] !== undefined) throw new ExitError(2, `merge: give --output FILE or --output-path PATH, not both\n\n${MERGE_USAGE}`);
-  const outputs = outputsFromFlags(values);
+  const line = parseCommandLine(args, {
+    command: 'merge',
+    schema: optionsSchema,
+    flags: { data: { type: 'string' }, 'allow-partial': { type: 'boolean' }, ...resultFlags(args) },
+  });
+  if (line.help) return printUsage(io, MERGE_USAGE);
+  const { positionals, options: values } = line;
+  if (positionals.length === 0) throw new UsageError('merge', 'expected the shard files to join');
+  const outputs = outputsFromFlags('merge', values);
   const shards: ShardFile[] = positionals.map((file) => ({ file, record: readShardRecord(file) }));
   // The merge is quick, but a bad path is still refused before it; the files are named after the lowest shard's model.
   const lowest = shards.reduce((best, shard) => (shard.record.shard.index < best.record.shard.index ? shard : best));
   const files = planResultFiles(outputs, lowest.record.run.model_path, new Date());
   const merged = await mergeShards(shards, {
     ...(values.data !== undefined ? { dataDir: values.data } : {}),
-    allowPartial: values['allow-partial'] === true,
+    allowPartial: values['allow-partial'],
     logSamples: outputs.samplesFile !== undefined || outputs.samplesBesideResults,
   });
   printResultTables(merged, values['show-breakdowns'] === true, io);

@@ -15,9 +15,10 @@ import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { MLRB_LATENCY_RUNS, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
-import { byteSizeOption, normalizeFlagSpelling, parseModelCommand, takeLeadingPositional } from './command-args.js';
+import { byteSizeOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
+import { parseCommandLine, printUsage } from './command-line.js';
 import { emitJsonReport } from './json-report.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { UsageError, type CliIo } from './exit-error.js';
 
 export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] [options]
   TASK                  ${mlrbTaskNames().join(', ')}
@@ -111,21 +112,17 @@ const optionsSchema = z.strictObject({
   'lean-timeout': z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--lean-timeout expects seconds, got ${JSON.stringify(issue.input)}` }).transform(Number).refine((value) => value > 0, '--lean-timeout must be above 0').optional(),
 });
 
-const usageError = (message: string): ExitError => new ExitError(2, `mlrb: ${message}\n${MLRB_USAGE}`);
+const usageError = (problem: string): UsageError => new UsageError('mlrb', problem);
 
 export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGenerator: OpenTextGenerator = openBuiltInGenerator): Promise<number> {
-  const normalized = normalizeFlagSpelling(argv);
-  if (normalized.includes('--help') || normalized.includes('-h')) {
-    io.stdout.write(MLRB_USAGE);
-    return 0;
-  }
-  // The first positional is the task; the rest goes to the shared MODEL parser (as check-track does).
-  const { value: task, rest } = takeLeadingPositional(normalized, FLAGS);
+  const line = parseCommandLine(normalizeFlagSpelling(argv), { command: 'mlrb', schema: optionsSchema, flags: FLAGS });
+  if (line.help) return printUsage(io, MLRB_USAGE);
+  // The first positional is the task and the second the model, wherever the flags sit.
+  const [task, ...rest] = line.positionals;
   if (task === undefined) throw usageError('expected a TASK first');
   const { definition } = resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
-  const parsed = parseModelCommand(rest, { command: 'mlrb', usage: MLRB_USAGE, schema: optionsSchema, flags: FLAGS });
-  if (parsed.help) return 0;
-  const o = parsed.options;
+  const model = onlyModel('mlrb', rest);
+  const o = line.options;
   const mathFlag = MATH_FLAGS.find((flag) => o[flag] !== undefined);
   if (mathFlag !== undefined && definition.headline.kind !== 'generated') throw usageError(`--${mathFlag} applies only to math_reasoning`);
   if (mathFlag !== undefined && o['math-data'] === undefined) throw usageError(`--${mathFlag} needs --math-data FILE.jsonl`);
@@ -148,7 +145,7 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
   };
   const record = await runMlrbTask({
     task,
-    model: parsed.model,
+    model,
     dataDir: o.data ?? defaultHubCacheDir(),
     ...(o.agent !== undefined ? { agent: o.agent } : {}),
     evaluate,

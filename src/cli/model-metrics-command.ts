@@ -10,8 +10,9 @@ import { GENERATION_ENGINE } from '../model-metrics/generation-engine.js';
 import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { modelMetrics, type ModelMetricsReport } from '../model-metrics/model-metrics.js';
 import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
+import { printUsage } from './command-line.js';
 import { emitJsonReport } from './json-report.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { UsageError, type CliIo } from './exit-error.js';
 import { createProgressReporter } from './progress.js';
 
 export const MODEL_METRICS_USAGE = `usage: mlrb-eval model-metrics MODEL [--data-dir DIR | --text FILE] [--only METRICS] [--output FILE] [options]
@@ -74,17 +75,11 @@ const optionsSchema = z.strictObject({
   'ort-library': filePath.optional(),
 });
 
-const usageError = (message: string): ExitError => new ExitError(2, `model-metrics: ${message}\n${MODEL_METRICS_USAGE}`);
-
 export async function runModelMetricsCommand(argv: readonly string[], io: CliIo, generation: GenerationSubjectFactory = GENERATION_ENGINE): Promise<number> {
-  const normalized = normalizeFlagSpelling(argv);
-  const parsed = parseModelCommand(normalized, { command: 'model-metrics', usage: MODEL_METRICS_USAGE, schema: optionsSchema, flags: FLAGS });
-  if (parsed.help) {
-    io.stdout.write(MODEL_METRICS_USAGE);
-    return 0;
-  }
+  const parsed = parseModelCommand(normalizeFlagSpelling(argv), { command: 'model-metrics', schema: optionsSchema, flags: FLAGS });
+  if (parsed.help) return printUsage(io, MODEL_METRICS_USAGE);
   const o = parsed.options;
-  if (o['data-dir'] !== undefined && o.text !== undefined) throw usageError('give --data-dir or --text, not both');
+  if (o['data-dir'] !== undefined && o.text !== undefined) throw new UsageError('model-metrics', 'give --data-dir or --text, not both');
   const metrics = o.only ?? [...MODEL_METRIC_NAMES];
 
   const reportScoring = createProgressReporter('perplexity', io.stderr);
@@ -120,7 +115,7 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
     report = await modelMetrics(options);
   } catch (error) {
     // The schema's refusals (a zero run count, say) are the user's flags: a usage error, as parseModelCommand's are.
-    if (error instanceof TypeError && error.message.startsWith('invalid model-metrics options')) throw usageError(error.message);
+    if (error instanceof TypeError && error.message.startsWith('invalid model-metrics options')) throw new UsageError('model-metrics', error.message);
     throw error;
   }
   io.stderr.write(summarize(report));

@@ -2,9 +2,10 @@
  * `mlrb-eval report RUN.json… [--out DIR] [--include-partial]`: MLRB's statistics over run records (`mlrb-eval mlrb … --output`),
  * grouped by task and agent, as a self-contained HTML page with charts, PNG charts and CSV tables.
  */
-import { parseArgs } from 'node:util';
+import { z } from 'zod';
 import { writeReport } from '../report/write-report.js';
-import { ExitError, type CliIo } from './exit-error.js';
+import { parseCommandLine, printUsage } from './command-line.js';
+import { UsageError, type CliIo } from './exit-error.js';
 
 export const REPORT_USAGE = `usage: mlrb-eval report RUN.json… [--out DIR] [--include-partial]
 
@@ -14,21 +15,14 @@ export const REPORT_USAGE = `usage: mlrb-eval report RUN.json… [--out DIR] [--
   Runs are grouped by MLRB task (mini tasks apart) and agent. A run is successful when its headline was
   scored on all of its data and the model is not ineligible; mean and best are over successful runs.`;
 
+const optionsSchema = z.object({ out: z.string().default('mlrb-report'), 'include-partial': z.boolean().default(false) });
+
 export async function runReportCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...argv], allowPositionals: true, strict: true, options: { out: { type: 'string' }, 'include-partial': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    throw new ExitError(2, `report: ${(error as Error).message}\n\n${REPORT_USAGE}`);
-  }
-  const { values, positionals } = parsed;
-  if (values.help === true) {
-    io.stdout.write(`${REPORT_USAGE}\n`);
-    return 0;
-  }
-  if (positionals.length === 0) throw new ExitError(2, `report: expected the run records to report on\n\n${REPORT_USAGE}`);
-  const outDir = values.out ?? 'mlrb-report';
-  const report = await writeReport({ recordFiles: positionals, outDir, includePartial: values['include-partial'] === true });
+  const line = parseCommandLine(argv, { command: 'report', schema: optionsSchema, flags: { out: { type: 'string' }, 'include-partial': { type: 'boolean' } } });
+  if (line.help) return printUsage(io, REPORT_USAGE);
+  if (line.positionals.length === 0) throw new UsageError('report', 'expected the run records to report on');
+  const { out: outDir, 'include-partial': includePartial } = line.options;
+  const report = await writeReport({ recordFiles: [...line.positionals], outDir, includePartial });
   for (const group of report.summaries) {
     const mean = group.mean === null ? '—' : group.mean.toFixed(4);
     const best = group.best === null ? '—' : `${group.best.label}${group.best.partial ? ' (partial)' : ''}`;

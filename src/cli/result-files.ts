@@ -9,7 +9,7 @@ import type { EvaluateResult } from '../eval/run-results.js';
 import { stringifyResults } from '../eval/results-json.js';
 import { sanitizeModelName } from '../eval/run-facts.js';
 import { writeResultOutput } from '../io/result-output.js';
-import type { EvalOutputs } from './eval-args.js';
+import type { EvalOutputs } from './result-flags.js';
 import type { CliIo } from './exit-error.js';
 import { ExitError } from './exit-error.js';
 import { lmEvalOutputFiles, lmEvalSampleLine, type LmEvalOutputFiles } from './lm-eval-output.js';

@@ -8,7 +8,7 @@ import { evaluateShard } from '../eval/evaluate.js';
 import { stringifyShardRecord } from '../eval/shard-record.js';
 import { formatShardSpec } from '../eval/shard.js';
 import { writeResultOutput } from '../io/result-output.js';
-import type { EvalOutputs } from './eval-args.js';
+import type { EvalOutputs } from './result-flags.js';
 import type { CliIo } from './exit-error.js';
 
 export async function runShardEval(options: EvaluateOptions, outputs: EvalOutputs, io: CliIo): Promise<number> {

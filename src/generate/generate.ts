@@ -4,6 +4,7 @@
  */
 import { parseGenerateOptions, type GenerateOptions } from '../config/generate-options.js';
 import { loadModel } from '../model/onnx-model.js';
+import { generationLoadOptions } from './load-options.js';
 import { createTextGenerator } from './text-generator.js';
 import type { Generation } from './types.js';
 
@@ -17,18 +18,7 @@ export interface GenerateResult {
 
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const resolved = parseGenerateOptions(options);
-  const model = await loadModel({
-    model: resolved.model,
-    tokenizer: resolved.tokenizer,
-    config: resolved.config,
-    maxLength: resolved.maxLength,
-    threads: resolved.threads,
-    provider: resolved.provider,
-    ortLibrary: resolved.ortLibrary,
-    cpuFusion: resolved.cpuFusion,
-    onLog: resolved.onLog,
-    onWarning: resolved.onWarning,
-  });
+  const model = await loadModel(generationLoadOptions(resolved.model, resolved));
   try {
     const tokenizer = model.requireTokenizer();
     const prompts = resolved.prompts.map((text) => (resolved.addSpecialTokens ? tokenizer.encodeWithSpecialTokens(text) : tokenizer.encode(text)));

@@ -4,6 +4,7 @@
  * src/generate/types.ts) plugs in at one place, and tests hand in a deterministic fake.
  */
 import { builtInEngine } from '../generate/built-in-engine.js';
+import { generationLoadOptions } from '../generate/load-options.js';
 import type { TextGenerator } from '../generate/types.js';
 import type { ProviderChoice } from '../model/execution-provider.js';
 import { loadModel } from '../model/onnx-model.js';
@@ -20,6 +21,7 @@ export interface GenerationSession {
   close(): Promise<void>;
 }
 
+/** How the model is loaded: a part of generate()'s loading options (src/generate/load-options.ts). */
 export interface OpenGeneratorOptions {
   /** tokenizer.json, when it is not beside the model. */
   readonly tokenizer?: string;
@@ -32,13 +34,7 @@ export type OpenTextGenerator = (model: string, options: OpenGeneratorOptions) =
 
 /** The built-in engine (src/generate/built-in-engine.ts) over the model loaded from its path. */
 export const openBuiltInGenerator: OpenTextGenerator = async (model, options) => {
-  const loaded = await loadModel({
-    model,
-    ...(options.tokenizer !== undefined ? { tokenizer: options.tokenizer } : {}),
-    ...(options.provider !== undefined ? { provider: options.provider } : {}),
-    ...(options.threads !== undefined ? { threads: options.threads } : {}),
-    ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
-  });
+  const loaded = await loadModel(generationLoadOptions(model, options));
   try {
     const { generator, tokenizer } = builtInEngine(loaded);
     return { generator, encoder: tokenizer, close: async () => loaded.dispose() };

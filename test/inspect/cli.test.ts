@@ -54,13 +54,25 @@ describe('mlrb-eval inspect', () => {
     expect((await run(runInspectCommand, [basePath, '--strict', '--dram-budget', '100kB', '--estimate-only'])).code).toBe(1);
   });
 
-  it('BAD CALL – usage errors exit 2 with the usage on stderr', async () => {
-    for (const argv of [[], [basePath, basePath], [basePath, '--track', 'edge-mystery'], [basePath, '--dram-budget', 'lots'], [basePath, '--bogus'], [basePath, '--measure', '--estimate-only']]) {
+  it('BAD CALL – usage errors exit 2, name the command and the mistake, and point to --help', async () => {
+    const cases: [string[], string][] = [
+      [[], 'expected exactly one MODEL path'],
+      [[basePath, basePath], 'expected exactly one MODEL path'],
+      [[basePath, '--track', 'edge-mystery'], '--track: '],
+      [[basePath, '--dram-budget', 'lots'], 'is not a byte size'],
+      [[basePath, '--bogus'], 'unknown flag --bogus'],
+      [[basePath, '--measure', '--estimate-only'], '--measure and --estimate-only contradict each other'],
+    ];
+    for (const [argv, message] of cases) {
       const { code, stderr } = await run(runInspectCommand, argv);
       expect(code, argv.join(' ')).toBe(2);
-      expect(stderr).toContain('usage: mlrb-eval inspect MODEL');
+      expect(stderr, argv.join(' ')).toMatch(/^inspect: /);
+      expect(stderr, argv.join(' ')).toContain(message);
+      expect(stderr, argv.join(' ')).toContain("see 'mlrb-eval inspect --help'");
     }
-    expect((await run(runInspectCommand, ['--help'])).code).toBe(0);
+    const help = await run(runInspectCommand, ['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('usage: mlrb-eval inspect MODEL');
   });
 
   it('EXPECTED FAILURE – a missing model propagates as MlrbError BAD_MODEL', async () => {
@@ -89,11 +101,18 @@ describe('mlrb-eval check-pruning', () => {
     expect(report.forwardPass).toBeNull();
   });
 
-  it('BAD CALL – usage errors exit 2', async () => {
-    for (const argv of [[basePath], ['--base', basePath], [basePath, '--base', basePath, '--sparsity-threshold', '2'], [basePath, '--base', basePath, '--num-heads', '0']]) {
+  it('BAD CALL – usage errors exit 2 and say what is wrong', async () => {
+    const cases: [string[], string][] = [
+      [[basePath], '--base BASE is required'],
+      [['--base', basePath], 'expected exactly one MODEL path'],
+      [[basePath, '--base', basePath, '--sparsity-threshold', '2'], '--sparsity-threshold: '],
+      [[basePath, '--base', basePath, '--num-heads', '0'], '--num-heads: '],
+    ];
+    for (const [argv, message] of cases) {
       const { code, stderr } = await run(runCheckPruningCommand, argv);
       expect(code, argv.join(' ')).toBe(2);
-      expect(stderr).toContain('usage: mlrb-eval check-pruning MODEL --base BASE');
+      expect(stderr, argv.join(' ')).toMatch(/^check-pruning: /);
+      expect(stderr, argv.join(' ')).toContain(message);
     }
   });
 });

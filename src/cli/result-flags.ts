@@ -1,0 +1,50 @@
+/**
+ * The flags that say where results go (--output, --output-path, --log-samples, --show-breakdowns). The eval
+ * command and merge both take them, so a merged run is written exactly as an unsharded one would be.
+ */
+import { z } from 'zod';
+import type { FlagConfig } from './command-line.js';
+import { UsageError } from './exit-error.js';
+
+export interface EvalOutputs {
+  /** --output FILE: the results JSON at exactly that path. */
+  readonly output?: string;
+  /** --output-path PATH: lm-eval's layout (src/cli/lm-eval-output.ts). */
+  readonly outputPath?: string;
+  /** --log-samples FILE (without --output-path): every task's records in one JSON-lines file. */
+  readonly samplesFile?: string;
+  /** --log-samples with --output-path: lm-eval's per-task samples files. */
+  readonly samplesBesideResults: boolean;
+}
+
+/** The flags' syntax for this command line: lm-eval's --log_samples is a switch that puts samples beside --output_path; ours alone names a file. */
+export function resultFlags(args: readonly string[]): FlagConfig {
+  const samplesAreSwitch = args.some((arg) => arg === '--output-path' || arg.startsWith('--output-path='));
+  return {
+    output: { type: 'string' },
+    'output-path': { type: 'string' },
+    'log-samples': { type: samplesAreSwitch ? 'boolean' : 'string' },
+    'show-breakdowns': { type: 'boolean' },
+  };
+}
+
+/** The flags' values, for a command's schema. */
+export const resultFlagsShape = {
+  output: z.string().optional(),
+  'output-path': z.string().optional(),
+  'log-samples': z.union([z.string(), z.boolean()]).optional(),
+  'show-breakdowns': z.boolean().optional(),
+};
+
+type ResultFlagValues = z.output<z.ZodObject<typeof resultFlagsShape>>;
+
+export function outputsFromFlags(command: string, values: ResultFlagValues): EvalOutputs {
+  if (values.output !== undefined && values['output-path'] !== undefined) throw new UsageError(command, 'give --output FILE or --output-path PATH, not both');
+  const logSamples = values['log-samples'];
+  return {
+    ...(values.output !== undefined ? { output: values.output } : {}),
+    ...(values['output-path'] !== undefined ? { outputPath: values['output-path'] } : {}),
+    ...(typeof logSamples === 'string' ? { samplesFile: logSamples } : {}),
+    samplesBesideResults: logSamples === true,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Every command reads its command line the same way (src/cli/command-line.ts): through main(), an unknown flag
+ * and a flag without its value exit 2 with a message naming the command and the flag and pointing to the
+ * command's --help; --help and -h print the command's usage to stdout and exit 0. None of these opens a file.
+ */
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../support/run-cli.js';
+
+interface CommandRow {
+  /** The name usage errors give (`eval` for `mlrb-eval MODEL …`). */
+  readonly command: string;
+  /** A well-formed start of the command line: the command and its positionals. */
+  readonly line: readonly string[];
+  /** A flag that takes a value. */
+  readonly valueFlag: string;
+  /** How the command's usage starts. */
+  readonly usage: string;
+}
+
+const COMMANDS: readonly CommandRow[] = [
+  { command: 'eval', line: ['model.onnx'], valueFlag: '--tasks', usage: 'usage: mlrb-eval MODEL --tasks' },
+  { command: 'eval', line: ['eval', 'model.onnx'], valueFlag: '--output', usage: 'usage: mlrb-eval MODEL --tasks' },
+  { command: 'inspect', line: ['inspect', 'model.onnx'], valueFlag: '--track', usage: 'usage: mlrb-eval inspect MODEL' },
+  { command: 'check-pruning', line: ['check-pruning', 'model.onnx'], valueFlag: '--base', usage: 'usage: mlrb-eval check-pruning MODEL' },
+  { command: 'check-track', line: ['check-track', 'edge-training', 'model.onnx'], valueFlag: '--dram-budget', usage: 'usage: mlrb-eval check-track' },
+  { command: 'cache', line: ['cache', 'info'], valueFlag: '--use-cache', usage: 'usage: mlrb-eval cache info|clear' },
+  { command: 'mlrb', line: ['mlrb', 'blimp', 'model.onnx'], valueFlag: '--data', usage: 'usage: mlrb-eval mlrb TASK MODEL' },
+  { command: 'math-reasoning', line: ['math-reasoning', 'model.onnx'], valueFlag: '--data', usage: 'usage: mlrb-eval math-reasoning MODEL' },
+  { command: 'merge', line: ['merge', 'shard-0.json'], valueFlag: '--output', usage: 'usage: mlrb-eval merge SHARD.json' },
+  { command: 'report', line: ['report', 'run.json'], valueFlag: '--out', usage: 'usage: mlrb-eval report RUN.json' },
+  { command: 'model-metrics', line: ['model-metrics', 'model.onnx'], valueFlag: '--only', usage: 'usage: mlrb-eval model-metrics MODEL' },
+  { command: 'generate', line: ['generate', 'model.onnx'], valueFlag: '--prompt', usage: 'usage: mlrb-eval generate MODEL' },
+];
+
+describe.each(COMMANDS)('$command: $line', ({ command, line, valueFlag, usage }) => {
+  const pointer = `see 'mlrb-eval ${command} --help'`;
+
+  it('BAD CALL – an unknown flag exits 2, naming the command and the flag', async () => {
+    const run = await runCli([...line, '--no-such-flag']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`mlrb-eval: ${command}: unknown flag --no-such-flag\n${pointer}\n`);
+    expect(run.stdout).toBe('');
+  });
+
+  it('BAD CALL – a flag without its value exits 2, naming the command and the flag', async () => {
+    const run = await runCli([...line, valueFlag]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe(`mlrb-eval: ${command}: ${valueFlag} needs a value\n${pointer}\n`);
+  });
+
+  it('--help and -h print the usage to stdout and exit 0, whatever else is on the line', async () => {
+    for (const help of ['--help', '-h']) {
+      const run = await runCli([...line, '--no-such-flag', help]);
+      expect(run.code, help).toBe(0);
+      expect(run.stdout, help).toMatch(new RegExp(`^${usage.replace(/[|.]/g, '\\$&')}`));
+      expect(run.stdout.endsWith('\n') && !run.stdout.endsWith('\n\n'), help).toBe(true);
+      expect(run.stderr, help).toBe('');
+    }
+  });
+});
