@@ -44,8 +44,9 @@ export class GeneratedText {
     }
     for (let index = 0; index < ids.length; index += 1) {
       // One id at a time: the stop string must be found at the very token that completes it.
-      const changedFrom = this.detokenizer.push([ids[index]!]);
-      this.stopAt = earliestStop(this.detokenizer.text, this.stopStrings, stopSearchStart(changedFrom, this.stopStrings));
+      const searchFrom = stopSearchStart(this.detokenizer.push([ids[index]!]), this.stopStrings);
+      const at = earliestStop(this.detokenizer.textFrom(searchFrom), this.stopStrings);
+      this.stopAt = at < 0 ? -1 : searchFrom + at;
       if (this.stopped) return index + 1;
     }
     return ids.length;

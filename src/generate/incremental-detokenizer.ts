@@ -42,13 +42,15 @@ interface SettledPoint {
 
 export class IncrementalDetokenizer {
   private readonly allIds: number[] = [];
-  private settled = '';
+  /** The settled text, in the pieces it settled in: joining on every push would copy it all each time. */
+  private settledPieces: string[] = [];
+  private settledLength = 0;
   private pending = '';
   /** The window decoded on each push starts here; the settled ids from here on are its context. */
   private prefixOffset = 0;
   /** decode(ids[prefixOffset:last settled point]) on its own. */
   private prefixText = '';
-  /** Settled points from prefixOffset on, oldest first (the last ends `settled`): candidates for prefixOffset. */
+  /** Settled points from prefixOffset on, oldest first (the last ends the settled text): candidates for prefixOffset. */
   private points: SettledPoint[] = [{ offset: 0, textLength: 0 }];
 
   constructor(private readonly decode: DecodeIds) {}
@@ -60,7 +62,20 @@ export class IncrementalDetokenizer {
 
   /** Exactly decode(ids). */
   get text(): string {
-    return this.settled + this.pending;
+    return this.settledPieces.join('') + this.pending;
+  }
+
+  /** text.slice(start), at a cost in the length returned rather than the whole text's. */
+  textFrom(start: number): string {
+    if (start >= this.settledLength) return this.pending.slice(start - this.settledLength);
+    const pieces = [this.pending];
+    let pieceStart = this.settledLength;
+    for (let index = this.settledPieces.length - 1; pieceStart > start; index -= 1) {
+      const piece = this.settledPieces[index]!;
+      pieceStart -= piece.length;
+      pieces.push(pieceStart >= start ? piece : piece.slice(start - pieceStart));
+    }
+    return pieces.reverse().join('');
   }
 
   /**
@@ -69,7 +84,7 @@ export class IncrementalDetokenizer {
    */
   push(ids: Iterable<number>): number {
     for (const id of ids) this.allIds.push(id);
-    const unchangedBefore = this.settled.length;
+    const unchangedBefore = this.settledLength;
     return this.advance() ? unchangedBefore : 0;
   }
 
@@ -86,9 +101,10 @@ export class IncrementalDetokenizer {
       this.pending = newText;
       return true;
     }
-    this.settled += newText;
+    this.settledPieces.push(newText);
+    this.settledLength += newText.length;
     this.pending = '';
-    this.points.push({ offset: this.allIds.length, textLength: this.settled.length });
+    this.points.push({ offset: this.allIds.length, textLength: this.settledLength });
     this.moveContext(window);
     return true;
   }
@@ -101,7 +117,7 @@ export class IncrementalDetokenizer {
   private moveContext(window: string): void {
     let candidate = -1;
     for (let index = this.points.length - 2; index >= 1; index -= 1) {
-      if (this.settled.length - this.points[index]!.textLength >= CONTEXT_CHARACTERS) {
+      if (this.settledLength - this.points[index]!.textLength >= CONTEXT_CHARACTERS) {
         candidate = index;
         break;
       }
@@ -121,7 +137,8 @@ export class IncrementalDetokenizer {
 
   /** Forgets the settled text: the next window decodes the whole list. */
   private restart(): void {
-    this.settled = '';
+    this.settledPieces = [];
+    this.settledLength = 0;
     this.pending = '';
     this.prefixOffset = 0;
     this.prefixText = '';

@@ -88,6 +88,8 @@ for (const { name, file, shared } of TOKENIZERS) {
           const text = decode(detokenizer.ids);
           expect(detokenizer.text).toBe(text);
           expect(text.slice(0, changedFrom)).toBe(before.slice(0, changedFrom));
+          const start = Math.floor(random() * (text.length + 2));
+          expect(detokenizer.textFrom(start)).toBe(text.slice(start));
           before = text;
         }
         expect(detokenizer.ids).toEqual(ids);
