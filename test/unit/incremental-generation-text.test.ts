@@ -1,7 +1,8 @@
 /**
  * The incremental text of a generation (IncrementalDetokenizer, GeneratedText) against brute force on real
- * tokenizers: after every push the text equals decoding the whole id list, a stop string is found where a search of
- * the whole decoded text finds it, and the ids end at the shortest prefix whose whole decode holds a stop string.
+ * tokenizers (GPT-2's, stories260K's): after every push the text equals decoding the whole id list, a stop string
+ * is found where a search of the whole decoded text finds it, and the ids end at the shortest prefix whose whole
+ * decode holds a stop string.
  * Id sequences mix encoded text with multi-byte characters (accents, CJK, emoji: split across byte-level BPE
  * tokens, or byte-fallback <0x..> tokens in a 512-id SentencePiece vocabulary) with uniformly random ids, special
  * tokens included. A model of the Rust tokenizers' decoder, whose byte-fallback runs decode all or nothing (a
@@ -32,8 +33,8 @@ interface TokenizerCase {
 }
 
 const TOKENIZERS: TokenizerCase[] = [
-  { name: 'fixture SentencePiece-style BPE with byte fallback (512 ids)', file: path.join(GENERATE_FIXTURES, 'tokenizer.json'), shared: false },
-  { name: 'stories260K (Llama)', file: path.join(sharedDir, 'models', 'stories260K', 'tokenizer.json'), shared: true },
+  // stories260K's, copied into the fixtures: SentencePiece-style "▁" spaces, byte fallback, 512 ids.
+  { name: 'the Llama tokenizer of stories260K', file: path.join(GENERATE_FIXTURES, 'tokenizer.json'), shared: false },
   { name: 'tiny-random-gpt2 (byte-level BPE, clean-up on)', file: path.join(sharedDir, 'models', 'tiny-random-gpt2-past', 'tokenizer.json'), shared: true },
 ];
 
