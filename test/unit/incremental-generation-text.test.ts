@@ -127,7 +127,8 @@ for (const { name, file, shared } of TOKENIZERS) {
         const ends = ids.findIndex((_, k) => holdsStop(decode(ids.slice(0, k + 1))));
         const expectedIds = ends < 0 ? ids : ids.slice(0, ends + 1);
         const expectedText = decode(expectedIds);
-        const cut = Math.min(expectedText.length, ...stopStrings.filter((stop) => stop !== '').map((stop) => expectedText.indexOf(stop)).filter((at) => at >= 0));
+        const occurrences = stopStrings.filter((stop) => stop !== '').map((stop) => expectedText.indexOf(stop));
+        const cut = Math.min(expectedText.length, ...occurrences.filter((at) => at >= 0));
 
         const generated = new GeneratedText(decode, stopStrings);
         let taken = 0;
