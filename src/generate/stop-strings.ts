@@ -4,19 +4,25 @@
  * tell: a stop string may span tokens or sit inside one.
  */
 
-/** The index of the earliest occurrence of any non-empty stop string in `text`, or -1. */
-export function earliestStop(text: string, stopStrings: readonly string[]): number {
+/**
+ * The index of the earliest occurrence of any non-empty stop string in `text` that starts at `fromIndex` or
+ * later, or -1.
+ */
+export function earliestStop(text: string, stopStrings: readonly string[], fromIndex = 0): number {
   let earliest = -1;
   for (const stop of stopStrings) {
     if (stop === '') continue;
-    const at = text.indexOf(stop);
+    const at = text.indexOf(stop, fromIndex);
     if (at >= 0 && (earliest < 0 || at < earliest)) earliest = at;
   }
   return earliest;
 }
 
-/** `text` cut before its earliest stop string (unchanged without one). */
-export function cutAtStop(text: string, stopStrings: readonly string[]): string {
-  const at = earliestStop(text, stopStrings);
-  return at < 0 ? text : text.slice(0, at);
+/**
+ * Where to look for a stop string in a text that grew (or changed) from `changedFrom` on, when the text before
+ * the change held none: an occurrence that starts earlier would lie wholly in the unchanged, already searched part.
+ */
+export function stopSearchStart(changedFrom: number, stopStrings: readonly string[]): number {
+  const longest = Math.max(0, ...stopStrings.map((stop) => stop.length));
+  return Math.max(0, changedFrom - longest + 1);
 }

@@ -2,14 +2,15 @@
  * The generation engine behind TextGenerator: it plans batches, drives the native decoding loop a few passes at a
  * time, and between calls decodes each prompt's new ids to check its stop strings, telling native which prompts
  * to stop. Only token ids cross the boundary; the KV cache stays native (native/ort/generation_session.h).
+ * A prompt's ids end at the token that completed its stop string: ids native decoded past it in the same call
+ * are dropped (GeneratedText).
  */
 import { MlrbError } from '../errors.js';
 import type { LanguageModel } from '../model/onnx-model.js';
-import type { TextTokenizer } from '../model/tokenizer.js';
 import { NATIVE_FINISH, type NativeStepOutput } from '../native/binding.js';
 import { planGenerationBatches } from './batch-plan.js';
 import { checkPrompts, checkSettings } from './settings-check.js';
-import { cutAtStop, earliestStop } from './stop-strings.js';
+import { GeneratedText } from './generated-text.js';
 import type { FinishReason, Generation, GenerationProgress, GenerationSettings, TextGenerator } from './types.js';
 
 export interface TextGeneratorOptions {
@@ -17,7 +18,7 @@ export interface TextGeneratorOptions {
   readonly batchSize?: number | undefined;
   /**
    * Forward passes per native call (default 8): stop strings are checked between calls, so a prompt may run up
-   * to this many passes past its stop string (those ids are kept in tokenIds; its text is cut regardless).
+   * to this many passes past its stop string (wasted work only: those ids are dropped from its tokenIds).
    */
   readonly stepsPerCall?: number | undefined;
   /** Batches decoded at once (default: the model's parallelBatches, one per core group on the CPU). */
@@ -31,7 +32,7 @@ const DEFAULT_STEPS_PER_CALL = 8;
 
 /** One prompt's state while its batch decodes. */
 interface PromptProgress {
-  readonly ids: number[];
+  readonly generated: GeneratedText;
   finish: FinishReason | null;
 }
 
@@ -75,14 +76,15 @@ class OnnxTextGenerator implements TextGenerator {
     checkPrompts(prompts, { vocabSize: this.model.vocabSize, maxLength: this.model.maxLength, maxNewTokens: settings.maxNewTokens, model: this.model.modelPath });
     const tokenizer = this.model.requireTokenizer();
     this.warnOnceWithoutCache();
-    const states: PromptProgress[] = prompts.map(() => ({ ids: [], finish: null }));
+    const decode = (ids: readonly number[]): string => tokenizer.decode(ids, { skipSpecialTokens: true });
+    const states: PromptProgress[] = prompts.map(() => ({ generated: new GeneratedText(decode, settings.stopStrings ?? []), finish: null }));
     const progress = { finishedPrompts: 0, totalPrompts: prompts.length, generatedTokens: 0 };
     const batches = planGenerationBatches(prompts.map((prompt) => prompt.length), this.batchSize, this.needsEqualLengths());
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < batches.length) {
         const batch = batches[next++]!;
-        await this.decodeBatch(prompts, batch, settings, tokenizer, states, (newTokens, newlyFinished) => {
+        await this.decodeBatch(prompts, batch, settings, states, (newTokens, newlyFinished) => {
           progress.generatedTokens += newTokens;
           progress.finishedPrompts += newlyFinished;
           onProgress?.({ ...progress });
@@ -90,17 +92,18 @@ class OnnxTextGenerator implements TextGenerator {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.parallelBatches, batches.length) }, worker));
-    return states.map((state, index) => {
-      const text = cutAtStop(tokenizer.decode(state.ids, { skipSpecialTokens: true }), settings.stopStrings ?? []);
-      return { promptTokenCount: prompts[index]!.length, tokenIds: Int32Array.from(state.ids), text, finishReason: state.finish ?? 'max_new_tokens' };
-    });
+    return states.map(({ generated, finish }, index) => ({
+      promptTokenCount: prompts[index]!.length,
+      tokenIds: Int32Array.from(generated.ids),
+      text: generated.text,
+      finishReason: finish ?? 'max_new_tokens',
+    }));
   }
 
   private async decodeBatch(
     prompts: readonly (readonly number[])[],
     batch: readonly number[],
     settings: GenerationSettings,
-    tokenizer: TextTokenizer,
     states: PromptProgress[],
     report: (newTokens: number, newlyFinished: number) => void,
   ): Promise<void> {
@@ -117,11 +120,10 @@ class OnnxTextGenerator implements TextGenerator {
       eosTokenIds: Int32Array.from(eos),
       ...(sampling !== undefined ? { sampling: { temperature: sampling.temperature, topK: sampling.topK ?? 0, seed: sampling.seed } } : {}),
     });
-    const stopStrings = (settings.stopStrings ?? []).filter((stop) => stop !== '');
     try {
       while (!generation.finished) {
         const output = await generation.step(this.stepsPerCall);
-        const { newTokens, newlyFinished, toStop } = this.absorb(output, batch, states, stopStrings, tokenizer);
+        const { newTokens, newlyFinished, toStop } = this.absorb(output, batch, states);
         if (toStop.length > 0) generation.stop(Int32Array.from(toStop));
         report(newTokens, newlyFinished + toStop.length);
       }
@@ -133,17 +135,14 @@ class OnnxTextGenerator implements TextGenerator {
   }
 
   /** Files one step's ids under their prompts; returns what changed and which running prompts hit a stop string. */
-  private absorb(output: NativeStepOutput, batch: readonly number[], states: PromptProgress[], stopStrings: readonly string[], tokenizer: TextTokenizer) {
+  private absorb(output: NativeStepOutput, batch: readonly number[], states: PromptProgress[]) {
     let newTokens = 0;
     let newlyFinished = 0;
     const toStop: number[] = [];
     output.prompts.forEach((row, i) => {
       const state = states[batch[row]!]!;
-      const ids = output.tokens.subarray(output.tokenOffsets[i]!, output.tokenOffsets[i + 1]!);
-      state.ids.push(...ids);
-      newTokens += ids.length;
-      const hitStop = stopStrings.length > 0 && earliestStop(tokenizer.decode(state.ids, { skipSpecialTokens: true }), stopStrings) >= 0;
-      if (hitStop) {
+      newTokens += state.generated.append(output.tokens.subarray(output.tokenOffsets[i]!, output.tokenOffsets[i + 1]!));
+      if (state.generated.stopped) {
         // The stop string decides the reason even when EOS or the limit came in the same call.
         if (finishFromNative(output.finish[i]!) === null) toStop.push(row);
         else newlyFinished += 1;

@@ -33,9 +33,12 @@ export type FinishReason = 'stop_string' | 'eos' | 'max_new_tokens';
 
 export interface Generation {
   readonly promptTokenCount: number;
-  /** The generated ids, the EOS id that ended it included; ids decoded past a stop string are kept. */
+  /**
+   * The generated ids, the EOS id that ended it included. A generation stopped by a stop string ends at the token
+   * whose text completed it (as transformers' generate(stop_strings=…) ends), even where the engine decoded further.
+   */
   readonly tokenIds: Int32Array;
-  /** The generated ids decoded with special tokens skipped, cut before the earliest stop string. */
+  /** tokenIds decoded with special tokens skipped, cut before the earliest stop string. */
   readonly text: string;
   readonly finishReason: FinishReason;
 }

@@ -1,14 +1,17 @@
 /**
- * Stop strings, checked against a plain-JS reference over the decoded greedy text; and hostile or mistaken use:
+ * Stop strings, checked against transformers' generate(stop_strings=…) ids and a plain-JS reference over the
+ * decoded greedy text; and hostile or mistaken use:
  * ids outside the vocabulary, empty prompts, settings out of range, overlapping steps, use after dispose.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
 import { createTextGenerator } from '../../src/generate/text-generator.js';
 import type { LanguageModel } from '../../src/model/onnx-model.js';
 import type { NativeGenerationRequest } from '../../src/native/binding.js';
 import { rejectedMlrbError, thrownMlrbError } from '../support/expect-mlrb-error.js';
-import { expectations, loadFixtureModel } from '../support/generation-fixtures.js';
+import { ARCHITECTURES, expectations, GENERATE_FIXTURES, loadFixtureModel } from '../support/generation-fixtures.js';
 
 const expected = expectations.models.gpt2;
 let model: LanguageModel;
@@ -18,7 +21,8 @@ beforeAll(async () => {
 afterAll(() => model.dispose());
 
 describe('stop strings', () => {
-  it('end a generation at the first token whose text holds one, its text cut before the earliest', async () => {
+  // One pass per call, and 8 (the default), where native decodes past the stop before JS sees it.
+  it.each([1, 8])('end a generation at the first token whose text holds one, its text cut before the earliest (%i passes per call)', async (stepsPerCall) => {
     const tokenizer = model.requireTokenizer();
     const decode = (ids: readonly number[]): string => tokenizer.decode(ids, { skipSpecialTokens: true });
     // Stop strings taken from the middle of two prompts' greedy text, so some prompts stop and others need not.
@@ -26,7 +30,7 @@ describe('stop strings', () => {
     const middle = (text: string): string => text.slice(Math.floor(text.length / 2), Math.floor(text.length / 2) + 3);
     const stopStrings = [middle(texts[2]!), middle(texts[4]!), ''];
     expect(stopStrings[0]!.length).toBe(3);
-    const generations = await createTextGenerator(model, { stepsPerCall: 1 }).generate(expectations.prompts, {
+    const generations = await createTextGenerator(model, { stepsPerCall }).generate(expectations.prompts, {
       maxNewTokens: expectations.maxNewTokens,
       eosTokenIds: [],
       stopStrings,
@@ -50,6 +54,37 @@ describe('stop strings', () => {
       expect(generation.finishReason).toBe('stop_string');
     });
     expect(generations.filter((generation) => generation.finishReason === 'stop_string').length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+/** scripts/generate/record_stop_string_expectations.py: transformers' ids per prompt with these stop strings. */
+interface StopStringExpectations {
+  readonly maxNewTokens: number;
+  readonly models: Record<(typeof ARCHITECTURES)[number], { readonly stopStrings: string[]; readonly ids: number[][] }>;
+}
+const transformersStops = JSON.parse(readFileSync(path.join(GENERATE_FIXTURES, 'stop-string-expectations.json'), 'utf8')) as StopStringExpectations;
+
+describe.each(ARCHITECTURES)("stop strings as transformers' generate(stop_strings=…) on %s", (arch) => {
+  it('end at the same token, native decoding 8 passes per call', async () => {
+    const { stopStrings, ids } = transformersStops.models[arch];
+    const fixture = await loadFixtureModel(arch, 'past');
+    try {
+      const generations = await createTextGenerator(fixture).generate(expectations.prompts, {
+        maxNewTokens: transformersStops.maxNewTokens,
+        eosTokenIds: [],
+        stopStrings,
+      });
+      expect(generations.map((generation) => [...generation.tokenIds])).toEqual(ids);
+      const tokenizer = fixture.requireTokenizer();
+      generations.forEach((generation, index) => {
+        const text = tokenizer.decode(ids[index]!, { skipSpecialTokens: true });
+        const stopped = stopStrings.some((stop) => text.includes(stop));
+        expect(generation.finishReason).toBe(stopped ? 'stop_string' : 'max_new_tokens');
+      });
+      expect(generations.filter((generation) => generation.finishReason === 'stop_string').length).toBeGreaterThanOrEqual(3);
+    } finally {
+      fixture.dispose();
+    }
   });
 });
 
