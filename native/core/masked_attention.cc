@@ -280,19 +280,172 @@ MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, const Sc
   }
 }
 
+// One query row: a decoding step, where each head reads the single new position (or a pruned last block
+// that scores one position). The block kernel above would spend a 16-lane vector op per key on one useful
+// lane; here the keys are the unit of work: the exp runs 16 keys per vector and the dot products and
+// weighted sums are plain loops. Every float operation is the block kernel's lane-0 operation in the same
+// order (each dot product one multiply-add chain in d order, the softmax sum by residue then folded, the
+// weighted sum by SGEMM's depth blocks), so the two agree bit for bit, and so with the graph.
+// How many query rows a head computes: all of them, or the positions the caller picked.
+int64_t computed_rows(const AttentionShape& shape, const HeadOperands& operands) {
+  return operands.query_positions.empty() ? shape.queries : static_cast<int64_t>(operands.query_positions.size());
+}
+
+struct SingleRow {
+  int64_t limit = 0;  // one past the last included key
+  bool gaps = false;  // the mask changes some score before the limit
+  int64_t mask_base = 0;
+  const float* query = nullptr;
+};
+
+// scores[j] = dot(query, key j) * scale for j < limit, then the mask where it has gaps; returns their
+// maximum, taken in key order as the block kernel takes it (the order decides which NaN survives). The dot
+// products are dot_keys' own, the query in lane 0: vectors across keys would need the keys transposed
+// first, which costs more stores than the multiply-adds it saves.
+MLRB_VECTOR_INLINE float score_single_row(const AttentionShape& shape, float scale, const HeadOperands& operands, const MaskLayout& mask,
+                                          const SingleRow& row, float* query_columns, float* scores) {
+  constexpr int kKeys = 4;
+  std::fill(query_columns, query_columns + shape.key_dim * vec::kLanes, 0.0F);
+  for (int64_t d = 0; d < shape.key_dim; ++d) query_columns[d * vec::kLanes] = row.query[d];
+  vec::Floats totals[kKeys];
+  int64_t j = 0;
+  for (; j < row.limit; j += kKeys) {
+    dot_keys<kKeys>(query_columns, operands.key, operands.key_row_stride, shape.key_dim, j, row.limit - 1, totals);
+    const int count = static_cast<int>(std::min<int64_t>(kKeys, row.limit - j));
+    for (int key = 0; key < count; ++key) scores[j + key] = totals[key][0] * scale;
+  }
+  if (row.gaps) {
+    for (j = 0; j < row.limit; ++j) {
+      const int64_t at = row.mask_base + j * mask.key_stride;
+      switch (mask.kind) {
+        case MaskKind::kKeepWhereTrue: scores[j] = mask.keep[at] ? scores[j] : mask.fill; break;
+        case MaskKind::kKeepWhereFalse: scores[j] = mask.keep[at] ? mask.fill : scores[j]; break;
+        case MaskKind::kAdditive: scores[j] += mask.additive[at]; break;
+      }
+    }
+  }
+  float maximum = -std::numeric_limits<float>::infinity();
+  for (j = 0; j < row.limit; ++j) maximum = maximum > scores[j] ? maximum : scores[j];
+  return maximum;
+}
+
+// Turns scores[0, limit) into softmax numerators in place, 16 keys per exp (the lanes past the limit compute
+// on whatever the buffer holds and are never read), and returns 1 / their sum, summed as
+// exponentiate_block sums one lane.
+template <typename Rounding>
+MLRB_VECTOR_INLINE float exponentiate_single_row(float* scores, float maximum, int64_t limit) {
+  const vec::Floats maxima = vec::splat(maximum);
+  for (int64_t j = 0; j < limit; j += vec::kLanes) vec::store(scores + j, Rounding::exp(vec::load(scores + j) - maxima));
+  constexpr int kResidues = Rounding::kSumLanes;
+  // Whole runs of kResidues keys first, so the partial sums stay in registers (one vector add per run).
+  float partial[kResidues] = {};
+  int64_t j = 0;
+  for (; j + kResidues <= limit; j += kResidues) {
+    for (int residue = 0; residue < kResidues; ++residue) partial[residue] += scores[j + residue];
+  }
+  for (int residue = 0; j + residue < limit; ++residue) partial[residue] += scores[j + residue];
+  vec::Floats lanes[kResidues];
+  for (int residue = 0; residue < kResidues; ++residue) lanes[residue] = vec::splat(partial[residue]);
+  return 1.0F / Rounding::fold(lanes)[0];
+}
+
+// weighted[first, first + lanes of Vector) = sum_j (weights[j] * inverse_sum) * v[j, d] over SGEMM's depth
+// blocks, as weigh_chunk forms one lane, one vector of value dimensions at a time.
+template <typename Vector>
+MLRB_VECTOR_INLINE void weigh_single_row_dims(const float* weights, float inverse_sum, int64_t limit, int64_t depth_block, const float* values,
+                                              int64_t value_row_stride, int64_t first_dim, float* weighted) {
+  const auto load = [](const float* from) {
+    Vector value;
+    std::memcpy(&value, from, sizeof(value));
+    return value;
+  };
+  Vector total{};
+  for (int64_t block = 0; block < limit; block += depth_block) {
+    Vector block_total{};
+    const int64_t end = std::min(limit, block + depth_block);
+    for (int64_t j = block; j < end; ++j) {
+      const float probability = weights[j] * inverse_sum;
+      block_total += (Vector{} + probability) * load(values + j * value_row_stride + first_dim);
+    }
+    total = block == 0 ? block_total : total + block_total;
+  }
+  std::memcpy(weighted + first_dim, &total, sizeof(total));
+}
+
+// The whole weighted row: 16 value dimensions per vector, then 8; a last few (head sizes that are not a
+// multiple of 8) are read through a zero-padded copy of their columns, so no value row is read past its end.
+MLRB_VECTOR_INLINE void weigh_single_row(const float* weights, float inverse_sum, int64_t limit, int64_t all_keys, const HeadOperands& operands,
+                                         int64_t value_dim, std::vector<float>& padded_values, float* weighted) {
+  constexpr int64_t kNarrow = 8;
+  const int64_t depth_block = ort_cpu::gemm_depth_block(value_dim, all_keys);
+  int64_t d = 0;
+  for (; d + vec::kLanes <= value_dim; d += vec::kLanes) {
+    weigh_single_row_dims<vec::Floats>(weights, inverse_sum, limit, depth_block, operands.value, operands.value_row_stride, d, weighted);
+  }
+  for (; d + kNarrow <= value_dim; d += kNarrow) {
+    weigh_single_row_dims<vec::Floats8>(weights, inverse_sum, limit, depth_block, operands.value, operands.value_row_stride, d, weighted);
+  }
+  if (d == value_dim) return;
+  padded_values.assign(static_cast<size_t>(limit * kNarrow), 0.0F);
+  for (int64_t j = 0; j < limit; ++j) {
+    for (int64_t c = d; c < value_dim; ++c) padded_values[static_cast<size_t>(j * kNarrow + c - d)] = operands.value[j * operands.value_row_stride + c];
+  }
+  float tail[kNarrow];
+  weigh_single_row_dims<vec::Floats8>(weights, inverse_sum, limit, depth_block, padded_values.data(), kNarrow, 0, tail);
+  std::copy(tail, tail + (value_dim - d), weighted + d);
+}
+
+template <typename Rounding>
+MLRB_VECTOR_INLINE void attend_single_row(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands,
+                                          const MaskLayout& mask, int64_t head, AttentionScratch& scratch) {
+  const int64_t position = operands.query_positions.empty() ? 0 : operands.query_positions.front();
+  const auto mask_row = static_cast<size_t>(mask.head_group[static_cast<size_t>(head)] * shape.queries + position);
+  SingleRow row{mask.included_limit[mask_row], mask.has_gaps[mask_row] != 0,
+                mask.head_offset[static_cast<size_t>(head)] + position * mask.query_stride, operands.query + position * operands.query_row_stride};
+  // Whole vectors for the exp, however many keys there are.
+  scratch.scores.resize(static_cast<size_t>((shape.keys + vec::kLanes - 1) / vec::kLanes * vec::kLanes));
+  scratch.query_columns.resize(static_cast<size_t>(shape.key_dim * vec::kLanes));
+  scratch.weighted.resize(static_cast<size_t>(shape.value_dim));
+  float* scores = scratch.scores.data();
+  float* query_columns = scratch.query_columns.data();
+  float maximum = score_single_row(shape, arithmetic.scale, operands, mask, row, query_columns, scores);
+  // An excluded tail that would still weigh (a mild fill, or every key excluded): every key, as in the blocks.
+  if (row.limit < shape.keys && !tail_is_negligible(mask, maximum)) {
+    row.limit = shape.keys;
+    row.gaps = true;
+    maximum = score_single_row(shape, arithmetic.scale, operands, mask, row, query_columns, scores);
+  }
+  const float inverse_sum = exponentiate_single_row<Rounding>(scores, maximum, row.limit);
+  float* weighted = scratch.weighted.data();
+  weigh_single_row(scores, inverse_sum, row.limit, shape.keys, operands, shape.value_dim, scratch.padded_values, weighted);
+  const bool undefined = !(maximum > -std::numeric_limits<float>::infinity());
+  const bool zeroed = arithmetic.zero_nan_weights && (undefined || std::isnan(inverse_sum));
+  for (int64_t d = 0; d < shape.value_dim; ++d) {
+    operands.output[d] = zeroed ? 0.0F : undefined ? std::numeric_limits<float>::quiet_NaN() : weighted[d];
+  }
+}
+
 // One clone set per rounding policy: the policy (whose order of float operations) is a compile-time choice
 // inside the hot loops, and the CPU's instruction set picks the clone (vector_math.h). The two are
 // independent: any CPU can follow either family's rounding.
 MLRB_VECTOR_CLONES
 void attend_head_blocks_with_avx512_rounding(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands,
                                              const MaskLayout& mask, int64_t head, AttentionScratch& scratch) {
-  attend_head_blocks<ort_cpu::Avx512Rounding>(shape, arithmetic, operands, mask, head, scratch);
+  if (computed_rows(shape, operands) == 1) {
+    attend_single_row<ort_cpu::Avx512Rounding>(shape, arithmetic, operands, mask, head, scratch);
+  } else {
+    attend_head_blocks<ort_cpu::Avx512Rounding>(shape, arithmetic, operands, mask, head, scratch);
+  }
 }
 
 MLRB_VECTOR_CLONES
 void attend_head_blocks_with_avx2_rounding(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands,
                                            const MaskLayout& mask, int64_t head, AttentionScratch& scratch) {
-  attend_head_blocks<ort_cpu::Avx2Rounding>(shape, arithmetic, operands, mask, head, scratch);
+  if (computed_rows(shape, operands) == 1) {
+    attend_single_row<ort_cpu::Avx2Rounding>(shape, arithmetic, operands, mask, head, scratch);
+  } else {
+    attend_head_blocks<ort_cpu::Avx2Rounding>(shape, arithmetic, operands, mask, head, scratch);
+  }
 }
 
 void attend_head_rows(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands, const MaskLayout& mask,

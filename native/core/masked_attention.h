@@ -4,7 +4,8 @@
 //
 // Why it exists: small causal LMs spend most of a forward pass in the separate Where / Softmax / MatMul
 // nodes over [batch, heads, queries, keys] tensors, each a trip through memory. Computed 16 query rows at a
-// time in cache, with the keys a mask excludes never computed, that work mostly disappears.
+// time in cache, with the keys a mask excludes never computed, that work mostly disappears. A head with one
+// query row (a decoding step) runs 16 keys at a time instead, in the same float order.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +51,7 @@ struct AttentionShape {
 // Reusable per-thread buffers, so a head costs no allocation once they have grown.
 struct AttentionScratch {
   std::vector<float> query_columns;  // [key_dim, lanes]: a block of query rows, transposed
+  std::vector<float> padded_values;  // one query: [keys, 8], the value columns past the last multiple of 8
   std::vector<float> scores;         // [keys, lanes]
   std::vector<float> weighted;       // [value_dim, lanes]
   std::vector<float> rotated_queries;  // [queries, key_dim]: the head's queries after the rotary embedding

@@ -32,4 +32,8 @@ struct DecodeFeed {
 // cache shrinks when prompts finish.
 [[nodiscard]] Ort::Value gather_batch_rows(const Ort::Value& tensor, int batch_axis, std::span<const int64_t> keep);
 
+// The tensor without its first `count` positions along `sequence_axis`: how the KV cache sheds the
+// left-padding columns that no remaining row attends to.
+[[nodiscard]] Ort::Value drop_leading_positions(const Ort::Value& tensor, int sequence_axis, int64_t count);
+
 }  // namespace mlrb

@@ -136,28 +136,47 @@ void GenerationRun::drop_finished_rows() {
   if (keep.size() == live_.size()) return;
   std::vector<int32_t> live;
   std::vector<int64_t> positions;
-  std::vector<int64_t> mask;
+  std::vector<int64_t> padding;
   for (const int64_t r : keep) {
     live.push_back(live_[static_cast<size_t>(r)]);
     if (!kv_.empty()) {
       positions.push_back(next_position_[static_cast<size_t>(r)]);
-      const auto row = kv_mask_.begin() + r * kv_length_;
-      mask.insert(mask.end(), row, row + kv_length_);
+      padding.push_back(padding_[static_cast<size_t>(r)]);
     }
   }
-  if (!kv_.empty() && !keep.empty()) {
-    const GraphSignature& signature = session_->signature();
-    size_t past_index = 0;
-    for (const InputPlan& plan : signature.inputs) {
-      if (plan.role != InputRole::kPastKeyValue && plan.role != InputRole::kPastStacked) continue;
-      kv_[past_index] = gather_batch_rows(kv_[past_index], plan.batch_axis, keep);
-      ++past_index;
-    }
-  }
-  if (keep.empty()) kv_.clear();  // every prompt done: the cache is no longer needed
   live_ = std::move(live);
   next_position_ = std::move(positions);
-  kv_mask_ = std::move(mask);
+  padding_ = std::move(padding);
+  if (kv_.empty()) return;
+  if (keep.empty()) {
+    kv_.clear();  // every prompt done: the cache is no longer needed
+    return;
+  }
+  size_t past_index = 0;
+  for (const InputPlan& plan : session_->signature().inputs) {
+    if (!is_past_input(plan)) continue;
+    kv_[past_index] = gather_batch_rows(kv_[past_index], plan.batch_axis, keep);
+    ++past_index;
+  }
+  trim_shared_padding();
+}
+
+// Padding columns that every remaining row masks are attended by no one: they go, so a batch whose longest
+// prompts have finished stops paying for their padding in every later pass. Each row's positions are fed
+// explicitly (position_ids), so nothing is renumbered; graphs that number positions from the cache length
+// never see padding (validate()), so for them there is nothing to cut.
+void GenerationRun::trim_shared_padding() {
+  if (padding_.empty()) return;
+  const int64_t shared = *std::min_element(padding_.begin(), padding_.end());
+  if (shared == 0) return;
+  size_t past_index = 0;
+  for (const InputPlan& plan : session_->signature().inputs) {
+    if (!is_past_input(plan)) continue;
+    kv_[past_index] = drop_leading_positions(kv_[past_index], plan.sequence_axis, shared);
+    ++past_index;
+  }
+  for (int64_t& row_padding : padding_) row_padding -= shared;
+  kv_length_ -= shared;
 }
 
 void GenerationRun::forward_with_cache() {
@@ -181,16 +200,18 @@ void GenerationRun::forward_with_cache() {
         feed.attention_mask.push_back(real ? 1 : 0);
         feed.position_ids.push_back(real ? i - padding : kPaddingPosition);
       }
+      padding_.push_back(padding);
       next_position_.push_back(static_cast<int64_t>(prompt.size()));
     }
   } else {
     feed.length = 1;
     feed.past_length = kv_length_;
+    feed.attention_mask.reserve(static_cast<size_t>(rows * (kv_length_ + 1)));
     for (int64_t r = 0; r < rows; ++r) {
-      const auto row = kv_mask_.begin() + r * kv_length_;
+      const int64_t padding = padding_[static_cast<size_t>(r)];
       feed.input_ids.push_back(prompts_[static_cast<size_t>(live_[static_cast<size_t>(r)])].generated.back());
-      feed.attention_mask.insert(feed.attention_mask.end(), row, row + kv_length_);
-      feed.attention_mask.push_back(1);
+      feed.attention_mask.insert(feed.attention_mask.end(), static_cast<size_t>(padding), 0);
+      feed.attention_mask.insert(feed.attention_mask.end(), static_cast<size_t>(kv_length_ + 1 - padding), 1);
       feed.position_ids.push_back(next_position_[static_cast<size_t>(r)]);
     }
   }
@@ -203,7 +224,6 @@ void GenerationRun::forward_with_cache() {
   kv_.clear();
   for (size_t i = 1; i < outputs.size(); ++i) kv_.push_back(std::move(outputs[i]));
   kv_length_ = feed.past_length + feed.length;
-  kv_mask_ = std::move(feed.attention_mask);
   // The prefill set each row's next position to its prompt length; a decoding pass fed one token more.
   if (!prefill) {
     for (auto& position : next_position_) ++position;

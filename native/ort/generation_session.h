@@ -6,7 +6,8 @@
 //   KV cache   graphs whose past inputs all have present outputs. The prompts are prefilled once, left-padded
 //              (padding masked, positions counted per row from 0, as transformers numbers a lone prompt), then
 //              each pass feeds one token per row with the previous presents as past. Rows that finish are
-//              gathered out of the cache, so the batch shrinks. A graph without position_ids (or without an
+//              gathered out of the cache, so the batch shrinks, and the leading padding columns no remaining
+//              row attends to are cut from it (a long prompt's padding does not outlive it). A graph without position_ids (or without an
 //              attention mask) numbers new tokens from its cache length, which is only right without padding:
 //              there every prompt of a run must have the same length (the library groups them so).
 //   recompute  graphs without a usable past: every pass reruns each row's whole sequence, right-padded.
@@ -71,6 +72,7 @@ class GenerationRun {
 
   void validate() const;
   void drop_finished_rows();
+  void trim_shared_padding();
   void forward_with_cache();
   void forward_recompute();
   // Picks each live row's next token from the pass's logits (row r's at flat logits row `logit_rows[r]`).
@@ -82,11 +84,12 @@ class GenerationRun {
   bool use_kv_ = false;
   std::vector<PromptState> prompts_;
   std::vector<int32_t> live_;  // the prompt of each batch row
-  // KV-cache mode: presents of the last pass (signature past order), the mask over their positions
-  // [rows, kv_length_], and each row's next position.
+  // KV-cache mode: presents of the last pass (signature past order) over kv_length_ positions; per row, how
+  // many leading positions are padding (the mask is 0 there and 1 after: padding only ever leads), and its
+  // next position.
   std::vector<Ort::Value> kv_;
-  std::vector<int64_t> kv_mask_;
   int64_t kv_length_ = 0;
+  std::vector<int64_t> padding_;
   std::vector<int64_t> next_position_;
   SamplerScratch scratch_;
   std::vector<float> widened_row_;

@@ -58,11 +58,13 @@ InputPlan plan_past(const TensorDescription& tensor, InputRole role, const KvHin
   if (role == InputRole::kPastKeyValue) {
     if (tensor.shape.size() != 4) fail("the KV input " + tensor.name + " should have rank 4", inputs, outputs);
     plan.batch_axis = 0;
+    plan.sequence_axis = 2;
     plan.empty_past_shape = {1, resolve_dimension(tensor.shape[1], hints.num_kv_heads, "the head count", tensor, inputs, outputs), 0,
                              resolve_dimension(tensor.shape[3], hints.head_dim, "the head size", tensor, inputs, outputs)};
   } else {
     if (tensor.shape.size() != 5) fail("the stacked KV input " + tensor.name + " should have rank 5", inputs, outputs);
     plan.batch_axis = 1;
+    plan.sequence_axis = 3;
     plan.empty_past_shape = {2, 1, resolve_dimension(tensor.shape[2], hints.num_kv_heads, "the head count", tensor, inputs, outputs), 0,
                              resolve_dimension(tensor.shape[4], hints.head_dim, "the head size", tensor, inputs, outputs)};
   }

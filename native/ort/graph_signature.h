@@ -32,9 +32,10 @@ enum class InputRole {
 struct InputPlan {
   TensorDescription tensor;
   InputRole role = InputRole::kTokenIds;
-  // For past inputs: the full shape with past_len = 0 and the batch dimension at batch_axis.
+  // For past inputs: the full shape with past_len = 0 (at sequence_axis) and the batch dimension at batch_axis.
   std::vector<int64_t> empty_past_shape;
   int batch_axis = 0;
+  int sequence_axis = 0;
 };
 
 // Facts from config.json / genai_config.json that fill KV dimensions the graph leaves symbolic.

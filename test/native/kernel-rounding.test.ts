@@ -108,6 +108,35 @@ describe('the fused kernel rounds its softmax as each MLAS kernel family does', 
     });
   });
 
+  it.each(FAMILIES)('%s path: a lone query row (a decoding step) computes as the 16-row blocks do, bit for bit', (family) => {
+    // The block kernel is held to the graph above and in the fusion tests; a call with one query row takes the
+    // kernel's single-row path, which must round every product, exp and sum alike. Head sizes of whole
+    // vectors, half vectors and neither; masks with a causal limit, padding holes and fully masked rows.
+    const random = seededRandom(11);
+    const values = (count: number, spread: number) => Float32Array.from({ length: count }, () => (random() - 0.5) * spread);
+    for (const [keyDim, valueDim] of [[8, 8], [16, 64], [5, 12], [64, 80], [24, 3]] as const) {
+      for (const keys of [1, 9, 16, 37, 150]) {
+        const queries = Math.min(keys, 7);
+        const query = values(queries * keyDim, 4);
+        const key = values(keys * keyDim, 4);
+        const value = values(keys * valueDim, 2);
+        const keep = new Uint8Array(queries * keys);
+        for (let t = 0; t < queries; t++) {
+          for (let j = 0; j < keys; j++) keep[t * keys + j] = t === 3 ? 0 : j <= keys - queries + t && (j > 2 || t % 2 === 0) ? 1 : 0;
+        }
+        const request = { fill: -1e9, scale: 0.3, keyDim, valueDim, kernelPath: family };
+        const all = loadBinding().attentionKernel({ ...request, query, key, value, keep, queries, keys });
+        for (let t = 0; t < queries; t++) {
+          const alone = loadBinding().attentionKernel({
+            ...request, key, value, queries: 1, keys,
+            query: query.slice(t * keyDim, (t + 1) * keyDim), keep: keep.slice(t * keys, (t + 1) * keys),
+          });
+          expect(bits(alone), `key dim ${keyDim}, value dim ${valueDim}, ${keys} keys, row ${t}`).toEqual(bits(all.slice(t * valueDim, (t + 1) * valueDim)));
+        }
+      }
+    }
+  });
+
   it('BAD CALL – attentionKernel checks its request before computing', () => {
     const one = new Float32Array([1]);
     const request = { query: one, key: one, value: one, keep: new Uint8Array([1]), fill: 0, scale: 1, queries: 1, keys: 1, keyDim: 1, valueDim: 1, kernelPath: 'avx2' as const };
