@@ -5,7 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { z } from 'zod';
-import { DRAM_PROVIDERS } from '../inspect/dram-measure.js';
+import { DRAM_PROVIDERS } from '../inspect/dram-probe-protocol.js';
 import { parseByteSize } from '../inspect/units.js';
 import { ExitError } from './exit-error.js';
 

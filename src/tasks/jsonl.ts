@@ -36,16 +36,50 @@ export function parseLeadingJsonLines<Schema extends z.ZodType>(
   schema: Schema,
   limit: number | undefined,
 ): LeadingJsonLines<z.output<Schema>> {
-  const lines = content.split(/\r?\n/);
-  const numbered: { readonly text: string; readonly line: number }[] = [];
-  for (let index = 0; index < lines.length; index += 1) {
-    const text = lines[index] ?? '';
-    if (text.trim() === '') continue;
-    checkRowLength(text.length, file, index + 1);
-    numbered.push({ text, line: index + 1 });
+  const lines = nonBlankLines(content, file);
+  const rows = lines.slice(0, limitedCount(lines.length, limit)).map(({ start, end, line }) => ({ row: parseRow(content.slice(start, end), file, line, schema), line }));
+  return { rows, total: lines.length };
+}
+
+interface LineSpan {
+  readonly start: number;
+  readonly end: number;
+  /** 1-based. */
+  readonly line: number;
+}
+
+/**
+ * Where the non-blank lines are (split at "\n", dropping a "\r" before it), each size-checked. A line is only
+ * copied out (to test whether it is all whitespace) when its first character does not settle that: a data
+ * file's lines start with "{", so the scan copies nothing.
+ */
+function nonBlankLines(content: string, file: string): LineSpan[] {
+  const lines: LineSpan[] = [];
+  let line = 0;
+  for (let start = 0; start <= content.length; ) {
+    const newline = content.indexOf('\n', start);
+    const next = newline < 0 ? content.length : newline;
+    const end = newline >= 0 && next > start && content.charCodeAt(next - 1) === CARRIAGE_RETURN ? next - 1 : next;
+    line += 1;
+    if (!isBlank(content, start, end)) {
+      checkRowLength(end - start, file, line);
+      lines.push({ start, end, line });
+    }
+    start = next + 1;
   }
-  const rows = numbered.slice(0, limitedCount(numbered.length, limit)).map(({ text, line }) => ({ row: parseRow(text, file, line, schema), line }));
-  return { rows, total: numbered.length };
+  return lines;
+}
+
+const CARRIAGE_RETURN = 13;
+const SPACE = 32;
+const DELETE = 127;
+
+/** String.prototype.trim()'s notion of blank, without a copy when the first character is visible ASCII. */
+function isBlank(content: string, start: number, end: number): boolean {
+  if (start === end) return true;
+  const first = content.charCodeAt(start);
+  if (first > SPACE && first < DELETE) return false;
+  return content.slice(start, end).trim() === '';
 }
 
 function parseRow<Schema extends z.ZodType>(text: string, file: string, line: number, schema: Schema): z.output<Schema> {

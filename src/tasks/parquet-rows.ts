@@ -5,7 +5,6 @@
  */
 import { z } from 'zod';
 import { MlrbError } from '../errors.js';
-import { openParquetFile } from '../io/parquet-file.js';
 import { DATA_ROW_CAP_CHARS, FILE_SIZE_CAPS } from '../io/file-policy.js';
 
 export interface NumberedParquetRow<T> {
@@ -41,6 +40,8 @@ export async function readParquetRows<Shape extends z.ZodRawShape>(
   request: ParquetRowsRequest<Shape>,
 ): Promise<NumberedParquetRow<z.output<z.ZodObject<Shape>>>[]> {
   const { file, root, what, shape } = request;
+  // The parquet reader and its codecs load on first use: a run on JSON Lines or CSV data never pays for them.
+  const { openParquetFile } = await import('../io/parquet-file.js');
   const table = openParquetFile(file, { kind: 'data', root, what });
   const optional = new Set<string>(request.optional ?? []);
   const wanted = Object.keys(shape);
