@@ -16,7 +16,7 @@ import { applyLimit, readTextFile } from './data-files.js';
 import { sourcePathFor } from './hub-cache.js';
 import type { SuiteData } from './hub-layout.js';
 import { badRow, checkRowLength, parseLeadingJsonLines } from './jsonl.js';
-import { badParquetRow, readParquetSplit } from './parquet-rows.js';
+import { badParquetRow, readLeadingParquetSplit } from './parquet-rows.js';
 
 export interface SplitSource<Doc> {
   /** The file (or first shard) named in messages about the split as a whole. */
@@ -44,7 +44,10 @@ export type ReleaseSplitParser<Doc> = ((texts: readonly string[], files: readonl
 };
 
 /** Reads a hub split's shards into documents; a bad row is BAD_DATA naming its shard and row. */
-export type HubSplitParser<Doc> = (shards: readonly string[], root: string, what: string) => Promise<Doc[]>;
+export type HubSplitParser<Doc> = ((shards: readonly string[], root: string, what: string) => Promise<Doc[]>) & {
+  /** Decodes only the rows `limit` takes (all without one), counting the rest; absent: read all, then slice. */
+  readonly limited?: (shards: readonly string[], root: string, what: string, limit: number | undefined) => Promise<LimitedDocs<Doc>>;
+};
 
 /** A release split made of `names` (paths relative to the suite's folder), each read under the data-file policy. */
 export function releaseSplit<Doc>(data: SuiteData<string>, names: readonly string[], what: string, parse: ReleaseSplitParser<Doc>): SplitSource<Doc> {
@@ -68,7 +71,7 @@ export function hubSplit<Doc>(data: SuiteData<string>, shards: readonly string[]
     file: shards[0] ?? data.dir,
     sourceFiles: shards.map((file) => sourcePathFor(file, data.root, data.dir)),
     read: () => parse(shards, data.root, what),
-    readLimited: async (limit) => limitDocs(await parse(shards, data.root, what), limit),
+    readLimited: async (limit) => (parse.limited ? parse.limited(shards, data.root, what, limit) : limitDocs(await parse(shards, data.root, what), limit)),
   };
 }
 
@@ -119,18 +122,22 @@ export function jsonlParser<Schema extends z.ZodType, Doc extends object>(schema
   return Object.assign((texts: readonly string[], files: readonly string[]) => limited(texts, files, undefined).docs, { limited });
 }
 
-/** A hub parser from the columns it needs (those in `optional` may be absent). */
+/** A hub parser from the columns it needs (those in `optional` may be absent); under a limit, rows past it are counted, not decoded. */
 export function parquetParser<Shape extends z.ZodRawShape, Doc extends object>(
   shape: Shape,
   toDoc: RowToDoc<z.output<z.ZodObject<Shape>>, Doc>,
   optional: readonly (keyof Shape & string)[] = [],
 ): HubSplitParser<Doc> {
-  return async (shards, root, what) =>
-    (await readParquetSplit(shards, { root, what, shape, optional })).map((row) => {
+  const limited = async (shards: readonly string[], root: string, what: string, limit: number | undefined): Promise<LimitedDocs<Doc>> => {
+    const { rows, total } = await readLeadingParquetSplit(shards, { root, what, shape, optional }, limit);
+    const docs = rows.map((row) => {
       const doc = toDoc(row.row, { file: row.file, unit: 'row', position: row.rowNumber });
       if (typeof doc === 'string') throw badParquetRow(row, doc);
       return doc;
     });
+    return { docs, total };
+  };
+  return Object.assign(async (shards: readonly string[], root: string, what: string) => (await limited(shards, root, what, undefined)).docs, { limited });
 }
 
 /**
