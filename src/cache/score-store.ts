@@ -14,11 +14,20 @@
  * it, and a fresh one takes its place.
  */
 import { lstatSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import sqlite from 'node-sqlite3-wasm';
+import type Sqlite from 'node-sqlite3-wasm';
 import { batchChecksum, decodeRecords, encodeRecords, type ScoredRecord } from './score-records.js';
 
-type Database = InstanceType<typeof sqlite.Database>;
+type Database = InstanceType<typeof Sqlite.Database>;
+
+const require = createRequire(import.meta.url);
+let sqliteModule: typeof Sqlite | undefined;
+
+/** SQLite compiles its WebAssembly when loaded, so it loads when a cache is first opened, not with the CLI. */
+function sqlite(): typeof Sqlite {
+  return (sqliteModule ??= require('node-sqlite3-wasm') as typeof Sqlite);
+}
 
 /** 'MLRB' in PRAGMA application_id: a SQLite file that is not ours is never mistaken for a cache. */
 const APPLICATION_ID = 0x4d4c5242;
@@ -149,7 +158,7 @@ export class ScoreStore {
 }
 
 function openChecked(file: string): Database {
-  const db = new sqlite.Database(file);
+  const db = new (sqlite().Database)(file);
   try {
     db.exec('PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON');
     const applicationId = Number(db.get('PRAGMA application_id')?.application_id);

@@ -11,6 +11,7 @@ import { loadBinding } from '../native/binding.js';
 import { describeScoringRequest } from './instance.js';
 import { documentOutcomes } from './document-outcomes.js';
 import { loadSuites } from './load-suites.js';
+import type { Suite, Task } from '../tasks/types.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
 import { modelContentSha256 } from './model-digest.js';
 import { cpuRunFacts, environmentSummary } from './run-facts.js';
@@ -30,14 +31,26 @@ import { checkGenerationFits, checkGenerationTasks, runGenerationRoute } from '.
 
 export type { EvaluateResult } from './run-results.js';
 
+/** The suites and their tasks, checked; on a data error the model being loaded is disposed once it is there. */
+async function loadSuitesWhile(modelLoading: Promise<LanguageModel>, options: ResolvedEvaluateOptions): Promise<{ suites: Suite[]; tasks: Task[] }> {
+  try {
+    const suites = await loadSuites(options);
+    const tasks = suites.flatMap((suite) => suite.tasks);
+    checkGenerationTasks(tasks);
+    return { suites, tasks };
+  } catch (error) {
+    modelLoading.then((model) => model.dispose(), () => undefined);
+    throw error;
+  }
+}
+
 /** Loads the suites and the model and scores every document, or the shard's documents when one is given. */
 async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Promise<ScoredRun> {
   const started = performance.now();
   const startedAtUnixSeconds = Date.now() / 1000;
-  const suites = await loadSuites(options);
-  const tasks = suites.flatMap((suite) => suite.tasks);
-  checkGenerationTasks(tasks);
-  const model: LanguageModel = await loadModel({
+  // The model's session is built on a native worker while the data is read here, so the two overlap. A data
+  // problem is still the error reported (and the model, once loaded, is let go); a model problem surfaces after.
+  const modelLoading = loadModel({
     model: options.model,
     config: options.config,
     tokenizer: options.tokenizer,
@@ -49,6 +62,10 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
     onLog: options.onLog,
     onWarning: options.onWarning,
   });
+  // Handled here so a failed load is not an unhandled rejection while the data is still being read.
+  modelLoading.catch(() => undefined);
+  const { suites, tasks } = await loadSuitesWhile(modelLoading, options);
+  const model: LanguageModel = await modelLoading;
   try {
     // Refused before any model time (and before hashing the model starts).
     checkGenerationFits(tasks, model.maxLength);

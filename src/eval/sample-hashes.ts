@@ -18,13 +18,21 @@ export interface SampleHashes {
  * the first request's context, target_hash over str(target).
  */
 export function sampleHashes(sample: LoggedSample): SampleHashes {
-  const context = sample.arguments[0]?.[0];
-  return {
-    doc_hash: sha256Hex(JSON.stringify(sample.doc, null, 2)),
-    prompt_hash: sha256Hex(typeof context === 'string' ? context : ''),
-    target_hash: sha256Hex(String(sample.target)),
-  };
+  let hashes = hashed.get(sample);
+  if (hashes === undefined) {
+    const context = sample.arguments[0]?.[0];
+    hashes = {
+      doc_hash: sha256Hex(JSON.stringify(sample.doc, null, 2)),
+      prompt_hash: sha256Hex(typeof context === 'string' ? context : ''),
+      target_hash: sha256Hex(String(sample.target)),
+    };
+    hashed.set(sample, hashes);
+  }
+  return hashes;
 }
+
+/** Each sample's hashes, taken once: the results' task_hashes and the samples file both need them. */
+const hashed = new WeakMap<LoggedSample, SampleHashes>();
 
 /** save_results_aggregated: sha256 over the concatenation of each sample's three hashes, in sample order. */
 export function taskHashes(samples: ReadonlyMap<string, readonly LoggedSample[]>): Record<string, string> {

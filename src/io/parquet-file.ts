@@ -26,8 +26,8 @@ const ROW_CAP = 10_000_000;
 export interface ParquetTable {
   readonly columns: readonly string[];
   readonly rowCount: number;
-  /** Reads the named columns (each must be in `columns`) as one object per row, in file order. */
-  readonly readRows: (columns: readonly string[]) => Promise<Record<string, unknown>[]>;
+  /** Reads the named columns (each must be in `columns`) as one object per row, in file order, up to `rowEnd`. */
+  readonly readRows: (columns: readonly string[], rowEnd?: number) => Promise<Record<string, unknown>[]>;
 }
 
 /** Reads the file under the policy and parses its footer; BAD_DATA (the policy kind's code) when it is not parquet. */
@@ -48,12 +48,13 @@ export function openParquetFile(file: string, policy: FilePolicy): ParquetTable 
   return {
     columns,
     rowCount: Number(metadata.num_rows),
-    readRows: async (wanted) => {
+    readRows: async (wanted, rowEnd) => {
       try {
         return await parquetReadObjects({
           file: buffer,
           metadata,
           columns: [...wanted],
+          ...(rowEnd !== undefined ? { rowEnd } : {}),
           compressors: cappedCodecs(),
           parsers: { stringFromBytes: strictUtf8 },
         });

@@ -32,6 +32,8 @@ export function pathEntryExists(file: string): boolean {
 /** Reads the whole file under the policy, or throws an MlrbError (the kind's code) naming the file and the rule. */
 export function readRegularFile(file: string, policy: FilePolicy): Buffer {
   return withCheckedDescriptor(file, policy, (descriptor, size, cap, fail) => {
+    // Taken before the read: a change while reading moves the ctime past it, so the digest is never reused.
+    const identity = policy.kind === 'data' ? identityOf(descriptor) : undefined;
     const chunks: Buffer[] = [];
     let total = 0;
     // The first chunk holds the whole file as fstat saw it, plus one byte to notice growth without a copy.
@@ -39,20 +41,36 @@ export function readRegularFile(file: string, policy: FilePolicy): Buffer {
       chunks.push(chunk);
       total += chunk.length;
     });
-    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+    const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
+    if (identity !== undefined) dataDigests.set(identity, createHash('sha256').update(bytes).digest('hex'));
+    return bytes;
   });
 }
 
 /**
  * sha256 of the file under the policy, read in 1 MB chunks so a file is never held whole (for fingerprints of
- * files that were parsed earlier: a FIFO or device swapped in since then fails instead of blocking).
+ * files that were parsed earlier: a FIFO or device swapped in since then fails instead of blocking). A data
+ * file read whole since it last changed is not read again: its digest was taken from those bytes.
  */
 export function sha256OfRegularFile(file: string, policy: FilePolicy): string {
   return withCheckedDescriptor(file, policy, (descriptor, _size, cap, fail) => {
+    const remembered = policy.kind === 'data' ? dataDigests.get(identityOf(descriptor)) : undefined;
+    if (remembered !== undefined) return remembered;
     const hash = createHash('sha256');
     eachChunk(descriptor, CHUNK_BYTES, cap, fail, (chunk) => hash.update(chunk));
     return hash.digest('hex');
   });
+}
+
+/**
+ * Digests of data files read whole, by the identity of what was read. Any write to a file moves its ctime
+ * (nanoseconds), which no user-space call can set back, so an identity that matches is the same content.
+ */
+const dataDigests = new Map<string, string>();
+
+function identityOf(descriptor: number): string {
+  const stats = fstatSync(descriptor, { bigint: true });
+  return `${stats.dev}:${stats.ino}:${stats.size}:${stats.mtimeNs}:${stats.ctimeNs}`;
 }
 
 type Fail = (reason: string, cause?: unknown) => MlrbError;

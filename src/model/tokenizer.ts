@@ -13,6 +13,7 @@ import { MlrbError } from '../errors.js';
 import type { FileKind } from '../io/file-policy.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
 import { describeJsonSyntaxError } from '../io/text-file.js';
+import { withBpeWordSplit } from './bpe-word-split.js';
 
 export interface TextTokenizer {
   readonly path: string;
@@ -71,7 +72,7 @@ export function loadTokenizer(tokenizerPath: string): TextTokenizer {
   const json = readJsonObject(file, root, 'tokenizer');
   let tokenizer: Tokenizer;
   try {
-    tokenizer = new Tokenizer(json.value, config?.value ?? {});
+    tokenizer = new Tokenizer(withBpeWordSplit(json.value), config?.value ?? {});
   } catch (cause) {
     const kind = cause instanceof Error ? cause.name : typeof cause;
     throw new MlrbError('BAD_TOKENIZER', `cannot build a tokenizer from ${file} (@huggingface/tokenizers refused it: ${kind})`, { file }, { cause });

@@ -43,9 +43,13 @@ export async function hasFileWithSuffix(dir: string, suffix: string): Promise<bo
 
 /** lm-eval's `--limit`: below 1 it is a fraction of the split (rounded up), otherwise a document count. */
 export function applyLimit<T>(docs: readonly T[], limit: number | undefined): readonly T[] {
-  if (limit === undefined) return docs;
-  const count = limit < 1 ? Math.ceil(docs.length * limit) : Math.floor(limit);
-  return docs.slice(0, count);
+  return limit === undefined ? docs : docs.slice(0, limitedCount(docs.length, limit));
+}
+
+/** How many of a split's `total` documents `limit` takes (all of them without a limit). */
+export function limitedCount(total: number, limit: number | undefined): number {
+  if (limit === undefined) return total;
+  return Math.min(total, limit < 1 ? Math.ceil(total * limit) : Math.floor(limit));
 }
 
 /** Validates `limit` up front so a typo fails before any file is read. */

@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import { MlrbError } from '../errors.js';
+import { limitedCount } from './data-files.js';
 import { DATA_ROW_CAP_CHARS } from '../io/file-policy.js';
 import { describeJsonSyntaxError } from '../io/text-file.js';
 
@@ -13,31 +14,89 @@ export interface NumberedRow<T> {
   readonly line: number;
 }
 
-/** Parses every non-blank line; `what` names the file's role in messages that are not about one row. */
+/** Parses every non-blank line. */
 export function parseJsonLines<Schema extends z.ZodType>(content: string, file: string, schema: Schema): NumberedRow<z.output<Schema>>[] {
-  const rows: NumberedRow<z.output<Schema>>[] = [];
-  const lines = content.split(/\r?\n/);
-  for (let index = 0; index < lines.length; index += 1) {
-    const text = lines[index] ?? '';
-    const line = index + 1;
-    if (text.trim() === '') continue;
-    checkRowLength(text.length, file, line);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error: unknown) {
-      // The reason is described, never quoted: V8's message would echo the line's bytes.
-      throw new MlrbError('BAD_DATA', `${file} line ${line}: not valid JSON (${describeJsonSyntaxError(error)})`, { file, line }, { cause: error });
+  return parseLeadingJsonLines(content, file, schema, undefined).rows;
+}
+
+export interface LeadingJsonLines<T> {
+  /** The rows --limit takes, in file order. */
+  readonly rows: NumberedRow<T>[];
+  /** Non-blank lines in the whole file. */
+  readonly total: number;
+}
+
+/**
+ * Parses the non-blank lines lm-eval's --limit takes (all without one). Every line is size-checked and counted,
+ * but lines past the limit are not parsed, so a --limit run does not pay for the whole file.
+ */
+export function parseLeadingJsonLines<Schema extends z.ZodType>(
+  content: string,
+  file: string,
+  schema: Schema,
+  limit: number | undefined,
+): LeadingJsonLines<z.output<Schema>> {
+  const lines = nonBlankLines(content, file);
+  const rows = lines.slice(0, limitedCount(lines.length, limit)).map(({ start, end, line }) => ({ row: parseRow(content.slice(start, end), file, line, schema), line }));
+  return { rows, total: lines.length };
+}
+
+interface LineSpan {
+  readonly start: number;
+  readonly end: number;
+  /** 1-based. */
+  readonly line: number;
+}
+
+/**
+ * Where the non-blank lines are (split at "\n", dropping a "\r" before it), each size-checked. A line is only
+ * copied out (to test whether it is all whitespace) when its first character does not settle that: a data
+ * file's lines start with "{", so the scan copies nothing.
+ */
+function nonBlankLines(content: string, file: string): LineSpan[] {
+  const lines: LineSpan[] = [];
+  let line = 0;
+  for (let start = 0; start <= content.length; ) {
+    const newline = content.indexOf('\n', start);
+    const next = newline < 0 ? content.length : newline;
+    const end = newline >= 0 && next > start && content.charCodeAt(next - 1) === CARRIAGE_RETURN ? next - 1 : next;
+    line += 1;
+    if (!isBlank(content, start, end)) {
+      checkRowLength(end - start, file, line);
+      lines.push({ start, end, line });
     }
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? `field "${issue.path.join('.')}"` : 'record';
-      throw new MlrbError('BAD_DATA', `${file} line ${line}: ${where}: ${issue?.message ?? 'invalid'}`, { file, line });
-    }
-    rows.push({ row: parsed.data, line });
+    start = next + 1;
   }
-  return rows;
+  return lines;
+}
+
+const CARRIAGE_RETURN = 13;
+const SPACE = 32;
+const DELETE = 127;
+
+/** String.prototype.trim()'s notion of blank, without a copy when the first character is visible ASCII. */
+function isBlank(content: string, start: number, end: number): boolean {
+  if (start === end) return true;
+  const first = content.charCodeAt(start);
+  if (first > SPACE && first < DELETE) return false;
+  return content.slice(start, end).trim() === '';
+}
+
+function parseRow<Schema extends z.ZodType>(text: string, file: string, line: number, schema: Schema): z.output<Schema> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error: unknown) {
+    // The reason is described, never quoted: V8's message would echo the line's bytes.
+    throw new MlrbError('BAD_DATA', `${file} line ${line}: not valid JSON (${describeJsonSyntaxError(error)})`, { file, line }, { cause: error });
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `field "${issue.path.join('.')}"` : 'record';
+    throw new MlrbError('BAD_DATA', `${file} line ${line}: ${where}: ${issue?.message ?? 'invalid'}`, { file, line });
+  }
+  return parsed.data;
 }
 
 /** A row that parsed but breaks a rule the schema cannot state (a span outside its text …). */

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { MlrbError } from '../errors.js';
-import { openParquetFile } from '../io/parquet-file.js';
 import { DATA_ROW_CAP_CHARS, FILE_SIZE_CAPS } from '../io/file-policy.js';
+import { limitedCount } from './data-files.js';
 
 export interface NumberedParquetRow<T> {
   readonly row: T;
@@ -40,7 +40,20 @@ export const parquetInt = z
 export async function readParquetRows<Shape extends z.ZodRawShape>(
   request: ParquetRowsRequest<Shape>,
 ): Promise<NumberedParquetRow<z.output<z.ZodObject<Shape>>>[]> {
+  const table = await openTable(request);
+  return table.read(table.rowCount);
+}
+
+/** A file whose footer is read and whose columns are checked; `read` decodes and checks its first rows. */
+interface CheckedTable<T> {
+  readonly rowCount: number;
+  readonly read: (rows: number) => Promise<NumberedParquetRow<T>[]>;
+}
+
+async function openTable<Shape extends z.ZodRawShape>(request: ParquetRowsRequest<Shape>): Promise<CheckedTable<z.output<z.ZodObject<Shape>>>> {
   const { file, root, what, shape } = request;
+  // The parquet reader and its codecs load on first use: a run on JSON Lines or CSV data never pays for them.
+  const { openParquetFile } = await import('../io/parquet-file.js');
   const table = openParquetFile(file, { kind: 'data', root, what });
   const optional = new Set<string>(request.optional ?? []);
   const wanted = Object.keys(shape);
@@ -50,7 +63,17 @@ export async function readParquetRows<Shape extends z.ZodRawShape>(
   }
   const present = wanted.filter((column) => table.columns.includes(column));
   const schema = z.object(shape);
-  const rows = await table.readRows(present);
+  return {
+    rowCount: table.rowCount,
+    read: async (rowCount) => checkRows(await table.readRows(present, rowCount), schema, request),
+  };
+}
+
+function checkRows<Shape extends z.ZodRawShape>(
+  rows: readonly Record<string, unknown>[],
+  schema: z.ZodObject<Shape>,
+  { file, what }: ParquetRowsRequest<Shape>,
+): NumberedParquetRow<z.output<z.ZodObject<Shape>>>[] {
   let fileCharacters = 0;
   return rows.map((raw, index) => {
     const rowNumber = index + 1;
@@ -97,8 +120,33 @@ export async function readParquetSplit<Shape extends z.ZodRawShape>(
   shards: readonly string[],
   request: Omit<ParquetRowsRequest<Shape>, 'file'>,
 ): Promise<SplitRow<z.output<z.ZodObject<Shape>>>[]> {
-  const perShard = await Promise.all(shards.map(async (file) => (await readParquetRows({ ...request, file })).map((row) => ({ ...row, file }))));
-  return perShard.flat();
+  return (await readLeadingParquetSplit(shards, request, undefined)).rows;
+}
+
+/**
+ * The rows lm-eval's --limit takes from a split's shards (all without one), and the split's row count: every
+ * shard's footer and columns are checked, but only the rows taken are decoded and checked.
+ */
+export async function readLeadingParquetSplit<Shape extends z.ZodRawShape>(
+  shards: readonly string[],
+  request: Omit<ParquetRowsRequest<Shape>, 'file'>,
+  limit: number | undefined,
+): Promise<{ readonly rows: SplitRow<z.output<z.ZodObject<Shape>>>[]; readonly total: number }> {
+  const tables = await Promise.all(shards.map(async (file) => ({ file, table: await openTable({ ...request, file }) })));
+  const total = tables.reduce((sum, { table }) => sum + table.rowCount, 0);
+  let left = limitedCount(total, limit);
+  const taken = tables.map(({ table }) => {
+    const rows = Math.min(left, table.rowCount);
+    left -= rows;
+    return rows;
+  });
+  const perShard = await Promise.all(
+    tables.map(async ({ file, table }, index) => {
+      const rows = taken[index] ?? 0;
+      return rows === 0 ? [] : (await table.read(rows)).map((row) => ({ ...row, file }));
+    }),
+  );
+  return { rows: perShard.flat(), total };
 }
 
 /** A row that parsed but breaks a rule the schema cannot state: BAD_DATA naming the shard and row. */

@@ -71,15 +71,21 @@ export interface MultipleInputTaskSpec<Doc extends TaskDocument> extends TaskSpe
 
 export type MultipleChoiceTaskSpec<Doc extends TaskDocument> = SingleInputTaskSpec<Doc> | MultipleInputTaskSpec<Doc>;
 
-export interface TaskInput<Doc extends TaskDocument> {
+interface TaskInputBase<Doc extends TaskDocument> {
   /** The evaluated split, in order. */
   readonly docs: readonly Doc[];
   /** The split few-shot examples come from (may be `docs` itself). */
   readonly fewshotDocs?: readonly Doc[];
   readonly sourceFiles: readonly string[];
-  readonly limit?: number;
   readonly numFewshot?: number;
 }
+
+/**
+ * The documents, whole with an optional --limit to apply, or already limited by the reader (SplitSource's
+ * readLimited) with the split's size in `totalDocs`.
+ */
+export type TaskInput<Doc extends TaskDocument> = TaskInputBase<Doc> &
+  ({ readonly limit?: number; readonly totalDocs?: never } | { readonly totalDocs: number; readonly limit?: never });
 
 /** Bad options (an impossible few-shot count) throw a RangeError; the documents are assumed valid. */
 export function buildTask<Doc extends TaskDocument>(spec: MultipleChoiceTaskSpec<Doc>, input: TaskInput<Doc>): MultipleChoiceTask {
@@ -99,10 +105,10 @@ export function buildTask<Doc extends TaskDocument>(spec: MultipleChoiceTaskSpec
     description: spec.description ?? '',
     targetDelimiter: spec.targetDelimiter ?? ' ',
     fewshotDelimiter: spec.fewshotDelimiter ?? '\n\n',
-    docs: applyLimit(docs, input.limit),
+    docs: input.totalDocs === undefined ? applyLimit(docs, input.limit) : docs,
     ...(fewshot !== undefined ? { fewshot } : {}),
     numFewshot,
-    totalDocs: docs.length,
+    totalDocs: input.totalDocs ?? docs.length,
     metrics: spec.metrics,
     ...(spec.aggregations !== undefined ? { aggregations: spec.aggregations } : {}),
     ...(spec.docScoring !== undefined ? { docScoring: spec.docScoring } : {}),

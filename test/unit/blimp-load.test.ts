@@ -51,6 +51,18 @@ describe('loadBlimpSuite', () => {
     expect(suite.tasks[0]?.docs.map((doc) => doc.choices[0])).toEqual(['Who did he see?', 'A b.']);
   });
 
+  it('under a limit parses only the pairs it takes, and counts the rest for n-samples original', async () => {
+    const dir = join(root, 'limited');
+    await mkdir(dir, { recursive: true });
+    // Line 4 is not JSON, line 5 another paradigm's pair: both lie past every limit below.
+    await writeFile(join(dir, 'adjunct_island.jsonl'), `${pair('a', 'b')}\n\n${pair('c', 'd')}\n{"sentence_good":\n${pair('e', 'f', 'morphology')}\n`);
+    const limited = async (limit: number) => (await loadBlimpSuite({ dataDir: dir, paradigms: ['adjunct_island'], limit })).tasks[0];
+    expect(await limited(2)).toMatchObject({ totalDocs: 4, docs: [{ choices: ['a', 'b'] }, { choices: ['c', 'd'] }] });
+    // A fraction is of every non-blank line: ceil(4 × 0.25) = 1.
+    expect(await limited(0.25)).toMatchObject({ totalDocs: 4, docs: [{ choices: ['a', 'b'] }] });
+    await expect(limited(3)).rejects.toThrow(/adjunct_island\.jsonl line 4: not valid JSON/);
+  });
+
   it('BAD CALL – an unknown paradigm is rejected with the available list', async () => {
     await expect(loadBlimpSuite({ dataDir: root, paradigms: ['nope'] })).rejects.toThrow(/unknown BLiMP paradigm.*nope.*adjunct_island/);
   });

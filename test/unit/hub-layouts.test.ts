@@ -60,6 +60,18 @@ describe('hub parquet layouts match the release layouts', () => {
     expect(anatomy?.fewshot?.docs).toHaveLength(5);
   });
 
+  it('under a limit, hub files give the release docs and the same split sizes (n-samples original)', async () => {
+    const limited = (suite: SuiteName, dataDir: string, limit: number) =>
+      loadSuite(suite, { dataDir, allowPartial: true, limit }).then(multipleChoiceSuite).then((loaded) => loaded.tasks.map((task) => ({ ...scoredTask(task), totalDocs: task.totalDocs })));
+    for (const limit of [2, 0.5]) {
+      const blimp = await limited('blimp', release('blimp'), limit);
+      expect(blimp.every((task) => task.docs.length < (task.totalDocs ?? 0))).toBe(true);
+      expect(await limited('blimp', parquet('blimp'), limit)).toEqual(blimp);
+      const mmlu = await limited('mmlu', release('mmlu'), limit);
+      for (const folder of ['mmlu-all', 'mmlu-subjects']) expect(await limited('mmlu', parquet(folder), limit)).toEqual(mmlu);
+    }
+  });
+
   it('BLiMP: nyu-mll/blimp configs give the release pairs; the logged row is the hub row (pair_id an int)', async () => {
     const expected = await load('blimp', release('blimp'));
     const hub = await load('blimp', parquet('blimp'));

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FILE_SIZE_CAPS, type FilePolicy } from '../../src/io/file-policy.js';
@@ -39,6 +39,21 @@ describe('readRegularFile', () => {
     expect(error.message).toMatch(/BLiMP file for escape resolves outside .*folder.*escape\.jsonl/);
     expect(error.message).not.toContain('SECRET');
     expect(error.details).toEqual({ file: path.join(inside, 'escape.jsonl') });
+  });
+
+  it('hashes a data file read since it last changed without reading it again, and a changed one afresh', () => {
+    const file = path.join(inside, 'remembered.jsonl');
+    const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+    // A whole-second modification time, so that it can be put back exactly after the rewrite below.
+    const mtimeSeconds = 1_000_000_000;
+    writeFileSync(file, '{"a":1}\n');
+    utimesSync(file, mtimeSeconds, mtimeSeconds);
+    readRegularFile(file, policy('f'));
+    expect(sha256OfRegularFile(file, policy('f'))).toBe(sha256(readFileSync(file)));
+    // Same inode and size, and the modification time put back: only the change time tells the contents apart.
+    writeFileSync(file, '{"a":2}\n');
+    utimesSync(file, mtimeSeconds, mtimeSeconds);
+    expect(sha256OfRegularFile(file, policy('f'))).toBe(sha256(readFileSync(file)));
   });
 
   it('hashes a file in chunks to the same sha256 as hashing it whole, under the same rules', () => {

@@ -58,10 +58,11 @@ function selectParadigms(requested: readonly string[] | undefined, available: re
 
 async function loadParadigm(source: BlimpSource, paradigm: string, limit: number | undefined): Promise<MultipleChoiceTask> {
   const split = await source.split(paradigm);
-  const pairs = await split.read();
-  if (pairs.length === 0) throw new MlrbError('BAD_DATA', `BLiMP file has no pairs: ${split.file}`, { file: split.file });
+  // Under --limit only the pairs it takes are parsed (and checked to agree); the rest are counted.
+  const { docs: pairs, total } = await split.readLimited(limit);
+  if (total === 0) throw new MlrbError('BAD_DATA', `BLiMP file has no pairs: ${split.file}`, { file: split.file });
   const docs = pairs.map(({ pair }) => pair);
-  return buildTask(blimpSpec(paradigm, paradigmTags(pairs)), { docs, sourceFiles: split.sourceFiles, ...(limit !== undefined ? { limit } : {}) });
+  return buildTask(blimpSpec(paradigm, paradigmTags(pairs)), { docs, sourceFiles: split.sourceFiles, totalDocs: total });
 }
 
 function blimpSpec(paradigm: string, tags: Readonly<Record<string, string>>): MultipleChoiceTaskSpec<Pair> {

@@ -75,17 +75,12 @@ function selectSubjects(requested: readonly string[] | undefined): readonly stri
 
 async function loadSubject(source: MmluSource, subject: string, numFewshot: number, limit: number | undefined): Promise<MultipleChoiceTask> {
   const { test, dev } = await source.splits(subject);
-  const [docs, fewshotDocs] = await Promise.all([test.read(), dev.read()]);
-  if (docs.length === 0) {
+  // Under --limit only the test rows it takes are parsed; the rest are counted. The dev split is the few-shot pool.
+  const [{ docs, total }, fewshotDocs] = await Promise.all([test.readLimited(limit), dev.read()]);
+  if (total === 0) {
     throw new MlrbError('BAD_DATA', `MMLU test file for ${subject} has no rows: ${test.file}`, { file: test.file });
   }
-  return buildTask(mmluSpec(subject), {
-    docs,
-    fewshotDocs,
-    sourceFiles: [...test.sourceFiles, ...dev.sourceFiles],
-    numFewshot,
-    ...(limit !== undefined ? { limit } : {}),
-  });
+  return buildTask(mmluSpec(subject), { docs, fewshotDocs, sourceFiles: [...test.sourceFiles, ...dev.sourceFiles], numFewshot, totalDocs: total });
 }
 
 /** `_default_template_yaml` with the subject's description; the question is stripped (Python's str.strip). */

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { CsvRecord } from '../csv.js';
+import { limitedCount } from '../data-files.js';
 import { badRow } from '../jsonl.js';
 import { parquetInt } from '../parquet-rows.js';
 import { csvParser, parquetParser, type HubSplitParser, type ReleaseSplitParser } from '../split-source.js';
@@ -29,13 +30,16 @@ const ANSWER_INDEX = { '0': 0, '1': 1, '2': 2, '3': 3, A: 0, B: 1, C: 2, D: 3 } 
 
 /** A subject's release CSV (`test/<subject>_test.csv`, `dev/<subject>_dev.csv`). */
 export function mmluCsvParser(subject: string): ReleaseSplitParser<MmluDoc> {
-  return csvParser((records, file) => {
+  return csvParser((records, file, limit) => {
     const [first] = records;
     // Only the file's first line can be the header; after a blank line a header-like row is data.
     const hasHeader = first?.line === 1 && first.fields.length === COLUMNS.length && first.fields.every((field, index) => field === COLUMNS[index]);
     const schema = hasHeader ? headeredRow : hendrycksRow;
     const layout = hasHeader ? 'this file has a header row, so answers are indices 0-3' : 'this file has no header row, so answers are letters A-D';
-    return (hasHeader ? records.slice(1) : records).map((record) => toDoc(record, schema, file, layout, subject));
+    const rows = hasHeader ? records.slice(1) : records;
+    // Rows past the limit are counted, not converted (their CSV syntax and size were checked with the rest).
+    const docs = rows.slice(0, limitedCount(rows.length, limit)).map((record) => toDoc(record, schema, file, layout, subject));
+    return { docs, total: rows.length };
   });
 }
 
