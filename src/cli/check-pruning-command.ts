@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { formatPruningReport } from '../inspect/format-pruning.js';
 import { checkPruning } from '../inspect/pruning-check.js';
+import { resolveModelFile } from '../model/model-path.js';
 import { parseModelCommand } from './command-args.js';
 import type { CliIo } from './exit-error.js';
 
@@ -55,7 +56,7 @@ export async function runCheckPruningCommand(argv: readonly string[], io: CliIo)
   }
   const o = parsed.options;
 
-  const report = await checkPruning(parsed.model, {
+  const report = await checkPruning(resolveModelFile(parsed.model), {
     base: o.base,
     ...(o['num-heads'] !== undefined ? { numHeads: o['num-heads'] } : {}),
     ...(o['sparsity-threshold'] !== undefined ? { sparsityThreshold: o['sparsity-threshold'] } : {}),

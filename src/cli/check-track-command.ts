@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { checkTrack } from '../inspect/track-check.js';
 import { formatTrackReport } from '../inspect/track-format.js';
 import { TRACK_NAMES } from '../inspect/track-options.js';
+import { resolveModelFile } from '../model/model-path.js';
 import { byteSizeOption, dramProviderOption, parseModelCommand, takeLeadingPositional } from './command-args.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
@@ -56,7 +57,7 @@ export async function runCheckTrackCommand(argv: readonly string[], io: CliIo): 
   if (parsed.help) return 0; // answered above; this narrows the type
   const o = parsed.options;
 
-  const report = await checkTrack(knownTrack, parsed.model, {
+  const report = await checkTrack(knownTrack, resolveModelFile(parsed.model), {
     ...(o.base !== undefined ? { base: o.base } : {}),
     ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
     measureDram: !o['skip-dram'],

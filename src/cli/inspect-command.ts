@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram-check.js';
 import { checkEdgeModel } from '../inspect/edge-check.js';
 import { formatEdgeReport } from '../inspect/format-inspect.js';
+import { resolveModelFile } from '../model/model-path.js';
 import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
 import { ExitError, type CliIo } from './exit-error.js';
 
@@ -60,7 +61,7 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
   const o = parsed.options;
   if (o.measure && o['estimate-only']) throw new ExitError(2, `inspect: --measure and --estimate-only contradict each other\n${INSPECT_USAGE}`);
 
-  const report = await checkEdgeModel(parsed.model, {
+  const report = await checkEdgeModel(resolveModelFile(parsed.model), {
     ...(o.track !== undefined ? { track: o.track } : {}),
     ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
     ...(o.context !== undefined ? { contextTokens: o.context } : {}),
