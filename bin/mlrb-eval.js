@@ -1,5 +1,5 @@
 #!/usr/bin/env node
 // The bin is a shim: all behaviour, including the one error boundary, lives in the compiled CLI.
-import { main } from '../dist/cli/main.js';
+import { runCli } from '../dist/cli/main.js';
 
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await runCli(process.argv.slice(2));

@@ -6,6 +6,7 @@
 #include "cpu_kernel_binding.h"
 #include "cuda_binding.h"
 #include "errors.h"
+#include "fatal_signal_report.h"
 #include "inspect_binding.h"
 #include "generate_binding.h"
 #include "session_wrap.h"
@@ -56,6 +57,7 @@ Napi::Value build_info(const Napi::CallbackInfo& info) {
 }  // namespace
 
 Napi::Object init(Napi::Env env, Napi::Object exports) {
+  install_fatal_signal_report();
   auto state = std::make_unique<AddonState>();
   state->session_constructor = Napi::Persistent(SessionWrap::define_class(env));
   state->generation_constructor = Napi::Persistent(GenerationWrap::define_class(env));

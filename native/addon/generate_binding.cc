@@ -6,6 +6,7 @@
 
 #include "addon_state.h"
 #include "errors.h"
+#include "fatal_signal_report.h"
 
 namespace mlrb::addon {
 
@@ -103,6 +104,7 @@ class StepWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    const NativeActivity activity("generating tokens");
     capture_failure(failure_, [this] { output_ = run_->step(steps_); });
   }
 

@@ -9,6 +9,7 @@
 #include "../onnx/model_reader.h"
 #include "../onnx/zero_scan.h"
 #include "errors.h"
+#include "fatal_signal_report.h"
 
 namespace mlrb::addon {
 
@@ -18,17 +19,19 @@ using onnx::ModelInfo;
 using onnx::ZeroScanRequest;
 using onnx::ZeroScanResult;
 
-// Runs `work` on a libuv thread and resolves with `convert(result)` back on the JS thread.
+// Runs `work` on a libuv thread and resolves with `convert(result)` back on the JS thread. `activity` (a string
+// literal) is what a fatal signal's report says was going on (fatal_signal_report.h).
 template <typename Result>
 class PromiseWorker : public Napi::AsyncWorker {
  public:
   using Convert = Napi::Value (*)(Napi::Env, Result&);
-  PromiseWorker(Napi::Env env, const char* name, std::function<Result()> work, Convert convert)
-      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)), work_(std::move(work)), convert_(convert) {}
+  PromiseWorker(Napi::Env env, const char* name, const char* activity, std::function<Result()> work, Convert convert)
+      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)), activity_(activity), work_(std::move(work)),
+        convert_(convert) {}
 
   // Queues the worker (libuv owns it from here; it deletes itself after OnOK) and returns its Promise.
-  static Napi::Promise start(Napi::Env env, const char* name, std::function<Result()> work, Convert convert) {
-    auto worker = std::make_unique<PromiseWorker>(env, name, std::move(work), convert);
+  static Napi::Promise start(Napi::Env env, const char* name, const char* activity, std::function<Result()> work, Convert convert) {
+    auto worker = std::make_unique<PromiseWorker>(env, name, activity, std::move(work), convert);
     Napi::Promise promise = worker->deferred_.Promise();
     worker.release()->Queue();
     return promise;
@@ -36,6 +39,7 @@ class PromiseWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    const NativeActivity activity(activity_);
     capture_failure(failure_, [this] { result_ = work_(); });
   }
 
@@ -50,6 +54,7 @@ class PromiseWorker : public Napi::AsyncWorker {
 
  private:
   Napi::Promise::Deferred deferred_;
+  const char* activity_;
   std::function<Result()> work_;
   Convert convert_;
   Result result_;
@@ -213,7 +218,7 @@ Napi::Value read_onnx_model(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsString()) throw Napi::TypeError::New(env, "readOnnxModel(modelPath) expects a string path");
   std::string path = info[0].As<Napi::String>().Utf8Value();
-  return PromiseWorker<ModelInfo>::start(env, "mlrb:inspect", [path] { return onnx::read_model_info(path); }, model_to_js);
+  return PromiseWorker<ModelInfo>::start(env, "mlrb:inspect", "reading an ONNX model's graph", [path] { return onnx::read_model_info(path); }, model_to_js);
 }
 
 Napi::Value scan_zeros(const Napi::CallbackInfo& info) {
@@ -228,7 +233,7 @@ Napi::Value scan_zeros(const Napi::CallbackInfo& info) {
     threads = static_cast<size_t>(whole_number(env, info[1].As<Napi::Object>(), "threads", "scanZeros: options"));
   }
   return PromiseWorker<std::vector<ZeroScanResult>>::start(
-      env, "mlrb:zero-scan", [requests = std::move(requests), threads] { return onnx::scan_zeros(requests, threads); },
+      env, "mlrb:zero-scan", "scanning weights for zeros", [requests = std::move(requests), threads] { return onnx::scan_zeros(requests, threads); },
       scan_results_to_js);
 }
 

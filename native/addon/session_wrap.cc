@@ -3,6 +3,7 @@
 #include "addon_state.h"
 #include "cpu_kernel_binding.h"
 #include "errors.h"
+#include "fatal_signal_report.h"
 #include "generate_binding.h"
 #include "js_convert.h"
 
@@ -20,6 +21,7 @@ class LoadWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    const NativeActivity activity("loading a model");
     capture_failure(failure_, [this] {
       OrtRuntime* runtime = OrtRuntime::current();
       if (runtime == nullptr) throw Error("ORT_LOAD", "initRuntime() must load ONNX Runtime before a session is created");
@@ -60,6 +62,7 @@ class ScoreWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    const NativeActivity activity("scoring a batch");
     capture_failure(failure_, [this] { scores_ = session_->score(batch_, prefix_.get()); });
   }
 
@@ -107,6 +110,7 @@ class PrefixWorker : public Napi::AsyncWorker {
 
  protected:
   void Execute() override {
+    const NativeActivity activity("computing a shared prefix's KV cache");
     capture_failure(failure_, [this] { prefix_ = session_->compute_prefix(tokens_); });
   }
 

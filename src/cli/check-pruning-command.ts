@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { formatPruningReport } from '../inspect/format-pruning.js';
 import { checkPruning } from '../inspect/pruning-check.js';
+import { resolveModelFile } from '../model/model-path.js';
 import { parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
 import type { CliIo } from './exit-error.js';
@@ -52,7 +53,7 @@ export async function runCheckPruningCommand(argv: readonly string[], io: CliIo)
   if (parsed.help) return printUsage(io, CHECK_PRUNING_USAGE);
   const o = parsed.options;
 
-  const report = await checkPruning(parsed.model, {
+  const report = await checkPruning(resolveModelFile(parsed.model), {
     base: o.base,
     ...(o['num-heads'] !== undefined ? { numHeads: o['num-heads'] } : {}),
     ...(o['sparsity-threshold'] !== undefined ? { sparsityThreshold: o['sparsity-threshold'] } : {}),

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { checkTrack } from '../inspect/track-check.js';
 import { formatTrackReport } from '../inspect/track-format.js';
 import { TRACK_NAMES } from '../inspect/track-options.js';
+import { resolveModelFile } from '../model/model-path.js';
 import { byteSizeOption, dramProviderOption, onlyModel } from './command-args.js';
 import { parseCommandLine, printUsage, type FlagConfig } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
@@ -53,7 +54,7 @@ export async function runCheckTrackCommand(argv: readonly string[], io: CliIo): 
   const model = onlyModel('check-track', rest);
   const o = line.options;
 
-  const report = await checkTrack(knownTrack, model, {
+  const report = await checkTrack(knownTrack, resolveModelFile(model), {
     ...(o.base !== undefined ? { base: o.base } : {}),
     ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
     measureDram: !o['skip-dram'],

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram-check.js';
 import { checkEdgeModel } from '../inspect/edge-check.js';
 import { formatEdgeReport } from '../inspect/format-inspect.js';
+import { resolveModelFile } from '../model/model-path.js';
 import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
@@ -57,7 +58,7 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
   const o = parsed.options;
   if (o.measure && o['estimate-only']) throw new UsageError('inspect', '--measure and --estimate-only contradict each other');
 
-  const report = await checkEdgeModel(parsed.model, {
+  const report = await checkEdgeModel(resolveModelFile(parsed.model), {
     ...(o.track !== undefined ? { track: o.track } : {}),
     ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
     ...(o.context !== undefined ? { contextTokens: o.context } : {}),

@@ -6,6 +6,7 @@ import { MlrbError } from '../errors.js';
 import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { EVAL_USAGE, runEvalCommand } from './eval-command.js';
 import { ExitError, type CliIo } from './exit-error.js';
+import { warnOnUnfinishedExit } from './unfinished-exit.js';
 
 /** What commands get from outside: the text-generation engine, so it is plugged in (or faked) in one place. */
 export interface CliServices {
@@ -46,6 +47,16 @@ other commands:
   mlrb-eval generate MODEL --prompt TEXT… [--max-new-tokens N] [--stop S]… [--temperature T --top-k K --seed S] [--output FILE] …
   mlrb-eval --version
   (each command's --help lists its options)`;
+
+/** The bin's entry: main() on the process's own streams, with a line on stderr should the process exit first. */
+export async function runCli(argv: readonly string[]): Promise<number> {
+  const finished = warnOnUnfinishedExit(process.stderr);
+  try {
+    return await main(argv);
+  } finally {
+    finished();
+  }
+}
 
 export async function main(
   argv: readonly string[],

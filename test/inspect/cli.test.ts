@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCheckPruningCommand } from '../../src/cli/check-pruning-command.js';
@@ -77,6 +78,15 @@ describe('mlrb-eval inspect', () => {
 
   it('EXPECTED FAILURE – a missing model propagates as MlrbError BAD_MODEL', async () => {
     await expect(run(runInspectCommand, [tempPath('absent.onnx')])).rejects.toMatchObject({ code: 'BAD_MODEL' });
+  });
+
+  it('MODEL may be the folder, as for scoring: the report is that of its model.onnx', async () => {
+    const argv = ['--json', '--estimate-only'];
+    const ofFolder = await run(runInspectCommand, [path.dirname(basePath), ...argv]);
+    const ofFile = await run(runInspectCommand, [basePath, ...argv]);
+    expect(ofFolder.code).toBe(0);
+    const withoutTiming = (stdout: string) => JSON.stringify(JSON.parse(stdout, (key, value: unknown) => (key === 'readMs' ? 0 : value)));
+    expect(withoutTiming(ofFolder.stdout)).toBe(withoutTiming(ofFile.stdout));
   });
 });
 
