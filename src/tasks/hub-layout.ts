@@ -85,7 +85,8 @@ export async function splitShards(configDir: string, split: string): Promise<str
     return match !== null && match[1] === split ? [{ name, index: Number(match[2]), count: Number(match[3]) }] : [];
   });
   if (shards.length > 0) {
-    shards.sort((a, b) => a.index - b.index);
+    shards.sort((a, b) => a.index - b.index || compareNames(a.name, b.name));
+    refuseDuplicateShards(configDir, split, shards);
     const count = shards[0]?.count ?? 0;
     const indices = new Set(shards.map((shard) => shard.index));
     const complete = shards.every((shard) => shard.count === count) && indices.size === count && [...indices].every((index) => index < count);
@@ -101,6 +102,27 @@ export async function splitShards(configDir: string, split: string): Promise<str
     .filter((name) => CONVERTED_SHARD.test(name))
     .sort()
     .map((name) => path.join(convertedDir, name));
+}
+
+/**
+ * Two files for one shard index (`test-00000-of-00001.parquet` beside an older upload's
+ * `test-00000-of-00001-<fingerprint>.parquet`, as a `--local-dir` download refreshed after the repository renamed
+ * its files leaves them) would both be read, and every document of that shard scored twice.
+ */
+function refuseDuplicateShards(configDir: string, split: string, sorted: readonly { readonly name: string; readonly index: number }[]): void {
+  const clash = sorted.find((shard, position) => position > 0 && sorted[position - 1]?.index === shard.index);
+  if (clash === undefined) return;
+  const names = sorted.filter((shard) => shard.index === clash.index).map((shard) => shard.name);
+  throw new MlrbError(
+    'BAD_DATA',
+    `the ${split} split in ${configDir} has ${names.length} files for shard ${clash.index} (${names.join(', ')}); ` +
+      'one is likely left from an older download: keep the one the repository has now',
+    { file: path.join(configDir, clash.name) },
+  );
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Sub-folders of `dir` that hold the given split (hub configs: subjects, paradigms, tasks). */

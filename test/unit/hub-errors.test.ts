@@ -48,6 +48,19 @@ describe('EXPECTED FAILURE – wrong folders', () => {
     const error = await failure('cb', dir);
     expect(error.message).toContain(`the validation split in ${path.join(dir, 'cb')} is incomplete: 1 of 2 shards`);
   });
+
+  it('two files for one shard (a stale fingerprinted upload beside the current one) are refused, not read twice', async () => {
+    const dir = makeTempDir('hub-stale-shard');
+    mkdirSync(path.join(dir, 'cb'));
+    const shard = path.join(fixtures, 'parquet', 'superglue', 'cb', SHARD);
+    copyFileSync(shard, path.join(dir, 'cb', SHARD));
+    copyFileSync(shard, path.join(dir, 'cb', 'validation-00000-of-00001-4a1b2c3d.parquet'));
+    const error = await failure('cb', dir);
+    expect(error.code).toBe('BAD_DATA');
+    expect(error.message).toContain(
+      `the validation split in ${path.join(dir, 'cb')} has 2 files for shard 0 (validation-00000-of-00001-4a1b2c3d.parquet, ${SHARD})`,
+    );
+  });
 });
 
 describe('EXPECTED FAILURE – hostile parquet files', () => {
