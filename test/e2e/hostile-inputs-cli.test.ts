@@ -90,4 +90,13 @@ describe('mlrb-eval on hostile inputs', () => {
     expect(blocked.stderr).toMatch(/--output .*a-file[/\\]r\.json cannot be created: .*a-file is not a directory/);
     expect(blocked.stdout).toBe('');
   });
+
+  it('EXPECTED FAILURE – --output and --log-samples naming one file is a usage error, not results overwritten by samples', async () => {
+    const results = path.join(root, 'same.json');
+    const clash = await runCli([modelPath, '--suite', 'blimp', '--data', blimp, '--output', results, '--log-samples', path.join(root, '.', 'same.json'), '--no-cache', '--quiet']);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain(`eval: --output and --log-samples name the same file (${results}); give the samples a file of their own`);
+    expect(clash.stdout).toBe('');
+    expect(readdirSync(root)).not.toContain('same.json');
+  });
 });
