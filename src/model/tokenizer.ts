@@ -11,6 +11,7 @@ import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { MlrbError } from '../errors.js';
 import type { FileKind } from '../io/file-policy.js';
+import { GIT_LFS_POINTER_REASON, isGitLfsPointer } from '../io/git-lfs-pointer.js';
 import { hubSnapshotReadRoot } from '../io/hub-snapshot.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
 import { describeJsonSyntaxError } from '../io/text-file.js';
@@ -52,6 +53,7 @@ function readJsonObject(file: string, root: string, kind: FileKind): JsonObjectF
   try {
     value = JSON.parse(utf8.decode(bytes));
   } catch (cause) {
+    if (isGitLfsPointer(bytes)) throw new MlrbError('BAD_TOKENIZER', `${file} ${GIT_LFS_POINTER_REASON}`, { file }, { cause });
     throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (${describeJsonSyntaxError(cause)})`, { file }, { cause });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
