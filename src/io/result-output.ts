@@ -40,11 +40,18 @@ const DESCRIPTOR_PATH = /^\/(?:dev\/(?:stdout|stderr|fd\/)|proc\/(?:self|\d+)\/f
  * /dev/null would leave a regular file in its place, for every process on the machine when run as root.
  */
 function writeThrough(file: string, content: string): void {
-  if (DESCRIPTOR_PATH.test(path.resolve(file))) return writeFileSync(file, content);
+  if (isWrittenInto(file)) return writeFileSync(file, content);
   const resolved = realPathOrNull(file);
-  if (resolved === null) return writeFileAtomic(file, content);
-  if (statSync(resolved).isFile()) return writeFileAtomic(resolved, content);
-  writeFileSync(resolved, content);
+  writeFileAtomic(resolved ?? file, content);
+}
+
+/** Whether `file` names a descriptor, a device, a FIFO or a socket, which an output is written into rather than replacing. */
+export function isWrittenInto(file: string): boolean {
+  if (DESCRIPTOR_PATH.test(path.resolve(file))) return true;
+  const resolved = realPathOrNull(file);
+  if (resolved === null) return false;
+  const stats = statSync(resolved);
+  return !stats.isFile() && !stats.isDirectory();
 }
 
 function realPathOrNull(file: string): string | null {

@@ -4,7 +4,7 @@
  * written whole or not at all. Cases that could hang if a guard regressed run in a child with a time limit.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
@@ -98,5 +98,9 @@ describe('mlrb-eval on hostile inputs', () => {
     expect(clash.stderr).toContain(`eval: --output and --log-samples name the same file (${results}); give the samples a file of their own`);
     expect(clash.stdout).toBe('');
     expect(readdirSync(root)).not.toContain('same.json');
+    // A device takes both; it is written into, not replaced.
+    const discarded = await runCli([modelPath, '--suite', 'blimp', '--data', blimp, '--output', '/dev/null', '--log-samples', '/dev/null', '--no-cache', '--quiet']);
+    expect(discarded.code).toBe(0);
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
   });
 });
