@@ -4,7 +4,8 @@
  * `version https://git-lfs.github.com/spec/v1`; a reader's own complaint about it ("footer != PAR1", "Protobuf
  * parsing failed", a JSON syntax error) would hide the cause, so readers ask here first when parsing fails.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import path from 'node:path';
 
 const POINTER_PREFIX = Buffer.from('version https://git-lfs.github.com/spec/v1', 'ascii');
 /** git-lfs does not take a file over 1024 bytes for a pointer. */
@@ -17,6 +18,20 @@ export const GIT_LFS_POINTER_REASON =
 export function isGitLfsPointer(bytes: Uint8Array): boolean {
   if (bytes.length > POINTER_MAX_BYTES) return false;
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).subarray(0, POINTER_PREFIX.length).equals(POINTER_PREFIX);
+}
+
+/** The pointers among the entries of `dir`, sorted; [] when it cannot be listed. */
+export function gitLfsPointersIn(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .sort()
+    .map((name) => path.join(dir, name))
+    .filter(regularFileIsGitLfsPointer);
 }
 
 /** Whether the regular file `file` is a pointer; false when it cannot be read (its reader reports that). */

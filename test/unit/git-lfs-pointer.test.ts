@@ -8,6 +8,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readConfigJson } from '../../src/model/hf-config.js';
 import { resolveModelFile } from '../../src/model/model-path.js';
+import { loadModel } from '../../src/model/onnx-model.js';
 import { loadTokenizer } from '../../src/model/tokenizer.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import { rejectedMlrbError } from '../support/expect-mlrb-error.js';
@@ -52,6 +53,15 @@ describe('EXPECTED FAILURE – Git LFS pointers in place of files', () => {
     const tokenizerError = caught(() => loadTokenizer(tokenizer));
     expect(tokenizerError.code).toBe('BAD_TOKENIZER');
     expect(tokenizerError.message).toBe(`${tokenizer} ${REASON}`);
+  });
+
+  it('an external-data file, which ONNX Runtime reports only as out of bounds', async () => {
+    const external = writeTinyCausalLm(path.join(root, 'external'), { externalData: true });
+    const data = path.join(path.dirname(external.modelPath), 'model.onnx_data');
+    writeFileSync(data, POINTER);
+    const error = await rejectedMlrbError(() => loadModel({ model: external.modelPath }), 'loading a model whose external data is a pointer');
+    expect(error.code).toBe('BAD_MODEL');
+    expect(error.message).toBe(`cannot load ${external.modelPath}: ${data} ${REASON}`);
   });
 
   it('a hub parquet shard', async () => {
