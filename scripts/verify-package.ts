@@ -2,7 +2,8 @@
  * The package as a new user gets it (too slow and too networked for `npm test`): packs it (prepack builds the
  * addon), installs the tarball into an empty project with npm's default config (HOME is an empty folder, so no
  * ~/.npmrc applies; the npm registry must be reachable), then checks that nothing compiled, measures the time and
- * node_modules, type-checks and runs a strict-TypeScript consumer (scoring and generation), and runs the CLI from the installed package.
+ * node_modules, type-checks and runs a strict-TypeScript consumer (scoring and generation), type-checks the README's
+ * library examples, and runs the CLI from the installed package.
  * The consumer's logliks are compared with the independent path (onnxruntime-node JS, test/support). Usage:
  *   npx tsx scripts/verify-package.ts [--tarball FILE] [--keep]
  */
@@ -75,9 +76,17 @@ const dataDir = writeTinyBlimp(path.join(project, 'fixture', 'blimp'));
 // after the measurement, at the versions this repository builds with.
 const devVersions = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
 run('npm', ['install', '--no-save', `typescript@${devVersions.typescript}`, `@types/node@${devVersions['@types/node']}`], project);
+// The README's library examples, as the installed package's README has them, type-check too (they are not run:
+// they name a model.onnx and data of their own).
+const readmeExamples = [...readFileSync(path.join(installed, 'README.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match, index) => {
+  const file = `readme-example-${index + 1}.ts`;
+  writeFileSync(path.join(project, file), match[1] ?? '');
+  return file;
+});
+check(readmeExamples.length > 0, 'the installed README has no ```ts example');
 writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
   compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, skipLibCheck: false, types: ['node'], outDir: 'out' },
-  files: ['consumer.ts'],
+  files: ['consumer.ts', ...readmeExamples],
 }));
 writeFileSync(path.join(project, 'consumer.ts'), `import { readFileSync } from 'node:fs';
 import { evaluate, generate, loadModel, scoreRequests, type EvaluateOptions, type LoglikelihoodRequest } from 'mlrb-eval';
@@ -137,6 +146,7 @@ console.log(JSON.stringify({
   nodeModulesMb: Number(nodeModulesMb.toFixed(1)),
   npmWarnings,
   typecheckSeconds: Number(typecheck.seconds.toFixed(1)),
+  readmeExamplesTypeChecked: readmeExamples.length,
   ortVersion: consumer.ortVersion,
   ortLibraries: consumer.ortLibraries,
   maxAbsDiffFromReference: maxAbsDiff,

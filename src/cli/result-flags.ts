@@ -2,7 +2,9 @@
  * The flags that say where results go (--output, --output-path, --log-samples, --show-breakdowns). The eval
  * command and merge both take them, so a merged run is written exactly as an unsharded one would be.
  */
+import path from 'node:path';
 import { z } from 'zod';
+import { isWrittenInto } from '../io/result-output.js';
 import type { FlagConfig } from './command-line.js';
 import { UsageError } from './exit-error.js';
 
@@ -41,6 +43,11 @@ type ResultFlagValues = z.output<z.ZodObject<typeof resultFlagsShape>>;
 export function outputsFromFlags(command: string, values: ResultFlagValues): EvalOutputs {
   if (values.output !== undefined && values['output-path'] !== undefined) throw new UsageError(command, 'give --output FILE or --output-path PATH, not both');
   const logSamples = values['log-samples'];
+  // Both are written whole, the samples last: the results JSON would be silently replaced by the samples (a
+  // device such as /dev/null takes both).
+  if (values.output !== undefined && typeof logSamples === 'string' && path.resolve(values.output) === path.resolve(logSamples) && !isWrittenInto(logSamples)) {
+    throw new UsageError(command, `--output and --log-samples name the same file (${values.output}); give the samples a file of their own`);
+  }
   return {
     ...(values.output !== undefined ? { output: values.output } : {}),
     ...(values['output-path'] !== undefined ? { outputPath: values['output-path'] } : {}),

@@ -13,6 +13,7 @@ import { parquetMetadata, parquetReadObjects, parquetSchema, type FileMetaData }
 import { compressors as allCodecs } from 'hyparquet-compressors';
 import { MlrbError } from '../errors.js';
 import { FILE_SIZE_CAPS, KIND_ERROR_CODES, formatBytes, type FilePolicy } from './file-policy.js';
+import { GIT_LFS_POINTER_REASON, isGitLfsPointer } from './git-lfs-pointer.js';
 import { readRegularFile } from './regular-file.js';
 
 /** Bytes one page may decompress to; real hub pages are about 1 MB. */
@@ -41,6 +42,7 @@ export function openParquetFile(file: string, policy: FilePolicy): ParquetTable 
   try {
     metadata = parquetMetadata(buffer, { parsers: { stringFromBytes: strictUtf8 } });
   } catch (cause) {
+    if (isGitLfsPointer(bytes)) throw fail(GIT_LFS_POINTER_REASON, cause);
     throw fail(`is not a readable parquet file (${describeDecodeError(cause)})`, cause);
   }
   checkDeclaredSizes(metadata, fail);

@@ -6,6 +6,7 @@
  */
 import { MlrbError } from '../errors.js';
 import { KIND_ERROR_CODES, type FilePolicy } from './file-policy.js';
+import { GIT_LFS_POINTER_REASON, isGitLfsPointer } from './git-lfs-pointer.js';
 import { readRegularFile } from './regular-file.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -28,7 +29,8 @@ export function readJsonFileUnder(file: string, policy: FilePolicy): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new MlrbError(KIND_ERROR_CODES[policy.kind], `${policy.what} is not valid JSON (${describeJsonSyntaxError(cause)}): ${file}`, { file }, { cause });
+    const reason = isGitLfsPointer(Buffer.from(text)) ? GIT_LFS_POINTER_REASON : `is not valid JSON (${describeJsonSyntaxError(cause)})`;
+    throw new MlrbError(KIND_ERROR_CODES[policy.kind], `${policy.what} ${reason}: ${file}`, { file }, { cause });
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
+import { hubSnapshotReadRoot } from '../io/hub-snapshot.js';
 import { pathEntryExists } from '../io/regular-file.js';
 import { readJsonFileUnder } from '../io/text-file.js';
 import { ARCHITECTURE_RULES, GENERIC_RULES, type ArchitectureRules, type Fallback, type FieldNames } from './hf-config-rules.js';
@@ -54,12 +55,14 @@ function refusal(file: string, field: string, problem: string): MlrbError {
 
 /**
  * A config.json as a JSON object, or BAD_MODEL naming the file (missing, not a regular file inside its own
- * folder, over the config cap, not JSON, not an object). Read under the file policy: it comes from the agent.
+ * folder or, in a hub-cache snapshot, its repository's, over the config cap, not JSON, not an object). Read under
+ * the file policy: it comes from the agent.
  */
 export function readConfigJson(file: string): { readonly resolved: string; readonly json: Readonly<Record<string, unknown>> } {
   const resolved = path.resolve(file);
   if (!pathEntryExists(resolved)) throw new MlrbError('BAD_MODEL', `config file ${resolved} does not exist`, { file: resolved });
-  const json = readJsonFileUnder(resolved, { kind: 'config', root: path.dirname(resolved), what: path.basename(resolved) });
+  const root = hubSnapshotReadRoot(path.dirname(resolved), 'model');
+  const json = readJsonFileUnder(resolved, { kind: 'config', root, what: path.basename(resolved) });
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw new MlrbError('BAD_MODEL', `${resolved} is not a JSON object`, { file: resolved });
   }

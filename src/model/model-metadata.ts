@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { MlrbError } from '../errors.js';
+import { hubSnapshotReadRoot } from '../io/hub-snapshot.js';
 import { pathEntryExists } from '../io/regular-file.js';
 import { readJsonFileUnder } from '../io/text-file.js';
 import { readHfConfig } from './hf-config.js';
@@ -49,12 +50,13 @@ const tokenizerConfigSchema = z.looseObject({
 
 /**
  * An optional side file: absent is fine, anything else at the path is read under the config-file policy
- * (regular file, inside the model's folder, a few MB), so a FIFO or a link to /dev/zero is an error, not a hang.
+ * (regular file, inside the model's folder or its hub-cache repository, a few MB), so a FIFO or a link to
+ * /dev/zero is an error, not a hang.
  */
 function readJson<T>(modelDir: string, name: string, schema: z.ZodType<T>): T | undefined {
   const file = path.join(modelDir, name);
   if (!pathEntryExists(file)) return undefined;
-  return readJsonFile(file, modelDir, name, schema);
+  return readJsonFile(file, hubSnapshotReadRoot(modelDir, 'model'), name, schema);
 }
 
 function readJsonFile<T>(file: string, root: string, name: string, schema: z.ZodType<T>): T {

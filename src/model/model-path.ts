@@ -7,6 +7,7 @@
 import { readdirSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
+import { GIT_LFS_POINTER_REASON, regularFileIsGitLfsPointer } from '../io/git-lfs-pointer.js';
 
 /** The file name exporters (optimum, transformers.js, onnxruntime-genai) give the main graph. */
 const DEFAULT_MODEL_FILE = 'model.onnx';
@@ -18,10 +19,10 @@ export function resolveModelFile(model: string): string {
   if (stats === null) throw new MlrbError('BAD_MODEL', `model file ${target} does not exist`, { file: target });
   if (!stats.isDirectory()) {
     if (!stats.isFile()) throw new MlrbError('BAD_MODEL', `model ${target} is not a regular file or a folder`, { file: target });
-    return target;
+    return refuseGitLfsPointer(target);
   }
   const preferred = path.join(target, DEFAULT_MODEL_FILE);
-  if (statOrNull(preferred)?.isFile()) return preferred;
+  if (statOrNull(preferred)?.isFile()) return refuseGitLfsPointer(preferred);
   const candidates = readdirSync(target)
     .filter((name) => name.toLowerCase().endsWith('.onnx') && statOrNull(path.join(target, name))?.isFile())
     .sort();
@@ -36,7 +37,13 @@ export function resolveModelFile(model: string): string {
       { file: target, candidates },
     );
   }
-  return path.join(target, only);
+  return refuseGitLfsPointer(path.join(target, only));
+}
+
+/** ONNX Runtime would say only "Protobuf parsing failed" of a pointer left by a clone without git-lfs. */
+function refuseGitLfsPointer(modelFile: string): string {
+  if (regularFileIsGitLfsPointer(modelFile)) throw new MlrbError('BAD_MODEL', `model file ${modelFile} ${GIT_LFS_POINTER_REASON}`, { file: modelFile });
+  return modelFile;
 }
 
 function statOrNull(file: string): Stats | null {

@@ -5,7 +5,8 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { MlrbError } from '../errors.js';
+import { isMlrbError, MlrbError } from '../errors.js';
+import { GIT_LFS_POINTER_REASON, gitLfsPointersIn } from '../io/git-lfs-pointer.js';
 import {
   loadBinding, type BatchScores, type ExecutionProvider, type GraphSignature, type NativeGeneration, type NativeGenerationRequest,
   type NativeSession, type PackedBatch, type PrefixId,
@@ -202,6 +203,17 @@ function rewriteSwitches(options: LoadModelOptions): RewriteSwitches | undefined
   };
 }
 
+/**
+ * ONNX Runtime names an external-data file left as a Git LFS pointer only by its length ("offset … given
+ * file_length: 132 are out of bounds"); a pointer beside the model is the likelier cause, so it is named instead.
+ */
+function explainLoadFailure(error: unknown, modelPath: string): unknown {
+  if (!isMlrbError(error) || (error.code !== 'ORT_RUN' && error.code !== 'BAD_MODEL')) return error;
+  const [pointer] = gitLfsPointersIn(path.dirname(modelPath));
+  if (pointer === undefined) return error;
+  return new MlrbError('BAD_MODEL', `cannot load ${modelPath}: ${pointer} ${GIT_LFS_POINTER_REASON}`, { file: pointer }, { cause: error });
+}
+
 /** One line per rewrite, for verbose output: `rewrite cpuFusion: applied (12 of 12 Softmax …)`. */
 function describeRewrites(outcomes: readonly RewriteOutcome[]): string[] {
   return outcomes.map((outcome) => `rewrite ${outcome.name}: ${outcome.applied ? 'applied' : 'not applied'} (${outcome.reason})`);
@@ -234,7 +246,9 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
     (chosen) => loadBinding().loadSession(modelPath, { ...nativeOptions, ...(rewrites !== undefined ? { rewrites } : {}), provider: chosen }),
     options.provider ?? 'cpu',
     warn,
-  );
+  ).catch((error: unknown) => {
+    throw explainLoadFailure(error, modelPath);
+  });
   const parallelBatches = parallelBatchesFor(provider, threads);
   for (const line of describeRewrites(session.rewrites)) options.onLog?.(`${path.basename(modelPath)}: ${line}`);
   if (provider === 'cuda') options.onLog?.(`${path.basename(modelPath)}: ${session.providerNote}`);

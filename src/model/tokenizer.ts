@@ -11,6 +11,8 @@ import path from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { MlrbError } from '../errors.js';
 import type { FileKind } from '../io/file-policy.js';
+import { GIT_LFS_POINTER_REASON, isGitLfsPointer } from '../io/git-lfs-pointer.js';
+import { hubSnapshotReadRoot } from '../io/hub-snapshot.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
 import { describeJsonSyntaxError } from '../io/text-file.js';
 import { withBpeWordSplit } from './bpe-word-split.js';
@@ -52,6 +54,7 @@ function readJsonObject(file: string, root: string, kind: FileKind): JsonObjectF
   try {
     value = JSON.parse(utf8.decode(bytes));
   } catch (cause) {
+    if (isGitLfsPointer(bytes)) throw new MlrbError('BAD_TOKENIZER', `${file} ${GIT_LFS_POINTER_REASON}`, { file }, { cause });
     throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (${describeJsonSyntaxError(cause)})`, { file }, { cause });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -60,14 +63,18 @@ function readJsonObject(file: string, root: string, kind: FileKind): JsonObjectF
   return { bytes, value: value as Record<string, unknown> };
 }
 
-/** Loads tokenizer.json, with tokenizer_config.json from the same folder when it exists; both must lie inside it. */
+/**
+ * Loads tokenizer.json, with tokenizer_config.json from the same folder when it exists; both must lie inside it
+ * (inside its hub-cache repository, for a snapshot's symlinks into blobs/).
+ */
 export function loadTokenizer(tokenizerPath: string): TextTokenizer {
   const file = path.resolve(tokenizerPath);
-  const root = path.dirname(file);
+  const folder = path.dirname(file);
+  const root = hubSnapshotReadRoot(folder, 'model');
   if (!pathEntryExists(file)) {
     throw new MlrbError('BAD_TOKENIZER', `no tokenizer at ${file}; put tokenizer.json beside the model or pass --tokenizer`, { file });
   }
-  const configPath = path.join(root, 'tokenizer_config.json');
+  const configPath = path.join(folder, 'tokenizer_config.json');
   const config = pathEntryExists(configPath) ? readJsonObject(configPath, root, 'config') : undefined;
   const json = readJsonObject(file, root, 'tokenizer');
   let tokenizer: Tokenizer;

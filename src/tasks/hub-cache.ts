@@ -10,10 +10,11 @@
  * anywhere inside its `datasets--…` folder, not only inside the snapshot: dataRootFor widens the root that far
  * and no further.
  */
-import { readdirSync, realpathSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
+import { hubSnapshotReadRoot, realPathOrSelf } from '../io/hub-snapshot.js';
 import { pathEntryExists } from '../io/regular-file.js';
 import { readTextFileUnder } from '../io/text-file.js';
 import { isDirectory } from './data-files.js';
@@ -64,14 +65,7 @@ export async function hubCacheSnapshot(hubDir: string, repoId: string): Promise<
  * hub-cache snapshot, so its symlinks into blobs/ are followed; `dir` itself otherwise.
  */
 export function dataRootFor(dir: string): string {
-  const resolved = realPathOrSelf(dir);
-  const parts = resolved.split(path.sep);
-  for (let index = parts.length - 3; index >= 0; index -= 1) {
-    if (parts[index + 1] === 'snapshots' && (parts[index] ?? '').startsWith('datasets--') && COMMIT.test(parts[index + 2] ?? '')) {
-      return parts.slice(0, index + 1).join(path.sep) || path.sep;
-    }
-  }
-  return resolved;
+  return hubSnapshotReadRoot(dir, 'dataset');
 }
 
 /**
@@ -80,12 +74,4 @@ export function dataRootFor(dir: string): string {
  */
 export function sourcePathFor(file: string, root: string, dir: string): string {
   return root === realPathOrSelf(dir) ? file : realPathOrSelf(file);
-}
-
-function realPathOrSelf(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return path.resolve(file);
-  }
 }

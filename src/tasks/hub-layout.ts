@@ -41,6 +41,7 @@ export async function resolveSuiteData<Kind extends string>(dataDir: string, loc
   const direct = path.resolve(dataDir);
   const candidates = [path.join(direct, location.suite), direct];
   for (const candidate of candidates) {
+    await refuseSavedArrowDataset(candidate, location);
     const found = await matchLayout(candidate, location.layouts);
     if (found !== undefined) return found;
   }
@@ -54,15 +55,34 @@ export async function resolveSuiteData<Kind extends string>(dataDir: string, loc
       if (found !== undefined) return found;
     }
   }
+  throw new MlrbError('BAD_DATA', `no ${location.suite} data under ${direct} (looked in ${candidates.join(', ')}). ${acceptedLayouts(location)}`, { file: direct });
+}
+
+function acceptedLayouts<Kind extends string>(location: SuiteLocation<Kind>): string {
   const repos = location.hubRepos.map(hubRepoFolderName).join(' or ');
   const layouts = location.layouts.map((layout, index) => `(${index + 1}) ${layout.description}`).join('; ');
+  return `Accepted ${location.label} layouts: ${layouts}; or a Hugging Face hub cache folder holding ${repos} (such as $HF_HOME/hub or ~/.cache/huggingface/hub)`;
+}
+
+/**
+ * `datasets`' save_to_disk folders hold Arrow files, which no suite reads. MMLU's saved DatasetDict has `test/`
+ * and `dev/` sub-folders, so without this check it passed for the release layout and every subject was then
+ * reported missing, with --allow-partial suggested as the way out.
+ */
+async function refuseSavedArrowDataset<Kind extends string>(dir: string, location: SuiteLocation<Kind>): Promise<void> {
+  const names = new Set(await listNames(dir));
+  const saved = names.has(SAVED_DATASET_DICT) ? SAVED_DATASET_DICT : SAVED_DATASET.every((name) => names.has(name)) ? SAVED_DATASET[0] : undefined;
+  if (saved === undefined) return;
   throw new MlrbError(
     'BAD_DATA',
-    `no ${location.suite} data under ${direct} (looked in ${candidates.join(', ')}). Accepted ${location.label} layouts: ${layouts}; ` +
-      `or a Hugging Face hub cache folder holding ${repos} (such as $HF_HOME/hub or ~/.cache/huggingface/hub)`,
-    { file: direct },
+    `${dir} is a datasets save_to_disk folder (${saved} beside Arrow files), which is not read. ${acceptedLayouts(location)}`,
+    { file: path.join(dir, saved) },
   );
 }
+
+/** What `DatasetDict.save_to_disk` and `Dataset.save_to_disk` write beside the Arrow files. */
+const SAVED_DATASET_DICT = 'dataset_dict.json';
+const SAVED_DATASET = ['state.json', 'dataset_info.json'] as const;
 
 async function matchLayout<Kind extends string>(dir: string, layouts: readonly DataLayout<Kind>[]): Promise<SuiteData<Kind> | undefined> {
   for (const layout of layouts) {
@@ -85,7 +105,8 @@ export async function splitShards(configDir: string, split: string): Promise<str
     return match !== null && match[1] === split ? [{ name, index: Number(match[2]), count: Number(match[3]) }] : [];
   });
   if (shards.length > 0) {
-    shards.sort((a, b) => a.index - b.index);
+    shards.sort((a, b) => a.index - b.index || compareNames(a.name, b.name));
+    refuseDuplicateShards(configDir, split, shards);
     const count = shards[0]?.count ?? 0;
     const indices = new Set(shards.map((shard) => shard.index));
     const complete = shards.every((shard) => shard.count === count) && indices.size === count && [...indices].every((index) => index < count);
@@ -101,6 +122,27 @@ export async function splitShards(configDir: string, split: string): Promise<str
     .filter((name) => CONVERTED_SHARD.test(name))
     .sort()
     .map((name) => path.join(convertedDir, name));
+}
+
+/**
+ * Two files for one shard index (`test-00000-of-00001.parquet` beside an older upload's
+ * `test-00000-of-00001-<fingerprint>.parquet`, as a `--local-dir` download refreshed after the repository renamed
+ * its files leaves them) would both be read, and every document of that shard scored twice.
+ */
+function refuseDuplicateShards(configDir: string, split: string, sorted: readonly { readonly name: string; readonly index: number }[]): void {
+  const clash = sorted.find((shard, position) => position > 0 && sorted[position - 1]?.index === shard.index);
+  if (clash === undefined) return;
+  const names = sorted.filter((shard) => shard.index === clash.index).map((shard) => shard.name);
+  throw new MlrbError(
+    'BAD_DATA',
+    `the ${split} split in ${configDir} has ${names.length} files for shard ${clash.index} (${names.join(', ')}); ` +
+      'one is likely left from an older download: keep the one the repository has now',
+    { file: path.join(configDir, clash.name) },
+  );
+}
+
+function compareNames(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** Sub-folders of `dir` that hold the given split (hub configs: subjects, paradigms, tasks). */

@@ -4,7 +4,7 @@
  * written whole or not at all. Cases that could hang if a guard regressed run in a child with a time limit.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
@@ -89,5 +89,18 @@ describe('mlrb-eval on hostile inputs', () => {
     expect(blocked.code).toBe(2);
     expect(blocked.stderr).toMatch(/--output .*a-file[/\\]r\.json cannot be created: .*a-file is not a directory/);
     expect(blocked.stdout).toBe('');
+  });
+
+  it('EXPECTED FAILURE – --output and --log-samples naming one file is a usage error, not results overwritten by samples', async () => {
+    const results = path.join(root, 'same.json');
+    const clash = await runCli([modelPath, '--suite', 'blimp', '--data', blimp, '--output', results, '--log-samples', path.join(root, '.', 'same.json'), '--no-cache', '--quiet']);
+    expect(clash.code).toBe(2);
+    expect(clash.stderr).toContain(`eval: --output and --log-samples name the same file (${results}); give the samples a file of their own`);
+    expect(clash.stdout).toBe('');
+    expect(readdirSync(root)).not.toContain('same.json');
+    // A device takes both; it is written into, not replaced.
+    const discarded = await runCli([modelPath, '--suite', 'blimp', '--data', blimp, '--output', '/dev/null', '--log-samples', '/dev/null', '--no-cache', '--quiet']);
+    expect(discarded.code).toBe(0);
+    expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
   });
 });

@@ -41,12 +41,42 @@ describe('EXPECTED FAILURE – wrong folders', () => {
     expect(error.message).toMatch(/no superglue data under .*Accepted SuperGLUE layouts: \(1\)/);
   });
 
+  it('a datasets save_to_disk folder is named as such, not taken for the MMLU release (its test/ and dev/)', async () => {
+    // The names datasets 4.x's DatasetDict.save_to_disk writes (and, per split, Dataset.save_to_disk's).
+    const saved = makeTempDir('hub-save-to-disk');
+    writeFileSync(path.join(saved, 'dataset_dict.json'), '{"splits": ["test", "dev"]}');
+    for (const split of ['test', 'dev']) {
+      mkdirSync(path.join(saved, split));
+      for (const name of ['data-00000-of-00001.arrow', 'dataset_info.json', 'state.json']) writeFileSync(path.join(saved, split, name), '{}');
+    }
+    const whole = await failure('mmlu', saved);
+    expect(whole.code).toBe('BAD_DATA');
+    expect(whole.message).toContain(`${saved} is a datasets save_to_disk folder (dataset_dict.json beside Arrow files), which is not read.`);
+    expect(whole.message).toContain('Accepted MMLU layouts: (1)');
+    expect(whole.message).not.toContain('--allow-partial');
+    const split = await failure('boolq', path.join(saved, 'test'));
+    expect(split.message).toContain(`${path.join(saved, 'test')} is a datasets save_to_disk folder (state.json beside Arrow files)`);
+  });
+
   it('a split with a shard missing is refused, naming the folder', async () => {
     const dir = makeTempDir('hub-shards');
     mkdirSync(path.join(dir, 'cb'));
     copyFileSync(path.join(fixtures, 'parquet', 'superglue', 'cb', SHARD), path.join(dir, 'cb', 'validation-00000-of-00002.parquet'));
     const error = await failure('cb', dir);
     expect(error.message).toContain(`the validation split in ${path.join(dir, 'cb')} is incomplete: 1 of 2 shards`);
+  });
+
+  it('two files for one shard (a stale fingerprinted upload beside the current one) are refused, not read twice', async () => {
+    const dir = makeTempDir('hub-stale-shard');
+    mkdirSync(path.join(dir, 'cb'));
+    const shard = path.join(fixtures, 'parquet', 'superglue', 'cb', SHARD);
+    copyFileSync(shard, path.join(dir, 'cb', SHARD));
+    copyFileSync(shard, path.join(dir, 'cb', 'validation-00000-of-00001-4a1b2c3d.parquet'));
+    const error = await failure('cb', dir);
+    expect(error.code).toBe('BAD_DATA');
+    expect(error.message).toContain(
+      `the validation split in ${path.join(dir, 'cb')} has 2 files for shard 0 (validation-00000-of-00001-4a1b2c3d.parquet, ${SHARD})`,
+    );
   });
 });
 

@@ -1,0 +1,35 @@
+/**
+ * The Hugging Face hub cache (huggingface_hub's layout, where `hf download` without --local-dir, snapshot_download
+ * and from_pretrained leave models and datasets):
+ *   <hub>/<kind>s--<owner>--<name>/snapshots/<commit>/…   the repository's files, as symlinks
+ *   <hub>/<kind>s--<owner>--<name>/blobs/<hash>           the bytes the symlinks point at
+ * Files are read under a folder policy (src/io/file-policy.ts: nothing resolves outside the folder); for a folder
+ * inside a snapshot that folder is widened to the repository's, so its symlinks into blobs/ are followed, and no
+ * further.
+ */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
+
+export type HubRepoKind = 'model' | 'dataset';
+
+const COMMIT = /^[0-9a-f]{40}$/;
+
+/** The `<kind>s--…` repository folder when `dir` is (inside) a hub-cache snapshot of that kind; `dir` itself, resolved, otherwise. */
+export function hubSnapshotReadRoot(dir: string, kind: HubRepoKind): string {
+  const resolved = realPathOrSelf(dir);
+  const parts = resolved.split(path.sep);
+  for (let index = parts.length - 3; index >= 0; index -= 1) {
+    if (parts[index + 1] === 'snapshots' && (parts[index] ?? '').startsWith(`${kind}s--`) && COMMIT.test(parts[index + 2] ?? '')) {
+      return parts.slice(0, index + 1).join(path.sep) || path.sep;
+    }
+  }
+  return resolved;
+}
+
+export function realPathOrSelf(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
+}
