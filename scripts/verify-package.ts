@@ -3,7 +3,7 @@
  * addon), installs the tarball into an empty project with npm's default config (HOME is an empty folder, so no
  * ~/.npmrc applies; the npm registry must be reachable), then checks that nothing compiled, measures the time and
  * node_modules, type-checks and runs a strict-TypeScript consumer (scoring and generation), type-checks the README's
- * library examples, and runs the CLI from the installed package.
+ * library examples, require()s it from CommonJS, and runs the CLI from the installed package.
  * The consumer's logliks are compared with the independent path (onnxruntime-node JS, test/support). Usage:
  *   npx tsx scripts/verify-package.ts [--tarball FILE] [--keep]
  */
@@ -124,6 +124,11 @@ const expected = await Promise.all(REQUESTS.map(async ({ context, continuation }
 await reference.dispose();
 const maxAbsDiff = Math.max(...consumer.logliks.map((loglik, index) => Math.abs(loglik - (expected[index] ?? Number.NaN))));
 check(consumer.logliks.length === REQUESTS.length && maxAbsDiff < LOGLIK_TOLERANCE, `consumer logliks differ from the reference by ${maxAbsDiff}`);
+
+// CommonJS consumers: Node ≥ 20.19 / 22.12 can require() the package's ES modules (the `default` export condition).
+writeFileSync(path.join(project, 'require-check.cjs'), "const m = require('mlrb-eval');\nconsole.log(typeof m.evaluate);\n");
+const required = run('node', ['require-check.cjs'], project).stdout.trim();
+check(required === 'function', `require('mlrb-eval') from CommonJS gave evaluate as ${required}`);
 
 // The CLI from the installed package: the same suite, the same accuracy.
 const help = run('npx', ['mlrb-eval', '--help'], project);

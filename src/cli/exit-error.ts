@@ -21,9 +21,17 @@ export class UsageError extends ExitError {
     /** What is wrong, without the command's name or the pointer to --help. */
     readonly problem: string,
   ) {
-    super(2, `${command}: ${problem}\nsee 'mlrb-eval ${command} --help'`);
+    super(2, `${command}: ${problem}\nsee '${helpCommandLine(command)}'`);
     this.name = 'UsageError';
   }
+}
+
+/**
+ * The command line that prints a command's usage. The default command's is the bare `mlrb-eval --help`, which
+ * opens with eval's usage: its users type `mlrb-eval MODEL …`, never the word `eval`.
+ */
+function helpCommandLine(command: string): string {
+  return command === 'eval' ? 'mlrb-eval --help' : `mlrb-eval ${command} --help`;
 }
 
 export interface CliIo {

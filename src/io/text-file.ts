@@ -29,15 +29,20 @@ export function readJsonFileUnder(file: string, policy: FilePolicy): unknown {
   try {
     return JSON.parse(text);
   } catch (cause) {
-    const reason = isGitLfsPointer(Buffer.from(text)) ? GIT_LFS_POINTER_REASON : `is not valid JSON (${describeJsonSyntaxError(cause)})`;
+    const reason = isGitLfsPointer(Buffer.from(text)) ? GIT_LFS_POINTER_REASON : `is not valid JSON (${describeJsonSyntaxError(cause, text.length)})`;
     throw new MlrbError(KIND_ERROR_CODES[policy.kind], `${policy.what} ${reason}: ${file}`, { file }, { cause });
   }
 }
 
-/** A content-free account of a JSON.parse failure: its position when V8 gives one. */
-export function describeJsonSyntaxError(error: unknown): string {
+/**
+ * A content-free account of a JSON.parse failure: its position when V8 gives one. A failure at the text's end
+ * (V8 words it several ways: "Unexpected end", "Unterminated string", "Expected ',' … at position <end>") is a
+ * truncated file, said so when `textLength` is known.
+ */
+export function describeJsonSyntaxError(error: unknown, textLength?: number): string {
   const message = error instanceof Error ? error.message : '';
   if (/unexpected end/i.test(message)) return 'it ends too early';
   const position = /position (\d+)/.exec(message)?.[1];
-  return position === undefined ? 'a syntax error' : `a syntax error at character ${position}`;
+  if (position === undefined) return 'a syntax error';
+  return textLength !== undefined && Number(position) >= textLength ? 'it ends too early' : `a syntax error at character ${position}`;
 }

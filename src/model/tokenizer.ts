@@ -16,6 +16,7 @@ import { hubSnapshotReadRoot } from '../io/hub-snapshot.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
 import { describeJsonSyntaxError } from '../io/text-file.js';
 import { withBpeWordSplit } from './bpe-word-split.js';
+import { describeTokenizerLibraryRefusal, tokenizerJsonProblem } from './tokenizer-json-problems.js';
 
 export interface TextTokenizer {
   readonly path: string;
@@ -50,12 +51,14 @@ interface JsonObjectFile {
  */
 function readJsonObject(file: string, root: string, kind: FileKind): JsonObjectFile {
   const bytes = readRegularFile(file, { kind, root, what: path.basename(file) });
+  let text = '';
   let value: unknown;
   try {
-    value = JSON.parse(utf8.decode(bytes));
+    text = utf8.decode(bytes);
+    value = JSON.parse(text);
   } catch (cause) {
     if (isGitLfsPointer(bytes)) throw new MlrbError('BAD_TOKENIZER', `${file} ${GIT_LFS_POINTER_REASON}`, { file }, { cause });
-    throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (${describeJsonSyntaxError(cause)})`, { file }, { cause });
+    throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (${describeJsonSyntaxError(cause, text.length)})`, { file }, { cause });
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (not a JSON object)`, { file });
@@ -77,12 +80,14 @@ export function loadTokenizer(tokenizerPath: string): TextTokenizer {
   const configPath = path.join(folder, 'tokenizer_config.json');
   const config = pathEntryExists(configPath) ? readJsonObject(configPath, root, 'config') : undefined;
   const json = readJsonObject(file, root, 'tokenizer');
+  const problem = tokenizerJsonProblem(json.value);
+  if (problem !== undefined) throw new MlrbError('BAD_TOKENIZER', `cannot build a tokenizer from ${file}: ${problem}`, { file, problem });
   let tokenizer: Tokenizer;
   try {
     tokenizer = new Tokenizer(withBpeWordSplit(json.value), config?.value ?? {});
   } catch (cause) {
-    const kind = cause instanceof Error ? cause.name : typeof cause;
-    throw new MlrbError('BAD_TOKENIZER', `cannot build a tokenizer from ${file} (@huggingface/tokenizers refused it: ${kind})`, { file }, { cause });
+    const refusal = describeTokenizerLibraryRefusal(cause);
+    throw new MlrbError('BAD_TOKENIZER', `cannot build a tokenizer from ${file}: ${refusal}`, { file, problem: refusal }, { cause });
   }
   const hash = createHash('sha256').update(json.bytes);
   if (config !== undefined) hash.update('\u0000tokenizer_config.json\u0000').update(config.bytes);

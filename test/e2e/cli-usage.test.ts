@@ -1,7 +1,8 @@
 /**
  * Every command reads its command line the same way (src/cli/command-line.ts): through main(), an unknown flag
- * and a flag without its value exit 2 with a message naming the command and the flag and pointing to the
- * command's --help; --help and -h print the command's usage to stdout and exit 0. None of these opens a file.
+ * and a flag without its value exit 2 with a message naming the command and the flag and pointing to a --help
+ * that prints the command's usage (the default command's is the bare `mlrb-eval --help`: its users type
+ * `mlrb-eval MODEL …`); --help and -h print the command's usage to stdout and exit 0. None of these opens a file.
  */
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../support/run-cli.js';
@@ -11,6 +12,8 @@ interface CommandRow {
   readonly command: string;
   /** A well-formed start of the command line: the command and its positionals. */
   readonly line: readonly string[];
+  /** The command line a usage error points to for help. */
+  readonly help: string;
   /** A flag that takes a value. */
   readonly valueFlag: string;
   /** How the command's usage starts. */
@@ -18,22 +21,28 @@ interface CommandRow {
 }
 
 const COMMANDS: readonly CommandRow[] = [
-  { command: 'eval', line: ['model.onnx'], valueFlag: '--tasks', usage: 'usage: mlrb-eval MODEL --tasks' },
-  { command: 'eval', line: ['eval', 'model.onnx'], valueFlag: '--output', usage: 'usage: mlrb-eval MODEL --tasks' },
-  { command: 'inspect', line: ['inspect', 'model.onnx'], valueFlag: '--track', usage: 'usage: mlrb-eval inspect MODEL' },
-  { command: 'check-pruning', line: ['check-pruning', 'model.onnx'], valueFlag: '--base', usage: 'usage: mlrb-eval check-pruning MODEL' },
-  { command: 'check-track', line: ['check-track', 'edge-training', 'model.onnx'], valueFlag: '--dram-budget', usage: 'usage: mlrb-eval check-track' },
-  { command: 'cache', line: ['cache', 'info'], valueFlag: '--use-cache', usage: 'usage: mlrb-eval cache info|clear' },
-  { command: 'mlrb', line: ['mlrb', 'blimp', 'model.onnx'], valueFlag: '--data', usage: 'usage: mlrb-eval mlrb TASK MODEL' },
-  { command: 'math-reasoning', line: ['math-reasoning', 'model.onnx'], valueFlag: '--data', usage: 'usage: mlrb-eval math-reasoning MODEL' },
-  { command: 'merge', line: ['merge', 'shard-0.json'], valueFlag: '--output', usage: 'usage: mlrb-eval merge SHARD.json' },
-  { command: 'report', line: ['report', 'run.json'], valueFlag: '--out', usage: 'usage: mlrb-eval report RUN.json' },
-  { command: 'model-metrics', line: ['model-metrics', 'model.onnx'], valueFlag: '--only', usage: 'usage: mlrb-eval model-metrics MODEL' },
-  { command: 'generate', line: ['generate', 'model.onnx'], valueFlag: '--prompt', usage: 'usage: mlrb-eval generate MODEL' },
+  { command: 'eval', line: ['model.onnx'], help: 'mlrb-eval --help', valueFlag: '--tasks', usage: 'usage: mlrb-eval MODEL --tasks' },
+  { command: 'eval', line: ['eval', 'model.onnx'], help: 'mlrb-eval --help', valueFlag: '--output', usage: 'usage: mlrb-eval MODEL --tasks' },
+  { command: 'inspect', line: ['inspect', 'model.onnx'], help: 'mlrb-eval inspect --help', valueFlag: '--track', usage: 'usage: mlrb-eval inspect MODEL' },
+  { command: 'check-pruning', line: ['check-pruning', 'model.onnx'], help: 'mlrb-eval check-pruning --help', valueFlag: '--base', usage: 'usage: mlrb-eval check-pruning MODEL' },
+  { command: 'check-track', line: ['check-track', 'edge-training', 'model.onnx'], help: 'mlrb-eval check-track --help', valueFlag: '--dram-budget', usage: 'usage: mlrb-eval check-track' },
+  { command: 'cache', line: ['cache', 'info'], help: 'mlrb-eval cache --help', valueFlag: '--use-cache', usage: 'usage: mlrb-eval cache info|clear' },
+  { command: 'mlrb', line: ['mlrb', 'blimp', 'model.onnx'], help: 'mlrb-eval mlrb --help', valueFlag: '--data', usage: 'usage: mlrb-eval mlrb TASK MODEL' },
+  { command: 'math-reasoning', line: ['math-reasoning', 'model.onnx'], help: 'mlrb-eval math-reasoning --help', valueFlag: '--data', usage: 'usage: mlrb-eval math-reasoning MODEL' },
+  { command: 'merge', line: ['merge', 'shard-0.json'], help: 'mlrb-eval merge --help', valueFlag: '--output', usage: 'usage: mlrb-eval merge SHARD.json' },
+  { command: 'report', line: ['report', 'run.json'], help: 'mlrb-eval report --help', valueFlag: '--out', usage: 'usage: mlrb-eval report RUN.json' },
+  { command: 'model-metrics', line: ['model-metrics', 'model.onnx'], help: 'mlrb-eval model-metrics --help', valueFlag: '--only', usage: 'usage: mlrb-eval model-metrics MODEL' },
+  { command: 'generate', line: ['generate', 'model.onnx'], help: 'mlrb-eval generate --help', valueFlag: '--prompt', usage: 'usage: mlrb-eval generate MODEL' },
 ];
 
-describe.each(COMMANDS)('$command: $line', ({ command, line, valueFlag, usage }) => {
-  const pointer = `see 'mlrb-eval ${command} --help'`;
+describe.each(COMMANDS)('$command: $line', ({ command, line, help, valueFlag, usage }) => {
+  const pointer = `see '${help}'`;
+
+  it('the usage error points to a --help that prints this usage', async () => {
+    const run = await runCli(help.split(' ').slice(1));
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^${usage.replace(/[|.]/g, '\\$&')}`));
+  });
 
   it('BAD CALL – an unknown flag exits 2, naming the command and the flag', async () => {
     const run = await runCli([...line, '--no-such-flag']);

@@ -70,6 +70,10 @@ describe('parseCommandLine', () => {
     expect(problem(['m', '--data', '--json'])).toBe('--data needs a value ("--json" looks like a flag; write --data=--json if it is the value)');
   });
 
+  it("points the default command (eval, typed as `mlrb-eval MODEL …`) to the bare `mlrb-eval --help`", () => {
+    expect(() => parseCommandLine(['m', '--bogus'], { ...spec, command: 'eval' })).toThrow(/^eval: unknown flag --bogus\nsee 'mlrb-eval --help'$/);
+  });
+
   it('words the schema refusals by flag, and keeps a message that already names its flag', () => {
     const schema = z.object({
       threads: z.coerce.number().int().nonnegative().optional(),
