@@ -8,7 +8,9 @@
  * file is checked to be the one judged stale before it is removed, so two processes taking over at once
  * cannot delete each other's fresh lock. A holder also checks before every write that the lock is still its
  * own. A lock held by a live process, or by one on another host (whose liveness cannot be seen from here),
- * means the cache is busy; the caller goes without it.
+ * means the cache is busy; the caller goes without it. So a process ended by a signal it can catch (Ctrl-C,
+ * a scheduler's SIGTERM at a time limit or eviction) releases its locks first: a run resumed on another node
+ * of a cluster sharing the cache folder would otherwise go without the cache until someone removed the lock.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
@@ -30,7 +32,9 @@ export type LockAttempt =
   | { readonly acquired: false; readonly file: string; readonly owner: LockOwner | undefined };
 
 export class CacheLock {
-  constructor(readonly file: string, private readonly content: string) {}
+  constructor(readonly file: string, private readonly content: string) {
+    holdUntilSignal(this);
+  }
 
   /** False once another process took the lock over (ours was judged stale, or removed by hand). */
   stillHeld(): boolean {
@@ -39,7 +43,32 @@ export class CacheLock {
 
   release(): void {
     if (this.stillHeld()) rmSync(this.file, { force: true });
+    letGoOnSignal(this);
   }
+}
+
+/** The signals that end a process by default and can be caught; SIGKILL cannot, and is what takeover is for. */
+const RELEASING_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+const heldLocks = new Set<CacheLock>();
+
+function holdUntilSignal(lock: CacheLock): void {
+  if (heldLocks.size === 0) for (const signal of RELEASING_SIGNALS) process.on(signal, releaseAllOnSignal);
+  heldLocks.add(lock);
+}
+
+function letGoOnSignal(lock: CacheLock): void {
+  if (!heldLocks.delete(lock) || heldLocks.size > 0) return;
+  for (const signal of RELEASING_SIGNALS) process.off(signal, releaseAllOnSignal);
+}
+
+/**
+ * Releases every lock, then raises the signal again so that the process ends as it would have without this
+ * handler (killed by that signal), unless the program has a handler of its own, whose choice that is: a
+ * holder that goes on running sees at its next write that it lost the lock, and stops writing.
+ */
+function releaseAllOnSignal(signal: NodeJS.Signals): void {
+  for (const lock of [...heldLocks]) lock.release();
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
 }
 
 export function acquireCacheLock(file: string): LockAttempt {

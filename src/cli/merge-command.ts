@@ -3,6 +3,8 @@
  * unsharded run writes: the same tables on stdout and the same results JSON and samples files
  * (src/eval/merge-shards.ts says which facts of the processes differ).
  */
+import { realpathSync } from 'node:fs';
+import path from 'node:path';
 import { z } from 'zod';
 import { mergeShards, type ShardFile } from '../eval/merge-shards.js';
 import { readShardRecord } from '../eval/shard-record.js';
@@ -40,6 +42,7 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
   const { positionals, options: values } = line;
   if (positionals.length === 0) throw new UsageError('merge', 'expected the shard files to join');
   const outputs = outputsFromFlags('merge', values);
+  refuseOverwritingShards(positionals, [[outputs.output, '--output'], [outputs.samplesFile, '--log-samples']]);
   const shards: ShardFile[] = positionals.map((file) => ({ file, record: readShardRecord(file) }));
   // The merge is quick, but a bad path is still refused before it; the files are named after the lowest shard's model.
   const lowest = shards.reduce((best, shard) => (shard.record.shard.index < best.record.shard.index ? shard : best));
@@ -57,4 +60,21 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
   );
   writeResultFiles(merged, files, io);
   return 0;
+}
+
+/** Results written over one of the shards being merged would destroy that shard, and with it any later merge. */
+function refuseOverwritingShards(shardFiles: readonly string[], outputs: readonly (readonly [string | undefined, string])[]): void {
+  const shardPaths = new Set(shardFiles.map(canonicalPath));
+  for (const [file, flag] of outputs) {
+    if (file !== undefined && shardPaths.has(canonicalPath(file))) throw new UsageError('merge', `${flag} ${file} is one of the shard files being merged; name another file`);
+  }
+}
+
+/** The path with links resolved where it exists, so two spellings of one file compare equal. */
+function canonicalPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return path.resolve(file);
+  }
 }

@@ -177,7 +177,29 @@ export type SuiteOutcome = RunRecord['suites'][number];
 
 /** Validates a record read back from JSON, of any version still read; a TypeError names every problem. */
 export function parseRunRecord(value: unknown): RunRecord {
+  const expected = `not an MLRB run record (schema ${RUN_RECORD_SCHEMA} v1 or v${RUN_RECORD_SCHEMA_VERSION})`;
+  const foreign = foreignJsonReason(value);
+  if (foreign !== null) throw new TypeError(`${expected}: ${foreign}`);
   const parsed = anyRunRecordSchema.safeParse(value);
-  if (!parsed.success) throw new TypeError(`not an MLRB run record (schema ${RUN_RECORD_SCHEMA} v1 or v${RUN_RECORD_SCHEMA_VERSION}):\n${z.prettifyError(parsed.error)}`);
+  if (!parsed.success) throw new TypeError(`${expected}:\n${z.prettifyError(parsed.error)}`);
   return parsed.data;
+}
+
+const READ_VERSIONS = [1, RUN_RECORD_SCHEMA_VERSION];
+
+/**
+ * What a JSON value that is not a run record of a version read here is, in words; null when it claims to be
+ * one (the schema then names each problem). A results file or a shard handed to a reader of records would
+ * otherwise be described by the first field the schema misses.
+ */
+function foreignJsonReason(value: unknown): string | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `it is a JSON ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}, not an object`;
+  const fields = value as Record<string, unknown>;
+  if (fields.schema === RUN_RECORD_SCHEMA) {
+    return READ_VERSIONS.includes(fields.schema_version as number) ? null : `its schema_version is ${JSON.stringify(fields.schema_version)}, which this version does not read`;
+  }
+  if (typeof fields.schema === 'string') return `its schema is ${JSON.stringify(fields.schema)}`;
+  if (typeof fields.format === 'string') return `it is a ${JSON.stringify(fields.format)} file`;
+  if ('results' in fields && 'config' in fields) return 'it is an lm-eval results file (mlrb-eval MODEL --output); run records are written by mlrb-eval mlrb TASK MODEL --output';
+  return 'it has no "schema" field';
 }

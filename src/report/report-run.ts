@@ -4,6 +4,7 @@
  * JSON; the few numbers taken from them are validated here with narrow schemas, so a record from another
  * tool version that lacks one simply shows no such number.
  */
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
 import { MlrbError } from '../errors.js';
@@ -72,9 +73,31 @@ export interface ReportModelMetrics {
   readonly latencyMsPerToken: number | null;
 }
 
-/** Reads and validates one record; every failure is BAD_RECORD naming the file. */
-export function readRunRecord(file: string): RunRecord {
-  const json = readJsonFileUnder(file, { kind: 'record', root: path.dirname(path.resolve(file)), what: 'MLRB run record' });
+/**
+ * Reads and validates every record; each failure is BAD_RECORD naming the file. The same run given twice is
+ * refused: one file named twice (overlapping globs) or a copy of it would count twice among the agent's runs,
+ * in its mean and its success rate. Two runs never write the same record (each has its own start time and
+ * wall time), so equal content is the same run.
+ */
+export function readRunRecords(files: readonly string[]): { readonly file: string; readonly record: RunRecord }[] {
+  const fileByContent = new Map<string, string>();
+  return files.map((file) => {
+    const json = readRecordJson(file);
+    const content = createHash('sha256').update(JSON.stringify(json)).digest('hex');
+    const earlier = fileByContent.get(content);
+    if (earlier !== undefined) {
+      throw new MlrbError('BAD_RECORD', `${file}: the same run as ${earlier} (the file given twice, or a copy of it); each run counts once`, { file, sameAs: earlier });
+    }
+    fileByContent.set(content, file);
+    return { file, record: parseRecordOf(file, json) };
+  });
+}
+
+function readRecordJson(file: string): unknown {
+  return readJsonFileUnder(file, { kind: 'record', root: path.dirname(path.resolve(file)), what: 'MLRB run record' });
+}
+
+function parseRecordOf(file: string, json: unknown): RunRecord {
   try {
     return parseRunRecord(json);
   } catch (cause) {

@@ -10,7 +10,7 @@ import { renderChartSvg, renderSvgPng } from './chart-render.js';
 import { reportCharts } from './charts.js';
 import { runsCsv, summaryCsv } from './csv.js';
 import { renderReportHtml, type RenderedChart } from './html.js';
-import { readRunRecord, toReportRuns } from './report-run.js';
+import { readRunRecords, toReportRuns } from './report-run.js';
 import { summarizeByTaskAndAgent, type GroupSummary } from './statistics.js';
 
 export interface ReportOptions {
@@ -34,7 +34,7 @@ export interface WrittenReport {
 export async function writeReport(options: ReportOptions): Promise<WrittenReport> {
   if (options.recordFiles.length === 0) throw new RangeError('writeReport needs at least one run record');
   // All records are read and validated before anything is written: a bad file leaves no half report.
-  const runs = toReportRuns(options.recordFiles.map((file) => ({ file, record: readRunRecord(file) })));
+  const runs = toReportRuns(readRunRecords(options.recordFiles));
   const summaryOptions = { includePartial: options.includePartial ?? false };
   const summaries = summarizeByTaskAndAgent(runs, summaryOptions);
   const rendered: RenderedChart[] = [];

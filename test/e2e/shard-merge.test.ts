@@ -169,7 +169,7 @@ describe('merge refusals', () => {
     }
   });
 
-  it('EXPECTED FAILURE – the CLI: a non-shard file, a missing shard (exit 1, BAD_SHARD); --shard misuse (exit 2)', async () => {
+  it('EXPECTED FAILURE – the CLI: a non-shard file, a missing shard (exit 1, BAD_SHARD); --shard misuse and an output over a shard (exit 2)', async () => {
     const results = path.join(dir, 'results.json');
     writeFileSync(results, JSON.stringify({ results: {} }));
     const notShard = await runCli(['merge', results]);
@@ -182,6 +182,13 @@ describe('merge refusals', () => {
       const run = await runCli([model, '--tasks', 'blimp', '--data', blimpDir, ...args]);
       expect(run.code, args.join(' ')).toBe(2);
     }
+    const shardBytes = readFileSync(shardFiles[1]!);
+    for (const flag of ['--output', '--log-samples']) {
+      const overwriting = await runCli(['merge', ...shardFiles, flag, path.join(dir, '.', 'shard-1.json')]);
+      expect(overwriting.code, flag).toBe(2);
+      expect(overwriting.stderr).toContain(`${flag} ${path.join(dir, 'shard-1.json')} is one of the shard files being merged`);
+    }
+    expect(readFileSync(shardFiles[1]!).equals(shardBytes)).toBe(true);
     expect(() => evaluate({ model, suite: 'blimp', dataDir: blimpDir, shard: { index: 0, count: 2 } })).toThrow(/evaluateShard\(\)/);
     expect(() => evaluate({ model, suite: 'blimp', dataDir: blimpDir, shard: { index: 2, count: 2 } })).toThrow(TypeError);
   });

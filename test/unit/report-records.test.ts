@@ -1,0 +1,92 @@
+/**
+ * Reading the run records a report is made of: each run counts once however the files are named, and a file
+ * that is not a run record is refused saying what it is. The foreign files have the shapes the other writers
+ * give them (lm-eval's results object, a `--shard` file, the model-metrics report), reduced to their top-level
+ * fields.
+ */
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MlrbError } from '../../src/errors.js';
+import { readRunRecords } from '../../src/report/report-run.js';
+import { writeReport } from '../../src/report/write-report.js';
+import { asVersion1Json, syntheticRunRecord, type SyntheticRun } from '../support/run-records.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'mlrb-report-records-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const RUN: SyntheticRun = { task: 'llm_merging', agent: 'agent-alpha', score: 0.41, eligibility: 'unchecked', parameters: 7e9, startMinute: 0 };
+
+function writeJson(name: string, value: unknown): string {
+  const file = path.join(dir, name);
+  writeFileSync(file, JSON.stringify(value, null, 2));
+  return file;
+}
+
+/** The error a report over `files` is refused with; the refusal comes before anything is written. */
+let reports = 0;
+async function refusal(files: readonly string[]): Promise<MlrbError> {
+  const outDir = path.join(dir, `report-${(reports += 1)}`);
+  try {
+    await writeReport({ recordFiles: files, outDir });
+  } catch (error) {
+    expect(existsSync(outDir)).toBe(false);
+    if (error instanceof MlrbError) return error;
+    throw error;
+  }
+  throw new Error(`expected ${files.join(', ')} to be refused`);
+}
+
+describe('reading the run records of a report', () => {
+  const first = writeJson('first.json', syntheticRunRecord(RUN));
+  const second = writeJson('second.json', syntheticRunRecord({ ...RUN, score: 0.43, startMinute: 5 }));
+
+  it('reads two runs of one model by one agent as two runs', () => {
+    expect(readRunRecords([first, second]).map(({ file, record }) => [file, record.headline.value])).toEqual([[first, 0.41], [second, 0.43]]);
+  });
+
+  it('refuses one file named twice, naming it', async () => {
+    const error = await refusal([first, second, first]);
+    expect(error.code).toBe('BAD_RECORD');
+    expect(error.message).toBe(`${first}: the same run as ${first} (the file given twice, or a copy of it); each run counts once`);
+  });
+
+  it('refuses a copy of a record under another name, even reformatted, naming both files', async () => {
+    const copy = path.join(dir, 'copy.json');
+    copyFileSync(first, copy);
+    expect((await refusal([first, copy])).message).toMatch(new RegExp(`^${copy}: the same run as ${first} `));
+    const compact = path.join(dir, 'compact.json');
+    writeFileSync(compact, JSON.stringify(syntheticRunRecord(RUN)));
+    expect((await refusal([second, first, compact])).message).toMatch(new RegExp(`^${compact}: the same run as ${first} `));
+  });
+
+  it('reads a version 1 record beside a version 2 one', () => {
+    const older = writeJson('older.json', asVersion1Json(syntheticRunRecord({ ...RUN, startMinute: 9 })));
+    expect(readRunRecords([first, older]).map(({ record }) => record.schema_version)).toEqual([2, 1]);
+  });
+
+  it('says what a file that is not a run record is, naming it', async () => {
+    const foreign: [string, unknown, string][] = [
+      ['lm-eval.json', { results: { mmlu: { 'acc,none': 0.3 } }, groups: {}, configs: {}, config: { model: 'hf' }, lm_eval_version: '0.4.8' },
+        'it is an lm-eval results file (mlrb-eval MODEL --output); run records are written by mlrb-eval mlrb TASK MODEL --output'],
+      ['shard.json', { format: 'mlrb-eval-shard', format_version: 1, shard: { index: 0, count: 3 } }, 'it is a "mlrb-eval-shard" file'],
+      ['metrics.json', { schema: 'mlrb-eval/model-metrics', schema_version: 1 }, 'its schema is "mlrb-eval/model-metrics"'],
+      ['future.json', { ...syntheticRunRecord(RUN), schema_version: 3 }, 'its schema_version is 3, which this version does not read'],
+      ['list.json', [syntheticRunRecord(RUN)], 'it is a JSON array, not an object'],
+      ['other.json', { name: 'x' }, 'it has no "schema" field'],
+    ];
+    for (const [name, value, reason] of foreign) {
+      const file = writeJson(name, value);
+      const error = await refusal([first, file]);
+      expect(error.code, name).toBe('BAD_RECORD');
+      expect(error.message, name).toBe(`${file}: not an MLRB run record (schema mlrb-eval/mlrb-run v1 or v2): ${reason}`);
+    }
+  });
+
+  it('names what a damaged record of this schema lacks', async () => {
+    const { headline: _lost, ...record } = syntheticRunRecord(RUN);
+    const file = writeJson('damaged.json', record);
+    expect((await refusal([file])).message).toMatch(new RegExp(`^${file}: not an MLRB run record \\(schema mlrb-eval/mlrb-run v1 or v2\\):\\n[^]*headline`));
+  });
+});
