@@ -95,6 +95,7 @@ Napi::Object tensor_to_js(Napi::Env env, const onnx::TensorInfo& tensor) {
   object.Set("source", source_name(tensor.source));
   object.Set("graph", tensor.graph);
   object.Set("file", tensor.file);
+  if (!tensor.real_file.empty()) object.Set("realFile", tensor.real_file);
   object.Set("offset", static_cast<double>(tensor.offset));
   object.Set("length", static_cast<double>(tensor.length));
   object.Set("elementCount", static_cast<double>(tensor.element_count));

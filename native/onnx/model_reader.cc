@@ -77,7 +77,7 @@ ModelInfo read_model_info(const std::string& path, const std::string& read_root)
   model.inputs = std::move(contents.inputs);
   model.outputs = std::move(contents.outputs);
   model.nodes = std::move(contents.nodes);
-  model.tensors = resolve_tensor_payloads(model.path, read_root, std::move(contents.tensors), model.external_files);
+  model.tensors = resolve_tensor_payloads(model.path, file.real_path(), read_root, std::move(contents.tensors), model.external_files);
   return model;
 }
 

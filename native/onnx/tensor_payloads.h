@@ -14,8 +14,9 @@ namespace mlrb::onnx {
 
 // `model_path` is absolute; external locations are resolved against its directory, and may resolve (through
 // symlinks) anywhere under `read_root` when that is a folder above it (ReadScope). Appends every external file
-// it opened to `external_files` (once each).
-std::vector<TensorInfo> resolve_tensor_payloads(const std::string& model_path, const std::string& read_root, std::vector<ParsedTensor> tensors,
-                                                std::vector<ExternalFile>& external_files);
+// it opened to `external_files` (once each). `model_real_path`: the model file as opened (FileHandle::real_path),
+// the real_file of its raw payloads.
+std::vector<TensorInfo> resolve_tensor_payloads(const std::string& model_path, const std::string& model_real_path, const std::string& read_root,
+                                                std::vector<ParsedTensor> tensors, std::vector<ExternalFile>& external_files);
 
 }  // namespace mlrb::onnx

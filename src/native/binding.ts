@@ -240,6 +240,12 @@ export interface NativeTensorInfo {
   /** '' for the main graph, else the subgraph or function holding it. */
   readonly graph: string;
   readonly file: string;
+  /**
+   * `file` with its links resolved, as the reader opened it (held to the model's folder or read root then);
+   * reopen this one, refusing links, so a link swapped in since cannot redirect the read. Absent in synthetic
+   * models built in tests and for payloads in no file.
+   */
+  readonly realFile?: string;
   readonly offset: number;
   /** Payload bytes (the dense size for typed and sparse payloads). */
   readonly length: number;

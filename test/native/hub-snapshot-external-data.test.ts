@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { hasReadableValues, readTensorValues } from '../../src/inspect/graph-tensor-values.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
 import { loadModel, type LoadModelOptions } from '../../src/model/onnx-model.js';
 import { refusedWith } from '../support/expect-mlrb-error.js';
@@ -76,13 +77,22 @@ describe('external data in a Hugging Face hub snapshot', () => {
     await expectReferenceLogliks(plain.modelPath, inputs, fromHub.results);
   });
 
-  it('inspect reads the snapshot, its external-data file found through the link', async () => {
+  it('inspect reads the snapshot, its external-data file found through the link, and reads the same weights', async () => {
     const graph = await readModelGraph(path.join(snapshot, 'model.onnx'));
     expect(graph.info.externalFiles.map((file) => path.basename(file.path))).toEqual([DATA_FILE]);
     const plainGraph = await readModelGraph(plain.modelPath);
     expect(graph.tensors.map((tensor) => [tensor.name, tensor.location, tensor.offset, tensor.length])).toEqual(
       plainGraph.tensors.map((tensor) => [tensor.name, tensor.location, tensor.offset, tensor.length]),
     );
+    // Values are reread by the real path the reader opened (inside the repository's blobs/), links refused.
+    const weights = graph.tensors.filter((tensor) => tensor.location === 'external' && hasReadableValues(tensor));
+    expect(weights.length).toBeGreaterThan(0);
+    for (const weight of weights) {
+      expect(weight.realFile).toContain(`${path.sep}blobs${path.sep}`);
+      const twin = plainGraph.tensorByName.get(weight.name);
+      expect(twin, weight.name).toBeDefined();
+      if (twin !== undefined) expect(readTensorValues(weight)).toEqual(readTensorValues(twin));
+    }
   });
 });
 
