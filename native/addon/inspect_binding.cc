@@ -95,6 +95,7 @@ Napi::Object tensor_to_js(Napi::Env env, const onnx::TensorInfo& tensor) {
   object.Set("source", source_name(tensor.source));
   object.Set("graph", tensor.graph);
   object.Set("file", tensor.file);
+  if (!tensor.real_file.empty()) object.Set("realFile", tensor.real_file);
   object.Set("offset", static_cast<double>(tensor.offset));
   object.Set("length", static_cast<double>(tensor.length));
   object.Set("elementCount", static_cast<double>(tensor.element_count));
@@ -217,8 +218,11 @@ ZeroScanRequest scan_request_from_js(Napi::Env env, const Napi::Value& value, si
 Napi::Value read_onnx_model(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsString()) throw Napi::TypeError::New(env, "readOnnxModel(modelPath) expects a string path");
+  if (!info[1].IsUndefined() && !info[1].IsString()) throw Napi::TypeError::New(env, "readOnnxModel(modelPath, readRoot) expects readRoot to be a string");
   std::string path = info[0].As<Napi::String>().Utf8Value();
-  return PromiseWorker<ModelInfo>::start(env, "mlrb:inspect", "reading an ONNX model's graph", [path] { return onnx::read_model_info(path); }, model_to_js);
+  std::string read_root = info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : std::string();
+  return PromiseWorker<ModelInfo>::start(
+      env, "mlrb:inspect", "reading an ONNX model's graph", [path, read_root] { return onnx::read_model_info(path, read_root); }, model_to_js);
 }
 
 Napi::Value scan_zeros(const Napi::CallbackInfo& info) {

@@ -125,6 +125,11 @@ ScoringSessionOptions session_options_from_js(const Napi::Value& value) {
   options.kv_hints.head_dim = optional_integer(object, "headDim", -1, 1);
   options.pad_token_id = static_cast<int32_t>(optional_integer(object, "padTokenId", 0, 0));
   options.rewrites = rewrite_switches_from_js(object.Get("rewrites"));
+  const Napi::Value read_root = object.Get("readRoot");
+  if (!read_root.IsUndefined()) {
+    if (!read_root.IsString()) throw Napi::TypeError::New(value.Env(), "options.readRoot must be a string");
+    options.read_root = read_root.As<Napi::String>().Utf8Value();
+  }
   return options;
 }
 

@@ -1,5 +1,6 @@
 #include "external_weights.h"
 
+#include <filesystem>
 #include <optional>
 #include <string_view>
 
@@ -40,6 +41,40 @@ ProtoBuilder as_external(Bytes tensor, Bytes raw, const ModelFile& file) {
   return rewritten;
 }
 
+bool names_external_data(Bytes tensor) {
+  bool external = false;
+  for_each_field(tensor, [&](const Field& part) {
+    external = external || (part.number == TensorProto::kDataLocation && part.varint == TensorProto::kLocationExternal);
+  });
+  return external;
+}
+
+// The value of a StringStringEntryProto whose key is `key`.
+std::optional<std::string_view> entry_value(Bytes entry_proto, std::string_view key) {
+  std::optional<std::string_view> found_key;
+  std::optional<std::string_view> value;
+  for_each_field(entry_proto, [&](const Field& part) {
+    if (part.number == onnx::StringStringEntryProto::kKey) found_key = as_text(part.payload);
+    if (part.number == onnx::StringStringEntryProto::kValue) value = as_text(part.payload);
+  });
+  return found_key == key ? value : std::nullopt;
+}
+
+// The TensorProto with its external-data location named from the folder ORT is given rather than the model's.
+ProtoBuilder relocated(Bytes tensor, const std::string& folder_in_root) {
+  ProtoBuilder rewritten;
+  for_each_field(tensor, [&](const Field& part) {
+    const std::optional<std::string_view> location =
+        part.number == TensorProto::kExternalData ? entry_value(part.payload, "location") : std::nullopt;
+    if (location) {
+      rewritten.message_field(TensorProto::kExternalData, entry("location", (std::filesystem::path(folder_in_root) / *location).string()));
+    } else {
+      rewritten.raw(part.encoded);
+    }
+  });
+  return rewritten;
+}
+
 }  // namespace
 
 Pieces with_external_weights(const GraphView& graph, const ModelFile& file) {
@@ -49,6 +84,8 @@ Pieces with_external_weights(const GraphView& graph, const ModelFile& file) {
     const std::optional<Bytes> raw = initializer ? raw_weight_in(part.payload, file.bytes) : std::nullopt;
     if (raw) {
       pieces.own(GraphProto::kInitializer, as_external(part.payload, *raw, file));
+    } else if (part.number == GraphProto::kInitializer && !file.folder_in_root.empty() && names_external_data(part.payload)) {
+      pieces.own(GraphProto::kInitializer, relocated(part.payload, file.folder_in_root));
     } else {
       pieces.view(part.encoded);
     }
@@ -58,12 +95,7 @@ Pieces with_external_weights(const GraphView& graph, const ModelFile& file) {
 
 bool has_external_data(const GraphView& graph) {
   for (const Field& part : graph.fields) {
-    if (part.number != GraphProto::kInitializer) continue;
-    bool external = false;
-    for_each_field(part.payload, [&](const Field& tensor) {
-      external = external || (tensor.number == TensorProto::kDataLocation && tensor.varint == TensorProto::kLocationExternal);
-    });
-    if (external) return true;
+    if (part.number == GraphProto::kInitializer && names_external_data(part.payload)) return true;
   }
   return false;
 }

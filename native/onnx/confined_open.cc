@@ -81,4 +81,19 @@ std::variant<FileHandle, ConfinedRefusal> open_inside_folder(const std::string& 
   return FileHandle(descriptor, joined, purpose);
 }
 
+ReadScope read_scope(const std::string& folder, const std::string& read_root) {
+  const std::optional<std::string> real_folder = real_path(folder.empty() ? "." : folder);
+  if (!real_folder) return {folder, ""};
+  const std::optional<std::string> real_root = read_root.empty() ? std::nullopt : real_path(read_root);
+  if (!real_root || *real_root == *real_folder) return {*real_folder, ""};
+  const std::string prefix = *real_root == "/" ? *real_root : *real_root + "/";
+  if (real_folder->compare(0, prefix.size(), prefix) != 0) return {*real_folder, ""};
+  return {*real_root, real_folder->substr(prefix.size())};
+}
+
+std::variant<FileHandle, ConfinedRefusal> open_in_scope(const ReadScope& scope, const std::string& relative, const std::string& purpose) {
+  if (relative.empty() || climbs_out_lexically(std::filesystem::path(relative))) return ConfinedRefusal{ConfinedRefusal::Kind::outside_folder, 0};
+  return open_inside_folder(scope.root, (std::filesystem::path(scope.folder_in_root) / relative).string(), purpose);
+}
+
 }  // namespace mlrb::onnx

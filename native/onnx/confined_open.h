@@ -32,4 +32,21 @@ struct ConfinedRefusal {
 [[nodiscard]] std::variant<FileHandle, ConfinedRefusal> open_inside_folder(const std::string& folder, const std::string& relative,
                                                                            const std::string& purpose);
 
+// A model's folder within the folder its files may resolve into. That is the folder itself, unless the caller
+// names a read root above it: a Hugging Face hub snapshot (snapshots/<commit>/) whose files are links into the
+// repository's blobs/ resolves inside the repository folder (the rule is src/io/hub-snapshot.ts's; the addon
+// is told its answer rather than guessing again).
+struct ReadScope {
+  std::string root;            // real path; nothing outside it is opened
+  std::string folder_in_root;  // the model's folder, relative to root ("" when it is root)
+};
+
+// `read_root` empty, or not a real folder above the model's: the scope is the model's folder alone.
+[[nodiscard]] ReadScope read_scope(const std::string& folder, const std::string& read_root);
+
+// `relative` named from the model's folder: it may not climb out of that folder by name (`..`, absolute), and
+// no symlink on the way may lead outside the scope's root.
+[[nodiscard]] std::variant<FileHandle, ConfinedRefusal> open_in_scope(const ReadScope& scope, const std::string& relative,
+                                                                      const std::string& purpose);
+
 }  // namespace mlrb::onnx

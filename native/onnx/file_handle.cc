@@ -34,6 +34,15 @@ FileHandle::FileHandle(std::string path, const std::string& purpose) : path_(std
   adopt(descriptor, purpose);
 }
 
+std::string FileHandle::real_path() const {
+  const std::string link = "/proc/self/fd/" + std::to_string(descriptor_);
+  std::string target(4096, '\0');
+  const ssize_t length = ::readlink(link.c_str(), target.data(), target.size());
+  if (length <= 0 || static_cast<size_t>(length) >= target.size()) return path_;
+  target.resize(static_cast<size_t>(length));
+  return target;
+}
+
 FileHandle::FileHandle(int descriptor, std::string path, const std::string& purpose) : path_(std::move(path)) { adopt(descriptor, purpose); }
 
 void FileHandle::adopt(int descriptor, const std::string& purpose) {

@@ -24,6 +24,9 @@ class FileHandle {
   [[nodiscard]] uint64_t size() const { return size_; }
   [[nodiscard]] const std::string& path() const { return path_; }
   [[nodiscard]] int descriptor() const { return descriptor_; }
+  // Where the descriptor was opened, every link resolved (the kernel's record, so no later rename or swap
+  // of a link changes it); the given path where that record cannot be read.
+  [[nodiscard]] std::string real_path() const;
 
   // Reads exactly `count` bytes at `offset`; a short read means the file shrank or lies about its size.
   void read_exact(uint64_t offset, void* destination, size_t count) const;

@@ -23,6 +23,7 @@ struct TensorInfo {
   TensorSource source = TensorSource::initializer;
   std::string graph;      // "" for the main graph, else the subgraph or function it belongs to
   std::string file;       // absolute path of the file holding the payload (raw: the model file)
+  std::string real_file;  // `file` with its links resolved, as opened when the model was read ("" for no file)
   uint64_t offset = 0;    // payload offset in `file`
   uint64_t length = 0;    // payload bytes in `file` (dense size for typed payloads)
   uint64_t element_count = 0;

@@ -48,7 +48,7 @@ bool read_model(Bytes file, ModelInfo& model, GraphContents& contents) {
 
 }  // namespace
 
-ModelInfo read_model_info(const std::string& path) {
+ModelInfo read_model_info(const std::string& path, const std::string& read_root) {
   ModelInfo model;
   model.path = std::filesystem::absolute(path).lexically_normal().string();
   const FileHandle file(model.path, "ONNX model");
@@ -77,7 +77,7 @@ ModelInfo read_model_info(const std::string& path) {
   model.inputs = std::move(contents.inputs);
   model.outputs = std::move(contents.outputs);
   model.nodes = std::move(contents.nodes);
-  model.tensors = resolve_tensor_payloads(model.path, std::move(contents.tensors), model.external_files);
+  model.tensors = resolve_tensor_payloads(model.path, file.real_path(), read_root, std::move(contents.tensors), model.external_files);
   return model;
 }
 

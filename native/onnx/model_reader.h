@@ -10,6 +10,8 @@
 namespace mlrb::onnx {
 
 // Throws mlrb::Error(BAD_MODEL) naming the file (and tensor) for unreadable, truncated or inconsistent models.
-[[nodiscard]] ModelInfo read_model_info(const std::string& path);
+// External data may resolve anywhere under `read_root` when that is a folder above the model's (a hub
+// snapshot's repository folder; confined_open.h), else only inside the model's folder.
+[[nodiscard]] ModelInfo read_model_info(const std::string& path, const std::string& read_root = {});
 
 }  // namespace mlrb::onnx

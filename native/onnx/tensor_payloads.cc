@@ -28,9 +28,10 @@ std::string describe_dims(const std::vector<int64_t>& dims) {
 
 class PayloadResolver {
  public:
-  PayloadResolver(const std::string& model_path, std::vector<ExternalFile>& external_files)
-      : model_path_(model_path), directory_(std::filesystem::path(model_path).parent_path()),
-        external_files_(external_files) {}
+  PayloadResolver(const std::string& model_path, const std::string& model_real_path, const std::string& read_root,
+                  std::vector<ExternalFile>& external_files)
+      : model_path_(model_path), model_real_path_(model_real_path), directory_(std::filesystem::path(model_path).parent_path()),
+        scope_(read_scope(directory_.string(), read_root)), external_files_(external_files) {}
 
   TensorInfo resolve(ParsedTensor parsed) {
     TensorInfo info = std::move(parsed.info);
@@ -47,6 +48,7 @@ class PayloadResolver {
     } else if (parsed.has_raw_data) {
       info.location = DataLocation::raw;
       info.file = model_path_;
+      info.real_file = model_real_path_;
       if (expected && info.length != *expected) lie(info, *expected, "its raw_data holds " + std::to_string(info.length) + " bytes");
     } else if (parsed.has_typed_data) {
       info.location = DataLocation::typed;
@@ -115,18 +117,23 @@ class PayloadResolver {
     }
   }
 
-  // Opens the external file inside the model's folder (confined_open.h) and sets info.file. A refusal
-  // names the tensor and the location as written and says nothing about whatever lies outside the folder.
+  // Opens the external file inside the model's read scope (confined_open.h: its folder, or the hub repository
+  // folder above a snapshot) and sets info.file. A refusal names the tensor and the location as written and
+  // says nothing about whatever lies outside.
   uint64_t external_file_size(TensorInfo& info, const std::string& location) {
     const std::string written = "'" + location + "' (as written)";
     if (std::filesystem::path(location).is_absolute()) fail(info, "names an absolute external data location " + written + "; ONNX requires a relative one");
     info.file = (directory_ / location).lexically_normal().string();
-    if (auto known = sizes_.find(info.file); known != sizes_.end()) return known->second;
-    std::variant<FileHandle, ConfinedRefusal> opened = open_inside_folder(directory_.string(), location, "external data of tensor '" + info.name + "'");
+    if (auto known = opened_.find(info.file); known != opened_.end()) {
+      info.real_file = known->second.real_path;
+      return known->second.size;
+    }
+    std::variant<FileHandle, ConfinedRefusal> opened = open_in_scope(scope_, location, "external data of tensor '" + info.name + "'");
     if (const auto* refusal = std::get_if<ConfinedRefusal>(&opened)) {
       switch (refusal->kind) {
         case ConfinedRefusal::Kind::outside_folder:
-          fail(info, "keeps its data at " + written + ", which leads outside the model's folder; external data must stay inside it");
+          fail(info, "keeps its data at " + written + ", which leads outside the model's " + scope_name() +
+                       "; external data must stay inside it");
         case ConfinedRefusal::Kind::missing:
           fail(info, "keeps its data in external file " + info.file + ", which does not exist");
         case ConfinedRefusal::Kind::unresolvable:
@@ -136,22 +143,32 @@ class PayloadResolver {
       }
     }
     const FileHandle& file = std::get<FileHandle>(opened);
-    sizes_.emplace(info.file, file.size());
+    info.real_file = file.real_path();
+    opened_.emplace(info.file, OpenedFile{file.size(), info.real_file});
     external_files_.push_back({info.file, file.size()});
     return file.size();
   }
 
+  std::string scope_name() const { return scope_.folder_in_root.empty() ? "folder" : "repository folder " + scope_.root; }
+
+  struct OpenedFile {
+    uint64_t size = 0;
+    std::string real_path;
+  };
+
   const std::string& model_path_;
+  const std::string& model_real_path_;
   std::filesystem::path directory_;
+  ReadScope scope_;
   std::vector<ExternalFile>& external_files_;
-  std::map<std::string, uint64_t> sizes_;
+  std::map<std::string, OpenedFile> opened_;
 };
 
 }  // namespace
 
-std::vector<TensorInfo> resolve_tensor_payloads(const std::string& model_path, std::vector<ParsedTensor> tensors,
-                                                std::vector<ExternalFile>& external_files) {
-  PayloadResolver resolver(model_path, external_files);
+std::vector<TensorInfo> resolve_tensor_payloads(const std::string& model_path, const std::string& model_real_path, const std::string& read_root,
+                                                std::vector<ParsedTensor> tensors, std::vector<ExternalFile>& external_files) {
+  PayloadResolver resolver(model_path, model_real_path, read_root, external_files);
   std::vector<TensorInfo> resolved;
   resolved.reserve(tensors.size());
   for (ParsedTensor& tensor : tensors) resolved.push_back(resolver.resolve(std::move(tensor)));

@@ -9,8 +9,10 @@
 #include "../graph/graph_state.h"
 #include "../graph/rewrite_pipeline.h"
 #include "../graph/rewrite_passes.h"
+#include "../onnx/confined_open.h"
 #include "../onnx/file_handle.h"
 #include "../onnx/mapped_range.h"
+#include "../onnx/model_reader.h"
 #include "original_graph_check.h"
 
 namespace mlrb {
@@ -37,23 +39,28 @@ graph::HeldBack held_back_by_request(std::span<const RewritePass* const> passes,
 struct WeightsPlacement {
   std::string folder;                          // where ORT resolves external-data names
   std::optional<std::string> model_file_name;  // the model file's name there; none: weights stay inline
+  std::string folder_in_root;                  // the model's folder within `folder` ("" when it is `folder`)
 };
 
-// ORT refuses an external-data name that resolves outside the folder it is given, so the model file is named
-// by its real path: one reached through a symlink that points elsewhere (Hugging Face's cache links
-// snapshots/<rev>/model.onnx to blobs/<hash>) is found through its real folder. A model with external-data
-// files of its own keeps the link's folder, against which their names resolve; if its file then lies
-// elsewhere, its weights stay inline, copied into the assembled model.
-WeightsPlacement place_weights(const std::string& model_path, bool has_own_external_data) {
+// ORT refuses an external-data name that resolves outside the folder it is given. A model inside a hub
+// snapshot (its files links into the repository's blobs/) is given the repository folder, with every name,
+// the model file's included, written from there. Otherwise the model file is named by its real path: one
+// reached through a symlink that points elsewhere is found through its real folder. A model with
+// external-data files of its own keeps the link's folder, against which their names resolve; if its file
+// then lies elsewhere, its weights stay inline, copied into the assembled model.
+WeightsPlacement place_weights(const std::string& model_path, bool has_own_external_data, const onnx::ReadScope& scope) {
   const std::filesystem::path given(model_path);
+  if (!scope.folder_in_root.empty()) {
+    return {scope.root, (std::filesystem::path(scope.folder_in_root) / given.filename()).string(), scope.folder_in_root};
+  }
   std::error_code unresolved;
   const std::filesystem::path real = std::filesystem::canonical(given, unresolved);
-  if (unresolved) return {given.parent_path().string(), std::nullopt};
-  if (!has_own_external_data) return {real.parent_path().string(), real.filename().string()};
+  if (unresolved) return {given.parent_path().string(), std::nullopt, ""};
+  if (!has_own_external_data) return {real.parent_path().string(), real.filename().string(), ""};
   std::error_code incomparable;
   const std::filesystem::path given_folder = given.has_parent_path() ? given.parent_path() : std::filesystem::path(".");
   const bool beside = std::filesystem::equivalent(real.parent_path(), given_folder, incomparable) && !incomparable;
-  return {given.parent_path().string(), beside ? std::optional<std::string>(given.filename().string()) : std::nullopt};
+  return {given.parent_path().string(), beside ? std::optional<std::string>(given.filename().string()) : std::nullopt, ""};
 }
 
 bool emits_cpu_kernels_applied(std::span<const RewritePass* const> passes, const std::vector<PassOutcome>& outcomes) {
@@ -78,7 +85,11 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
   // Opened first, without blocking: a FIFO or device named as the model is refused here, naming the file,
   // before ORT would wait on it.
   const onnx::FileHandle file(model_path, "ONNX model");
-  if (!graph::any_pass_can_run(passes, held_back)) {
+  const onnx::ReadScope scope = onnx::read_scope(std::filesystem::path(model_path).parent_path().string(), request.read_root);
+  // A model read through a read root is always loaded from memory: ORT opening the file would judge its
+  // external data against the model's own folder.
+  const bool through_root = !scope.folder_in_root.empty();
+  if (!through_root && !graph::any_pass_can_run(passes, held_back)) {
     opened.rewrites = graph::decline_all(passes, held_back, "no pass can run");
     opened.session = load_plain(runtime, model_path, session_options);
     return opened;
@@ -101,9 +112,13 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
   }
   // A model loaded from memory finds its external-data files through this folder: the model file itself for
   // the weights the assembled graphs reference there, and any external-data files the model had.
-  const WeightsPlacement placement = place_weights(model_path, graph::has_external_data(parsed->graph));
+  const bool has_external_data = graph::has_external_data(parsed->graph);
+  // ORT, given the repository folder, would accept data anywhere in it: each location is first held to the
+  // model's folder by name and to the repository by its links, and refused as BAD_MODEL naming the tensor.
+  if (through_root && has_external_data) (void)onnx::read_model_info(model_path, request.read_root);
+  const WeightsPlacement placement = place_weights(model_path, has_external_data, scope);
   session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", placement.folder.c_str());
-  const graph::ModelFile model_file{mapped->bytes(), placement.model_file_name};
+  const graph::ModelFile model_file{mapped->bytes(), placement.model_file_name, placement.folder_in_root};
   // ORT judges the graph as submitted before any rewrite can hide a node it would refuse: the file's own
   // graph, its weights referenced in place rather than parsed into a copy (a weight whose bytes do not fit
   // its dims is refused all the same, as an external-data size mismatch).
@@ -133,7 +148,11 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
       held_back.emplace(blamed->name, std::string("ONNX Runtime refused the rewritten graph (") + error.what() + ")");
     }
   }
-  opened.session = load_plain(runtime, model_path, session_options);
+  if (through_root) {
+    opened.session = std::make_unique<Ort::Session>(runtime.env(), original.data(), original.size(), session_options);
+  } else {
+    opened.session = load_plain(runtime, model_path, session_options);
+  }
   return opened;
 }
 

@@ -21,6 +21,9 @@ struct RewriteRequest {
   std::unordered_map<std::string, bool> switches;
   // Passes whose ops are CPU kernels (RewritePass::emits_cpu_kernels) run only on the CPU provider.
   bool cpu_provider = true;
+  // A folder above the model's that its external data may resolve into (onnx/confined_open.h ReadScope): a
+  // hub snapshot's repository folder. ORT is then given that folder, and the model from memory.
+  std::string read_root;
 };
 
 struct OpenedSession {
@@ -30,7 +33,8 @@ struct OpenedSession {
   std::vector<graph::PassOutcome> rewrites;  // one per pass, in the order they run
 };
 
-// Throws ORT's Ort::Exception when ORT refuses the unmodified model (before any rewrite is tried) or,
+// Throws mlrb::Error(BAD_MODEL) naming the file and tensor when external data read through `read_root` leads
+// outside it, or ORT's Ort::Exception when ORT refuses the unmodified model (before any rewrite is tried) or,
 // after every rewrite was dropped, its plain load.
 [[nodiscard]] OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& model_path,
                                                    Ort::SessionOptions& session_options, const RewriteRequest& request);

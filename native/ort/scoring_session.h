@@ -28,6 +28,8 @@ struct ScoringSessionOptions {
   int32_t pad_token_id = 0;
   // The load-time graph rewrites turned off or on, by pass name (graph/rewrite_passes.h); unnamed ones run.
   std::unordered_map<std::string, bool> rewrites;
+  // A folder above the model's that its external data may resolve into (onnx/confined_open.h ReadScope).
+  std::string read_root;
 };
 
 struct BatchScores {

@@ -7,11 +7,12 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { rememberedSha256 } from '../cache/file-digests.js';
+import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import { loadBinding } from '../native/binding.js';
 
 /** `cacheDir` is where file hashes are remembered between runs (false: hash every time). */
 export async function modelContentSha256(modelPath: string, cacheDir: string | false): Promise<string> {
-  const externalFiles = (await loadBinding().readOnnxModel(modelPath)).externalFiles
+  const externalFiles = (await loadBinding().readOnnxModel(modelPath, modelExternalDataRoot(modelPath))).externalFiles
     .map((file) => path.resolve(path.dirname(modelPath), file.path))
     .sort();
   const hash = createHash('sha256').update(`graph ${await rememberedSha256(modelPath, cacheDir)}\n`);

@@ -34,14 +34,16 @@ export function hasReadableValues(tensor: ModelTensor): boolean {
  */
 /** The tensor's bytes lie inside a regular file (metadata-only test models point at files that do not exist). */
 function storedInFile(tensor: ModelTensor): boolean {
-  const stats = statSync(tensor.file, { throwIfNoEntry: false });
+  const stats = statSync(tensor.realFile ?? tensor.file, { throwIfNoEntry: false });
   return stats !== undefined && stats.isFile() && stats.size >= tensor.offset + tensor.length;
 }
 
 function openTensorFile(tensor: ModelTensor): number {
   let descriptor: number;
   try {
-    descriptor = openSync(tensor.file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    // The real path, not the name: a hub snapshot's files are links into its blobs/, which the reader
+    // followed (and held to the repository folder) when it read the model.
+    descriptor = openSync(tensor.realFile ?? tensor.file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new MlrbError('BAD_MODEL', `cannot open ${tensor.file} to read tensor ${tensor.name} (${reason})`, { file: tensor.file, tensor: tensor.name });

@@ -5,6 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
+import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import { loadBinding, type NativeModelInfo, type NativeNodeInfo, type NativeTensorInfo } from '../native/binding.js';
 import { dtypeFacts, type DtypeCategory } from './dtypes.js';
 
@@ -56,7 +57,7 @@ export async function readModelGraph(modelPath: string): Promise<ModelGraph> {
     throw new MlrbError('BAD_MODEL', `model file ${resolved} does not exist`, { file: resolved });
   }
   const started = performance.now();
-  const info = await loadBinding().readOnnxModel(resolved);
+  const info = await loadBinding().readOnnxModel(resolved, modelExternalDataRoot(resolved));
   return buildModelGraph(info, performance.now() - started);
 }
 

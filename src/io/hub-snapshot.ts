@@ -26,6 +26,15 @@ export function hubSnapshotReadRoot(dir: string, kind: HubRepoKind): string {
   return resolved;
 }
 
+/**
+ * The folder an ONNX model's external data may resolve into: the hub repository folder when the model lies in
+ * a snapshot, else the model's own folder. The addon is handed this (readRoot) rather than applying a rule of
+ * its own; it still holds each location to the model's folder by name.
+ */
+export function modelExternalDataRoot(modelFile: string): string {
+  return hubSnapshotReadRoot(path.dirname(path.resolve(modelFile)), 'model');
+}
+
 export function realPathOrSelf(file: string): string {
   try {
     return realpathSync(file);

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { isMlrbError, MlrbError } from '../errors.js';
 import { GIT_LFS_POINTER_REASON, gitLfsPointersIn } from '../io/git-lfs-pointer.js';
+import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import {
   loadBinding, type BatchScores, type ExecutionProvider, type GraphSignature, type NativeGeneration, type NativeGenerationRequest,
   type NativeSession, type PackedBatch, type PrefixId,
@@ -237,6 +238,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
   const threads = options.threads ?? 1;
   const nativeOptions = {
     intraOpThreads: threads,
+    readRoot: modelExternalDataRoot(modelPath),
     ...(metadata.numKeyValueHeads !== null ? { numKeyValueHeads: metadata.numKeyValueHeads } : {}),
     ...(metadata.headDim !== null ? { headDim: metadata.headDim } : {}),
   };

@@ -70,6 +70,11 @@ export interface NativeSessionOptions {
   readonly padTokenId?: number;
   /** Load-time graph rewrites to turn off (or on); each runs when the graph allows it unless set false. */
   readonly rewrites?: RewriteSwitches;
+  /**
+   * A folder above the model's that its external data may resolve into through symlinks (a hub snapshot's
+   * repository folder: src/io/hub-snapshot.ts); without it, only the model's own folder.
+   */
+  readonly readRoot?: string;
 }
 
 /**
@@ -235,6 +240,12 @@ export interface NativeTensorInfo {
   /** '' for the main graph, else the subgraph or function holding it. */
   readonly graph: string;
   readonly file: string;
+  /**
+   * `file` with its links resolved, as the reader opened it (held to the model's folder or read root then);
+   * reopen this one, refusing links, so a link swapped in since cannot redirect the read. Absent in synthetic
+   * models built in tests and for payloads in no file.
+   */
+  readonly realFile?: string;
   readonly offset: number;
   /** Payload bytes (the dense size for typed and sparse payloads). */
   readonly length: number;
@@ -306,8 +317,11 @@ export interface BindingModule {
    * what it reserved.
    */
   cudaDevice(index?: number): CudaDeviceInfo | null;
-  /** Reads the model's metadata from a memory mapping; weight bytes are stepped over, never read. */
-  readOnnxModel(modelPath: string): Promise<NativeModelInfo>;
+  /**
+   * Reads the model's metadata from a memory mapping; weight bytes are stepped over, never read. External data
+   * may resolve under `readRoot` (as NativeSessionOptions.readRoot), else only inside the model's folder.
+   */
+  readOnnxModel(modelPath: string, readRoot?: string): Promise<NativeModelInfo>;
   /**
    * softmax(scale · Q Kᵀ, masked) V for one head, [queries, valueDim], computed as the fused op computes it with
    * the named path's rounding. Synchronous, for small checks of that rounding (not for scoring).
