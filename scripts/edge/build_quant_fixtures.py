@@ -386,11 +386,13 @@ def logits(model: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> np.ndarray:
 
 
 def stored_bytes(model: onnx.ModelProto) -> dict[str, int]:
+    """Bytes of each stored tensor the graph reads (ONNX Runtime drops the others at load, as the check leaves them out)."""
     sizes = {init.name: numpy_helper.to_array(init).nbytes for init in model.graph.initializer}
     for node in model.graph.node:
         if node.op_type == 'Constant' and node.attribute[0].name == 'value':
             sizes[node.output[0]] = numpy_helper.to_array(node.attribute[0].t).nbytes
-    return sizes
+    read = {name for node in model.graph.node for name in node.input} | {output.name for output in model.graph.output}
+    return {name: size for name, size in sizes.items() if name in read}
 
 
 def quantization_ops(model: onnx.ModelProto) -> list[str]:

@@ -169,3 +169,59 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
     expect(result.verdict.status).toBe('pass');
   });
 });
+
+describe('no-quantization check: stored data a model could hide weights in', () => {
+  it('reads a Constant sparse_value as a stored tensor: int8 weights densified at load are quantized weights', async () => {
+    const values = tensor('ignored', 3, [256]);
+    const indices = { name: 'ignored_indices', dataType: 7, dims: [256], raw: new Uint8Array(new BigInt64Array(256).map((_, index) => BigInt(index)).buffer) };
+    const check = await checkRaw('constant-sparse', {
+      tensors: [],
+      nodes: [
+        { opType: 'Constant', inputs: [], outputs: ['w_sparse'], constant: { attribute: 'sparse_value', values, indices, dims: [16, 16] } },
+        { opType: 'Cast', inputs: ['w_sparse'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['x', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.quantizedTensors.map((t) => `${t.name}:${t.dtype}:${t.shape.join('x')}`)).toEqual(['w_sparse:int8:16x16']);
+    expect(check.integerWeights.map((w) => w.route)).toEqual(['w_sparse → Cast w → MatMul proj']);
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('reads a Constant value_ints as a stored int64 vector that becomes a weight through Reshape and Cast', async () => {
+    const check = await checkRaw('constant-ints', {
+      tensors: [],
+      nodes: [
+        { opType: 'Constant', inputs: [], outputs: ['w_ints'], constant: { attribute: 'value_ints', values: Array.from({ length: 256 }, (_, index) => (index % 255) - 127) } },
+        { opType: 'Reshape', inputs: ['w_ints', 'shape'], outputs: ['w_square'] },
+        { opType: 'Cast', inputs: ['w_square'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['x', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights.map((w) => `${w.name}:${w.dtype}:${w.shape.join('x')} → ${w.reader.opType}`)).toEqual(['w_ints:int64:256 → MatMul']);
+    expect(check.integerStorage).toMatchObject({ integerValueBytes: 2048, storedBytes: 2048, share: 1 });
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('leaves tensors nothing reads out of the storage share, so unused float padding cannot dilute it', async () => {
+    // int8 weights disguised as input-dependent (scale + 0 · f(Shape(x))), which only the storage share catches,
+    // padded with an unused fp32 tensor 16× their size: over all stored bytes the share would be 5.9 %.
+    const check = await checkRaw('padding', {
+      tensors: [tensor('w_flat', 3, [1024]), tensor('padding', 1, [4096], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'Shape', inputs: ['x'], outputs: ['x_shape'] },
+        { opType: 'Cast', inputs: ['x_shape'], outputs: ['x_shape_float'] },
+        { opType: 'ReduceSum', inputs: ['x_shape_float'], outputs: ['x_size'] },
+        { opType: 'Mul', inputs: ['x_size', 'zero'], outputs: ['nothing'] },
+        { opType: 'Add', inputs: ['nothing', 'scale'], outputs: ['input_scale'] },
+        { opType: 'Reshape', inputs: ['w_flat', 'shape'], outputs: ['w_int8'] },
+        { opType: 'Cast', inputs: ['w_int8'], outputs: ['w_float'] },
+        { opType: 'Mul', inputs: ['w_float', 'input_scale'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['x', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights).toEqual([]);
+    expect(check.integerStorage).toMatchObject({ integerValueBytes: 1024, storedBytes: 1024, unreadBytes: 16384, tensors: ['w_flat'], exceeded: true });
+    expect(check.verdict.status).toBe('fail');
+  });
+});
