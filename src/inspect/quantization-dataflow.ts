@@ -7,7 +7,8 @@
 import type { NativeNodeInfo } from '../native/binding.js';
 import { isIntegerStorage } from './dtypes.js';
 import type { ModelGraph, ModelTensor } from './model-graph.js';
-import { isLookupOp, outputIsFloat, slotRole } from './quantization-slots.js';
+import { isLookupOp, isStandardDomain, outputIsFloat, slotRole } from './quantization-slots.js';
+import { subgraphOwners, type SubgraphOwners } from './subgraph-owners.js';
 
 /**
  * Traced integer tensors hold at least this many elements. Smaller ones are scalars and short vectors (offsets
@@ -61,12 +62,13 @@ const MAX_USES_PER_TENSOR = 16;
 /** Stored integer tensors big enough to hold weights, each with where its values go. */
 export function traceIntegerTensors(graph: ModelGraph): IntegerTrace[] {
   const dependent = inputDependentValues(graph);
+  const ownersOf = subgraphOwners(graph);
   return graph.tensors
     .filter((tensor) => isIntegerStorage(tensor.category) && tensor.elementCount >= MIN_SOURCE_ELEMENTS)
-    .map((tensor) => traceOne(graph, tensor, dependent));
+    .map((tensor) => traceOne(graph, tensor, dependent, ownersOf));
 }
 
-function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet<string>): IntegerTrace {
+function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet<string>, ownersOf: SubgraphOwners): IntegerTrace {
   const uses: WeightUse[] = [];
   let carriesValues = false;
   // fp8 / fp6 / fp4 storage is float already; the integer types become float only through a conversion.
@@ -101,11 +103,16 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
           continue;
         }
       }
-      for (const output of node.outputs) {
-        const key = `${output}|${isFloat ? 1 : 0}|${lookup === null ? 0 : 1}`;
-        if (output === '' || seen.has(key)) continue;
-        seen.add(key);
-        queue.push({ value: output, isFloat, lookup, hop });
+      // Values that enter a subgraph come out of the node that owns it (If, Loop, Scan): follow them there too,
+      // whichever of the subgraph's values is its result.
+      const exits = ownersOf(node.graph).map((owner): [NativeNodeInfo, Hop] => [owner, { node: owner, inputIndex: -1, previous: hop }]);
+      for (const [producer, via] of [[node, hop] as [NativeNodeInfo, Hop], ...exits]) {
+        for (const output of producer.outputs) {
+          const key = `${output}|${isFloat ? 1 : 0}|${lookup === null ? 0 : 1}`;
+          if (output === '' || seen.has(key)) continue;
+          seen.add(key);
+          queue.push({ value: output, isFloat, lookup, hop: via });
+        }
       }
     }
   }
@@ -115,19 +122,25 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
 /**
  * Values that depend on a graph input through any slot. A weight is computed from stored tensors alone;
  * positions sliced to the input's length, masks and activations are not weights even when integers feed them.
+ * An If's condition only picks a branch: its outputs depend on the input when a branch computes from it, which
+ * reaches them through the subgraph's owner, as any value computed inside a subgraph does.
  */
 export function inputDependentValues(graph: ModelGraph): Set<string> {
+  const ownersOf = subgraphOwners(graph);
   const dependent = new Set(graph.info.inputs.map((input) => input.name).filter((name) => !graph.tensorByName.has(name)));
   const queue = [...dependent];
   const visited = new Set<NativeNodeInfo>();
   for (let next = 0; next < queue.length; next++) {
-    for (const { node } of graph.consumers.get(queue[next]!) ?? []) {
-      if (visited.has(node)) continue;
-      visited.add(node);
-      for (const output of node.outputs) {
-        if (output === '' || dependent.has(output)) continue;
-        dependent.add(output);
-        queue.push(output);
+    for (const { node, inputIndex } of graph.consumers.get(queue[next]!) ?? []) {
+      if (node.opType === 'If' && isStandardDomain(node.domain) && inputIndex === 0) continue;
+      for (const producer of [node, ...ownersOf(node.graph)]) {
+        if (visited.has(producer)) continue;
+        visited.add(producer);
+        for (const output of producer.outputs) {
+          if (output === '' || dependent.has(output)) continue;
+          dependent.add(output);
+          queue.push(output);
+        }
       }
     }
   }

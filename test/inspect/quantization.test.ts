@@ -253,3 +253,50 @@ describe('no-quantization check: stored data a model could hide weights in', () 
     expect(check.integerStorage).toMatchObject({ integerValueBytes: 1024, storedBytes: 1024 + 2 * 16384, droppedBytes: 0 });
   });
 });
+
+describe('no-quantization check: data flow through subgraphs', () => {
+  it('follows int8 weights dequantized inside an If branch out through the If, whose input-dependent condition only picks the branch', async () => {
+    // 256 int8 bytes against 4,096 of fp32 weights read with activations: 5.9 %, under the storage limit, so only data flow can tell.
+    const check = await checkRaw('if-branch', {
+      tensors: [tensor('w_flat', 3, [256]), tensor('embed', 1, [1024], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        { opType: 'Shape', inputs: ['x'], outputs: ['x_shape'] },
+        { opType: 'ReduceSum', inputs: ['x_shape'], outputs: ['x_size'] },
+        { opType: 'Greater', inputs: ['x_size', 'zero'], outputs: ['always'] },
+        {
+          opType: 'If', name: 'pick', inputs: ['always'], outputs: ['w'],
+          subgraph: { attribute: 'then_branch', nodes: [
+            { opType: 'Reshape', inputs: ['w_flat', 'shape'], outputs: ['w_square'] },
+            { opType: 'Cast', inputs: ['w_square'], outputs: ['w_branch'] },
+          ] },
+        },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerStorage).toMatchObject({ integerValueBytes: 256, storedBytes: 256 + 4096, exceeded: false });
+    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['w_flat → Reshape w_square → If pick → MatMul proj']);
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('still takes what a branch computes from the input for an activation, not a weight', async () => {
+    const check = await checkRaw('if-branch-activation', {
+      tensors: [tensor('positions', 7, [64], 8), tensor('embed', 1, [4096], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        {
+          opType: 'If', name: 'pick', inputs: ['always'], outputs: ['scaled'],
+          subgraph: { attribute: 'then_branch', nodes: [
+            { opType: 'Cast', inputs: ['positions'], outputs: ['positions_float'] },
+            { opType: 'Mul', inputs: ['positions_float', 'h'], outputs: ['scaled'] },
+          ] },
+        },
+        { opType: 'MatMul', name: 'scores', inputs: ['h', 'scaled'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights).toEqual([]);
+    expect(check.verdict.status).toBe('pass');
+  });
+});
