@@ -1,13 +1,15 @@
 /**
  * Quantization by data flow: follows the values of every stored integer tensor forward through the graph, slot
  * by slot, to find the ones that become a layer's weights however they are disguised on the way (stored 1-D
- * and reshaped, packed four to an int32 and unpacked with bit ops, scaled by arithmetic). Dtypes and ranks of
- * the stored tensors prove nothing: what the graph does with their values does.
+ * and reshaped, packed four to an int32 and unpacked with bit ops, scaled by arithmetic). Float tensors are
+ * followed too, from the op that makes integer codes of them (Floor, Mod, bit ops, BitCast, a Cast to an
+ * integer type) on: integers packed into floats. Dtypes and ranks of the stored tensors prove nothing: what the
+ * graph does with their values does.
  */
 import type { NativeNodeInfo } from '../native/binding.js';
 import { isIntegerStorage } from './dtypes.js';
 import type { ModelGraph, ModelTensor } from './model-graph.js';
-import { isLookupOp, isStandardDomain, outputIsFloat, slotRole } from './quantization-slots.js';
+import { isLookupOp, isStandardDomain, makesIntegerCodes, outputIsFloat, slotRole } from './quantization-slots.js';
 import { subgraphOwners, type SubgraphOwners } from './subgraph-owners.js';
 
 /**
@@ -53,26 +55,32 @@ interface State {
   readonly isFloat: boolean;
   /** The lookup (Gather of an integer table) the values went through, until they turn float. */
   readonly lookup: Hop | null;
+  /** The values are integer codes: stored as integers, or made so on the way (makesIntegerCodes). */
+  readonly coded: boolean;
   readonly hop: Hop | null;
 }
 
 // Enough to show where a tensor goes; a tensor read by more weight slots than this is reported by the first ones.
 const MAX_USES_PER_TENSOR = 16;
 
-/** Stored integer tensors big enough to hold weights, each with where its values go. */
+/**
+ * Stored tensors big enough to hold weights, each with where its values go: integer tensors, and float tensors
+ * whose values become integer codes on the way (integers packed into floats), which count only from there on.
+ */
 export function traceIntegerTensors(graph: ModelGraph): IntegerTrace[] {
   const dependent = inputDependentValues(graph);
   const ownersOf = subgraphOwners(graph);
   return graph.tensors
-    .filter((tensor) => isIntegerStorage(tensor.category) && tensor.elementCount >= MIN_SOURCE_ELEMENTS)
-    .map((tensor) => traceOne(graph, tensor, dependent, ownersOf));
+    .filter((tensor) => (isIntegerStorage(tensor.category) || tensor.category === 'float') && tensor.elementCount >= MIN_SOURCE_ELEMENTS)
+    .map((tensor) => traceOne(graph, tensor, dependent, ownersOf))
+    .filter((trace) => isIntegerStorage(trace.tensor.category) || trace.carriesValues);
 }
 
 function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet<string>, ownersOf: SubgraphOwners): IntegerTrace {
   const uses: WeightUse[] = [];
   let carriesValues = false;
   // fp8 / fp6 / fp4 storage is float already; the integer types become float only through a conversion.
-  const queue: State[] = [{ value: tensor.name, isFloat: tensor.dtype.startsWith('float'), lookup: null, hop: null }];
+  const queue: State[] = [{ value: tensor.name, isFloat: tensor.category === 'float' || tensor.dtype.startsWith('float'), lookup: null, coded: isIntegerStorage(tensor.category), hop: null }];
   const seen = new Set<string>();
   const record = (reader: Hop, end: Hop): void => {
     carriesValues = true;
@@ -86,6 +94,8 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
       const hop: Hop = { node, inputIndex, previous: state.hop };
       const role = slotRole(node, inputIndex);
       if (role === 'control' || role === 'ends') continue;
+      // Float values that were never integer codes are what a float model's weights are.
+      if (role === 'weight' && !state.coded) continue;
       const readsIntegerTable = role === 'weight' && isLookupOp(node) && !state.isFloat;
       if (role === 'weight' && !readsIntegerTable) {
         // Rows of an integer table handed to a weight reader (Gather → DequantizeLinear): the table is the weight.
@@ -95,6 +105,8 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
       // A value slot, or an integer table being indexed: the values go on to the outputs.
       const lookup = readsIntegerTable ? hop : state.lookup;
       const isFloat = outputIsFloat(node, state.isFloat);
+      // Rounding an activation (a value already input-dependent) is not unpacking stored codes.
+      const coded = state.coded || (makesIntegerCodes(node) && !dependent.has(state.value));
       if (isFloat && !state.isFloat) {
         carriesValues = true;
         if (lookup !== null) {
@@ -108,10 +120,10 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
       const exits = ownersOf(node.graph).map((owner): [NativeNodeInfo, Hop] => [owner, { node: owner, inputIndex: -1, previous: hop }]);
       for (const [producer, via] of [[node, hop] as [NativeNodeInfo, Hop], ...exits]) {
         for (const output of producer.outputs) {
-          const key = `${output}|${isFloat ? 1 : 0}|${lookup === null ? 0 : 1}`;
+          const key = `${output}|${isFloat ? 1 : 0}|${lookup === null ? 0 : 1}|${coded ? 1 : 0}`;
           if (output === '' || seen.has(key)) continue;
           seen.add(key);
-          queue.push({ value: output, isFloat, lookup, hop: via });
+          queue.push({ value: output, isFloat, lookup, coded, hop: via });
         }
       }
     }

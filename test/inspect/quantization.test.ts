@@ -246,7 +246,7 @@ describe('no-quantization check: stored data a model could hide weights in', () 
         { opType: 'MatMul', name: 'proj', inputs: ['x', 'w_float'], outputs: ['h'] },
         { opType: 'MatMul', name: 'up_proj', inputs: ['h', 'up'], outputs: ['u'] },
         { opType: 'Transpose', inputs: ['head'], outputs: ['head_t'] },
-        { opType: 'Cast', inputs: ['head_t'], outputs: ['head_f'] },
+        { opType: 'Cast', inputs: ['head_t'], outputs: ['head_f'], ints: { to: 1 } },
         { opType: 'MatMul', name: 'lm_head', inputs: ['u', 'head_f'], outputs: ['logits'] },
       ],
     });
@@ -297,6 +297,67 @@ describe('no-quantization check: data flow through subgraphs', () => {
       ],
     });
     expect(check.integerWeights).toEqual([]);
+    expect(check.verdict.status).toBe('pass');
+  });
+});
+
+describe('no-quantization check: integer codes stored as floats', () => {
+  it('fails three uint8 codes packed into each integer-valued fp32 and split by Div → Floor → Mod', async () => {
+    const check = await checkRaw('float-packed', {
+      tensors: [tensor('packed', 1, [342], 4), tensor('embed', 1, [8192], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        { opType: 'Div', inputs: ['packed', 'c65536'], outputs: ['high'] },
+        { opType: 'Floor', inputs: ['high'], outputs: ['code_0'] },
+        { opType: 'Div', inputs: ['packed', 'c256'], outputs: ['middle'] },
+        { opType: 'Floor', inputs: ['middle'], outputs: ['middle_floor'] },
+        { opType: 'Mod', inputs: ['middle_floor', 'c256'], outputs: ['code_1'] },
+        { opType: 'Mod', inputs: ['packed', 'c256'], outputs: ['code_2'] },
+        { opType: 'Concat', inputs: ['code_0', 'code_1', 'code_2'], outputs: ['codes'] },
+        { opType: 'Sub', inputs: ['codes', 'c128'], outputs: ['centered'] },
+        { opType: 'Reshape', inputs: ['centered', 'shape'], outputs: ['w_square'] },
+        { opType: 'Mul', inputs: ['w_square', 'scale'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['packed → Mod code_2 → Concat codes → Sub centered → Reshape w_square → Mul w → MatMul proj']);
+    expect(check.integerStorage.tensors).toEqual(['packed']);
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('fails int8 pairs stored as fp16 and read back by BitCast to int16 and bit ops', async () => {
+    const check = await checkRaw('bitcast', {
+      tensors: [tensor('packed', 10, [512], 2), tensor('embed', 1, [8192], 4)],
+      inputs: ['x'],
+      opsets: [{ domain: '', version: 26 }],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        { opType: 'BitCast', inputs: ['packed'], outputs: ['pairs'], ints: { to: 5 } },
+        { opType: 'BitShift', inputs: ['pairs', 'eight'], outputs: ['high'] },
+        { opType: 'Cast', inputs: ['high'], outputs: ['high_float'], ints: { to: 1 } },
+        { opType: 'Reshape', inputs: ['high_float', 'shape'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['packed → BitCast pairs → BitShift high → Cast high_float → Reshape w → MatMul proj']);
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('passes fp16 weights cast to fp32, rounded activations and a float table Gathered by ids', async () => {
+    const check = await checkRaw('float-weights', {
+      tensors: [tensor('w_half', 10, [256], 2), tensor('embed', 1, [8192], 4), tensor('bias', 1, [64], 4)],
+      inputs: ['ids', 'x'],
+      nodes: [
+        { opType: 'Gather', name: 'embedding', inputs: ['embed', 'ids'], outputs: ['h0'] },
+        { opType: 'Add', inputs: ['h0', 'bias'], outputs: ['h1'] },
+        { opType: 'Round', inputs: ['h1'], outputs: ['h'] },
+        { opType: 'Cast', inputs: ['w_half'], outputs: ['w'], ints: { to: 1 } },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights).toEqual([]);
+    expect(check.integerStorage.tensors).toEqual([]);
     expect(check.verdict.status).toBe('pass');
   });
 });

@@ -19,6 +19,8 @@ export interface RawNode {
   outputs: string[];
   name?: string;
   domain?: string;
+  /** INT attributes (Cast's `to` …). */
+  ints?: Record<string, number>;
   /** A GRAPH attribute (If / Loop body). */
   subgraph?: { attribute: string; nodes: RawNode[]; initializers?: RawTensor[] };
   /** A Constant's value in one of its list or sparse forms (a dense `value` tensor is an initializer's twin). */
@@ -63,6 +65,9 @@ function encodeNode(node: RawNode): Uint8Array {
     if (node.subgraph) {
       const body = encodeGraph(node.subgraph.nodes, node.subgraph.initializers ?? [], `${node.name ?? node.opType}_body`);
       writer.messageField(5, encodeMessage((attribute) => attribute.stringField(1, node.subgraph!.attribute).messageField(6, body).varintField(20, 5)));
+    }
+    for (const [name, value] of Object.entries(node.ints ?? {})) {
+      writer.messageField(5, encodeMessage((attribute) => attribute.stringField(1, name).varintField(3, value).varintField(20, 2)));
     }
     if (node.constant) writer.messageField(5, encodeConstantValue(node.constant));
     if (node.domain) writer.stringField(7, node.domain);
