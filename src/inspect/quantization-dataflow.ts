@@ -57,6 +57,11 @@ interface State {
   readonly lookup: Hop | null;
   /** The values are integer codes: stored as integers, or made so on the way (makesIntegerCodes). */
   readonly coded: boolean;
+  /**
+   * The codes were made of a value that already depended on the input: rounded activations, or stored codes made to
+   * look input-dependent before they were unpacked. They count toward the storage share, never as a weight use.
+   */
+  readonly codedFromInput: boolean;
   readonly hop: Hop | null;
 }
 
@@ -80,12 +85,12 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
   const uses: WeightUse[] = [];
   let carriesValues = false;
   // fp8 / fp6 / fp4 storage is float already; the integer types become float only through a conversion.
-  const queue: State[] = [{ value: tensor.name, isFloat: tensor.category === 'float' || tensor.dtype.startsWith('float'), lookup: null, coded: isIntegerStorage(tensor.category), hop: null }];
+  const queue: State[] = [{ value: tensor.name, isFloat: tensor.category === 'float' || tensor.dtype.startsWith('float'), lookup: null, coded: isIntegerStorage(tensor.category), codedFromInput: false, hop: null }];
   const seen = new Set<string>();
-  const record = (reader: Hop, end: Hop): void => {
+  const record = (reader: Hop, end: Hop, codedFromInput: boolean): void => {
     carriesValues = true;
     const input = reader.node.inputs[reader.inputIndex] ?? '';
-    if (uses.length < MAX_USES_PER_TENSOR) uses.push({ reader: stepOf(reader), path: pathOf(end), constant: !dependent.has(input) });
+    if (uses.length < MAX_USES_PER_TENSOR) uses.push({ reader: stepOf(reader), path: pathOf(end), constant: !dependent.has(input) && !codedFromInput });
   };
   // Breadth first, so the path kept for each reader is a shortest one.
   for (let next = 0; next < queue.length; next++) {
@@ -99,19 +104,20 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
       const readsIntegerTable = role === 'weight' && isLookupOp(node) && !state.isFloat;
       if (role === 'weight' && !readsIntegerTable) {
         // Rows of an integer table handed to a weight reader (Gather → DequantizeLinear): the table is the weight.
-        record(state.lookup ?? hop, hop);
+        record(state.lookup ?? hop, hop, state.codedFromInput);
         continue;
       }
       // A value slot, or an integer table being indexed: the values go on to the outputs.
       const lookup = readsIntegerTable ? hop : state.lookup;
       const isFloat = outputIsFloat(node, state.isFloat);
-      // Rounding an activation (a value already input-dependent) is not unpacking stored codes.
-      const coded = state.coded || (makesIntegerCodes(node) && !dependent.has(state.value));
+      const makesCodes = !state.coded && makesIntegerCodes(node);
+      const coded = state.coded || makesCodes;
+      const codedFromInput = state.codedFromInput || (makesCodes && dependent.has(state.value));
       if (isFloat && !state.isFloat) {
         carriesValues = true;
         if (lookup !== null) {
           // Rows of an integer table turned into floats: the table was an embedding, not an id map.
-          record(lookup, hop);
+          record(lookup, hop, state.codedFromInput);
           continue;
         }
       }
@@ -120,10 +126,10 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
       const exits = ownersOf(node.graph).map((owner): [NativeNodeInfo, Hop] => [owner, { node: owner, inputIndex: -1, previous: hop }]);
       for (const [producer, via] of [[node, hop] as [NativeNodeInfo, Hop], ...exits]) {
         for (const output of producer.outputs) {
-          const key = `${output}|${isFloat ? 1 : 0}|${lookup === null ? 0 : 1}|${coded ? 1 : 0}`;
+          const key = `${output}|${isFloat ? 1 : 0}|${lookup === null ? 0 : 1}|${coded ? 1 : 0}|${codedFromInput ? 1 : 0}`;
           if (output === '' || seen.has(key)) continue;
           seen.add(key);
-          queue.push({ value: output, isFloat, lookup, coded, hop: via });
+          queue.push({ value: output, isFloat, lookup, coded, codedFromInput, hop: via });
         }
       }
     }

@@ -357,7 +357,29 @@ describe('no-quantization check: integer codes stored as floats', () => {
       ],
     });
     expect(check.integerWeights).toEqual([]);
-    expect(check.integerStorage.tensors).toEqual([]);
+    // The bias reaches Round through the activations: its 256 bytes count toward the share, 0.7 % of the model.
+    expect(check.integerStorage).toMatchObject({ tensors: ['bias'], integerValueBytes: 256, exceeded: false });
     expect(check.verdict.status).toBe('pass');
+  });
+
+  it('fails float-packed codes made input-dependent before they are unpacked: not a weight use, but storage counts them', async () => {
+    const check = await checkRaw('float-packed-input-dependent', {
+      tensors: [tensor('packed', 1, [342], 4), tensor('embed', 1, [1024], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        { opType: 'Shape', inputs: ['x'], outputs: ['x_shape'] },
+        { opType: 'Cast', inputs: ['x_shape'], outputs: ['x_shape_float'], ints: { to: 1 } },
+        { opType: 'ReduceSum', inputs: ['x_shape_float'], outputs: ['x_size'] },
+        { opType: 'Mul', inputs: ['x_size', 'zero'], outputs: ['nothing'] },
+        { opType: 'Add', inputs: ['packed', 'nothing'], outputs: ['packed_disguised'] },
+        { opType: 'Mod', inputs: ['packed_disguised', 'c256'], outputs: ['codes'] },
+        { opType: 'Reshape', inputs: ['codes', 'shape'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights).toEqual([]);
+    expect(check.integerStorage).toMatchObject({ tensors: ['packed'], integerValueBytes: 1368, exceeded: true });
+    expect(check.verdict.status).toBe('fail');
   });
 });
