@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "data_types.h"
 #include "schema.h"
 
 namespace mlrb::onnx {
@@ -109,12 +110,29 @@ class GraphWalker {
   }
 
  private:
-  // AttributeProto: keeps INT values, a TENSOR value (Constant's payload) and walks GRAPH(S) values. Fields
-  // are taken in wire order, so a subgraph is labelled with the attribute's name when the name precedes it.
+  // The elements of a repeated INT or FLOAT attribute, packed or not, counted without keeping them.
+  struct ListCount {
+    int32_t data_type;
+    uint64_t elements = 0;
+
+    ParsedTensor as_tensor() const {
+      ParsedTensor tensor;
+      tensor.info.data_type = data_type;
+      tensor.info.dims = {static_cast<int64_t>(elements)};
+      tensor.has_typed_data = true;
+      tensor.typed_element_count = elements;
+      return tensor;
+    }
+  };
+
+  // AttributeProto: keeps INT values and a Constant's payload, and walks GRAPH(S) values. Fields are taken in
+  // wire order, so a subgraph is labelled with the attribute's name when the name precedes it.
   void attribute(Bytes message, NodeInfo& node, int depth, std::optional<ParsedTensor>& constant_value) {
     std::string name;
     std::optional<int64_t> int_value;
     std::optional<ParsedTensor> tensor;
+    ListCount ints{data_type::kInt64};
+    ListCount floats{data_type::kFloat};
     for_each_field(message, [&](const Field& field) {
       const bool delimited = field.wire == Wire::kLengthDelimited;
       if (field.number == AttributeProto::kName) {
@@ -123,6 +141,12 @@ class GraphWalker {
         int_value = static_cast<int64_t>(field.varint);
       } else if (field.number == AttributeProto::kTensor && delimited) {
         tensor = read_tensor(field.payload, file_);
+      } else if (field.number == AttributeProto::kSparseTensor && delimited) {
+        tensor = read_sparse_tensor(field.payload, file_);
+      } else if (field.number == AttributeProto::kInts) {
+        ints.elements += delimited ? count_packed_varints(field.payload) : 1;
+      } else if (field.number == AttributeProto::kFloats) {
+        floats.elements += delimited ? field.payload.size() / 4 : 1;
       } else if ((field.number == AttributeProto::kGraph || field.number == AttributeProto::kGraphs) && delimited) {
         const std::string owner = node.name.empty() ? node.op_type : node.name;
         const std::string parent = node.graph.empty() ? "" : node.graph + "/";
@@ -130,7 +154,11 @@ class GraphWalker {
       }
     });
     if (int_value) node.int_attributes.emplace_back(name, *int_value);
-    if (tensor && name == "value") constant_value = std::move(tensor);
+    // Every form of Constant's value is stored data a weight can hide in: a tensor, a sparse tensor (ONNX Runtime
+    // densifies it) and the int / float lists, which become an int64 / float32 vector.
+    if (tensor && (name == "value" || name == "sparse_value")) constant_value = std::move(tensor);
+    else if (name == "value_ints") constant_value = ints.as_tensor();
+    else if (name == "value_floats") constant_value = floats.as_tensor();
   }
 
   Bytes file_;

@@ -40,7 +40,7 @@ class PayloadResolver {
     const uint32_t bits = facts ? facts->bits : 0;
     const std::optional<uint64_t> expected = bits > 0 ? std::optional<uint64_t>(dense_bytes(info, bits)) : std::nullopt;
 
-    if (info.source == TensorSource::sparse_initializer) {
+    if (parsed.densified) {
       info.location = DataLocation::typed;
       info.length = expected.value_or(0);
     } else if (parsed.marked_external || !parsed.external_location.empty()) {

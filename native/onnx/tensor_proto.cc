@@ -92,6 +92,7 @@ ParsedTensor read_sparse_tensor(Bytes message, Bytes file) {
   dense.info.data_type = values.info.data_type;
   dense.info.dims = std::move(dense_dims);
   dense.info.source = TensorSource::sparse_initializer;
+  dense.densified = true;
   return dense;
 }
 

@@ -8,6 +8,7 @@
  * its own process so nothing else (the parent's heap, other models, test runners) is counted.
  * Output: one marked JSON line.
  */
+import { randomInt } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isMlrbError, MlrbError } from '../errors.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
@@ -42,11 +43,12 @@ function readDevice(device: CudaDeviceInfo | null): CudaDeviceInfo {
 
 /**
  * One row of `tokens` ids and one request that scores every position after the first token, so each row of
- * the logits is read: nothing the pass computes is dead. Any ids in the vocabulary do; memory depends on
- * the length, not on the text.
+ * the logits is read: nothing the pass computes is dead. The ids are drawn at random for each measurement:
+ * memory should depend on the length, not on the text, and a graph that could recognise a fixed probe input
+ * could take a cheap path for it alone (allocate its real working memory only for other ids).
  */
 function wholeRowBatch(tokens: number, vocab: number): PackedBatch {
-  const ids = Int32Array.from({ length: tokens + 1 }, (_, index) => (index * 7919 + 13) % vocab);
+  const ids = Int32Array.from({ length: tokens + 1 }, () => randomInt(vocab));
   return {
     tokens: ids.subarray(0, tokens),
     rowOffsets: Int32Array.of(0, tokens),

@@ -40,7 +40,7 @@ export interface QuantizationNode {
   readonly graph: string;
 }
 
-/** A stored integer tensor whose values become a weight without depending on any input. */
+/** A stored integer tensor (or integer codes stored as floats) whose values become a weight without depending on any input. */
 export interface IntegerWeight {
   readonly name: string;
   readonly dtype: string;

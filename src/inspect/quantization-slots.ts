@@ -54,6 +54,19 @@ const NON_CARRYING_OPS = new Set([
   'Softmax', 'LogSoftmax', 'Hardmax',
 ]);
 
+/**
+ * Ops that make integer codes of float values, or read the bits of a value as another type: what unpacking integer
+ * codes stored as floats takes (three int8 in an integer-valued fp32, split by Div → Floor → Mod), or two int8 in an
+ * fp16 read back by BitCast and bit ops. Float weights on their way to a layer pass through none of them.
+ */
+const CODING_OPS = new Set(['Floor', 'Ceil', 'Round', 'Mod', 'BitShift', 'BitwiseAnd', 'BitwiseOr', 'BitwiseXor', 'BitwiseNot', 'BitCast']);
+
+export function makesIntegerCodes(node: NativeNodeInfo): boolean {
+  if (!isStandardDomain(node.domain)) return false;
+  if (node.opType === 'Cast') return !isFloatDtypeCode(node.intAttributes.to ?? 0);
+  return CODING_OPS.has(node.opType);
+}
+
 /** ai.onnx may be named '' or spelled out. */
 export function isStandardDomain(domain: string): boolean {
   return domain === '' || domain === 'ai.onnx';
@@ -79,12 +92,12 @@ export function isLookupOp(node: NativeNodeInfo): boolean {
 
 /**
  * Whether the node's outputs are floating point given its value input was `inputIsFloat`. ai.onnx ops keep
- * their input type except Cast (its `to`) and CastLike (the type of a second tensor, taken as float); ops of
+ * their input type except Cast and BitCast (their `to`) and CastLike (the type of a second tensor, taken as float); ops of
  * other domains are taken as producing floats, the strict reading.
  */
 export function outputIsFloat(node: NativeNodeInfo, inputIsFloat: boolean): boolean {
   const standard = isStandardDomain(node.domain);
-  if (node.opType === 'Cast' && standard) return isFloatDtypeCode(node.intAttributes.to ?? 0);
+  if ((node.opType === 'Cast' || node.opType === 'BitCast') && standard) return isFloatDtypeCode(node.intAttributes.to ?? 0);
   if (node.opType === 'CastLike' || !standard || isQuantizationOp(node.opType)) return true;
   return inputIsFloat;
 }

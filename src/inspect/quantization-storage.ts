@@ -1,10 +1,11 @@
 /**
- * The check that does not trust the graph: how much of the model's stored bytes is integer data whose values
+ * The check that does not trust the graph: how much of the stored bytes held at run time is integer data whose values
  * enter float computation. A graph can hide where weights come from (make them look input-dependent, route
  * them through an op nobody lists), but it cannot hide how they are stored.
  */
 import type { ModelGraph } from './model-graph.js';
-import type { IntegerTrace } from './quantization-dataflow.js';
+import { inputDependentValues, type IntegerTrace } from './quantization-dataflow.js';
+import { isStandardDomain } from './quantization-slots.js';
 
 /**
  * Fail above 10% of stored bytes. An fp16/fp32 language model stores no integer data that carries values into
@@ -22,23 +23,53 @@ export interface IntegerStorage {
   readonly share: number;
   readonly limit: number;
   readonly integerValueBytes: number;
-  /** Every stored tensor's payload: initializers, sparse initializers and Constant nodes. */
+  /** The payload of the stored tensors held at run time (initializers, sparse initializers and Constant nodes). */
   readonly storedBytes: number;
+  /** Stored tensors left out: read by nothing, or only by computation on constants that ONNX Runtime folds at load. */
+  readonly droppedBytes: number;
   /** The integer tensors counted, largest first. */
   readonly tensors: readonly string[];
   readonly exceeded: boolean;
 }
 
+// Ops that only re-present a tensor (its bytes in another shape, layout or type): folding them at load makes a
+// constant as large as the tensor, so what they feed decides whether the tensor is held.
+const RE_PRESENTING_OPS = new Set(['Cast', 'Transpose', 'Reshape', 'Identity', 'Squeeze', 'Unsqueeze', 'Flatten']);
+const MAX_RE_PRESENTATIONS = 8;
+
+/**
+ * Whether a stored tensor is held while the model runs: it is an output, or a node reads it (directly or re-presented)
+ * together with a value that depends on the input, which ONNX Runtime cannot fold away. The others would dilute the
+ * share without costing a byte of memory: ONNX Runtime removes tensors nothing reads at load and folds computation
+ * on constants alone into its result, so padding read by nothing, or by ReduceSum(padding) · 0, is gone at run time.
+ */
+function isHeld(graph: ModelGraph, value: string, outputs: ReadonlySet<string>, dependent: ReadonlySet<string>, depth = 0): boolean {
+  if (outputs.has(value)) return true;
+  return (graph.consumers.get(value) ?? []).some(({ node }) => {
+    if (node.inputs.some((input) => dependent.has(input))) return true;
+    const rePresents = RE_PRESENTING_OPS.has(node.opType) && isStandardDomain(node.domain) && depth < MAX_RE_PRESENTATIONS;
+    return rePresents && node.outputs.some((output) => output !== '' && isHeld(graph, output, outputs, dependent, depth + 1));
+  });
+}
+
 export function measureIntegerStorage(graph: ModelGraph, traces: readonly IntegerTrace[]): IntegerStorage {
   const counted = traces.filter((trace) => trace.carriesValues).map((trace) => trace.tensor).sort((a, b) => b.length - a.length);
   const integerValueBytes = counted.reduce((sum, tensor) => sum + tensor.length, 0);
-  const storedBytes = graph.tensors.reduce((sum, tensor) => sum + tensor.length, 0);
+  const outputs = new Set(graph.info.outputs.map((output) => output.name));
+  const dependent = inputDependentValues(graph);
+  // The integer tensors counted are always in the total, so the share never exceeds 1 (a constant-only dequantization
+  // is folded into float weights of at least their size).
+  const countedNames = new Set(counted.map((tensor) => tensor.name));
+  const held = graph.tensors.filter((tensor) => countedNames.has(tensor.name) || isHeld(graph, tensor.name, outputs, dependent));
+  const storedBytes = held.reduce((sum, tensor) => sum + tensor.length, 0);
+  const droppedBytes = graph.tensors.reduce((sum, tensor) => sum + tensor.length, 0) - storedBytes;
   const share = storedBytes === 0 ? 0 : integerValueBytes / storedBytes;
   return {
     share,
     limit: INTEGER_STORAGE_SHARE_LIMIT,
     integerValueBytes,
     storedBytes,
+    droppedBytes,
     tensors: counted.map((tensor) => tensor.name),
     exceeded: share > INTEGER_STORAGE_SHARE_LIMIT,
   };

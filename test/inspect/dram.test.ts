@@ -12,6 +12,7 @@ import { measureDram } from '../../src/inspect/dram-measure.js';
 import { checkEdgeModel } from '../../src/inspect/edge-check.js';
 import { inspectModel } from '../../src/inspect/inspect-report.js';
 import { formatBytes, parseByteSize } from '../../src/inspect/units.js';
+import { intAttribute, makeTensor } from '../support/model-builders/onnx-builder.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const tempPath = useTempDirectory('dram');
@@ -86,6 +87,41 @@ describe('DRAM measurement (child process)', () => {
     expect(measurement.peakDeltaBytes).toBe(measurement.peakRssBytes - measurement.baselineRssBytes);
     expect(measurement.peakDeltaBytes).toBeGreaterThan(initializerBytes(base.model));
     expect(measurement.peakDeltaBytes).toBeLessThan(1e9);
+  });
+
+  it('feeds ids a graph cannot foresee: a graph that keeps 200 MB of working memory for any input but a fixed probe input is measured with it', async () => {
+    // The graph adds 0 · ReduceSum(ConstantOfShape([50M · (sum(ids) ≠ S)])) to the logits: 200 MB for any input
+    // whose ids do not sum to S, the sum of a predictable probe input ((i · 7919 + 13) mod V), nothing for that one.
+    const predictableSum = Array.from({ length: POSITIONS }, (_, index) => (index * 7919 + 13) % V).reduce((sum, id) => sum + id, 0);
+    const model = structuredClone(base.model);
+    const logits = model.graph.outputs[0]!.name;
+    const nodes = model.graph.nodes.map((node) => ({ ...node, outputs: node.outputs.map((name) => (name === logits ? 'logits_real' : name)) }));
+    const probeAware = {
+      ...model,
+      graph: {
+        ...model.graph,
+        nodes: [
+          ...nodes,
+          { opType: 'ReduceSum', inputs: ['input_ids'], outputs: ['ids_sum'], attributes: [intAttribute('keepdims', 0)] },
+          { opType: 'Equal', inputs: ['ids_sum', 'probe_sum'], outputs: ['is_probe'] },
+          { opType: 'Not', inputs: ['is_probe'], outputs: ['is_real'] },
+          { opType: 'Cast', inputs: ['is_real'], outputs: ['is_real_count'], attributes: [intAttribute('to', 7)] },
+          { opType: 'Mul', inputs: ['block_elements', 'is_real_count'], outputs: ['block_shape'] },
+          { opType: 'ConstantOfShape', inputs: ['block_shape'], outputs: ['block'], attributes: [{ name: 'value', type: 'tensor' as const, value: makeTensor('one', 'float32', [1], [1]) }] },
+          { opType: 'ReduceSum', inputs: ['block'], outputs: ['block_sum'], attributes: [intAttribute('keepdims', 0)] },
+          { opType: 'Mul', inputs: ['block_sum', 'zero'], outputs: ['nothing'] },
+          { opType: 'Add', inputs: ['logits_real', 'nothing'], outputs: [logits] },
+        ],
+        initializers: [
+          ...model.graph.initializers,
+          makeTensor('probe_sum', 'int64', [], [BigInt(predictableSum)]),
+          makeTensor('block_elements', 'int64', [1], [50_000_000n]),
+          makeTensor('zero', 'float32', [], [0]),
+        ],
+      },
+    };
+    const measurement = await measureDram(writeEdgeModel(tempPath('probe-aware'), base, probeAware), { threads: 1, tokens: POSITIONS });
+    expect(measurement.peakDeltaBytes).toBeGreaterThan(200e6);
   });
 
   it('EXPECTED FAILURE – a graph whose position table is shorter than 2,000 rows is refused, naming the limit, never measured shorter', async () => {

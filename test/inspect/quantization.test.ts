@@ -5,7 +5,7 @@ import { buildEdgeBase, quantizeWeightsInt8, writeEdgeModel } from '../support/m
 import { intAttribute, makeTensor, writeModelFiles, type NodeProto, type TensorProto } from '../support/model-builders/onnx-builder.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
 import { checkQuantization, isQuantizationOp } from '../../src/inspect/quantization-check.js';
-import { encodeRawModel, type RawModel } from './support/raw-model.js';
+import { encodeRawModel, type RawModel, type RawNode } from './support/raw-model.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const tempPath = useTempDirectory('quantization');
@@ -167,5 +167,219 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
     // Its values do enter float math (counted in the storage share), at 64 bytes of the model's 4,168.
     expect(result.integerStorage.tensors).toEqual(['causal']);
     expect(result.verdict.status).toBe('pass');
+  });
+});
+
+describe('no-quantization check: stored data a model could hide weights in', () => {
+  it('reads a Constant sparse_value as a stored tensor: int8 weights densified at load are quantized weights', async () => {
+    const values = tensor('ignored', 3, [256]);
+    const indices = { name: 'ignored_indices', dataType: 7, dims: [256], raw: new Uint8Array(new BigInt64Array(256).map((_, index) => BigInt(index)).buffer) };
+    const check = await checkRaw('constant-sparse', {
+      tensors: [],
+      nodes: [
+        { opType: 'Constant', inputs: [], outputs: ['w_sparse'], constant: { attribute: 'sparse_value', values, indices, dims: [16, 16] } },
+        { opType: 'Cast', inputs: ['w_sparse'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['x', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.quantizedTensors.map((t) => `${t.name}:${t.dtype}:${t.shape.join('x')}`)).toEqual(['w_sparse:int8:16x16']);
+    expect(check.integerWeights.map((w) => w.route)).toEqual(['w_sparse → Cast w → MatMul proj']);
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('reads a Constant value_ints as a stored int64 vector that becomes a weight through Reshape and Cast', async () => {
+    const check = await checkRaw('constant-ints', {
+      tensors: [],
+      nodes: [
+        { opType: 'Constant', inputs: [], outputs: ['w_ints'], constant: { attribute: 'value_ints', values: Array.from({ length: 256 }, (_, index) => (index % 255) - 127) } },
+        { opType: 'Reshape', inputs: ['w_ints', 'shape'], outputs: ['w_square'] },
+        { opType: 'Cast', inputs: ['w_square'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['x', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights.map((w) => `${w.name}:${w.dtype}:${w.shape.join('x')} → ${w.reader.opType}`)).toEqual(['w_ints:int64:256 → MatMul']);
+    expect(check.integerStorage).toMatchObject({ integerValueBytes: 2048, storedBytes: 2048, share: 1 });
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  // int8 weights disguised as input-dependent (scale + 0 · f(Shape(x))), which only the storage share catches, padded
+  // with an fp32 tensor 16× their size that ONNX Runtime drops at load: over all stored bytes the share would be 5.9 %.
+  const paddingReaders: Record<string, RawNode[]> = {
+    'nothing reads it': [],
+    'only constant computation reads it (folded at load)': [
+      { opType: 'ReduceSum', inputs: ['padding'], outputs: ['padding_sum'] },
+      { opType: 'Mul', inputs: ['padding_sum', 'zero'], outputs: ['padding_nothing'] },
+      { opType: 'Add', inputs: ['y', 'padding_nothing'], outputs: ['logits'] },
+    ],
+  };
+  for (const [how, readers] of Object.entries(paddingReaders)) {
+    it(`leaves fp32 padding out of the storage share when ${how}, so it cannot dilute the share`, async () => {
+      const check = await checkRaw(`padding-${readers.length}`, {
+        tensors: [tensor('w_flat', 3, [1024]), tensor('padding', 1, [4096], 4)],
+        inputs: ['x'],
+        nodes: [
+          { opType: 'Shape', inputs: ['x'], outputs: ['x_shape'] },
+          { opType: 'Cast', inputs: ['x_shape'], outputs: ['x_shape_float'] },
+          { opType: 'ReduceSum', inputs: ['x_shape_float'], outputs: ['x_size'] },
+          { opType: 'Mul', inputs: ['x_size', 'zero'], outputs: ['nothing'] },
+          { opType: 'Add', inputs: ['nothing', 'scale'], outputs: ['input_scale'] },
+          { opType: 'Reshape', inputs: ['w_flat', 'shape'], outputs: ['w_int8'] },
+          { opType: 'Cast', inputs: ['w_int8'], outputs: ['w_float'] },
+          { opType: 'Mul', inputs: ['w_float', 'input_scale'], outputs: ['w'] },
+          { opType: 'MatMul', name: 'proj', inputs: ['x', 'w'], outputs: ['y'] },
+          ...readers,
+        ],
+      });
+      expect(check.integerWeights).toEqual([]);
+      expect(check.integerStorage).toMatchObject({ integerValueBytes: 1024, storedBytes: 1024, droppedBytes: 16384, tensors: ['w_flat'], exceeded: true });
+      expect(check.verdict.status).toBe('fail');
+    });
+  }
+
+  it('keeps fp32 weights read with activations in the share, also through Transpose and Cast', async () => {
+    const check = await checkRaw('held-weights', {
+      tensors: [tensor('w_flat', 3, [1024]), tensor('head', 1, [4096], 4), tensor('up', 1, [4096], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'Reshape', inputs: ['w_flat', 'shape'], outputs: ['w_int8'] },
+        { opType: 'Cast', inputs: ['w_int8'], outputs: ['w_float'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['x', 'w_float'], outputs: ['h'] },
+        { opType: 'MatMul', name: 'up_proj', inputs: ['h', 'up'], outputs: ['u'] },
+        { opType: 'Transpose', inputs: ['head'], outputs: ['head_t'] },
+        { opType: 'Cast', inputs: ['head_t'], outputs: ['head_f'], ints: { to: 1 } },
+        { opType: 'MatMul', name: 'lm_head', inputs: ['u', 'head_f'], outputs: ['logits'] },
+      ],
+    });
+    expect(check.integerStorage).toMatchObject({ integerValueBytes: 1024, storedBytes: 1024 + 2 * 16384, droppedBytes: 0 });
+  });
+});
+
+describe('no-quantization check: data flow through subgraphs', () => {
+  it('follows int8 weights dequantized inside an If branch out through the If, whose input-dependent condition only picks the branch', async () => {
+    // 256 int8 bytes against 4,096 of fp32 weights read with activations: 5.9 %, under the storage limit, so only data flow can tell.
+    const check = await checkRaw('if-branch', {
+      tensors: [tensor('w_flat', 3, [256]), tensor('embed', 1, [1024], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        { opType: 'Shape', inputs: ['x'], outputs: ['x_shape'] },
+        { opType: 'ReduceSum', inputs: ['x_shape'], outputs: ['x_size'] },
+        { opType: 'Greater', inputs: ['x_size', 'zero'], outputs: ['always'] },
+        {
+          opType: 'If', name: 'pick', inputs: ['always'], outputs: ['w'],
+          subgraph: { attribute: 'then_branch', nodes: [
+            { opType: 'Reshape', inputs: ['w_flat', 'shape'], outputs: ['w_square'] },
+            { opType: 'Cast', inputs: ['w_square'], outputs: ['w_branch'] },
+          ] },
+        },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerStorage).toMatchObject({ integerValueBytes: 256, storedBytes: 256 + 4096, exceeded: false });
+    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['w_flat → Reshape w_square → If pick → MatMul proj']);
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('still takes what a branch computes from the input for an activation, not a weight', async () => {
+    const check = await checkRaw('if-branch-activation', {
+      tensors: [tensor('positions', 7, [64], 8), tensor('embed', 1, [4096], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        {
+          opType: 'If', name: 'pick', inputs: ['always'], outputs: ['scaled'],
+          subgraph: { attribute: 'then_branch', nodes: [
+            { opType: 'Cast', inputs: ['positions'], outputs: ['positions_float'] },
+            { opType: 'Mul', inputs: ['positions_float', 'h'], outputs: ['scaled'] },
+          ] },
+        },
+        { opType: 'MatMul', name: 'scores', inputs: ['h', 'scaled'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights).toEqual([]);
+    expect(check.verdict.status).toBe('pass');
+  });
+});
+
+describe('no-quantization check: integer codes stored as floats', () => {
+  it('fails three uint8 codes packed into each integer-valued fp32 and split by Div → Floor → Mod', async () => {
+    const check = await checkRaw('float-packed', {
+      tensors: [tensor('packed', 1, [342], 4), tensor('embed', 1, [8192], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        { opType: 'Div', inputs: ['packed', 'c65536'], outputs: ['high'] },
+        { opType: 'Floor', inputs: ['high'], outputs: ['code_0'] },
+        { opType: 'Div', inputs: ['packed', 'c256'], outputs: ['middle'] },
+        { opType: 'Floor', inputs: ['middle'], outputs: ['middle_floor'] },
+        { opType: 'Mod', inputs: ['middle_floor', 'c256'], outputs: ['code_1'] },
+        { opType: 'Mod', inputs: ['packed', 'c256'], outputs: ['code_2'] },
+        { opType: 'Concat', inputs: ['code_0', 'code_1', 'code_2'], outputs: ['codes'] },
+        { opType: 'Sub', inputs: ['codes', 'c128'], outputs: ['centered'] },
+        { opType: 'Reshape', inputs: ['centered', 'shape'], outputs: ['w_square'] },
+        { opType: 'Mul', inputs: ['w_square', 'scale'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['packed → Mod code_2 → Concat codes → Sub centered → Reshape w_square → Mul w → MatMul proj']);
+    expect(check.integerStorage.tensors).toEqual(['packed']);
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('fails int8 pairs stored as fp16 and read back by BitCast to int16 and bit ops', async () => {
+    const check = await checkRaw('bitcast', {
+      tensors: [tensor('packed', 10, [512], 2), tensor('embed', 1, [8192], 4)],
+      inputs: ['x'],
+      opsets: [{ domain: '', version: 26 }],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        { opType: 'BitCast', inputs: ['packed'], outputs: ['pairs'], ints: { to: 5 } },
+        { opType: 'BitShift', inputs: ['pairs', 'eight'], outputs: ['high'] },
+        { opType: 'Cast', inputs: ['high'], outputs: ['high_float'], ints: { to: 1 } },
+        { opType: 'Reshape', inputs: ['high_float', 'shape'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['packed → BitCast pairs → BitShift high → Cast high_float → Reshape w → MatMul proj']);
+    expect(check.verdict.status).toBe('fail');
+  });
+
+  it('passes fp16 weights cast to fp32, rounded activations and a float table Gathered by ids', async () => {
+    const check = await checkRaw('float-weights', {
+      tensors: [tensor('w_half', 10, [256], 2), tensor('embed', 1, [8192], 4), tensor('bias', 1, [64], 4)],
+      inputs: ['ids', 'x'],
+      nodes: [
+        { opType: 'Gather', name: 'embedding', inputs: ['embed', 'ids'], outputs: ['h0'] },
+        { opType: 'Add', inputs: ['h0', 'bias'], outputs: ['h1'] },
+        { opType: 'Round', inputs: ['h1'], outputs: ['h'] },
+        { opType: 'Cast', inputs: ['w_half'], outputs: ['w'], ints: { to: 1 } },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights).toEqual([]);
+    // The bias reaches Round through the activations: its 256 bytes count toward the share, 0.7 % of the model.
+    expect(check.integerStorage).toMatchObject({ tensors: ['bias'], integerValueBytes: 256, exceeded: false });
+    expect(check.verdict.status).toBe('pass');
+  });
+
+  it('fails float-packed codes made input-dependent before they are unpacked: not a weight use, but storage counts them', async () => {
+    const check = await checkRaw('float-packed-input-dependent', {
+      tensors: [tensor('packed', 1, [342], 4), tensor('embed', 1, [1024], 4)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
+        { opType: 'Shape', inputs: ['x'], outputs: ['x_shape'] },
+        { opType: 'Cast', inputs: ['x_shape'], outputs: ['x_shape_float'], ints: { to: 1 } },
+        { opType: 'ReduceSum', inputs: ['x_shape_float'], outputs: ['x_size'] },
+        { opType: 'Mul', inputs: ['x_size', 'zero'], outputs: ['nothing'] },
+        { opType: 'Add', inputs: ['packed', 'nothing'], outputs: ['packed_disguised'] },
+        { opType: 'Mod', inputs: ['packed_disguised', 'c256'], outputs: ['codes'] },
+        { opType: 'Reshape', inputs: ['codes', 'shape'], outputs: ['w'] },
+        { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
+      ],
+    });
+    expect(check.integerWeights).toEqual([]);
+    expect(check.integerStorage).toMatchObject({ tensors: ['packed'], integerValueBytes: 1368, exceeded: true });
+    expect(check.verdict.status).toBe('fail');
   });
 });

@@ -19,13 +19,19 @@ export interface RawNode {
   outputs: string[];
   name?: string;
   domain?: string;
+  /** INT attributes (Cast's `to` …). */
+  ints?: Record<string, number>;
   /** A GRAPH attribute (If / Loop body). */
   subgraph?: { attribute: string; nodes: RawNode[]; initializers?: RawTensor[] };
+  /** A Constant's value in one of its list or sparse forms (a dense `value` tensor is an initializer's twin). */
+  constant?: { attribute: 'value_ints'; values: number[] } | { attribute: 'value_floats'; values: number[] } | { attribute: 'sparse_value'; values: RawTensor; indices: RawTensor; dims: number[] };
 }
 
 export interface RawModel {
   tensors: RawTensor[];
   nodes: RawNode[];
+  /** Names of the main graph's inputs (what data flow calls input-dependent); no types. */
+  inputs?: string[];
   opsets?: { domain: string; version: number }[];
   functions?: { name: string; domain: string; nodes: RawNode[] }[];
 }
@@ -41,11 +47,12 @@ function writeTensor(writer: ProtoWriter, tensor: RawTensor): void {
   }
 }
 
-function encodeGraph(nodes: RawNode[], tensors: RawTensor[], name: string): Uint8Array {
+function encodeGraph(nodes: RawNode[], tensors: RawTensor[], name: string, inputs: string[] = []): Uint8Array {
   return encodeMessage((graph) => {
     for (const node of nodes) graph.messageField(1, encodeNode(node));
     graph.stringField(2, name);
     for (const tensor of tensors) graph.messageField(5, encodeMessage((writer) => writeTensor(writer, tensor)));
+    for (const input of inputs) graph.messageField(11, encodeMessage((value) => value.stringField(1, input)));
   });
 }
 
@@ -59,14 +66,36 @@ function encodeNode(node: RawNode): Uint8Array {
       const body = encodeGraph(node.subgraph.nodes, node.subgraph.initializers ?? [], `${node.name ?? node.opType}_body`);
       writer.messageField(5, encodeMessage((attribute) => attribute.stringField(1, node.subgraph!.attribute).messageField(6, body).varintField(20, 5)));
     }
+    for (const [name, value] of Object.entries(node.ints ?? {})) {
+      writer.messageField(5, encodeMessage((attribute) => attribute.stringField(1, name).varintField(3, value).varintField(20, 2)));
+    }
+    if (node.constant) writer.messageField(5, encodeConstantValue(node.constant));
     if (node.domain) writer.stringField(7, node.domain);
+  });
+}
+
+// AttributeProto fields: 7 floats (type 6), 8 ints (type 7), 22 sparse_tensor (type 11); SparseTensorProto: 1 values, 2 indices, 3 dims.
+function encodeConstantValue(constant: NonNullable<RawNode['constant']>): Uint8Array {
+  return encodeMessage((attribute) => {
+    attribute.stringField(1, constant.attribute);
+    if (constant.attribute === 'value_ints') attribute.packedVarintField(8, constant.values).varintField(20, 7);
+    else if (constant.attribute === 'value_floats') attribute.packedFloatField(7, constant.values).varintField(20, 6);
+    else {
+      const { values, indices, dims } = constant;
+      const sparse = encodeMessage((writer) => {
+        writer.messageField(1, encodeMessage((tensor) => writeTensor(tensor, values)));
+        writer.messageField(2, encodeMessage((tensor) => writeTensor(tensor, indices)));
+        writer.packedVarintField(3, dims);
+      });
+      attribute.messageField(22, sparse).varintField(20, 11);
+    }
   });
 }
 
 export function encodeRawModel(model: RawModel): Uint8Array {
   return encodeMessage((writer) => {
     writer.varintField(1, 8);
-    writer.messageField(7, encodeGraph(model.nodes, model.tensors, 'raw'));
+    writer.messageField(7, encodeGraph(model.nodes, model.tensors, 'raw', model.inputs));
     for (const opset of model.opsets ?? [{ domain: '', version: 17 }]) {
       writer.messageField(8, encodeMessage((entry) => entry.stringField(1, opset.domain).varintField(2, opset.version)));
     }
