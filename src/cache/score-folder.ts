@@ -3,8 +3,9 @@
  * write-ahead log and the owner lock beside it. Listing, sizing and removal (for the size cap and
  * `mlrb-eval cache clear`) go through the lock, so a database a running evaluation holds is never removed.
  */
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { folderNamesOrNone } from '../io/folder-names.js';
 import { acquireCacheLock } from './cache-lock.js';
 import { SIDE_FILE_SUFFIXES } from './score-store.js';
 
@@ -25,13 +26,7 @@ export interface ScoreDatabaseEntry {
 }
 
 export function scoreDatabases(folder: string): ScoreDatabaseEntry[] {
-  let names: string[];
-  try {
-    names = readdirSync(folder);
-  } catch {
-    return [];
-  }
-  return names
+  return folderNamesOrNone(folder)
     .filter((name) => name.endsWith('.sqlite'))
     .flatMap((name) => {
       const file = path.join(folder, name);

@@ -4,8 +4,9 @@
  * file untouched for longer than any write takes is removed. A live writer's file is younger (its mtime moves
  * as it writes), so concurrent runs sharing a cache are safe.
  */
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { folderNamesOrNone } from '../io/folder-names.js';
 
 /** Far longer than writing the largest entry (1 GB) takes. */
 export const STALE_TEMPORARY_MS = 15 * 60 * 1000;
@@ -18,9 +19,9 @@ export function sweepStaleTemporaries(cacheDir: string, now = Date.now()): numbe
   if (swept.has(tokensDir)) return 0;
   swept.add(tokensDir);
   let removed = 0;
-  for (const shard of listNames(tokensDir)) {
+  for (const shard of folderNamesOrNone(tokensDir)) {
     const shardDir = path.join(tokensDir, shard);
-    for (const name of listNames(shardDir)) {
+    for (const name of folderNamesOrNone(shardDir)) {
       if (!name.endsWith('.tmp')) continue;
       const file = path.join(shardDir, name);
       try {
@@ -33,12 +34,4 @@ export function sweepStaleTemporaries(cacheDir: string, now = Date.now()): numbe
     }
   }
   return removed;
-}
-
-function listNames(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
 }

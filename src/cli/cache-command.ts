@@ -3,11 +3,12 @@
  * the token cache, the remembered file hashes and every score database that no running evaluation holds;
  * one in use is named and kept (removing it under a writer would only be recreated half-empty).
  */
-import { lstatSync, readdirSync, rmSync } from 'node:fs';
+import { lstatSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { removeScoreDatabase, scoreDatabases, SCORES_FOLDER } from '../cache/score-folder.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
+import { folderNamesOrNone } from '../io/folder-names.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
@@ -56,23 +57,15 @@ function clearCache(root: string, io: CliIo): void {
   for (const entry of kept) io.stderr.write(`kept ${entry.file}: a running evaluation holds it\n`);
   // What is left besides the kept databases and their side files: set-aside damaged copies, stale locks.
   const keptNames = kept.map((entry) => path.basename(entry.file));
-  for (const name of listNames(scoresFolder)) {
+  for (const name of folderNamesOrNone(scoresFolder)) {
     if (!keptNames.some((keptName) => name.startsWith(keptName))) rmSync(path.join(scoresFolder, name), { recursive: true, force: true });
   }
   io.stdout.write(`cleared ${root}${kept.length > 0 ? ` (${kept.length} score database(s) in use kept)` : ''}\n`);
 }
 
-function listNames(folder: string): string[] {
-  try {
-    return readdirSync(folder);
-  } catch {
-    return [];
-  }
-}
-
 function folderBytes(folder: string): number {
   let total = 0;
-  for (const name of listNames(folder)) {
+  for (const name of folderNamesOrNone(folder)) {
     const entry = path.join(folder, name);
     try {
       const stats = lstatSync(entry);

@@ -4,8 +4,9 @@
  * `version https://git-lfs.github.com/spec/v1`; a reader's own complaint about it ("footer != PAR1", "Protobuf
  * parsing failed", a JSON syntax error) would hide the cause, so readers ask here first when parsing fails.
  */
-import { closeSync, fstatSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
+import { folderNamesOrNone } from './folder-names.js';
 
 const POINTER_PREFIX = Buffer.from('version https://git-lfs.github.com/spec/v1', 'ascii');
 /** git-lfs does not take a file over 1024 bytes for a pointer. */
@@ -22,13 +23,7 @@ export function isGitLfsPointer(bytes: Uint8Array): boolean {
 
 /** The pointers among the entries of `dir`, sorted; [] when it cannot be listed. */
 export function gitLfsPointersIn(dir: string): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
+  return folderNamesOrNone(dir)
     .sort()
     .map((name) => path.join(dir, name))
     .filter(regularFileIsGitLfsPointer);
