@@ -3,11 +3,10 @@
  * unsharded run writes: the same tables on stdout and the same results JSON and samples files
  * (src/eval/merge-shards.ts says which facts of the processes differ).
  */
-import { realpathSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
 import { mergeShards, type ShardFile } from '../eval/merge-shards.js';
 import { readShardRecord } from '../eval/shard-record.js';
+import { realPathOrSelf } from '../io/hub-snapshot.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
@@ -64,17 +63,8 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
 
 /** Results written over one of the shards being merged would destroy that shard, and with it any later merge. */
 function refuseOverwritingShards(shardFiles: readonly string[], outputs: readonly (readonly [string | undefined, string])[]): void {
-  const shardPaths = new Set(shardFiles.map(canonicalPath));
+  const shardPaths = new Set(shardFiles.map(realPathOrSelf));
   for (const [file, flag] of outputs) {
-    if (file !== undefined && shardPaths.has(canonicalPath(file))) throw new UsageError('merge', `${flag} ${file} is one of the shard files being merged; name another file`);
-  }
-}
-
-/** The path with links resolved where it exists, so two spellings of one file compare equal. */
-function canonicalPath(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return path.resolve(file);
+    if (file !== undefined && shardPaths.has(realPathOrSelf(file))) throw new UsageError('merge', `${flag} ${file} is one of the shard files being merged; name another file`);
   }
 }

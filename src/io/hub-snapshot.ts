@@ -12,7 +12,8 @@ import path from 'node:path';
 
 export type HubRepoKind = 'model' | 'dataset';
 
-const COMMIT = /^[0-9a-f]{40}$/;
+/** A snapshot folder's name (and a ref's content): the full commit hash it holds. */
+export const COMMIT = /^[0-9a-f]{40}$/;
 
 /** The `<kind>s--…` repository folder when `dir` is (inside) a hub-cache snapshot of that kind; `dir` itself, resolved, otherwise. */
 export function hubSnapshotReadRoot(dir: string, kind: HubRepoKind): string {

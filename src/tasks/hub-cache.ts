@@ -14,7 +14,7 @@ import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
-import { hubSnapshotReadRoot, realPathOrSelf } from '../io/hub-snapshot.js';
+import { COMMIT, hubSnapshotReadRoot, realPathOrSelf } from '../io/hub-snapshot.js';
 import { pathEntryExists } from '../io/regular-file.js';
 import { readTextFileUnder } from '../io/text-file.js';
 import { isDirectory } from './data-files.js';
@@ -33,7 +33,6 @@ export function hubRepoFolderName(repoId: string): string {
   return `datasets--${repoId.split('/').join('--')}`;
 }
 
-const COMMIT = /^[0-9a-f]{40}$/;
 /** refs/main holds one commit hash; anything longer is not a ref. */
 const REF_FILE_CAP = 256;
 
