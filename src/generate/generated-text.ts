@@ -8,15 +8,20 @@ import { IncrementalDetokenizer, type DecodeIds } from './incremental-detokenize
 import { earliestStop, stopSearchStart } from './stop-strings.js';
 
 export class GeneratedText {
-  private readonly detokenizer: IncrementalDetokenizer;
+  /** Only with stop strings: without them nothing reads the text before the end, which decodes it once. */
+  private readonly detokenizer: IncrementalDetokenizer | undefined;
+  private readonly plainIds: number[] = [];
   private readonly stopStrings: readonly string[];
+  /** The longest stop string's length: how far before a change a stop string may start. */
+  private readonly longestStop: number;
   /** Where the earliest stop string starts in the text, once one is there. */
   private stopAt = -1;
 
   /** Empty stop strings are ignored. */
-  constructor(decode: DecodeIds, stopStrings: readonly string[]) {
-    this.detokenizer = new IncrementalDetokenizer(decode);
+  constructor(private readonly decode: DecodeIds, stopStrings: readonly string[]) {
     this.stopStrings = stopStrings.filter((stop) => stop !== '');
+    this.longestStop = Math.max(0, ...this.stopStrings.map((stop) => stop.length));
+    this.detokenizer = this.stopStrings.length > 0 ? new IncrementalDetokenizer(decode) : undefined;
   }
 
   /** Its text holds a stop string: it takes no more ids. */
@@ -26,11 +31,12 @@ export class GeneratedText {
 
   /** The ids taken, up to the one that completed a stop string. */
   get ids(): readonly number[] {
-    return this.detokenizer.ids;
+    return this.detokenizer?.ids ?? this.plainIds;
   }
 
   /** The ids' text, cut before the earliest stop string. */
   get text(): string {
+    if (this.detokenizer === undefined) return this.decode(this.plainIds);
     const text = this.detokenizer.text;
     return this.stopped ? text.slice(0, this.stopAt) : text;
   }
@@ -38,14 +44,15 @@ export class GeneratedText {
   /** Takes ids in order until one completes a stop string; returns how many it took. */
   append(ids: ArrayLike<number>): number {
     if (this.stopped) return 0;
-    if (this.stopStrings.length === 0) {
-      this.detokenizer.push(Array.from(ids));
+    const detokenizer = this.detokenizer;
+    if (detokenizer === undefined) {
+      for (let index = 0; index < ids.length; index += 1) this.plainIds.push(ids[index]!);
       return ids.length;
     }
     for (let index = 0; index < ids.length; index += 1) {
       // One id at a time: the stop string must be found at the very token that completes it.
-      const searchFrom = stopSearchStart(this.detokenizer.push([ids[index]!]), this.stopStrings);
-      const at = earliestStop(this.detokenizer.textFrom(searchFrom), this.stopStrings);
+      const searchFrom = stopSearchStart(detokenizer.push([ids[index]!]), this.longestStop);
+      const at = earliestStop(detokenizer.textFrom(searchFrom), this.stopStrings);
       this.stopAt = at < 0 ? -1 : searchFrom + at;
       if (this.stopped) return index + 1;
     }

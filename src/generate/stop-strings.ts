@@ -4,15 +4,12 @@
  * tell: a stop string may span tokens or sit inside one.
  */
 
-/**
- * The index of the earliest occurrence of any non-empty stop string in `text` that starts at `fromIndex` or
- * later, or -1.
- */
-export function earliestStop(text: string, stopStrings: readonly string[], fromIndex = 0): number {
+/** The index of the earliest occurrence of any non-empty stop string in `text`, or -1. */
+export function earliestStop(text: string, stopStrings: readonly string[]): number {
   let earliest = -1;
   for (const stop of stopStrings) {
     if (stop === '') continue;
-    const at = text.indexOf(stop, fromIndex);
+    const at = text.indexOf(stop);
     if (at >= 0 && (earliest < 0 || at < earliest)) earliest = at;
   }
   return earliest;
@@ -22,7 +19,6 @@ export function earliestStop(text: string, stopStrings: readonly string[], fromI
  * Where to look for a stop string in a text that grew (or changed) from `changedFrom` on, when the text before
  * the change held none: an occurrence that starts earlier would lie wholly in the unchanged, already searched part.
  */
-export function stopSearchStart(changedFrom: number, stopStrings: readonly string[]): number {
-  const longest = Math.max(0, ...stopStrings.map((stop) => stop.length));
-  return Math.max(0, changedFrom - longest + 1);
+export function stopSearchStart(changedFrom: number, longestStop: number): number {
+  return Math.max(0, changedFrom - longestStop + 1);
 }
