@@ -11,9 +11,10 @@
 import { isAlwaysQuantized } from './dtypes.js';
 import { isParameter } from './architecture.js';
 import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
-import { traceIntegerTensors, type IntegerTrace, type PathStep } from './quantization-dataflow.js';
+import { inputDependentValues, traceIntegerTensors, type IntegerTrace, type PathStep } from './quantization-dataflow.js';
 import { isQuantizationOp } from './quantization-ops.js';
 import { measureIntegerStorage, type IntegerStorage } from './quantization-storage.js';
+import { subgraphOwners } from './subgraph-owners.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export { isQuantizationOp } from './quantization-ops.js';
@@ -93,7 +94,10 @@ function integerWeightOf({ tensor, uses }: IntegerTrace): IntegerWeight[] {
 export function checkQuantization(graph: ModelGraph, options: QuantizationOptions = {}): QuantizationCheck {
   const bf16Mode = options.bf16 ?? 'warn';
   if (bf16Mode !== 'warn' && bf16Mode !== 'fail') throw new TypeError(`bf16 must be 'warn' or 'fail', got ${String(bf16Mode)}`);
-  const traces = traceIntegerTensors(graph);
+  // Which values depend on the input decides both where stored codes go and which stored bytes count.
+  const ownersOf = subgraphOwners(graph);
+  const dependent = inputDependentValues(graph, ownersOf);
+  const traces = traceIntegerTensors(graph, dependent, ownersOf);
   const traceByName = new Map(traces.map((trace) => [trace.tensor.name, trace]));
   const quantizedTensors = graph.tensors.filter((tensor) => isQuantizedWeight(tensor, traceByName.get(tensor.name))).map((tensor) => ({
     name: tensor.name,
@@ -105,7 +109,7 @@ export function checkQuantization(graph: ModelGraph, options: QuantizationOption
     .filter((node) => isQuantizationOp(node.opType))
     .map((node) => ({ name: node.name, opType: node.opType, domain: node.domain, graph: node.graph }));
   const integerWeights = traces.flatMap(integerWeightOf);
-  const integerStorage = measureIntegerStorage(graph, traces);
+  const integerStorage = measureIntegerStorage(graph, traces, dependent);
   const bf16Tensors = graph.tensors.filter((tensor) => tensor.dtype === 'bfloat16' && isParameter(tensor)).map((tensor) => tensor.name);
   const otherFloatTensors = graph.tensors.filter((tensor) => tensor.dtype === 'float64' && isParameter(tensor)).map((tensor) => tensor.name);
 

@@ -10,7 +10,7 @@ import type { NativeNodeInfo } from '../native/binding.js';
 import { isIntegerStorage } from './dtypes.js';
 import type { ModelGraph, ModelTensor } from './model-graph.js';
 import { isLookupOp, isStandardDomain, makesIntegerCodes, outputIsFloat, slotRole } from './quantization-slots.js';
-import { subgraphOwners, type SubgraphOwners } from './subgraph-owners.js';
+import type { SubgraphOwners } from './subgraph-owners.js';
 
 /**
  * Traced integer tensors hold at least this many elements. Smaller ones are scalars and short vectors (offsets
@@ -71,10 +71,9 @@ const MAX_USES_PER_TENSOR = 16;
 /**
  * Stored tensors big enough to hold weights, each with where its values go: integer tensors, and float tensors
  * whose values become integer codes on the way (integers packed into floats), which count only from there on.
+ * `dependent` is inputDependentValues(graph, ownersOf), which the caller shares with the storage share.
  */
-export function traceIntegerTensors(graph: ModelGraph): IntegerTrace[] {
-  const dependent = inputDependentValues(graph);
-  const ownersOf = subgraphOwners(graph);
+export function traceIntegerTensors(graph: ModelGraph, dependent: ReadonlySet<string>, ownersOf: SubgraphOwners): IntegerTrace[] {
   return graph.tensors
     .filter((tensor) => (isIntegerStorage(tensor.category) || tensor.category === 'float') && tensor.elementCount >= MIN_SOURCE_ELEMENTS)
     .map((tensor) => traceOne(graph, tensor, dependent, ownersOf))
@@ -143,8 +142,7 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
  * An If's condition only picks a branch: its outputs depend on the input when a branch computes from it, which
  * reaches them through the subgraph's owner, as any value computed inside a subgraph does.
  */
-export function inputDependentValues(graph: ModelGraph): Set<string> {
-  const ownersOf = subgraphOwners(graph);
+export function inputDependentValues(graph: ModelGraph, ownersOf: SubgraphOwners): Set<string> {
   const dependent = new Set(graph.info.inputs.map((input) => input.name).filter((name) => !graph.tensorByName.has(name)));
   const queue = [...dependent];
   const visited = new Set<NativeNodeInfo>();

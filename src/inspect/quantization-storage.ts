@@ -4,7 +4,7 @@
  * them through an op nobody lists), but it cannot hide how they are stored.
  */
 import type { ModelGraph } from './model-graph.js';
-import { inputDependentValues, type IntegerTrace } from './quantization-dataflow.js';
+import type { IntegerTrace } from './quantization-dataflow.js';
 import { isStandardDomain } from './quantization-slots.js';
 
 /**
@@ -52,11 +52,10 @@ function isHeld(graph: ModelGraph, value: string, outputs: ReadonlySet<string>, 
   });
 }
 
-export function measureIntegerStorage(graph: ModelGraph, traces: readonly IntegerTrace[]): IntegerStorage {
+export function measureIntegerStorage(graph: ModelGraph, traces: readonly IntegerTrace[], dependent: ReadonlySet<string>): IntegerStorage {
   const counted = traces.filter((trace) => trace.carriesValues).map((trace) => trace.tensor).sort((a, b) => b.length - a.length);
   const integerValueBytes = counted.reduce((sum, tensor) => sum + tensor.length, 0);
   const outputs = new Set(graph.info.outputs.map((output) => output.name));
-  const dependent = inputDependentValues(graph);
   // The integer tensors counted are always in the total, so the share never exceeds 1 (a constant-only dequantization
   // is folded into float weights of at least their size).
   const countedNames = new Set(counted.map((tensor) => tensor.name));
