@@ -5,7 +5,7 @@
  * mean and best are over its `counted` runs: the successful ones, and the partial ones only with --include-partial.
  */
 import { marginOf, type ConstraintUse } from './constraints.js';
-import type { ReportRun } from './report-run.js';
+import { isComplete, type ReportRun } from './report-run.js';
 import type { GroupSummary } from './statistics.js';
 
 type Cell = string | number | boolean | null;
@@ -19,7 +19,7 @@ export function runsCsv(runs: readonly ReportRun[]): string {
   ];
   const rows = runs.map((run) => [
     run.file, run.task, run.agent, run.label, run.startedAt, run.headlineLabel, run.headlineStatus, run.score, run.partialScore, run.eligibility, run.successful,
-    run.complete, run.incomplete.length === 0 ? null : run.incomplete.join('; '),
+    isComplete(run), isComplete(run) ? null : run.incomplete.join('; '),
     run.parameters, run.parameterLimit?.limit ?? null, marginOrNull(run.parameterLimit),
     run.dram?.used ?? null, run.dram?.limit ?? null, run.dram?.basis ?? null, marginOrNull(run.dram),
     run.modelMetrics?.perplexity ?? null, run.modelMetrics?.perplexityMlrb ?? null, run.modelMetrics?.tokensPerSecond ?? null,

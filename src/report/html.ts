@@ -4,7 +4,7 @@
  * escaped: agent names and paths come from whoever ran the benchmark.
  */
 import { ELIGIBILITY_COLORS, type ChartDefinition } from './charts.js';
-import type { ReportRun } from './report-run.js';
+import { isComplete, type ReportRun } from './report-run.js';
 import type { GroupSummary, SummaryOptions } from './statistics.js';
 
 export interface RenderedChart {
@@ -83,7 +83,7 @@ function runsTable(runs: readonly ReportRun[]): string {
   const rows = runs.map((run) => row([
     text(run.task), text(run.label), text(run.headlineStatus), number(formatScore(run.score ?? run.partialScore) + (run.score === null && run.partialScore !== null ? ' (partial)' : '')),
     `<td class="${run.eligibility}">${escapeHtml(run.eligibility)}</td>`, text(run.successful ? 'yes' : 'no'),
-    run.complete ? text('yes') : `<td class="incomplete">${escapeHtml(`no: ${run.incomplete.join('; ')}`)}</td>`,
+    isComplete(run) ? text('yes') : `<td class="incomplete">${escapeHtml(`no: ${run.incomplete.join('; ')}`)}</td>`,
     number(run.parameters === null ? '—' : run.parameters.toLocaleString('en-US')), text(run.file),
   ]));
   return table(['task', 'run', 'headline', 'score', 'eligibility', 'successful', 'complete data', 'parameters', 'record'], rows);

@@ -42,8 +42,7 @@ export interface ReportRun {
   readonly eligibility: RunRecord['eligibility']['status'];
   readonly successful: boolean;
   readonly parameters: number | null;
-  /** Every suite scored on all of its data, without --limit; `incomplete` says why not. */
-  readonly complete: boolean;
+  /** Why not every suite was scored on all of its data, without --limit; empty for a complete run. */
   readonly incomplete: readonly string[];
   readonly dram: ConstraintUse | null;
   readonly parameterLimit: ConstraintUse | null;
@@ -55,6 +54,11 @@ export interface ReportRun {
   readonly modelMetrics: ReportModelMetrics | null;
   readonly startedAt: string;
   readonly modelSha256: string;
+}
+
+/** Every suite scored on all of its data, without --limit. */
+export function isComplete(run: ReportRun): boolean {
+  return run.incomplete.length === 0;
 }
 
 /** One bar of a breakdown: its accuracy, and whether it was scored on part of its data only. */
@@ -128,7 +132,6 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
       eligibility: record.eligibility.status,
       successful: isSuccessfulRun(record),
       parameters: record.model.parameters,
-      complete: incomplete.length === 0,
       incomplete,
       dram: dramConstraint(record),
       parameterLimit: parameterConstraint(record),
