@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <mutex>
 
+#include "../core/signal_chain.h"
+
 namespace mlrb::addon {
 
 namespace {
@@ -75,19 +77,6 @@ WatchedSignal* watched_for(int number) {
   return nullptr;
 }
 
-bool is_function(const struct sigaction& action) {
-  if ((action.sa_flags & SA_SIGINFO) != 0) return action.sa_sigaction != nullptr;
-  return action.sa_handler != SIG_DFL && action.sa_handler != SIG_IGN;
-}
-
-void call(const struct sigaction& action, int number, siginfo_t* info, void* context) {
-  if ((action.sa_flags & SA_SIGINFO) != 0) {
-    action.sa_sigaction(number, info, context);
-  } else {
-    action.sa_handler(number);
-  }
-}
-
 void on_fatal_signal(int number, siginfo_t* info, void* context);
 
 // After the previous handler returned: whether it dealt with the signal. One that cannot (node's, for a fault
@@ -127,8 +116,8 @@ void on_fatal_signal(int number, siginfo_t* info, void* context) {
   const int saved_errno = errno;
   const WatchedSignal* watched = watched_for(number);
   if (watched == nullptr) return;
-  if (is_function(watched->previous)) {
-    call(watched->previous, number, info, context);
+  if (calls_function(watched->previous)) {
+    call_handler(watched->previous, number, info, context);
     if (dealt_with(number)) {
       errno = saved_errno;
       return;

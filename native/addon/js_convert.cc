@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <string>
+#include <utility>
 
 #include "../graph/rewrite_passes.h"
 
@@ -30,6 +33,14 @@ int64_t optional_integer(const Napi::Object& object, const char* field, int64_t 
     throw Napi::RangeError::New(object.Env(), std::string("options.") + field + " must be an integer >= " + std::to_string(minimum));
   }
   return static_cast<int64_t>(number);
+}
+
+// An optional string option: absent when undefined (null is a wrong type, as for any other non-string).
+std::optional<std::string> optional_string(const Napi::Object& object, const char* field) {
+  const Napi::Value value = object.Get(field);
+  if (value.IsUndefined()) return std::nullopt;
+  if (!value.IsString()) throw Napi::TypeError::New(object.Env(), std::string("options.") + field + " must be a string");
+  return value.As<Napi::String>().Utf8Value();
 }
 
 Napi::Array shape_to_js(Napi::Env env, const TensorDescription& tensor) {
@@ -112,10 +123,8 @@ ScoringSessionOptions session_options_from_js(const Napi::Value& value) {
   if (value.IsUndefined()) return options;
   if (!value.IsObject()) throw Napi::TypeError::New(value.Env(), "session options must be an object");
   const auto object = value.As<Napi::Object>();
-  const Napi::Value provider = object.Get("provider");
-  if (!provider.IsUndefined()) {
-    if (!provider.IsString()) throw Napi::TypeError::New(value.Env(), "options.provider must be a string");
-    options.provider = provider.As<Napi::String>().Utf8Value();
+  if (std::optional<std::string> provider = optional_string(object, "provider")) {
+    options.provider = std::move(*provider);
     if (options.provider != "cpu" && options.provider != "cuda") {
       throw Napi::RangeError::New(value.Env(), "options.provider must be 'cpu' or 'cuda', got '" + options.provider + "'");
     }
@@ -125,11 +134,7 @@ ScoringSessionOptions session_options_from_js(const Napi::Value& value) {
   options.kv_hints.head_dim = optional_integer(object, "headDim", -1, 1);
   options.pad_token_id = static_cast<int32_t>(optional_integer(object, "padTokenId", 0, 0));
   options.rewrites = rewrite_switches_from_js(object.Get("rewrites"));
-  const Napi::Value read_root = object.Get("readRoot");
-  if (!read_root.IsUndefined()) {
-    if (!read_root.IsString()) throw Napi::TypeError::New(value.Env(), "options.readRoot must be a string");
-    options.read_root = read_root.As<Napi::String>().Utf8Value();
-  }
+  if (std::optional<std::string> read_root = optional_string(object, "readRoot")) options.read_root = std::move(*read_root);
   return options;
 }
 

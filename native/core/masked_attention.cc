@@ -211,6 +211,11 @@ MLRB_VECTOR_INLINE void weigh_block(const float* weights, vec::Floats inverse_su
   for (; d < value_dim; ++d) weigh_chunk<1>(weights, inverse_sum, keys, depth_block, v, value_row_stride, d, weighted);
 }
 
+// How many query rows a head computes: all of them, or the positions the caller picked.
+int64_t computed_rows(const AttentionShape& shape, const HeadOperands& operands) {
+  return operands.query_positions.empty() ? shape.queries : static_cast<int64_t>(operands.query_positions.size());
+}
+
 template <typename Rounding>
 MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands,
                                            const MaskLayout& mask, int64_t head, AttentionScratch& scratch) {
@@ -225,7 +230,7 @@ MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, const Sc
   // Computed row i is query position i, or query_positions[i] when the caller picked rows; the query is read
   // at that position, the output written as row i.
   const bool picked = !operands.query_positions.empty();
-  const auto computed = picked ? static_cast<int64_t>(operands.query_positions.size()) : shape.queries;
+  const int64_t computed = computed_rows(shape, operands);
   const auto position_of = [&](int64_t i) { return picked ? operands.query_positions[static_cast<size_t>(i)] : i; };
   for (int64_t first = 0; first < computed; first += kLanes) {
     const int rows = static_cast<int>(std::min<int64_t>(kLanes, computed - first));
@@ -278,17 +283,6 @@ MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, const Sc
       }
     }
   }
-}
-
-// One query row: a decoding step, where each head reads the single new position (or a pruned last block
-// that scores one position). The block kernel above would spend a 16-lane vector op per key on one useful
-// lane; here the keys are the unit of work: the exp runs 16 keys per vector and the dot products and
-// weighted sums are plain loops. Every float operation is the block kernel's lane-0 operation in the same
-// order (each dot product one multiply-add chain in d order, the softmax sum by residue then folded, the
-// weighted sum by SGEMM's depth blocks), so the two agree bit for bit, and so with the graph.
-// How many query rows a head computes: all of them, or the positions the caller picked.
-int64_t computed_rows(const AttentionShape& shape, const HeadOperands& operands) {
-  return operands.query_positions.empty() ? shape.queries : static_cast<int64_t>(operands.query_positions.size());
 }
 
 struct SingleRow {
@@ -395,6 +389,12 @@ MLRB_VECTOR_INLINE void weigh_single_row(const float* weights, float inverse_sum
   std::copy(tail, tail + (value_dim - d), weighted + d);
 }
 
+// One query row: a decoding step, where each head reads the single new position (or a pruned last block
+// that scores one position). The block kernel above would spend a 16-lane vector op per key on one useful
+// lane; here the keys are the unit of work: the exp runs 16 keys per vector and the dot products and
+// weighted sums are plain loops. Every float operation is the block kernel's lane-0 operation in the same
+// order (each dot product one multiply-add chain in d order, the softmax sum by residue then folded, the
+// weighted sum by SGEMM's depth blocks), so the two agree bit for bit, and so with the graph.
 template <typename Rounding>
 MLRB_VECTOR_INLINE void attend_single_row(const AttentionShape& shape, const ScoreArithmetic& arithmetic, const HeadOperands& operands,
                                           const MaskLayout& mask, int64_t head, AttentionScratch& scratch) {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "../core/error.h"
+#include "../core/signal_chain.h"
 
 namespace mlrb::onnx {
 
@@ -41,10 +42,8 @@ uintptr_t g_page_size = 0;  // set before the handler is installed
 // Hands a fault that is not ours to whoever handled SIGBUS before us; with nobody, restores the default
 // action so the faulting instruction, re-executed on return, ends the process as it would have.
 void chain(int signal, siginfo_t* info, void* context) {
-  if ((g_previous.sa_flags & SA_SIGINFO) != 0 && g_previous.sa_sigaction != nullptr) {
-    g_previous.sa_sigaction(signal, info, context);
-  } else if (g_previous.sa_handler != SIG_DFL && g_previous.sa_handler != SIG_IGN) {
-    g_previous.sa_handler(signal);
+  if (calls_function(g_previous)) {
+    call_handler(g_previous, signal, info, context);
   } else {
     struct sigaction fallback {};
     fallback.sa_handler = SIG_DFL;

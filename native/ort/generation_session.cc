@@ -128,6 +128,16 @@ StepOutput GenerationRun::step(int32_t steps) {
   return output;
 }
 
+template <class Replace>
+void GenerationRun::replace_past(Replace replace) {
+  size_t past_index = 0;
+  for (const InputPlan& plan : session_->signature().inputs) {
+    if (!is_past_input(plan)) continue;
+    kv_[past_index] = replace(kv_[past_index], plan);
+    ++past_index;
+  }
+}
+
 void GenerationRun::drop_finished_rows() {
   std::vector<int64_t> keep;
   for (size_t r = 0; r < live_.size(); ++r) {
@@ -152,12 +162,7 @@ void GenerationRun::drop_finished_rows() {
     kv_.clear();  // every prompt done: the cache is no longer needed
     return;
   }
-  size_t past_index = 0;
-  for (const InputPlan& plan : session_->signature().inputs) {
-    if (!is_past_input(plan)) continue;
-    kv_[past_index] = gather_batch_rows(kv_[past_index], plan.batch_axis, keep);
-    ++past_index;
-  }
+  replace_past([&](const Ort::Value& past, const InputPlan& plan) { return gather_batch_rows(past, plan.batch_axis, keep); });
   trim_shared_padding();
 }
 
@@ -169,12 +174,7 @@ void GenerationRun::trim_shared_padding() {
   if (padding_.empty()) return;
   const int64_t shared = *std::min_element(padding_.begin(), padding_.end());
   if (shared == 0) return;
-  size_t past_index = 0;
-  for (const InputPlan& plan : session_->signature().inputs) {
-    if (!is_past_input(plan)) continue;
-    kv_[past_index] = drop_leading_positions(kv_[past_index], plan.sequence_axis, shared);
-    ++past_index;
-  }
+  replace_past([&](const Ort::Value& past, const InputPlan& plan) { return drop_leading_positions(past, plan.sequence_axis, shared); });
   for (int64_t& row_padding : padding_) row_padding -= shared;
   kv_length_ -= shared;
 }

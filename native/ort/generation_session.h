@@ -73,6 +73,9 @@ class GenerationRun {
   void validate() const;
   void drop_finished_rows();
   void trim_shared_padding();
+  // kv_[i] = replace(kv_[i], plan) for each past input's plan, in signature order (kv_'s order).
+  template <class Replace>
+  void replace_past(Replace replace);
   void forward_with_cache();
   void forward_recompute();
   // Picks each live row's next token from the pass's logits (row r's at flat logits row `logit_rows[r]`).
