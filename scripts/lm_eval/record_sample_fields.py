@@ -25,10 +25,8 @@ Run from the repo root (lm_eval 0.4.13 in the interpreter; scripts/gpu/stubs sup
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -147,28 +145,12 @@ def main(argv=None) -> int:
     ap.add_argument("--hf", type=Path, help="stories260K as an HF checkpoint (default: exported into a temp folder)")
     a = ap.parse_args(argv)
 
-    sys.path.insert(0, str(REPO / "scripts" / "gpu"))
-    sys.path.insert(0, str(REPO / "scripts" / "lm_eval"))
-    from lm_eval_loglik import add_stubs
+    from lm_eval_0413 import import_lm_eval_0413, stories_checkpoint
 
-    add_stubs()
-    if importlib.util.find_spec("pytablewriter") is None:  # the CLI prints make_table's table at the end
-        from render_table import install_recording_writer
-
-        install_recording_writer()
-    import lm_eval
-
-    if lm_eval.__version__ != "0.4.13":
-        raise SystemExit(f"these expectations are lm-eval 0.4.13's; this is lm-eval {lm_eval.__version__}")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+    lm_eval = import_lm_eval_0413()
     os.chdir(REPO)
     with tempfile.TemporaryDirectory() as scratch:
-        hf_dir = a.hf
-        if hf_dir is None:
-            subprocess.run([sys.executable, str(REPO / "scripts" / "gpu" / "export_llama.py"), "--from-stories",
-                            str(a.shared / "models" / "stories260K"), "--out", f"{scratch}/stories", "--save-hf", "--no-export"], check=True)
-            hf_dir = Path(scratch) / "stories" / "hf"
+        hf_dir = a.hf if a.hf is not None else stories_checkpoint(a.shared, scratch)
         include = Path(scratch) / "babylm-tasks"
         include.mkdir()
         write_babylm_yamls(include)
