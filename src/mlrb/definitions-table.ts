@@ -35,6 +35,14 @@ function headlineText(headline: HeadlineRule): string {
   return 'no headline (MLRB defines none)';
 }
 
+/** The command an operator runs for the variant on what an agent handed over (MODEL: the folder or the .onnx). */
+function command(name: string, variant: VariantDefinition): string {
+  const math = variant.headline.kind === 'generated' ? ' --math-data DATA/math_reasoning.jsonl --lean PATH' : '';
+  // The mini compression task compresses an assigned model, not Phi-2: its lineage gate needs that base.
+  const base = variant.eligibility.kind === 'track' && variant.eligibility.track === 'edge-compression' && variant.suites.length === 0 ? ' --base BASE' : '';
+  return `\`mlrb-eval mlrb ${name} MODEL --data DATA${math}${base}\``;
+}
+
 function weRun(variant: VariantDefinition): string {
   const suites = variant.suites.length === 0 ? 'no lm-eval suite' : variant.suites.map((suite) => `${suite.name}${suite.role === 'extra' ? ' (extra)' : ''}`).join(', ');
   const eligibility = variant.eligibility.kind === 'track' ? `check-track ${variant.eligibility.track}` : 'eligibility unchecked';
@@ -58,9 +66,9 @@ function variants(): { readonly name: string; readonly variant: VariantDefinitio
 
 /** The definitions table and each variant's differences. */
 export function renderMlrbDefinitions(): string {
-  const header = ['task', 'follows', ...COLUMNS.map((column) => column.title), 'we run'];
+  const header = ['task', 'follows', ...COLUMNS.map((column) => column.title), 'we run', 'command'];
   const rows = variants().map(({ name, variant }) =>
-    [`\`${name}\``, followedText(variant.followed), ...COLUMNS.map((column) => readingsCell(variant, column.sources)), weRun(variant)].map(cell),
+    [`\`${name}\``, followedText(variant.followed), ...COLUMNS.map((column) => readingsCell(variant, column.sources)), weRun(variant), command(name, variant)].map(cell),
   );
   const table = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)];
   const differences = variants().flatMap(({ name, variant }) => [
