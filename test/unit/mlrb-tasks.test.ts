@@ -15,6 +15,7 @@ import { verdictOf } from '../../src/inspect/verdict.js';
 import type { MathReasoningReport } from '../../src/math-reasoning/score.js';
 import { judgeEligibility } from '../../src/mlrb/eligibility.js';
 import { computeHeadline, LEAN_NEEDED } from '../../src/mlrb/headline.js';
+import { runMlrbTask, type MlrbRunOptions } from '../../src/mlrb/run-task.js';
 import { parseRunRecord, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, type CurrentRunRecord, type SuiteOutcome } from '../../src/mlrb/run-record.js';
 import type { HeadlineRule } from '../../src/mlrb/task-definition.js';
 import { MLRB_TASK_NAMES, mlrbTaskDefinition, mlrbTaskNames, resolveMlrbTask, type MlrbTaskName } from '../../src/mlrb/tasks.js';
@@ -94,6 +95,13 @@ describe('MLRB task definitions', () => {
     expect(resolveMlrbTask('mini_minipile')).toMatchObject({ mini: true, mlrbName: 'mini_mini_pile' });
     expect(resolveMlrbTask('mini_baby_lm')).toMatchObject({ mini: true, definition: { name: 'babylm' } });
     expect(resolveMlrbTask('llm_merging')).toMatchObject({ mini: false, mlrbName: 'llm_merging' });
+  });
+
+  it('BAD CALL – options a variant cannot use are a TypeError before any work (no model is even looked for)', async () => {
+    const run = (task: string, extra: Partial<MlrbRunOptions>) => runMlrbTask({ task, model: '/no/such/model', dataDir: '/no/such/data', ...extra });
+    await expect(run('mini_babylm', { evaluate: { limit: 2 } })).rejects.toThrow(/limit applies to lm-eval suites, and mini_baby_lm runs none/);
+    await expect(run('mini_llm_merging', { evaluate: { numFewshot: 5 } })).rejects.toThrow(TypeError);
+    await expect(run('llm_merging', { track: { base: 'phi-2' } })).rejects.toThrow(/base \(--base\) applies only to edge_llm_compression/);
   });
 
   it('BAD CALL – unknown names (and prototype keys) are a RangeError listing the known tasks', () => {
