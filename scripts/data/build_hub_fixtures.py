@@ -189,8 +189,9 @@ def flatten_multirc(rows):
 def record_rows(rows):
     for row in rows:
         text = row["passage"]["text"]
+        # The builder's _get_record_entities: the release's inclusive ends become exclusive, spans sorted by start.
         spans = sorted(
-            ({"text": text[e["start"] : e["end"] + 1], "start": e["start"], "end": e["end"]} for e in row["passage"]["entities"]),
+            ({"text": text[e["start"] : e["end"] + 1], "start": e["start"], "end": e["end"] + 1} for e in row["passage"]["entities"]),
             key=lambda e: e["start"],
         )
         for qa in row["qas"]:

@@ -35,10 +35,7 @@ from __future__ import annotations
 import argparse
 import csv
 import hashlib
-import importlib.util
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -219,28 +216,14 @@ def main(argv=None) -> int:
     ap.add_argument("--hf", type=Path, help="stories260K as an HF checkpoint (default: exported into a temp folder)")
     a = ap.parse_args(argv)
 
-    sys.path.insert(0, str(REPO / "scripts" / "gpu"))
-    from lm_eval_loglik import add_stubs  # stubs only the modules that are really missing (sacrebleu, requests)
+    from lm_eval_0413 import import_lm_eval_0413, stories_checkpoint
 
-    add_stubs()
-    if importlib.util.find_spec("pytablewriter") is None:  # the CLI prints make_table's table at the end
-        from render_table import install_recording_writer
-
-        install_recording_writer()
-    import lm_eval
+    import_lm_eval_0413()
     from lm_eval.models.huggingface import HFLM
 
-    if lm_eval.__version__ != "0.4.13":
-        raise SystemExit(f"these expectations are lm-eval 0.4.13's; this is lm-eval {lm_eval.__version__}")
     models = a.shared / "models"
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
     with tempfile.TemporaryDirectory() as scratch:
-        hf_dir = a.hf
-        if hf_dir is None:
-            subprocess.run([sys.executable, str(REPO / "scripts" / "gpu" / "export_llama.py"), "--from-stories",
-                            str(models / "stories260K"), "--out", f"{scratch}/stories", "--save-hf"], check=True)
-            hf_dir = Path(scratch) / "stories" / "hf"
+        hf_dir = a.hf if a.hf is not None else stories_checkpoint(a.shared, scratch)
         serve_datasets_locally(a.shared / "data")
         recorder = RequestRecorder(HFLM)
         # --limit is one number for every task of a run, so BLiMP runs on its own with its own limit.

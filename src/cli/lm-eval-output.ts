@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { sampleHashes } from '../eval/sample-hashes.js';
 import type { LoggedSample } from '../eval/samples.js';
+import { sanitizeList } from '../text/python-repr.js';
 
 export interface LmEvalOutputFiles {
   readonly results: string;
@@ -36,7 +37,8 @@ const RECORD_FIELDS = new Set(['doc_id', 'doc', 'target', 'arguments', 'resps', 
 
 /**
  * One line of a samples file as save_results_samples writes it: arguments as {gen_args_i: {arg_j}}, target as a
- * string, the filter and metric names, the three hashes, then the metric values.
+ * string, resps and filtered_resps through sanitize_list (every log-likelihood and greedy flag as Python's str
+ * spells it: "-42.79022216796875", "False"), the filter and metric names, the three hashes, then the metric values.
  */
 export function lmEvalSampleLine(sample: LoggedSample): string {
   const metrics = Object.keys(sample).filter((key) => !RECORD_FIELDS.has(key));
@@ -47,8 +49,8 @@ export function lmEvalSampleLine(sample: LoggedSample): string {
     arguments: Object.fromEntries(
       sample.arguments.map((argument, index) => [`gen_args_${index}`, Object.fromEntries(argument.map((value, position) => [`arg_${position}`, value]))]),
     ),
-    resps: sample.resps,
-    filtered_resps: sample.filtered_resps,
+    resps: sanitizeList(sample.resps),
+    filtered_resps: sanitizeList(sample.filtered_resps),
     filter: sample.filter ?? 'none',
     metrics,
     ...sampleHashes(sample),

@@ -11,6 +11,7 @@ import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/
 import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
 import type { MlrbModelMetricsOptions } from '../mlrb/model-metrics-run.js';
 import { runMlrbTask, type MlrbMathReasoningOptions, type MlrbRunOptions } from '../mlrb/run-task.js';
+import { describeReading } from '../mlrb/sources.js';
 import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { MLRB_LATENCY_RUNS, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
@@ -22,10 +23,12 @@ import { UsageError, type CliIo } from './exit-error.js';
 
 export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] [options]
   TASK                  ${mlrbTaskNames().join(', ')}
-                        (MLRB's spellings mini_pile and baby_lm are accepted too)
+                        (MLRB's spellings mini_pile and baby_lm are accepted too); a mini_ task runs
+                        agent-eval's four model metrics only, as its prompt's command does
   MODEL                 an ONNX causal LM, or its folder
   --data DIR            a folder with one sub-folder per suite (mmlu, blimp, superglue, evaluation_data …);
-                        default: the Hugging Face hub cache. Suites without data are recorded as not scored
+                        default: the Hugging Face hub cache. Suites without data are recorded as not
+                        scored, with what to fetch and where it goes
   --agent NAME          who produced the model (the record's agent, for grouping runs)
   --output FILE         write the run record there (atomically); default: print it to stdout
   --limit N             first N documents of each task (the headline is then partial: no number)
@@ -33,20 +36,23 @@ export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agen
   --allow-partial       score data folders that lack some subtasks (the headline is then partial)
   --base BASE           edge_llm_compression: the model it was pruned from (default Phi-2's config;
                         mini_edge_llm_compression has no default)
-  --skip-dram           edge tasks: judge the DRAM estimate instead of measuring (the verdict warns)
+  --skip-dram           edge tasks: do not measure DRAM; the DRAM gate is then not judged and the record is
+                        not eligible (an estimate grants nothing)
   --dram-budget BYTES   edge tasks: operator override of the track's DRAM limit
   --math-data FILE      math_reasoning: MLRB's autoformalization set (JSON Lines: name, informal_statement,
-                        informal_proof, formal_proof); without it the headline (ROUGE-L) is not scored
+                        informal_proof, formal_proof); without it nothing is generated
   --template FILE       math_reasoning: prompt template ({informal_statement}, {informal_proof}, {name})
   --max-new-tokens N    math_reasoning: tokens generated per problem (default 200, greedy)
   --max-prompt-tokens N math_reasoning: prompts keep their first N tokens (default 512)
-  --lean PATH           math_reasoning: lean or lake executable to compile each output (current folder)
+  --lean PATH           math_reasoning: lean or lake executable to compile each output (current folder);
+                        the headline, the compile rate, needs it (BLEU and ROUGE-L are reported without)
   --lean-timeout S      math_reasoning: seconds per compile (default 60)
   --no-rouge-stemmer    math_reasoning: ROUGE-L without MLRB's Porter stemmer (use_stemmer=False)
   --model-metrics       also measure agent_eval's perplexity, tokens per second and latency (as
-                        \`mlrb-eval model-metrics\` does) after the suites; without it the record has none
+                        \`mlrb-eval model-metrics\` does) after the suites; mini_ tasks always measure them
   --wikitext-dir DIR    model metrics: where WikiText-2 raw test is (default: the --data folder, its wikitext/
-                        sub-folder, or the hub cache); without it perplexity is recorded as not measured
+                        sub-folder, or the hub cache); without it perplexity is recorded as not measured,
+                        with what to fetch
   --perplexity-text FILE model metrics: perplexity on this text (read as wiki.test.raw is) instead
   --tps-warmup N        model metrics: tokens-per-second warm-up runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns})
   --tps-runs N          model metrics: tokens-per-second timed runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.timedRuns})
@@ -76,6 +82,8 @@ const FLAGS = {
 const MATH_FLAGS = ['math-data', 'template', 'max-new-tokens', 'max-prompt-tokens', 'lean', 'lean-timeout', 'no-rouge-stemmer'] as const;
 /** The flags that only the model metrics read. */
 const MODEL_METRICS_FLAGS = ['wikitext-dir', 'perplexity-text', 'tps-warmup', 'tps-runs', 'latency-warmup', 'latency-runs'] as const;
+/** The flags that only lm-eval suites read, which a mini task does not run. */
+const SUITE_FLAGS = ['limit', 'num-fewshot', 'allow-partial'] as const;
 
 const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
 
@@ -120,15 +128,18 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
   // The first positional is the task and the second the model, wherever the flags sit.
   const [task, ...rest] = line.positionals;
   if (task === undefined) throw usageError('expected a TASK first');
-  const { definition } = resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
+  const { variant, mlrbName } = resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
   const model = onlyModel('mlrb', rest);
   const o = line.options;
   const mathFlag = MATH_FLAGS.find((flag) => o[flag] !== undefined);
-  if (mathFlag !== undefined && definition.headline.kind !== 'generated') throw usageError(`--${mathFlag} applies only to math_reasoning`);
+  if (mathFlag !== undefined && variant.headline.kind !== 'generated') throw usageError(`--${mathFlag} applies only to math_reasoning`);
   if (mathFlag !== undefined && o['math-data'] === undefined) throw usageError(`--${mathFlag} needs --math-data FILE.jsonl`);
   if (o['lean-timeout'] !== undefined && o.lean === undefined) throw usageError('--lean-timeout needs --lean PATH');
+  const suiteFlag = SUITE_FLAGS.find((flag) => o[flag] !== undefined);
+  if (suiteFlag !== undefined && variant.suites.length === 0) throw usageError(`--${suiteFlag} applies to lm-eval suites; ${mlrbName} runs only agent-eval's model metrics`);
+  const metricsAlways = variant.modelMetrics === 'always';
   const metricsFlag = MODEL_METRICS_FLAGS.find((flag) => o[flag] !== undefined);
-  if (metricsFlag !== undefined && o['model-metrics'] !== true) throw usageError(`--${metricsFlag} needs --model-metrics`);
+  if (metricsFlag !== undefined && o['model-metrics'] !== true && !metricsAlways) throw usageError(`--${metricsFlag} needs --model-metrics`);
   if (o['wikitext-dir'] !== undefined && o['perplexity-text'] !== undefined) throw usageError('give --wikitext-dir or --perplexity-text, not both');
 
   const evaluate: NonNullable<MlrbRunOptions['evaluate']> = {
@@ -155,7 +166,7 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
       measureDram: o['skip-dram'] !== true,
     },
     ...(o['math-data'] !== undefined ? { mathReasoning: mathReasoningOptions(o, o['math-data'], openGenerator) } : {}),
-    ...(o['model-metrics'] === true ? { modelMetrics: modelMetricsOptions(o) } : {}),
+    ...(o['model-metrics'] === true || metricsAlways ? { modelMetrics: modelMetricsOptions(o) } : {}),
   });
   io.stderr.write(summarize(record));
   emitJsonReport(io, record, o.output, 'run record');
@@ -184,12 +195,14 @@ function modelMetricsOptions(o: z.output<typeof optionsSchema>): MlrbModelMetric
   };
 }
 
-/** What a person reads first: the headline or why there is none, eligibility, and what was not scored. */
+/** What a person reads first: the headline or why there is none, the source followed, eligibility, and what was not scored. */
 export function summarize(record: RunRecord): string {
   const { headline, eligibility } = record;
   const lines = [`${record.mlrb_task}: ${headline.label}`];
   lines.push(headline.value !== null ? `  headline: ${headline.value.toFixed(4)}` : `  headline: none (${headline.status}): ${headline.reasons.join('; ')}`);
+  if (record.definition !== null) lines.push(`  follows: ${describeReading(record.definition.followed)}`);
   lines.push(`  eligibility: ${eligibility.status} (${eligibility.rule})`);
+  for (const gate of eligibility.gates) lines.push(`    gate ${gate.check}: ${gate.status}`);
   for (const finding of [...eligibility.reasons, ...eligibility.warnings]) lines.push(`    ${finding.check}: ${finding.message}`);
   const math = record.math_reasoning?.metrics;
   if (math !== undefined) {
@@ -197,7 +210,10 @@ export function summarize(record: RunRecord): string {
     lines.push(`  math reasoning: ROUGE-L ${math.rouge_l.toFixed(4)}, BLEU ${math.bleu.toFixed(2)}, ${lean}`);
   }
   if (record.model_metrics !== null) lines.push(...summarizeModelMetrics(record.model_metrics));
-  for (const suite of record.suites) lines.push(`  ${suite.name}: ${suite.status === 'scored' ? 'scored' : 'NOT SCORED'}${suite.reason === null ? '' : `: ${suite.reason}`}`);
+  for (const suite of record.suites) {
+    lines.push(`  ${suite.name} (${suite.role}): ${suite.status === 'scored' ? 'scored' : 'NOT SCORED'}${suite.reason === null ? '' : `: ${suite.reason}`}`);
+    if (suite.fetch !== null) lines.push(`    fetch: ${suite.fetch.what} into ${suite.fetch.place}${suite.fetch.command === null ? '' : ` (${suite.fetch.command})`}`);
+  }
   for (const item of record.not_available) lines.push(`  ${item.name}: not available: ${item.reason}`);
   return `${lines.join('\n')}\n`;
 }
@@ -205,8 +221,11 @@ export function summarize(record: RunRecord): string {
 /** agent_eval's figures as its cli.py prints them (perplexity to 4 places, the timings to 2), or why one is missing. */
 function summarizeModelMetrics(section: ModelMetricsSection): string[] {
   const { report } = section;
-  return section.metrics.map(({ name, status, reason }) => {
-    if (status === 'not_measured' || report === null) return `  ${name}: NOT MEASURED${reason === null ? '' : `: ${reason}`}`;
+  return section.metrics.map(({ name, status, reason, fetch }) => {
+    if (status === 'not_measured' || report === null) {
+      const where = fetch === null ? '' : `\n    fetch: ${fetch.what} into ${fetch.place}${fetch.command === null ? '' : ` (${fetch.command})`}`;
+      return `  ${name}: NOT MEASURED${reason === null ? '' : `: ${reason}`}${where}`;
+    }
     if (name === 'perplexity' && report.perplexity) return `  perplexity: ${report.perplexity.mlrb.avg.toFixed(4)} (MLRB's mean of running perplexities; ${report.perplexity.perplexity.toFixed(4)} over all tokens)`;
     if (name === 'tokens_per_second' && report.tokens_per_second) return `  tokens per second: ${report.tokens_per_second.summary.avg.toFixed(2)}`;
     if (name === 'latency' && report.latency) return `  latency: ${report.latency.ms_per_token.avg.toFixed(2)} ms per token`;

@@ -13,7 +13,11 @@ export type LoggedResponse = readonly [number, boolean] | number | string;
 export interface LoggedSample {
   readonly doc_id: number;
   readonly doc: Readonly<Record<string, unknown>>;
-  /** The gold choice's index, or (loglikelihood_rolling) the text scored. */
+  /**
+   * lm-eval's doc_to_target of the document: the gold choice's index, or the string the task's doc_to_target
+   * gives (COPA's and ReCoRD's gold choice text, WinoGrande's continuation, the text scored by a rolling task,
+   * gsm8k's answer).
+   */
   readonly target: number | string;
   /** Each request's arguments: (context, continuation), (text,) for a rolling request, (context, generation kwargs). */
   readonly arguments: readonly (readonly JsonValue[])[];
@@ -38,7 +42,8 @@ export function buildTaskSamples(task: MultipleChoiceTask, requests: readonly Lo
     return {
       doc_id: docMetrics.docId,
       doc: doc?.source ?? {},
-      target: docMetrics.target,
+      // A task whose doc_to_target is a string logs that string; its index serves the metrics only.
+      target: doc?.targetText ?? docMetrics.target,
       arguments: (byDoc.get(docMetrics.docId) ?? []).map((request): readonly [string, string] => [request.context, request.continuation]),
       resps: pairs.map((pair) => [pair] as const),
       filtered_resps: pairs,

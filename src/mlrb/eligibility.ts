@@ -1,12 +1,15 @@
 /**
- * Whether a model may be counted for its task. The edge tasks have rules a model file shows (no quantization,
- * a DRAM limit, genuine pruning of the base), judged by the existing track check; its verdict is used as it
- * stands. The other tasks' rules are about how the model was made, so the record says they are unchecked and
- * lists them, rather than implying a pass.
+ * Whether a model may be counted for its task. The edge tasks have rules a model file shows, judged by the
+ * track check (check-track), whose verdict is used as it stands, gate by gate. Eligibility is never granted by
+ * an estimate: a DRAM figure that was not measured (--skip-dram) judges nothing, so that gate is `not_judged`
+ * and the record is not eligible, whichever side of the budget the estimate fell. The other tasks' rules are
+ * about how the model was made, so the record says they are unchecked and lists them, rather than implying a pass.
  */
 import type { TrackReport } from '../inspect/track-check.js';
-import type { Eligibility } from './run-record.js';
-import type { EligibilityRule } from './tasks.js';
+import { TRACK_CHECK_NAMES, type TrackCheckName } from '../inspect/track-verdict.js';
+import { formatBytes } from '../inspect/units.js';
+import type { Eligibility, EligibilityGate } from './run-record.js';
+import type { EligibilityRule } from './task-definition.js';
 
 /** What became of the track check for a task whose rule is a track. */
 export type TrackOutcome =
@@ -14,19 +17,43 @@ export type TrackOutcome =
   /** The check could not judge the model (it failed to run, or a mini task lacks its base). */
   | { readonly kind: 'not_run'; readonly reason: string };
 
+/** How to get the DRAM gate judged: what the reason of a not_judged DRAM gate says. */
+export const MEASURE_DRAM =
+  'run without --skip-dram: the DRAM gate is judged by measuring the model (a child process runs it on the track\'s input and its peak memory is compared with the budget)';
+
 export function judgeEligibility(rule: EligibilityRule, track: TrackOutcome | undefined): Eligibility {
   if (rule.kind === 'unverifiable') {
-    return { status: 'unchecked', rule: 'unverifiable', reasons: rule.rules.map((message) => ({ check: 'rules', message })), warnings: [] };
+    return { status: 'unchecked', rule: 'unverifiable', gates: [], reasons: rule.rules.map((message) => ({ check: 'rules', message })), warnings: [] };
   }
   const ruleName = `check-track ${rule.track}`;
   if (track === undefined || track.kind === 'not_run') {
-    return { status: 'unchecked', rule: ruleName, reasons: [{ check: 'track', message: track?.reason ?? 'the track check was not run' }], warnings: [] };
+    return { status: 'not_judged', rule: ruleName, gates: [], reasons: [{ check: 'track', message: track?.reason ?? 'the track check was not run' }], warnings: [] };
   }
-  const { verdict } = track.report;
+  const { report } = track;
+  const gates = TRACK_CHECK_NAMES.filter((check) => report.checks[check] !== undefined).map((check) => gateOf(report, check));
+  const reasons = report.verdict.reasons.filter((item) => gates.find((gate) => gate.check === item.check)?.status !== 'not_judged').map((item) => ({ ...item }));
+  const notJudged = gates.filter((gate) => gate.status === 'not_judged').map((gate) => ({ check: gate.check, message: gate.reason ?? 'not judged' }));
+  // A failing verdict without a failing gate would be a check that failed without a reason: trust its status.
+  const failed = gates.some((gate) => gate.status === 'fail') || (report.verdict.status === 'fail' && reasons.length > 0);
   return {
-    status: verdict.status === 'fail' ? 'ineligible' : 'eligible',
+    status: failed ? 'ineligible' : notJudged.length > 0 ? 'not_judged' : 'eligible',
     rule: ruleName,
-    reasons: verdict.reasons.map((item) => ({ ...item })),
-    warnings: verdict.warnings.map((item) => ({ ...item })),
+    gates,
+    reasons: [...reasons, ...notJudged],
+    warnings: report.verdict.warnings.map((item) => ({ ...item })),
   };
+}
+
+/** One gate's outcome from the verdict: failed when the verdict names a reason of its check. */
+function gateOf(report: TrackReport, check: TrackCheckName): EligibilityGate {
+  if (check === 'dram') {
+    const { dram } = report.checks;
+    // No measurement and no failed attempt: the verdict judged the estimate, which grants nothing.
+    if (dram.measurement === null && dram.measurementError === null) {
+      const budget = dram.budget === null ? '' : ` against a budget of ${formatBytes(dram.budget.bytes)}`;
+      return { check, status: 'not_judged', reason: `DRAM was not measured; the estimate (${formatBytes(dram.estimate.totalBytes)}${budget}) judges nothing: ${MEASURE_DRAM}` };
+    }
+  }
+  const failed = report.verdict.reasons.some((item) => item.check === check);
+  return { check, status: failed ? 'fail' : 'pass', reason: null };
 }

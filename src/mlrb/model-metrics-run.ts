@@ -10,6 +10,7 @@ import type { ModelMetricName, ModelMetricsOptions } from '../config/model-metri
 import { isMlrbError } from '../errors.js';
 import { modelMetrics, type ModelMetricsReport } from '../model-metrics/model-metrics.js';
 import { readRawTextFile, readWikitextTest } from '../model-metrics/wikitext-text.js';
+import { wikitextDataFetch, type DataFetch } from './data-fetch.js';
 import type { AgentEvalModelMetric } from './tasks.js';
 
 /** What a run may change of modelMetrics()'s procedure; everything else is MLRB's (the report names it all). */
@@ -27,6 +28,8 @@ export interface MetricOutcome {
   /** The loader's message when the metric's data was not there. */
   readonly reason: string | null;
   readonly error_code: string | null;
+  /** When WikiText was not there: what to fetch and where it goes (null for a --perplexity-text file). */
+  readonly fetch: DataFetch | null;
 }
 
 export interface ModelMetricsOutcome {
@@ -49,10 +52,11 @@ export async function measureModelMetrics(
   const { wikitextDir, textFile, ...procedure } = options;
   const text = textFile !== undefined ? { textFile } : { dataDir: wikitextDir ?? dataDir };
   const missing = metrics.includes('perplexity') ? await missingText(text) : null;
+  const fetch = textFile === undefined ? wikitextDataFetch(wikitextDir ?? dataDir) : null;
   const outcomes: MetricOutcome[] = metrics.map((name) =>
     name === 'perplexity' && missing !== null
-      ? { name, status: 'not_measured', reason: missing.message, error_code: missing.code }
-      : { name, status: 'measured', reason: null, error_code: null },
+      ? { name, status: 'not_measured', reason: missing.message, error_code: missing.code, fetch }
+      : { name, status: 'measured', reason: null, error_code: null, fetch: null },
   );
   const measured = outcomes.filter((outcome) => outcome.status === 'measured').map((outcome) => OPTION_NAMES[outcome.name]);
   if (measured.length === 0) return { metrics: outcomes, report: null };

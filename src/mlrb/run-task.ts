@@ -1,12 +1,14 @@
 /**
- * Runs one MLRB task on one model and builds its run record: the task's suites through evaluate() (one call,
- * so the lm-eval results are exactly those of `mlrb-eval MODEL --tasks <the suites scored>`), the edge track's
- * verdict through checkTrack(), agent_eval's model metrics through modelMetrics() when asked, and the headline
- * and eligibility from the task's definition.
+ * Runs one MLRB task variant on one model and builds its run record: the variant's suites through evaluate()
+ * (one call, so the lm-eval results are exactly those of `mlrb-eval MODEL --tasks <the suites scored>`), the
+ * edge track's verdict through checkTrack(), agent_eval's model metrics through modelMetrics() (always for a
+ * mini task, which is nothing else; on request for a full one), and the headline, eligibility and the source
+ * followed from the variant's definition.
  *
- * A suite whose data is not there is not an error: it is recorded as not scored with the loader's reason, and
- * the rest is scored. Finding that out means loading each suite once before evaluate() loads it again; the
- * second read is cheap beside scoring, and it keeps evaluate() the one path that produces results.
+ * A suite whose data is not there is not an error: it is recorded as not scored with the loader's reason and
+ * what to fetch, and the rest is scored. Finding that out means loading each suite once before evaluate()
+ * loads it again; the second read is cheap beside scoring, and it keeps evaluate() the one path that produces
+ * results.
  */
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { isMlrbError } from '../errors.js';
@@ -25,9 +27,13 @@ import type { OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { checkLeanExecutable } from '../math-reasoning/lean-check.js';
 import { parsePromptTemplate } from '../math-reasoning/prompt-template.js';
 import { scoreMathReasoning, type MathReasoningOptions, type MathReasoningReport } from '../math-reasoning/score.js';
+import { mathDataFetch, suiteDataFetch } from './data-fetch.js';
 import { measureModelMetrics, type MlrbModelMetricsOptions, type ModelMetricsOutcome } from './model-metrics-run.js';
-import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type ModelMetricsSection, type RunRecord, type SuiteOutcome } from './run-record.js';
-import { resolveMlrbTask, type MlrbTaskDefinition, type ResolvedMlrbTask, type Unavailable } from './tasks.js';
+import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type CurrentRunRecord, type ModelMetricsSection, type RunRecord, type SuiteOutcome } from './run-record.js';
+import { MLRB_SOURCES } from './sources.js';
+import { AGENT_EVAL_MODEL_METRICS, resolveMlrbTask, type ResolvedMlrbTask, type VariantDefinition } from './tasks.js';
+
+type Unavailable = RunRecord['not_available'][number];
 
 /** How the edge track is checked; the track itself comes from the task. */
 export interface TrackRunOptions {
@@ -56,8 +62,9 @@ export interface MlrbRunOptions {
   /** math_reasoning only: without it the headline is not scored (the record says why). evaluate.limit applies. */
   readonly mathReasoning?: MlrbMathReasoningOptions;
   /**
-   * Measure agent_eval's model metrics (perplexity, tokens per second, latency) after the suites; without it the
-   * record's model_metrics is null and not_available says how to get them.
+   * Measure agent_eval's model metrics (perplexity, tokens per second, latency) after the suites. A full task
+   * without it has none (model_metrics null, not_available says how to get them); a mini task measures them
+   * always, with these options or MLRB's defaults.
    */
   readonly modelMetrics?: MlrbModelMetricsOptions;
 }
@@ -67,45 +74,40 @@ const MODEL_METRICS_NOT_ASKED = 'not measured in this run: give --model-metrics 
 
 export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const task = resolveMlrbTask(options.task);
-  const { definition } = task;
-  if (options.track?.base !== undefined && !(definition.eligibility.kind === 'track' && definition.eligibility.track === 'edge-compression')) {
-    throw new TypeError(`base (--base) applies only to edge_llm_compression; ${options.task} compares with no base model`);
-  }
-  if (options.mathReasoning !== undefined) {
-    if (definition.headline.kind !== 'generated') throw new TypeError(`math-reasoning options (--math-data, --lean …) apply only to math_reasoning, not ${options.task}`);
-    // What the user named is checked before hours of scoring could end in a typo.
-    if (options.mathReasoning.template !== undefined) parsePromptTemplate(options.mathReasoning.template);
-    if (options.mathReasoning.lean !== undefined) checkLeanExecutable(options.mathReasoning.lean.executable);
-  }
-  if (options.modelMetrics?.wikitextDir !== undefined && options.modelMetrics.textFile !== undefined) {
-    throw new TypeError('model metrics: give wikitextDir (--wikitext-dir) or textFile (--perplexity-text), not both');
-  }
+  const { definition, variant } = task;
+  checkOptionsApply(task, options);
   const startedAt = new Date();
   const started = performance.now();
   const evaluateOptions = options.evaluate ?? {};
   const modelFile = resolveModelFile(options.model);
 
-  const suites = await probeSuites(definition, options.dataDir, evaluateOptions);
+  const suites = await probeSuites(variant, options.dataDir, evaluateOptions);
   const track = await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {});
   const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
   const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
   const parameters = await parameterCount(track, modelFile);
-  const generated = definition.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
-  const measured = options.modelMetrics === undefined ? undefined : await runModelMetrics(definition, options, options.modelMetrics, evaluateOptions);
-  const metricsNotAsked: Unavailable[] = measured === undefined ? definition.modelMetrics.map((name) => ({ name, kind: 'metric', reason: MODEL_METRICS_NOT_ASKED })) : [];
+  const generated = variant.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
+  const metricsOptions = options.modelMetrics ?? (variant.modelMetrics === 'always' ? {} : undefined);
+  const measured = metricsOptions === undefined ? undefined : await runModelMetrics(options, metricsOptions, evaluateOptions);
+  const metricsNotAsked: Unavailable[] = measured === undefined ? AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, kind: 'metric', reason: MODEL_METRICS_NOT_ASKED })) : [];
 
-  const record: RunRecord = {
+  const record: CurrentRunRecord = {
     schema: RUN_RECORD_SCHEMA,
     schema_version: RUN_RECORD_SCHEMA_VERSION,
     task: definition.name,
     mini: task.mini,
     mlrb_task: task.mlrbName,
     agent: options.agent ?? null,
-    headline: computeHeadline({ rule: definition.headline, suites, results, limit: evaluateOptions.limit, ...(generated !== undefined ? { generated } : {}) }),
-    eligibility: judgeEligibility(definition.eligibility, track),
+    definition: {
+      followed: { ...variant.followed, where: MLRB_SOURCES[variant.followed.source].where },
+      why: variant.why,
+      differences: [...variant.differences],
+    },
+    headline: computeHeadline({ rule: variant.headline, suites, results, limit: evaluateOptions.limit, ...(generated !== undefined ? { generated } : {}) }),
+    eligibility: judgeEligibility(variant.eligibility, track),
     suites,
-    not_available: [...definition.unavailable, ...metricsNotAsked, ...(parameters.unavailable ? [parameters.unavailable] : [])].map((item) => ({ ...item })),
-    mini_note: task.mini ? definition.miniNote : null,
+    not_available: [...metricsNotAsked, ...(parameters.unavailable ? [parameters.unavailable] : [])].map((item) => ({ ...item })),
+    mini_note: task.mini ? `${task.mlrbName} runs agent-eval's four model metrics and no lm-eval suite, as its prompt's command does` : null,
     lm_eval: results === null ? null : jsonCopy<NonNullable<RunRecord['lm_eval']>>(results),
     math_reasoning: generated?.kind === 'scored' ? jsonCopy<NonNullable<RunRecord['math_reasoning']>>(generated.report) : null,
     model_metrics: measured === undefined ? null : jsonCopy<ModelMetricsSection>(measured),
@@ -128,11 +130,32 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   return runRecordSchema.parse(record);
 }
 
+/** Options that do not apply to the variant are refused before any work, so hours of scoring never end in a typo. */
+function checkOptionsApply(task: ResolvedMlrbTask, options: MlrbRunOptions): void {
+  const { variant } = task;
+  if (options.track?.base !== undefined && !(variant.eligibility.kind === 'track' && variant.eligibility.track === 'edge-compression')) {
+    throw new TypeError(`base (--base) applies only to edge_llm_compression; ${options.task} compares with no base model`);
+  }
+  if (options.mathReasoning !== undefined) {
+    if (variant.headline.kind !== 'generated') throw new TypeError(`math-reasoning options (--math-data, --lean …) apply only to math_reasoning, not ${options.task}`);
+    if (options.mathReasoning.template !== undefined) parsePromptTemplate(options.mathReasoning.template);
+    if (options.mathReasoning.lean !== undefined) checkLeanExecutable(options.mathReasoning.lean.executable);
+  }
+  if (variant.suites.length === 0) {
+    const suiteOption = (['limit', 'numFewshot', 'allowPartial'] as const).find((name) => options.evaluate?.[name] !== undefined);
+    if (suiteOption !== undefined) throw new TypeError(`${suiteOption} applies to lm-eval suites, and ${task.mlrbName} runs none (only agent-eval's model metrics)`);
+  }
+  if (options.modelMetrics?.wikitextDir !== undefined && options.modelMetrics.textFile !== undefined) {
+    throw new TypeError('model metrics: give wikitextDir (--wikitext-dir) or textFile (--perplexity-text), not both');
+  }
+}
+
 /**
  * Each suite loaded as evaluate() would load it. Missing or unusable data (BAD_DATA) marks the suite not
- * scored with the loader's message; a partial folder (with allowPartial) is scored and says what it lacks.
+ * scored with the loader's message and what to fetch; a partial folder (with allowPartial) is scored and says
+ * what it lacks.
  */
-async function probeSuites(definition: MlrbTaskDefinition, dataDir: string, options: NonNullable<MlrbRunOptions['evaluate']>): Promise<SuiteOutcome[]> {
+async function probeSuites(variant: VariantDefinition, dataDir: string, options: NonNullable<MlrbRunOptions['evaluate']>): Promise<SuiteOutcome[]> {
   const common = {
     dataDir,
     numFewshot: options.numFewshot ?? 0,
@@ -140,14 +163,14 @@ async function probeSuites(definition: MlrbTaskDefinition, dataDir: string, opti
     ...(options.limit !== undefined ? { limit: options.limit } : {}),
   };
   const outcomes: SuiteOutcome[] = [];
-  for (const { name } of definition.suites) {
+  for (const { name, role } of variant.suites) {
     try {
       const loaded = await Promise.all(resolveTaskNames(name).map((selection) => loadSelection(selection, common)));
       const missing = loaded.flatMap((suite) => suite.missing ?? []);
-      outcomes.push({ name, status: 'scored', reason: missing.length === 0 ? null : `partial: without ${missing.join(', ')}`, error_code: null });
+      outcomes.push({ name, role, status: 'scored', reason: missing.length === 0 ? null : `partial: without ${missing.join(', ')}`, error_code: null, fetch: null });
     } catch (error) {
       if (!isMlrbError(error) || error.code !== 'BAD_DATA') throw error;
-      outcomes.push({ name, status: 'not_scored', reason: error.message, error_code: error.code });
+      outcomes.push({ name, role, status: 'not_scored', reason: error.message, error_code: error.code, fetch: { ...suiteDataFetch(name, dataDir) } });
     }
   }
   return outcomes;
@@ -160,7 +183,7 @@ async function runTrackCheck(
   evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>,
   options: TrackRunOptions,
 ): Promise<TrackOutcome | undefined> {
-  const rule = task.definition.eligibility;
+  const rule = task.variant.eligibility;
   if (rule.kind !== 'track') return undefined;
   if (task.mini && rule.track === 'edge-compression' && options.base === undefined) {
     return { kind: 'not_run', reason: 'mini_edge_llm_compression compresses the agent\'s assigned model, not Phi-2: give its base (--base) to judge the pruning' };
@@ -188,7 +211,10 @@ async function runTrackCheck(
  */
 async function runGeneration(options: MlrbRunOptions, evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>): Promise<GeneratedOutcome> {
   const math = options.mathReasoning;
-  if (math === undefined) return { kind: 'not_scored', reason: 'no problems to generate for: give MLRB\'s autoformalization set (--math-data FILE.jsonl)' };
+  if (math === undefined) {
+    const fetch = mathDataFetch(options.dataDir);
+    return { kind: 'not_scored', reason: `no problems to generate for: give --math-data FILE.jsonl, ${fetch.what}; for example: ${fetch.command}` };
+  }
   const { openGenerator, ...scoring } = math;
   try {
     const session = await openGenerator(options.model, {
@@ -209,13 +235,8 @@ async function runGeneration(options: MlrbRunOptions, evaluateOptions: NonNullab
 }
 
 /** agent_eval's model metrics on the model the suites scored, run where and as the suites ran. */
-async function runModelMetrics(
-  definition: MlrbTaskDefinition,
-  options: MlrbRunOptions,
-  metricsOptions: MlrbModelMetricsOptions,
-  evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>,
-): Promise<ModelMetricsOutcome> {
-  return measureModelMetrics(options.model, definition.modelMetrics, options.dataDir, metricsOptions, {
+async function runModelMetrics(options: MlrbRunOptions, metricsOptions: MlrbModelMetricsOptions, evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>): Promise<ModelMetricsOutcome> {
+  return measureModelMetrics(options.model, AGENT_EVAL_MODEL_METRICS, options.dataDir, metricsOptions, {
     ...(evaluateOptions.provider !== undefined ? { provider: evaluateOptions.provider } : {}),
     ...(evaluateOptions.threads !== undefined ? { threads: evaluateOptions.threads } : {}),
     ...(evaluateOptions.ortLibrary !== undefined ? { ortLibrary: evaluateOptions.ortLibrary } : {}),

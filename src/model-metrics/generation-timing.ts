@@ -2,13 +2,16 @@
  * MLRB's tokens-per-second and latency benchmarks (agent_eval/benchmarks/tokens_per_second.py and latency.py,
  * as agent_eval/cli.py runs them on a Hugging Face or ORT model), measured through the generation contract
  * (src/generate/types.ts). Both time the same call, generate(prompt, max_length=200, temperature=0.8,
- * top_k=300, do_sample=True), which stops at the model's EOS or when prompt + new tokens reach 200:
- *   tokens/s  10 warm-up runs, then 30 timed ones; the clock covers generate() AND decoding the whole output
- *             (prompt included, special tokens skipped); the count is the length of that text encoded again
- *             with the tokenizer's defaults (prompt and BOS included); each run gives count / seconds;
- *   latency   5 warm-up runs, then 10 timed ones; the clock covers generate() only, in milliseconds; the
- *             summary is divided by 512 (latency.py's min_new_tokens, which its generate call never uses),
- *             so "ms per token" is one run's time / 512 whatever the number of tokens generated.
+ * top_k=300, do_sample=True):
+ *   tokens/s  10 warm-up runs, then 30 timed ones; generation stops at the model's EOS or when prompt + new
+ *             tokens reach 200; the clock covers generate() AND decoding the whole output (prompt included,
+ *             special tokens skipped); the count is the length of that text encoded again with the
+ *             tokenizer's defaults (prompt and BOS included); each run gives count / seconds;
+ *   latency   5 warm-up runs, then 10 timed ones, with EOS disabled: latency.py sets
+ *             model.generation_config.eos_token_id = None before its calls (line 63), so every call generates
+ *             200 − prompt tokens whatever the model would end on. The clock covers generate() only, in
+ *             milliseconds; the summary is divided by 512 (latency.py's min_new_tokens, which its generate call
+ *             never uses), so "ms per token" is one run's time / 512 whatever the number of tokens generated.
  * MLRB samples without a seed; here run i (warm-ups counted) samples with seed + i, so runs differ as they
  * do in MLRB and a measurement can be repeated token for token.
  */
@@ -67,6 +70,8 @@ export interface GenerationProcedure {
   readonly seed: number;
   readonly warmup_runs: number;
   readonly timed_runs: number;
+  /** Whether the model's EOS may end a run before max_length. */
+  readonly eos: string;
 }
 
 export interface TokensPerSecondResult {
@@ -93,7 +98,13 @@ interface PreparedRun {
   readonly settingsFor: (run: number) => GenerationSettings;
 }
 
-function prepare(subject: GenerationSubject, options: TimingOptions): PreparedRun {
+/**
+ * Where generation may end before max_length: at the model's EOS (tokens per second, as transformers'
+ * generate does), or only at max_length (latency, whose benchmark sets eos_token_id to None).
+ */
+type EndOfSequence = 'model-eos' | 'disabled';
+
+function prepare(subject: GenerationSubject, options: TimingOptions, endOfSequence: EndOfSequence): PreparedRun {
   const promptIds = subject.tokenizer.encodeWithSpecialTokens(MLRB_PROMPT);
   const maxNewTokens = options.maxLength - promptIds.length;
   if (maxNewTokens < 1) {
@@ -114,15 +125,29 @@ function prepare(subject: GenerationSubject, options: TimingOptions): PreparedRu
       seed: options.seed,
       warmup_runs: options.warmupRuns,
       timed_runs: options.timedRuns,
+      eos: endOfSequence === 'disabled' ? 'disabled (eos_token_id = None)' : "the model's EOS ends a run",
     },
-    // No eosTokenIds: generation stops at the model's EOS, as transformers' generate does.
-    settingsFor: (run) => ({ maxNewTokens, sampling: { temperature: MLRB_TEMPERATURE, topK: MLRB_TOP_K, seed: options.seed + run } }),
+    // Without eosTokenIds the engine stops at the model's EOS; an empty list never stops on a token.
+    settingsFor: (run) => ({
+      maxNewTokens,
+      ...(endOfSequence === 'disabled' ? { eosTokenIds: [] } : {}),
+      sampling: { temperature: MLRB_TEMPERATURE, topK: MLRB_TOP_K, seed: options.seed + run },
+    }),
   };
 }
 
 async function generateOnce(subject: GenerationSubject, prepared: PreparedRun, run: number): Promise<Int32Array> {
-  const [generation] = await subject.generator.generate([prepared.promptIds], prepared.settingsFor(run));
+  const settings = prepared.settingsFor(run);
+  const [generation] = await subject.generator.generate([prepared.promptIds], settings);
   if (generation === undefined) throw new MlrbError('INTERNAL', 'the generator returned no generation for the prompt');
+  // With EOS disabled only max_length ends a run; a shorter one is a generator that ignored the setting, and
+  // its time would not be MLRB's latency.
+  if (settings.eosTokenIds?.length === 0 && generation.tokenIds.length !== settings.maxNewTokens) {
+    throw new MlrbError('INTERNAL', `the generator stopped after ${generation.tokenIds.length} of ${settings.maxNewTokens} tokens with end-of-sequence disabled (${generation.finishReason})`, {
+      generated: generation.tokenIds.length,
+      maxNewTokens: settings.maxNewTokens,
+    });
+  }
   return generation.tokenIds;
 }
 
@@ -151,7 +176,7 @@ function checkCounts(counts: RunCounts): void {
 
 export async function measureTokensPerSecond(subject: GenerationSubject, options: TimingOptions): Promise<TokensPerSecondResult> {
   const now = options.now ?? (() => performance.now());
-  const prepared = prepare(subject, options);
+  const prepared = prepare(subject, options, 'model-eos');
   const fullText = (generated: Int32Array): string => subject.tokenizer.decode([...prepared.promptIds, ...generated]);
   const runs = await runProtocol(
     options,
@@ -181,7 +206,7 @@ export async function measureTokensPerSecond(subject: GenerationSubject, options
 
 export async function measureLatency(subject: GenerationSubject, options: TimingOptions): Promise<LatencyResult> {
   const now = options.now ?? (() => performance.now());
-  const prepared = prepare(subject, options);
+  const prepared = prepare(subject, options, 'disabled');
   const runs = await runProtocol(
     options,
     (run) => generateOnce(subject, prepared, run),

@@ -21,7 +21,7 @@ export interface ChartDefinition {
   readonly emptyReason: string;
 }
 
-export const ELIGIBILITY_COLORS = { eligible: '#2e7d32', unchecked: '#8d8d8d', ineligible: '#c62828' } as const;
+export const ELIGIBILITY_COLORS = { eligible: '#2e7d32', unchecked: '#8d8d8d', not_judged: '#ef6c00', ineligible: '#c62828' } as const;
 
 const SCHEMA = 'https://vega.github.io/schema/vega-lite/v6.json';
 const WIDTH_PER_CATEGORY = 22;
@@ -53,7 +53,7 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
     const kind: keyof typeof RUN_KINDS = run.successful ? 'successful' : run.score === null ? 'partial' : 'not successful';
     return [{ kind: 'run', task: run.task, agent: run.agent, score, run: run.label, eligibility: run.eligibility, status: kind }];
   });
-  const counted = includePartial ? 'successful and partial runs (--include-partial)' : 'successful runs (a headline scored on all of its data, not ineligible)';
+  const counted = includePartial ? 'successful and partial runs (--include-partial)' : 'successful runs (a headline scored on all of its data, eligible or unchecked)';
   const caption = `Bars: mean headline score over each agent's ${counted} of the task. Dots: every run with a number, coloured by eligibility; a triangle marks a partial run (scored on part of its data: --limit or missing subtasks), ${includePartial ? 'counted in the mean' : 'left out of the mean'}, a cross a run that is not successful.`;
   if (points.length === 0) return { id: 'scores', title: 'Headline score per agent and task', caption, spec: null, emptyReason: 'no run has a headline score' };
   const eligibility = Object.keys(ELIGIBILITY_COLORS);

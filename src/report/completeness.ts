@@ -12,13 +12,19 @@ import { PARTIAL_SUFFIX } from '../tasks/partial.js';
 export function incompleteReasons(record: RunRecord): string[] {
   const reasons: string[] = [];
   if (record.run.limit !== null) reasons.push(`--limit ${record.run.limit}`);
-  for (const suite of record.suites) {
+  // An extra suite (scored beside the headline when its data is given) never makes a run incomplete.
+  for (const suite of record.suites.filter((outcome) => outcome.role === 'headline')) {
     if (suite.status === 'not_scored') reasons.push(`${suite.name} not scored`);
     // A scored suite carries a reason only when it was scored partially (run-task.ts: `partial: without …`).
     else if (suite.reason !== null) reasons.push(`${suite.name} ${suite.reason}`);
   }
   const math = record.math_reasoning;
   if (math !== null && math.problems_scored < math.problems_in_file) reasons.push(`math_reasoning ${math.problems_scored} of ${math.problems_in_file} problems`);
+  // A generated headline needs its problems, and the compile rate a Lean toolchain: without them it has no data.
+  if (record.headline.source?.kind === 'math_reasoning') {
+    if (math === null) reasons.push('math_reasoning problems not generated');
+    else if (record.headline.source.metric === 'lean.compile_rate' && math.metrics.lean === null) reasons.push('math_reasoning not compiled (no Lean)');
+  }
   return reasons;
 }
 
@@ -37,8 +43,11 @@ const metricEntry = z.record(z.string(), z.unknown());
  */
 export function partialHeadlineValue(record: RunRecord): number | null {
   const { headline } = record;
-  if (headline.status !== 'partial') return null;
-  if (headline.source === null) return record.math_reasoning?.metrics.rouge_l ?? null;
+  if (headline.status !== 'partial' || headline.source === null) return null;
+  if (headline.source.kind === 'math_reasoning') {
+    const metrics = record.math_reasoning?.metrics;
+    return (headline.source.metric === 'rouge_l' ? metrics?.rouge_l : metrics?.lean?.compile_rate) ?? null;
+  }
   const results = record.lm_eval?.results ?? {};
   for (const name of [headline.source.entry, `${headline.source.entry}${PARTIAL_SUFFIX}`]) {
     const entry = metricEntry.safeParse(results[name]);

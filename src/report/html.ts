@@ -24,9 +24,9 @@ export interface ReportPage {
 }
 
 export const SUCCESSFUL_RUN_DEFINITION =
-  'A run is successful when its headline was scored on all of its data and the model is not ineligible ' +
-  '(eligible, or unchecked where the task\'s rules concern how the model was made). ' +
-  'Runs without a headline or with an ineligible model count among all runs only.';
+  'A run is successful when its headline was scored on all of its data and the model is eligible ' +
+  '(or unchecked, where the task\'s rules concern how the model was made). ' +
+  'Runs without a headline, or with a model ineligible or not judged (a gate such as DRAM not measured), count among all runs only.';
 
 /** What mean and best are over, as the options chose. */
 export function countedRunsNote({ includePartial }: SummaryOptions): string {
@@ -42,7 +42,7 @@ table { border-collapse: collapse; font-size: 0.85rem; margin: 0.5rem 0; }
 th, td { border: 1px solid #d0d7de; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 figure { margin: 1rem 0; overflow-x: auto; } figcaption { font-size: 0.85rem; color: #57606a; max-width: 60rem; }
-.eligible { color: ${ELIGIBILITY_COLORS.eligible}; } .ineligible { color: ${ELIGIBILITY_COLORS.ineligible}; } .unchecked { color: ${ELIGIBILITY_COLORS.unchecked}; }
+.eligible { color: ${ELIGIBILITY_COLORS.eligible}; } .ineligible { color: ${ELIGIBILITY_COLORS.ineligible}; } .unchecked { color: ${ELIGIBILITY_COLORS.unchecked}; } .not_judged { color: ${ELIGIBILITY_COLORS.not_judged}; }
 .note { color: #57606a; font-size: 0.9rem; } .incomplete { color: #9a6700; }`;
 
 export function renderReportHtml(page: ReportPage): string {

@@ -3,9 +3,9 @@
  * runs, and the best of them.
  *
  * A run is successful when it has a headline number (status `scored`: the whole of the headline's data was
- * scored) and is not ineligible (its eligibility is `eligible`, or `unchecked` where no check of a model file
- * can judge the task's rules). An ineligible model would not be counted by MLRB, and a run without a headline
- * has nothing to average; both still count among all runs.
+ * scored) and its eligibility is `eligible`, or `unchecked` where no check of a model file can judge the task's
+ * rules. An ineligible model, or one whose gates were not judged (a DRAM estimate), would not be counted by
+ * MLRB, and a run without a headline has nothing to average; all of them still count among all runs.
  *
  * A partial run (headline status `partial`: `--limit`, or a suite lacking subtasks) is not successful: its
  * number comes from part of the data, so an agent scored on an easy subset would outrank one scored on all of
@@ -13,8 +13,11 @@
  */
 import type { RunRecord } from '../mlrb/run-record.js';
 
+/** Eligibility statuses a successful run may have: an allow-list, so a status added later counts only when named here. */
+const COUNTED_ELIGIBILITY: ReadonlySet<RunRecord['eligibility']['status']> = new Set(['eligible', 'unchecked']);
+
 export function isSuccessfulRun(record: Pick<RunRecord, 'headline' | 'eligibility'>): boolean {
-  return record.headline.status === 'scored' && record.headline.value !== null && record.eligibility.status !== 'ineligible';
+  return record.headline.status === 'scored' && record.headline.value !== null && COUNTED_ELIGIBILITY.has(record.eligibility.status);
 }
 
 /** What the statistics need of a run. */
@@ -64,9 +67,9 @@ export function summarizeByTaskAndAgent(runs: readonly ScoredRun[], options: Sum
     .sort((a, b) => compareText(a.task, b.task) || compareText(a.agent, b.agent));
 }
 
-/** A partial run that would count were it complete: it has a number and its model is not ineligible. */
+/** A partial run that would count were it complete: it has a number and its model may be counted. */
 function isCountablePartial(run: ScoredRun): run is ScoredRun & { readonly partialScore: number } {
-  return run.partialScore !== null && run.eligibility !== 'ineligible';
+  return run.partialScore !== null && COUNTED_ELIGIBILITY.has(run.eligibility);
 }
 
 /** The number a run counts with, and whether it is partial; null when it is not counted. */

@@ -7,6 +7,7 @@ import { MlrbError } from '../errors.js';
 import { limitedCount } from './data-files.js';
 import { DATA_ROW_CAP_CHARS } from '../io/file-policy.js';
 import { describeJsonSyntaxError } from '../io/text-file.js';
+import { inRowOrder } from './row-order.js';
 
 export interface NumberedRow<T> {
   readonly row: T;
@@ -96,7 +97,7 @@ function parseRow<Schema extends z.ZodType>(text: string, file: string, line: nu
     const where = issue?.path.length ? `field "${issue.path.join('.')}"` : 'record';
     throw new MlrbError('BAD_DATA', `${file} line ${line}: ${where}: ${issue?.message ?? 'invalid'}`, { file, line });
   }
-  return parsed.data;
+  return inRowOrder(parsed.data, value);
 }
 
 /** A row that parsed but breaks a rule the schema cannot state (a span outside its text …). */

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { MlrbError } from '../errors.js';
 import { DATA_ROW_CAP_CHARS, FILE_SIZE_CAPS } from '../io/file-policy.js';
 import { limitedCount } from './data-files.js';
+import { inRowOrder } from './row-order.js';
 
 export interface NumberedParquetRow<T> {
   readonly row: T;
@@ -96,7 +97,7 @@ function checkRows<Shape extends z.ZodRawShape>(
       const where = issue?.path.length ? `column "${issue.path.map(String).join('.')}"` : 'row';
       throw new MlrbError('BAD_DATA', `${file} row ${rowNumber}: ${where}: ${issue?.message ?? 'invalid'}`, { file, row: rowNumber });
     }
-    return { row: parsed.data, rowNumber };
+    return { row: inRowOrder(parsed.data, raw), rowNumber };
   });
 }
 

@@ -63,10 +63,10 @@ function expectTimings(report: ModelMetricsSection['report']): void {
 describe('mlrb-eval mlrb --model-metrics', () => {
   it('records modelMetrics()\'s perplexity (transformers\' within 1e-4) and the timings, after the suites, WikiText from --data', async () => {
     const { record, stderr } = await runTask(['llm_merging', tinyModel, '--data', dataDir, '--model-metrics', ...TIMING_FLAGS]);
-    expect(record.schema_version).toBe(2);
-    expect(record.suites).toEqual([{ name: 'mmlu', status: 'scored', reason: null, error_code: null }]);
+    expect(record.schema_version).toBe(3);
+    expect(record.suites).toEqual([{ name: 'mmlu', role: 'headline', status: 'scored', reason: null, error_code: null, fetch: null }]);
     const section = record.model_metrics;
-    expect(section?.metrics).toEqual(['tokens_per_second', 'perplexity', 'latency'].map((name) => ({ name, status: 'measured', reason: null, error_code: null })));
+    expect(section?.metrics).toEqual(['tokens_per_second', 'perplexity', 'latency'].map((name) => ({ name, status: 'measured', reason: null, error_code: null, fetch: null })));
     expect(record.not_available.map((item) => item.name)).not.toContain('perplexity');
 
     const reference: ModelMetricsReport = await modelMetrics({ model: tinyModel, dataDir: hubData, metrics: ['perplexity'] });

@@ -14,6 +14,7 @@ import type { GenerationSubjectFactory } from '../../src/config/model-metrics-op
 import { modelMetrics } from '../../src/index.js';
 import { runCli } from '../support/run-cli.js';
 import { scriptedSubject } from '../support/scripted-timing-generator.js';
+import { writeEosFirstModel } from '../support/odd-models.js';
 import { hasShared, sharedPaths } from '../support/shared-data.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'model-metrics');
@@ -101,6 +102,18 @@ describe('mlrb-eval model-metrics', () => {
     const report = await modelMetrics({ model: tinyModel, textFile: rawText, metrics: ['latency'], latency: { warmupRuns: 0, timedRuns: 2 }, maxLength: 80 });
     expect(report.perplexity).toBeNull();
     expect(report.latency?.runs_ms).toHaveLength(2);
+  });
+
+  it('latency generates the full length with EOS disabled, on a model that ends every generation with EOS at once', async () => {
+    const model = writeEosFirstModel(path.join(workDir, 'eos-first'));
+    const report = await modelMetrics({ model, metrics: ['tokens-per-second', 'latency'], tokensPerSecond: { warmupRuns: 0, timedRuns: 3 }, latency: { warmupRuns: 1, timedRuns: 3 } });
+    const tokensPerSecond = report.tokens_per_second!;
+    const latency = report.latency!;
+    // Tokens per second lets the model's EOS end a run: one token (the EOS) each time.
+    expect(tokensPerSecond.generated_tokens).toEqual([1, 1, 1]);
+    // latency.py sets eos_token_id = None: max_length 200 less the prompt, every run.
+    expect(latency.procedure.prompt_tokens).toBe(tokensPerSecond.procedure.prompt_tokens);
+    expect(latency.generated_tokens).toEqual([1, 2, 3].map(() => 200 - latency.procedure.prompt_tokens));
   });
 });
 

@@ -1,5 +1,9 @@
 /** Small hand-built graphs that a scorer must refuse or flag, built with the project's ONNX writer. */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { makeTensor, writeModelFiles, type ModelProto, type ValueInfoProto } from './model-builders/onnx-builder.js';
+import { TINY_LM_SPECIAL_TOKENS } from './model-builders/tiny-causal-lm.js';
+import { buildTinyTokenizerFiles } from './model-builders/tiny-tokenizer.js';
 
 const VOCAB = 8;
 
@@ -37,4 +41,24 @@ export function writeUnknownInputModel(dir: string): string {
       { name: 'pixel_values', elementType: 'float32', shape: ['batch', 3] },
     ]),
   );
+}
+
+/**
+ * A bigram "model" that puts EOS (id 2) 30 logits above every other token after any token, with the tiny
+ * tokenizer and a config naming that EOS: sampled at MLRB's temperature and top-k it ends every generation at
+ * once unless EOS is ignored. For the model-metrics latency rule (EOS disabled, full length generated).
+ */
+export function writeEosFirstModel(dir: string): string {
+  const vocab = 64;
+  const eos = TINY_LM_SPECIAL_TOKENS.eos;
+  const table = Array.from({ length: vocab * vocab }, (_, index) => (index % vocab === eos ? 30 : 0));
+  const modelPath = writeModelFiles(dir, lookupModel(table, [vocab, vocab], { name: 'logits', elementType: 'float32', shape: ['batch', 'sequence', vocab] }));
+  const files = buildTinyTokenizerFiles({ vocabSize: vocab, modelMaxLength: 256 });
+  writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(files.tokenizerJson));
+  writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify(files.tokenizerConfig));
+  writeFileSync(
+    path.join(dir, 'config.json'),
+    JSON.stringify({ model_type: 'llama', vocab_size: vocab, max_position_embeddings: 256, bos_token_id: TINY_LM_SPECIAL_TOKENS.bos, eos_token_id: eos, pad_token_id: TINY_LM_SPECIAL_TOKENS.pad }),
+  );
+  return modelPath;
 }

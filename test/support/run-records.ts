@@ -4,8 +4,9 @@
  * breakdown) and the track check to its DRAM and pruning facts. Every record is checked against the record
  * schema, so a schema change that these records miss fails here, not in a chart.
  */
-import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type RunRecord } from '../../src/mlrb/run-record.js';
-import { mlrbTaskDefinition, type MlrbTaskName } from '../../src/mlrb/tasks.js';
+import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type CurrentRunRecord, type RunRecord } from '../../src/mlrb/run-record.js';
+import { MLRB_SOURCES } from '../../src/mlrb/sources.js';
+import { AGENT_EVAL_MODEL_METRICS, mlrbTaskDefinition, type MlrbTaskName } from '../../src/mlrb/tasks.js';
 
 export interface SyntheticRun {
   readonly task: MlrbTaskName;
@@ -31,7 +32,7 @@ export interface SyntheticRun {
 /** The --limit of a `partial: 'limit'` run. */
 export const SYNTHETIC_LIMIT = 50;
 /** The subtask a `missing-subtasks` run's headline suite lacks (MMLU's is a STEM subject). */
-const MISSING_SUBTASK: Readonly<Record<string, string>> = { mmlu: 'mmlu_abstract_algebra', blimp_filtered: 'blimp_adjunct_island', superglue: 'record' };
+const MISSING_SUBTASK: Readonly<Record<string, string>> = { mmlu: 'mmlu_abstract_algebra', blimp: 'blimp_adjunct_island', superglue: 'record' };
 const missingSubtaskOf = (suite: string): string => MISSING_SUBTASK[suite] ?? `${suite}_first_subtask`;
 
 export interface SyntheticModelMetrics {
@@ -46,41 +47,41 @@ const BLIMP_FIELD_OFFSETS = { morphology: 0.04, syntax: -0.02, semantics: -0.08,
 const EDGE_BUDGETS = { edge_llm_training: { bytes: 1e9, source: 'edge-training' }, edge_llm_compression: { bytes: 12e9, source: 'edge-compression' } } as const;
 const PHI2_PARAMETERS = 2_779_683_840;
 
-export function syntheticRunRecord(run: SyntheticRun): RunRecord {
+export function syntheticRunRecord(run: SyntheticRun): CurrentRunRecord {
   const definition = mlrbTaskDefinition(run.task);
-  const headline = definition.headline;
+  const variant = definition.full;
+  const headline = variant.headline;
   const scored = run.score !== null && headline.kind === 'metric';
   const partial = scored && run.partial !== undefined;
-  const suiteNames = definition.suites.map((suite) => suite.name);
+  const suiteNames = variant.suites.map((suite) => suite.name);
   const headlineSuite = headline.kind === 'metric' ? headline.suite : null;
-  const record: RunRecord = {
+  const record: CurrentRunRecord = {
     schema: RUN_RECORD_SCHEMA,
     schema_version: RUN_RECORD_SCHEMA_VERSION,
     task: run.task,
     mini: false,
     mlrb_task: definition.mlrbName,
     agent: run.agent,
+    definition: { followed: { ...variant.followed, where: MLRB_SOURCES[variant.followed.source].where }, why: variant.why, differences: [...variant.differences] },
     headline: {
       label: headline.label,
-      source: headline.kind === 'metric' ? { entry: headline.entry, metric: `${headline.metric},none` } : null,
-      status: headline.kind === 'unavailable' ? 'unavailable' : partial ? 'partial' : scored ? 'scored' : 'not_scored',
+      source: headline.kind === 'metric' ? { kind: 'lm_eval', suite: headline.suite, entry: headline.entry, metric: `${headline.metric},none` } : headline.kind === 'generated' ? { kind: 'math_reasoning', metric: headline.metric } : null,
+      status: headline.kind === 'none' ? 'unavailable' : partial ? 'partial' : scored ? 'scored' : 'not_scored',
       value: scored && !partial ? run.score : null,
       reasons: partial ? [`the headline's data was partial (${run.partial})`] : scored ? [] : ['the headline\'s data was not there'],
     },
     eligibility: {
       status: run.eligibility,
-      rule: definition.eligibility.kind === 'track' ? `check-track ${definition.eligibility.track}` : 'unverifiable',
+      rule: variant.eligibility.kind === 'track' ? `check-track ${variant.eligibility.track}` : 'unverifiable',
+      gates: [],
       reasons: run.eligibility === 'ineligible' ? [{ check: 'quantization', message: 'the graph holds int8 weights' }] : [],
       warnings: [],
     },
-    suites: suiteNames.map((name) => ({
-      name, status: run.score === null ? 'not_scored' : 'scored',
-      reason: run.partial === 'missing-subtasks' && run.score !== null && name === headlineSuite ? `partial: without ${missingSubtaskOf(name)}` : null, error_code: null,
+    suites: variant.suites.map(({ name, role }) => ({
+      name, role, status: run.score === null ? 'not_scored' : 'scored',
+      reason: run.partial === 'missing-subtasks' && run.score !== null && name === headlineSuite ? `partial: without ${missingSubtaskOf(name)}` : null, error_code: null, fetch: null,
     })),
-    not_available: [
-      ...definition.unavailable,
-      ...(run.modelMetrics === undefined ? definition.modelMetrics.map((name) => ({ name, kind: 'metric' as const, reason: 'not measured in this run' })) : []),
-    ].map((item) => ({ ...item })),
+    not_available: run.modelMetrics === undefined ? AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, kind: 'metric' as const, reason: 'not measured in this run' })) : [],
     mini_note: null,
     lm_eval: run.score === null ? null : lmEvalResults(suiteNames, run.score, headline.kind === 'metric' ? headline : null, run.partial === 'missing-subtasks'),
     math_reasoning: null,
@@ -104,12 +105,19 @@ export function syntheticRunRecord(run: SyntheticRun): RunRecord {
 }
 
 /**
- * A record as version 1 wrote it (before model_metrics existed), as JSON: what older files on disk hold.
- * Its not_available keeps the model metrics, as v1 listed them.
+ * A record as version 1 wrote it (before model_metrics, and before v3's definition, gates, suite roles and
+ * fetch hints), as JSON: what older files on disk hold. Its not_available keeps the model metrics, as v1 listed them.
  */
-export function asVersion1Json(record: RunRecord): Record<string, unknown> {
-  const { model_metrics: _absent, ...rest } = record;
-  return { ...JSON.parse(JSON.stringify(rest)), schema_version: 1 };
+export function asVersion1Json(record: CurrentRunRecord): Record<string, unknown> {
+  const { model_metrics: _absent, definition: _definition, ...rest } = JSON.parse(JSON.stringify(record)) as CurrentRunRecord;
+  const source = rest.headline.source;
+  return {
+    ...rest,
+    schema_version: 1,
+    headline: { ...rest.headline, source: source?.kind === 'lm_eval' ? { entry: source.entry, metric: source.metric } : null },
+    eligibility: { status: rest.eligibility.status, rule: rest.eligibility.rule, reasons: rest.eligibility.reasons, warnings: rest.eligibility.warnings },
+    suites: rest.suites.map(({ role: _role, fetch: _fetch, ...fields }) => fields),
+  };
 }
 
 /** The shape modelMetrics() reports, with each summary built around the figure given. */
@@ -117,7 +125,7 @@ function modelMetricsSection(metrics: SyntheticModelMetrics): NonNullable<RunRec
   const spread = (avg: number) => ({ avg, median: avg, min: avg * 0.9, max: avg * 1.1, p90: avg * 1.08, p95: avg * 1.09 });
   const procedure = { prompt: 'Hello my name is Matt.', prompt_tokens: 24, max_length: 200, max_new_tokens: 176, temperature: 0.8, top_k: 300, seed: 0 };
   return {
-    metrics: (['tokens_per_second', 'perplexity', 'latency'] as const).map((name) => ({ name, status: 'measured' as const, reason: null, error_code: null })),
+    metrics: AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, status: 'measured' as const, reason: null, error_code: null, fetch: null })),
     report: {
       schema: 'mlrb-eval/model-metrics',
       schema_version: 1,

@@ -49,7 +49,10 @@ export class WordTokenizer implements GenerationTokenizer {
 }
 
 export interface ScriptedCall {
-  /** Word tokens this call generates (capped at maxNewTokens); EOS follows when there is room. */
+  /**
+   * Word tokens this call generates before its EOS (capped at maxNewTokens); EOS follows when there is room.
+   * With EOS disabled (eosTokenIds []) the call goes on to maxNewTokens, as a model whose EOS is ignored does.
+   */
   readonly tokens: number;
   readonly ms: number;
 }
@@ -68,7 +71,8 @@ export class ScriptedGenerator implements TextGenerator {
     if (step === undefined) throw new Error(`the script has ${this.script.length} calls; call ${this.calls.length + 1} was not expected`);
     this.calls.push({ prompts: prompts.map((prompt) => [...prompt]), settings });
     this.clock.advance(step.ms);
-    const words = Math.min(step.tokens, settings.maxNewTokens);
+    const eosDisabled = settings.eosTokenIds?.length === 0;
+    const words = eosDisabled ? settings.maxNewTokens : Math.min(step.tokens, settings.maxNewTokens);
     const ids = Array.from({ length: words }, (_, index) => this.tokenizer.idOf(`w${index}`));
     const stoppedByEos = words < settings.maxNewTokens;
     const tokenIds = Int32Array.from(stoppedByEos ? [...ids, FAKE_EOS] : ids);

@@ -42,6 +42,7 @@ describe('tokens per second, MLRB-style', () => {
       expect(call.prompts).toHaveLength(1);
       expect(call.prompts[0]?.[0]).toBe(FAKE_BOS);
       expect(call.prompts[0]).toHaveLength(PROMPT_TOKENS);
+      // No eosTokenIds: the model's EOS ends a run, as tokens_per_second.py's generate call lets it.
       expect(call.settings).toEqual({ maxNewTokens: 179, sampling: { temperature: 0.8, topK: 300, seed: 7 + index } });
     }
   });
@@ -52,6 +53,9 @@ describe('latency, MLRB-style', () => {
     const { subject, clock } = scriptedSubject(SCRIPT, 10);
     const result = await measureLatency(subject, { ...options, now: clock.now });
     expect(result.runs_ms).toEqual([100, 200, 400]); // decoding (10 ms) is outside latency's clock
+    // latency.py sets eos_token_id = None: every run goes to max_length, whatever the script's EOS says.
+    expect(result.generated_tokens).toEqual([179, 179, 179]);
+    expect(result.procedure.eos).toMatch(/disabled/);
     // Sorted 100, 200, 400: p90 at position 1.8 → 200 + 0.8 × 200 = 360; p95 at 1.9 → 380.
     expect(result.ms_per_token.avg).toBeCloseTo(700 / 3 / 512, 12);
     expect(result.ms_per_token.median).toBeCloseTo(200 / 512, 12);
@@ -60,6 +64,25 @@ describe('latency, MLRB-style', () => {
     expect(result.ms_per_token.p90).toBeCloseTo(360 / 512, 12);
     expect(result.ms_per_token.p95).toBeCloseTo(380 / 512, 12);
     expect(result.procedure.divided_by).toBe(512);
+  });
+});
+
+describe('latency with end-of-sequence disabled', () => {
+  it('asks every call (warm-ups included) to ignore EOS, and refuses a generator that stops early anyway', async () => {
+    const { subject, generator, clock } = scriptedSubject(SCRIPT, 0);
+    await measureLatency(subject, { ...options, now: clock.now });
+    expect(generator.calls.map((call) => call.settings.eosTokenIds)).toEqual([[], [], [], [], []]);
+
+    const stopsAtEos = {
+      ...subject,
+      generator: {
+        generate: async (prompts: readonly (readonly number[])[]) =>
+          prompts.map((prompt) => ({ promptTokenCount: prompt.length, tokenIds: Int32Array.of(2), text: '', finishReason: 'eos' as const })),
+      },
+    };
+    const error = await rejectedMlrbError(() => measureLatency(stopsAtEos, { ...options, now: clock.now }));
+    expect(error.code).toBe('INTERNAL');
+    expect(error.message).toMatch(/stopped after 1 of 179 tokens with end-of-sequence disabled/);
   });
 });
 

@@ -35,15 +35,17 @@ describe('partialHeadlineValue', () => {
     expect(partialHeadlineValue(syntheticRunRecord({ ...merging, score: null }))).toBeNull();
   });
 
-  it('reads math_reasoning\'s ROUGE-L from its report under --limit', () => {
+  it('reads math_reasoning\'s compile rate from its report under --limit; its MMLU subjects are extras, never incomplete', () => {
     const base = syntheticRunRecord({ ...merging, task: 'math_reasoning', score: null });
     const limited: RunRecord = {
       ...base,
       headline: { ...base.headline, status: 'partial', value: null, reasons: ['--limit 2: 2 of 40 problems were scored'] },
-      math_reasoning: { data_file: 'minif2f.jsonl', problems_scored: 2, problems_in_file: 40, metrics: { rouge_l: 0.42, bleu: 12.5, lean: null }, problems: [] },
+      math_reasoning: { data_file: 'minif2f.jsonl', problems_scored: 2, problems_in_file: 40, metrics: { rouge_l: 0.42, bleu: 12.5, lean: { compiled: 1, failed: 1, timed_out: 0, compile_rate: 0.5 } }, problems: [] },
       run: { ...base.run, limit: 2 },
     };
-    expect(partialHeadlineValue(limited)).toBe(0.42);
-    expect(incompleteReasons(limited)).toEqual(['--limit 2', 'mmlu_high_school_mathematics not scored', 'mmlu_high_school_statistics not scored', 'mmlu_high_school_computer_science not scored', 'math_reasoning 2 of 40 problems']);
+    expect(partialHeadlineValue(limited)).toBe(0.5);
+    expect(incompleteReasons(limited)).toEqual(['--limit 2', 'math_reasoning 2 of 40 problems']);
+    // A record read from version 2, whose math headline was ROUGE-L, reads ROUGE-L.
+    expect(partialHeadlineValue({ ...limited, headline: { ...limited.headline, source: { kind: 'math_reasoning', metric: 'rouge_l' } } })).toBe(0.42);
   });
 });

@@ -63,7 +63,7 @@ describe('reading the run records of a report', () => {
 
   it('reads a version 1 record beside a version 2 one', () => {
     const older = writeJson('older.json', asVersion1Json(syntheticRunRecord({ ...RUN, startMinute: 9 })));
-    expect(readRunRecords([first, older]).map(({ record }) => record.schema_version)).toEqual([2, 1]);
+    expect(readRunRecords([first, older]).map(({ record }) => record.schema_version)).toEqual([3, 1]);
   });
 
   it('says what a file that is not a run record is, naming it', async () => {
@@ -72,7 +72,7 @@ describe('reading the run records of a report', () => {
         'it is an lm-eval results file (mlrb-eval MODEL --output); run records are written by mlrb-eval mlrb TASK MODEL --output'],
       ['shard.json', { format: 'mlrb-eval-shard', format_version: 1, shard: { index: 0, count: 3 } }, 'it is a "mlrb-eval-shard" file'],
       ['metrics.json', { schema: 'mlrb-eval/model-metrics', schema_version: 1 }, 'its schema is "mlrb-eval/model-metrics"'],
-      ['future.json', { ...syntheticRunRecord(RUN), schema_version: 3 }, 'its schema_version is 3, which this version does not read'],
+      ['future.json', { ...syntheticRunRecord(RUN), schema_version: 4 }, 'its schema_version is 4, which this version does not read'],
       ['list.json', [syntheticRunRecord(RUN)], 'it is a JSON array, not an object'],
       ['other.json', { name: 'x' }, 'it has no "schema" field'],
     ];
@@ -80,13 +80,13 @@ describe('reading the run records of a report', () => {
       const file = writeJson(name, value);
       const error = await refusal([first, file]);
       expect(error.code, name).toBe('BAD_RECORD');
-      expect(error.message, name).toBe(`${file}: not an MLRB run record (schema mlrb-eval/mlrb-run v1 or v2): ${reason}`);
+      expect(error.message, name).toBe(`${file}: not an MLRB run record (schema mlrb-eval/mlrb-run v1, v2, v3): ${reason}`);
     }
   });
 
   it('names what a damaged record of this schema lacks', async () => {
     const { headline: _lost, ...record } = syntheticRunRecord(RUN);
     const file = writeJson('damaged.json', record);
-    expect((await refusal([file])).message).toMatch(new RegExp(`^${file}: not an MLRB run record \\(schema mlrb-eval/mlrb-run v1 or v2\\):\\n[^]*headline`));
+    expect((await refusal([file])).message).toMatch(new RegExp(`^${file}: not an MLRB run record \\(schema mlrb-eval/mlrb-run v1, v2, v3\\):\\n[^]*headline`));
   });
 });

@@ -64,14 +64,16 @@ describe('partial runs in summarizeByTaskAndAgent', () => {
 });
 
 describe('isSuccessfulRun', () => {
-  const record = (status: 'scored' | 'partial' | 'not_scored' | 'unavailable', value: number | null, eligibility: 'eligible' | 'ineligible' | 'unchecked') => ({
+  const record = (status: 'scored' | 'partial' | 'not_scored' | 'unavailable', value: number | null, eligibility: 'eligible' | 'ineligible' | 'not_judged' | 'unchecked') => ({
     headline: { label: 'MMLU accuracy', source: null, status, value, reasons: [] },
-    eligibility: { status: eligibility, rule: 'unverifiable', reasons: [], warnings: [] },
+    eligibility: { status: eligibility, rule: 'unverifiable', gates: [], reasons: [], warnings: [] },
   });
   it.each([
     ['scored', 0.61, 'eligible', true],
     ['scored', 0.61, 'unchecked', true],
     ['scored', 0.61, 'ineligible', false],
+    // A gate not judged (DRAM estimated under --skip-dram) is not eligible: the run does not count.
+    ['scored', 0.61, 'not_judged', false],
     ['partial', null, 'eligible', false],
     ['not_scored', null, 'unchecked', false],
     ['unavailable', null, 'unchecked', false],

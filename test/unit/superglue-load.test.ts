@@ -70,7 +70,7 @@ describe('SuperGLUE prompts (lm-eval v0.4.4–v0.4.8)', () => {
     expect(wsc.docs[0]?.source).toMatchObject({ span1_text: 'The table', span2_index: 9 });
   });
 
-  it('record: highlights, sorted unique entities cut by inclusive code-point spans, empty delimiter', async () => {
+  it('record: highlights, sorted unique entities cut by inclusive code-point spans, the default delimiter', async () => {
     const record = await taskOf('record', root);
     const [first] = record.docs;
     expect(first?.text).toBe('😀 Alice met Bob in Paris. Alice waved.\n\n  - Bob left Paris.\n  - Alice stayed.\n');
@@ -78,9 +78,11 @@ describe('SuperGLUE prompts (lm-eval v0.4.4–v0.4.8)', () => {
     expect(first?.answers).toEqual({ candidates: ['Alice', 'Bob', 'Paris', '😀'], gold: ['Alice'] });
     expect(first?.targetText).toBe('  - Alice said goodbye to Bob.');
     expect(record.docs[1]?.target).toBe(2);
-    expect(record.targetDelimiter).toBe('');
+    // record/default.yaml sets no target_delimiter: lm-eval's default " " goes before each choice (its logged
+    // arguments show three spaces; test/e2e/lm-eval-samples.test.ts holds the requests to a real run).
+    expect(record.targetDelimiter).toBe(' ');
     expect(record.metrics).toEqual(['f1', 'em']);
-    expect(buildTaskRequests(record)[0]?.continuation).toBe('  - Alice said goodbye to Bob.');
+    expect(buildTaskRequests(record)[0]?.continuation).toBe('   - Alice said goodbye to Bob.');
   });
 });
 

@@ -78,7 +78,9 @@ const multircReader: HubSplitReader<MultircDoc> = {
     }),
 };
 
-const recordShape = { passage: text, query: text, entities: z.array(text), answers: z.array(text), idx: z.object({ passage: int, query: int }) };
+/** entity_spans is not read by the task, but lm-eval's document (and so its logged sample) keeps it. */
+const entitySpans = z.object({ text: z.array(text), start: z.array(int), end: z.array(int) });
+const recordShape = { passage: text, query: text, entities: z.array(text), entity_spans: entitySpans.optional(), answers: z.array(text), idx: z.object({ passage: int, query: int }) };
 const recordReader: HubSplitReader<RecordDoc> = {
   configs: ['record'],
   read: async (shards, root, what) =>

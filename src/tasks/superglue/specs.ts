@@ -136,7 +136,6 @@ export const record: SuperGlueTask<RecordDoc> = {
   spec: {
     name: 'record',
     version: 2,
-    targetDelimiter: '',
     docToText: recordDocToText,
     docToChoices: (doc) => doc.entities.map((entity) => formatRecordAnswer(doc.query, entity)),
     docToTarget: (doc) => formatRecordAnswer(doc.query, doc.answers[0] ?? ''),
