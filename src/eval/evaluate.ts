@@ -77,8 +77,8 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   // Hashing a multi-GB model takes seconds (remembered between runs); it starts once the file is known good.
-  const modelHash = rememberedSha256(model.modelPath, cacheDir);
-  const modelContentHash = modelContentSha256(model.modelPath, cacheDir);
+  const modelHash = rememberedSha256(model.modelPath, cacheDir, { onWarning: warn });
+  const modelContentHash = modelContentSha256(model.modelPath, cacheDir, { onWarning: warn });
   let scoreCache: ScoreCache | undefined;
   try {
     const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
@@ -105,6 +105,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
     const tokenCache = openTokenCache(model, requests, {
       cacheDir,
       lmEvalVersion: options.lmEvalVersion,
+      onWarning: warn,
       ...(options.onLog ? { onLog: options.onLog } : {}),
     });
     const cached = tokenCache.cached;
