@@ -16,6 +16,7 @@ import { statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { sha256File } from '../eval/fingerprint.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
+import { parseBoundedJson } from '../io/bounded-json.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
 import { cacheFolder, ensureCacheFolder, FILE_HASHES_FOLDER } from './cache-folders.js';
 import { userCacheKey, type CacheKey } from './cache-key.js';
@@ -95,7 +96,9 @@ function readEntry(entryFile: string, file: string, cacheDir: string, key: Cache
   try {
     // A folder that is a link is never read through: the entry is then simply not known.
     if (cacheFolder(cacheDir, [FILE_HASHES_FOLDER], false) === undefined || !pathEntryExists(entryFile)) return undefined;
-    const value = JSON.parse(readRegularFile(entryFile, { kind: 'cache', root: cacheDir, what: 'file hash entry', maxBytes: ENTRY_BYTES_CAP }).toString('utf8')) as Partial<DigestEntry>;
+    const text = readRegularFile(entryFile, { kind: 'cache', root: cacheDir, what: 'file hash entry', maxBytes: ENTRY_BYTES_CAP }).toString('utf8');
+    const value = parseBoundedJson(text, () => new Error('not an entry')) as Partial<DigestEntry> | null;
+    if (typeof value !== 'object' || value === null) return undefined;
     if (value.version !== ENTRY_VERSION) return undefined;
     const valid = typeof value.path === 'string' && typeof value.identity === 'string' && typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256);
     if (!valid) return undefined;
