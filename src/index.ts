@@ -4,6 +4,8 @@ export { evaluate, evaluateShard, type EvaluateResult } from './eval/evaluate.js
 export { shardDocuments, parseShardSpec, type ShardSpec } from './eval/shard.js';
 export { readShardRecord, stringifyShardRecord, type ShardRecord } from './eval/shard-record.js';
 export { mergeShards, mergeShardFiles, type MergeShardsOptions, type MergedResult, type ShardFile } from './eval/merge-shards.js';
+// A merge cannot prove the shards' numbers came from the model; verifyShards re-scores a random sample of each.
+export { verifyShards, type ShardVerification, type VerifyShardsOptions } from './eval/verify-shards.js';
 export { evaluateOptionsSchema, type EvaluateOptions } from './config/evaluate-options.js';
 export { loadModel, type LanguageModel, type LoadModelOptions, DEFAULT_MAX_LENGTH } from './model/onnx-model.js';
 export type { ModelMetadata } from './model/model-metadata.js';

@@ -31,7 +31,7 @@ function evalFlags(args: readonly string[]): FlagConfig {
 /** Usage errors name the command that `mlrb-eval MODEL …` runs. */
 const usageError = (problem: string): UsageError => new UsageError('eval', problem);
 
-const wholeNumber = (flag: string) =>
+export const wholeNumber = (flag: string) =>
   z.string().regex(/^\d+$/, { error: (issue) => `--${flag} expects a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
 
 /** lm-eval's `auto:N` re-tunes the batch size N times; our auto planner sizes every batch, so it means auto. */

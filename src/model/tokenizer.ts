@@ -14,7 +14,7 @@ import type { FileKind } from '../io/file-policy.js';
 import { GIT_LFS_POINTER_REASON, isGitLfsPointer } from '../io/git-lfs-pointer.js';
 import { hubSnapshotReadRoot } from '../io/hub-snapshot.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
-import { describeJsonSyntaxError } from '../io/text-file.js';
+import { describeJsonProblem, parseBoundedJson } from '../io/bounded-json.js';
 import { withBpeWordSplit } from './bpe-word-split.js';
 import { describeTokenizerLibraryRefusal, tokenizerJsonProblem } from './tokenizer-json-problems.js';
 
@@ -51,15 +51,15 @@ interface JsonObjectFile {
  */
 function readJsonObject(file: string, root: string, kind: FileKind): JsonObjectFile {
   const bytes = readRegularFile(file, { kind, root, what: path.basename(file) });
-  let text = '';
-  let value: unknown;
+  const invalid = (reason: string, cause?: unknown): MlrbError =>
+    new MlrbError('BAD_TOKENIZER', isGitLfsPointer(bytes) ? `${file} ${GIT_LFS_POINTER_REASON}` : `${file} is not a valid tokenizer JSON file (${reason})`, { file }, cause === undefined ? undefined : { cause });
+  let text: string;
   try {
     text = utf8.decode(bytes);
-    value = JSON.parse(text);
   } catch (cause) {
-    if (isGitLfsPointer(bytes)) throw new MlrbError('BAD_TOKENIZER', `${file} ${GIT_LFS_POINTER_REASON}`, { file }, { cause });
-    throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (${describeJsonSyntaxError(cause, text.length)})`, { file }, { cause });
+    throw invalid('it is not UTF-8', cause);
   }
+  const value = parseBoundedJson(text, (problem, cause) => invalid(problem.kind === 'syntax' ? problem.description : describeJsonProblem(problem), cause));
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (not a JSON object)`, { file });
   }

@@ -144,7 +144,8 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
   });
 }
 
-const accuracyEntry = z.looseObject({ 'acc,none': z.number() });
+/** An accuracy outside [0, 1] is no accuracy: such an entry shows no bar. */
+const accuracyEntry = z.looseObject({ 'acc,none': z.number().min(0).max(1) });
 
 /**
  * A category that lost subjects is `<category>_partial` (src/tasks/partial.ts) and is read as partial; under

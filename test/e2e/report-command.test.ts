@@ -208,7 +208,8 @@ describe('mlrb-eval report', () => {
       // Complete: every suite scored whole without --limit; runs without data (score null) are not.
       const complete = run.score !== null && run.partial === undefined;
       expect(row?.complete, `synthetic-${index}`).toBe(String(complete));
-      if (run.partial === 'limit') expect(row?.incomplete).toBe('--limit 50');
+      // A text cell starting with '-' gets a leading quote, so no spreadsheet reads it as a formula.
+      if (run.partial === 'limit') expect(row?.incomplete).toBe("'--limit 50");
       if (run.partial === 'missing-subtasks') expect(row?.incomplete).toBe('mmlu partial: without mmlu_abstract_algebra');
     });
     const html = readFileSync(path.join(outDir, 'report.html'), 'utf8');
