@@ -1,10 +1,11 @@
 /**
  * Prompts for `mlrb-eval generate --prompts-file`: a .txt file holds one prompt per line (blank lines skipped);
- * a .jsonl file one JSON value per line, a string or an object with a string `prompt`. A line that is neither is
- * BAD_DATA naming the file and line, without quoting it.
+ * a .jsonl file one JSON value per line, a string or an object with a string `prompt`. A line that is neither, or
+ * longer than a prompt may be (text-bounds.ts), is BAD_DATA naming the file and line, without quoting it.
  */
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
+import { checkPromptLength } from '../generate/text-bounds.js';
 import { describeJsonSyntaxError, readTextFileUnder } from '../io/text-file.js';
 
 function promptFromJsonLine(line: string, file: string, lineNumber: number): string {
@@ -27,6 +28,8 @@ export function readPromptsFile(file: string): string[] {
   const prompts: string[] = [];
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
+    // Before JSON.parse and the tokenizer see it: a line of megabytes is refused for its length alone.
+    checkPromptLength(line, `${resolved} line ${index + 1}`, { file: resolved, line: index + 1 });
     prompts.push(jsonLines ? promptFromJsonLine(line, resolved, index + 1) : line);
   });
   if (prompts.length === 0) throw new MlrbError('BAD_DATA', `${resolved} holds no prompts`, { file: resolved });

@@ -44,21 +44,29 @@ export function writeUnknownInputModel(dir: string): string {
 }
 
 /**
- * A bigram "model" that puts EOS (id 2) 30 logits above every other token after any token, with the tiny
- * tokenizer and a config naming that EOS: sampled at MLRB's temperature and top-k it ends every generation at
- * once unless EOS is ignored. For the model-metrics latency rule (EOS disabled, full length generated).
+ * A bigram "model": the logits after token `previous` are `logit(previous, next)` over a vocabulary of `vocab`, with
+ * the tiny tokenizer (edited by `editTokenizer`, when given) and a config naming its special tokens.
  */
-export function writeEosFirstModel(dir: string): string {
+export function writeBigramModel(dir: string, logit: (previous: number, next: number) => number, editTokenizer?: (tokenizerJson: Record<string, unknown>) => void): string {
   const vocab = 64;
-  const eos = TINY_LM_SPECIAL_TOKENS.eos;
-  const table = Array.from({ length: vocab * vocab }, (_, index) => (index % vocab === eos ? 30 : 0));
+  const table = Array.from({ length: vocab * vocab }, (_, index) => logit(Math.floor(index / vocab), index % vocab));
   const modelPath = writeModelFiles(dir, lookupModel(table, [vocab, vocab], { name: 'logits', elementType: 'float32', shape: ['batch', 'sequence', vocab] }));
   const files = buildTinyTokenizerFiles({ vocabSize: vocab, modelMaxLength: 256 });
+  editTokenizer?.(files.tokenizerJson);
   writeFileSync(path.join(dir, 'tokenizer.json'), JSON.stringify(files.tokenizerJson));
   writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify(files.tokenizerConfig));
   writeFileSync(
     path.join(dir, 'config.json'),
-    JSON.stringify({ model_type: 'llama', vocab_size: vocab, max_position_embeddings: 256, bos_token_id: TINY_LM_SPECIAL_TOKENS.bos, eos_token_id: eos, pad_token_id: TINY_LM_SPECIAL_TOKENS.pad }),
+    JSON.stringify({ model_type: 'llama', vocab_size: vocab, max_position_embeddings: 256, bos_token_id: TINY_LM_SPECIAL_TOKENS.bos, eos_token_id: TINY_LM_SPECIAL_TOKENS.eos, pad_token_id: TINY_LM_SPECIAL_TOKENS.pad }),
   );
   return modelPath;
+}
+
+/**
+ * A bigram model that puts EOS (id 2) 30 logits above every other token after any token: sampled at MLRB's
+ * temperature and top-k it ends every generation at once unless EOS is ignored. For the model-metrics latency
+ * rule (EOS disabled, full length generated).
+ */
+export function writeEosFirstModel(dir: string): string {
+  return writeBigramModel(dir, (_previous, next) => (next === TINY_LM_SPECIAL_TOKENS.eos ? 30 : 0));
 }
