@@ -56,6 +56,14 @@ describe('generation on hostile inputs', () => {
     expect(direct.message).toMatch(/^prompt 1 has 2,000,000 characters, over the limit of 1,048,576 for one prompt/);
   });
 
+  it('a .jsonl prompt line nested 100,000 deep is BAD_DATA naming the file and line (the one bounded JSON parser)', async () => {
+    const promptsFile = path.join(root, 'deep.jsonl');
+    writeFileSync(promptsFile, `"fine"\n${'['.repeat(100_000)}${']'.repeat(100_000)}\n`);
+    const run = await runCli(['generate', path.join(GENERATE_FIXTURES, 'gpt2-past.onnx'), '--prompts-file', promptsFile]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/error \[BAD_DATA\]: .*deep\.jsonl line 2 nests deeper than 64 levels/);
+  });
+
   it.each([
     ['read once at the end', []],
     ['checked token by token for a stop string', ['--stop', 'never']],
