@@ -7,11 +7,9 @@
  * before the child starts, naming the limit: a shorter input would measure a smaller footprint.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MlrbError, type ErrorCode } from '../errors.js';
+import { nodeScriptArguments } from '../io/node-script.js';
 import { describeShape } from './architecture.js';
 import { DEFAULT_CONTEXT_TOKENS } from './dram-estimate.js';
 import {
@@ -50,14 +48,6 @@ export function checkDramProvider(provider: unknown): DramProvider {
   return provider as DramProvider;
 }
 
-/** The probe as compiled JS beside this module, else (running from sources) its TS through tsx. */
-function probeCommand(): string[] {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const compiled = path.join(here, 'dram-probe.js');
-  if (existsSync(compiled)) return [compiled];
-  const tsxLoader = createRequire(import.meta.url).resolve('tsx');
-  return ['--import', pathToFileURL(tsxLoader).href, path.join(here, 'dram-probe.ts')];
-}
 
 function lineAfter(stdout: string, marker: string): string | undefined {
   return stdout.split('\n').find((line) => line.startsWith(marker))?.slice(marker.length);
@@ -83,7 +73,7 @@ export async function measureDram(modelPath: string, options: MeasureDramOptions
   const provider = checkDramProvider(options.provider);
   const request: ProbeRequest = { model: path.resolve(modelPath), tokens, threads, ortLibrary: options.ortLibrary ?? null, provider };
   await requirePositions(request.model, tokens);
-  const args = [...probeCommand(), JSON.stringify(request)];
+  const args = [...nodeScriptArguments(import.meta.url, 'dram-probe'), JSON.stringify(request)];
   const { stdout, stderr, failed } = await new Promise<{ stdout: string; stderr: string; failed: Error | null }>((resolve) => {
     execFile(process.execPath, args, { timeout: options.timeoutMs ?? 600_000, maxBuffer: 16 << 20 }, (error, out, err) =>
       resolve({ stdout: out, stderr: err, failed: error }));

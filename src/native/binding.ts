@@ -329,6 +329,11 @@ export interface BindingModule {
   attentionKernel(request: AttentionKernelRequest): Float32Array;
   /** Zero scan over tensor payloads on disk, threaded (threads 0 = one per core). */
   scanZeros(requests: readonly NativeZeroScanRequest[], options?: { readonly threads?: number }): Promise<NativeZeroScanResult[]>;
+  /**
+   * Makes this process a child subreaper (Linux prctl PR_SET_CHILD_SUBREAPER): descendants orphaned by a child's
+   * exit are reparented to it, not to init. False where the OS has no such call. The Lean box's reaper uses it.
+   */
+  becomeChildSubreaper(): boolean;
 }
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

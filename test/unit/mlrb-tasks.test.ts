@@ -140,7 +140,7 @@ describe('headline', () => {
       data_file: 'p.jsonl',
       problems_scored: scoredProblems,
       problems_in_file: inFile,
-      settings: { template: 't', decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512, stop_strings: [], lean_timeout_s: null, rouge_stemmer: true },
+      settings: { template: 't', decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512, stop_strings: [], lean_timeout_s: null, lean_sandbox: null, rouge_stemmer: true },
       metrics: { rouge_l: 0.375, bleu: 12.5, lean },
       problems: [],
     });
