@@ -3,6 +3,8 @@
  * hidden 32, FFN 64, vocab 64, a learned position table of 64 rows). Expected figures are computed here from
  * the fixture's dimensions and the formula the README states, not read back from the estimate.
  */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildEdgeBase, initializerBytes, pruneHeads, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
@@ -35,7 +37,7 @@ describe('DRAM estimate', () => {
     expect(estimate.activationBytes).toBe(attention + hidden); // 512 kB of logits fit in the freed attention memory
     expect(estimate.totalBytes).toBe(weights + 15e6 + weights / 2 + attention + hidden);
     expect(estimate.formula).toContain(`= ${formatBytes(estimate.totalBytes)}`);
-    expect(estimate.inputLimit).toEqual({ tensor: 'position_embedding', rows: POSITIONS });
+    expect(estimate.inputLimit).toEqual({ tensor: 'position_embedding', rows: POSITIONS, kind: 'learned' });
     expect(estimate.assumptions).toContain('the graph\'s position table position_embedding has 64 rows: it cannot run 2,000 tokens');
   });
 
@@ -79,14 +81,37 @@ describe('DRAM estimate', () => {
 });
 
 describe('DRAM measurement (child process)', () => {
-  it('runs exactly the tokens asked for, with a logits row per token', async () => {
+  it('runs four probes of exactly the tokens asked for (the text, random ids, one repeated id, the text at a shorter length), a logits row per token, and takes the largest', async () => {
     const measurement = await measureDram(basePath, { threads: 1, tokens: POSITIONS });
-    expect(measurement).toMatchObject({ tokens: 64, logitRows: 64, vocabSize: V, logitsType: 'float32' });
-    expect(measurement.baselineRssBytes).toBeGreaterThan(10e6);
-    expect(measurement.peakRssBytes).toBeGreaterThanOrEqual(measurement.afterLoadRssBytes);
-    expect(measurement.peakDeltaBytes).toBe(measurement.peakRssBytes - measurement.baselineRssBytes);
-    expect(measurement.peakDeltaBytes).toBeGreaterThan(initializerBytes(base.model));
-    expect(measurement.peakDeltaBytes).toBeLessThan(1e9);
+    expect(measurement.tokens).toBe(64);
+    expect(measurement.probes.map((probe) => probe.kind)).toEqual(['text', 'random-ids', 'repeated-id', 'text-other-length']);
+    for (const probe of measurement.probes) {
+      expect(probe).toMatchObject({ logitRows: probe.tokens, vocabSize: V, logitsType: 'float32' });
+      expect(probe.baselineRssBytes).toBeGreaterThan(10e6);
+      expect(probe.peakRssBytes).toBeGreaterThanOrEqual(probe.afterLoadRssBytes);
+      expect(probe.peakDeltaBytes).toBe(probe.peakRssBytes - probe.baselineRssBytes);
+      expect(probe.peakDeltaBytes).toBeGreaterThan(initializerBytes(base.model));
+      expect(probe.peakDeltaBytes).toBeLessThan(1e9);
+    }
+    const [text, random, repeated, shorter] = measurement.probes;
+    expect([text!.tokens, random!.tokens, repeated!.tokens]).toEqual([64, 64, 64]);
+    expect(shorter!.tokens).toBeGreaterThanOrEqual(32);
+    expect(shorter!.tokens).toBeLessThan(64);
+    expect(repeated!.distinctIds).toBe(1);
+    expect(random!.distinctIds).toBeGreaterThan(20); // 64 draws from 64 ids: about 41 distinct
+    expect(text!.description).toMatch(/^64 tokens of the text from paragraph \d+$/);
+    const largest = Math.max(...measurement.probes.map((probe) => probe.peakDeltaBytes));
+    expect(measurement.peakDeltaBytes).toBe(largest);
+    expect(measurement.probes.find((probe) => probe.kind === measurement.decidingProbe)!.peakDeltaBytes).toBe(largest);
+    expect(measurement.text).toMatchObject({ licence: expect.stringContaining('CC BY-SA 3.0'), tokenizer: path.join(path.dirname(basePath), 'tokenizer.json') });
+  });
+
+  it('EXPECTED FAILURE – without the model\'s tokenizer there is no real text to feed: BAD_TOKENIZER naming where it looked', async () => {
+    const folder = path.dirname(writeEdgeModel(tempPath('no-tokenizer'), base, base.model));
+    rmSync(path.join(folder, 'tokenizer.json'));
+    await expect(measureDram(folder, { tokens: 16 })).rejects.toMatchObject({
+      code: 'BAD_TOKENIZER', message: expect.stringContaining(`no tokenizer at ${path.join(folder, 'tokenizer.json')}: the DRAM measurement feeds real text`),
+    });
   });
 
   it('feeds ids a graph cannot foresee: a graph that keeps 200 MB of working memory for any input but a fixed probe input is measured with it', async () => {
@@ -122,12 +147,13 @@ describe('DRAM measurement (child process)', () => {
     };
     const measurement = await measureDram(writeEdgeModel(tempPath('probe-aware'), base, probeAware), { threads: 1, tokens: POSITIONS });
     expect(measurement.peakDeltaBytes).toBeGreaterThan(200e6);
+    expect(measurement.probes.every((probe) => probe.peakDeltaBytes > 200e6)).toBe(true);
   });
 
   it('EXPECTED FAILURE – a graph whose position table is shorter than 2,000 rows is refused, naming the limit, never measured shorter', async () => {
     const failure = await measureDram(basePath).then(() => null, (error: unknown) => error);
     expect(failure).toMatchObject({ code: 'BAD_MODEL', details: { tensor: 'position_embedding', positionLimit: 64, tokens: 2000 } });
-    expect((failure as Error).message).toContain('cannot run the 2,000-token input the DRAM measurement needs: its position table position_embedding has 64 rows');
+    expect((failure as Error).message).toContain('cannot run the 2,000-token input the DRAM measurement needs: its learned position table position_embedding has 64 rows');
     await expect(measureDram(basePath, { tokens: 65 })).rejects.toMatchObject({ code: 'BAD_MODEL', details: { positionLimit: 64, tokens: 65 } });
   });
 
@@ -142,6 +168,7 @@ describe('DRAM measurement (child process)', () => {
     const report = await checkEdgeModel(basePath, { track: 'edge-training', threads: 1, contextTokens: POSITIONS });
     expect(report.dram.basis).toBe('measured');
     expect(report.dram.measurement?.tokens).toBe(64);
+    expect(report.dram.measurement?.probes.filter((probe) => probe.kind !== 'text-other-length').every((probe) => probe.tokens === 64)).toBe(true);
     expect(report.dram.estimate.contextTokens).toBe(64);
     expect(report.verdict.status).toBe('pass');
     const tiny = await checkEdgeModel(basePath, { dramBudgetBytes: 1000, threads: 1, contextTokens: POSITIONS });
