@@ -10,6 +10,13 @@ byte's value, vocab 256), so English text is mostly ids 32-122 while uniformly r
   sized-by-ids           working memory sized from the ids: WORK_PER_LETTER floats per lowercase ASCII letter, which
                          real text is full of and random ids are not.
   cheap-at-2000          working memory allocated at every input length except exactly 2,000 tokens.
+  phi-rotary-cache-512   a Phi-shaped model (transformers' PhiForCausalLM, partial rotary 0.5) exported with rotary
+                         cos/sin caches of 512 rows gathered at the positions, as older transformers exported Phi; no
+                         learned positions. transformers itself computes rotary positions on the fly at any length.
+
+For phi-rotary-cache-512, plain onnxruntime runs a copy of the graph whose caches numpy rebuilt with 2,000 rows from
+config.json (transformers' formula), and the manifest also records how far that copy's logits are from transformers'
+own PhiForCausalLM on 1,000 tokens: the copy computes the model the kit runs.
 
 For each model the manifest records the peak RSS delta of plain onnxruntime (this Python process's VmHWM over its
 VmRSS before the session, VmHWM reset first) on 2,000 tokens of the package's real text (src/inspect/dram-text),
@@ -182,6 +189,92 @@ def gpt2_bytes(folder: Path) -> dict:
             'params': model.num_parameters()}
 
 
+ROTARY_ROWS = 512
+
+
+def phi_rotary_cache(folder: Path) -> dict:
+    """A small Phi whose export stores its rotary caches: PhiRotaryEmbedding swapped for a module that gathers rows of
+    cos/sin tables of ROTARY_ROWS rows (transformers' own values for those positions) at the position ids."""
+    import torch
+    from transformers import PhiConfig, PhiForCausalLM
+    torch.manual_seed(13)
+    config = PhiConfig(vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+                       max_position_embeddings=ROTARY_ROWS, partial_rotary_factor=0.5, tie_word_embeddings=False,
+                       bos_token_id=None, eos_token_id=None)
+    config._attn_implementation = 'eager'
+    reference = PhiForCausalLM(config).eval()
+    exported = PhiForCausalLM(config).eval()
+    exported.load_state_dict(reference.state_dict())
+    original = exported.model.rotary_emb
+
+    class CachedRotary(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            positions = torch.arange(ROTARY_ROWS, dtype=torch.int64).float()
+            frequencies = torch.outer(positions, original.inv_freq.float())
+            table = torch.cat((frequencies, frequencies), dim=-1)
+            self.register_buffer('cos_cached', table.cos() * original.attention_scaling)
+            self.register_buffer('sin_cached', table.sin() * original.attention_scaling)
+
+        def forward(self, x: torch.Tensor, position_ids: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+            return self.cos_cached[position_ids].to(x.dtype), self.sin_cached[position_ids].to(x.dtype)
+
+    exported.model.rotary_emb = CachedRotary()
+
+    class Logits(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = exported
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+            return self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+
+    ids = torch.randint(0, VOCAB, (1, 8))
+    path = folder / 'model.onnx'
+    torch.onnx.export(Logits().eval(), (ids, torch.ones_like(ids)), str(path), dynamo=False, opset_version=14,
+                      input_names=['input_ids', 'attention_mask'], output_names=['logits'],
+                      dynamic_axes={name: {0: 'batch', 1: 'seq'} for name in ('input_ids', 'attention_mask', 'logits')})
+    proto = onnx.load(str(path))
+    for node in proto.graph.node:
+        node.doc_string = ''
+    onnx.save(proto, str(path))
+    config.save_pretrained(str(folder))
+    caches = [tensor.name for tensor in proto.graph.initializer if tensor.name.endswith(('cos_cached', 'sin_cached'))]
+    assert len(caches) == 2, caches
+    return {'rotaryCaches': sorted(caches), 'rotaryRows': ROTARY_ROWS, 'rotaryDim': 4, 'reference': reference}
+
+
+def rebuilt_copy(folder: Path, caches: list[str], rows: int) -> Path:
+    """The graph with its cos/sin caches rebuilt with `rows` rows from config.json, as transformers computes them."""
+    config = json.loads((folder / 'config.json').read_text())
+    parameters = config.get('rope_parameters') or {}
+    theta = config.get('rope_theta', parameters.get('rope_theta', 10000.0))
+    head_dim = config['hidden_size'] // config['num_attention_heads']
+    dim = int(head_dim * config.get('partial_rotary_factor', parameters.get('partial_rotary_factor', 1.0)))
+    inverse = 1.0 / (theta ** (np.arange(0, dim, 2, dtype=np.int64).astype(np.float32) / dim))
+    frequencies = np.outer(np.arange(rows, dtype=np.float32), inverse)
+    table = np.concatenate([frequencies, frequencies], axis=-1)
+    proto = onnx.load(str(folder / 'model.onnx'))
+    for tensor in proto.graph.initializer:
+        if tensor.name in caches:
+            values = np.cos(table) if tensor.name.endswith('cos_cached') else np.sin(table)
+            tensor.CopyFrom(numpy_helper.from_array(values.astype(np.float32), tensor.name))
+    out = folder / 'rebuilt-for-measurement.onnx'
+    onnx.save(proto, str(out))
+    return out
+
+
+def logits_difference(reference, model: Path, ids: list[int]) -> float:
+    import onnxruntime
+    import torch
+    session = onnxruntime.InferenceSession(str(model), providers=['CPUExecutionProvider'])
+    array = np.array([ids], dtype=np.int64)
+    ours = session.run(None, {'input_ids': array, 'attention_mask': np.ones_like(array)})[0]
+    with torch.no_grad():
+        theirs = reference(input_ids=torch.tensor(array), use_cache=False).logits.numpy()
+    return float(np.abs(ours - theirs).max())
+
+
 def text_ids(tokenizer_path: Path, count: int) -> list[int]:
     from tokenizers import Tokenizer
     tokenizer = Tokenizer.from_file(str(tokenizer_path))
@@ -225,20 +318,28 @@ def main() -> None:
     manifest: dict = {'generator': 'scripts/edge/build_dram_fixtures.py', 'onnxruntime': __import__('onnxruntime').__version__,
                       'text': 'src/inspect/dram-text/wikipedia-paragraphs.txt', 'kitTokens': KIT_TOKENS, 'fixtures': {}}
     rng = np.random.default_rng(17)
-    for name in ('gpt2-bytes-2048', 'recognises-random', 'sized-by-ids', 'cheap-at-2000'):
+    for name in ('gpt2-bytes-2048', 'recognises-random', 'sized-by-ids', 'cheap-at-2000', 'phi-rotary-cache-512'):
         folder = OUT / name
         folder.mkdir(exist_ok=True)
         byte_tokenizer(folder / 'tokenizer.json')
         facts: dict = {}
+        measured_model = folder / 'model.onnx'
+        ids = []
         if name == 'gpt2-bytes-2048':
             facts = gpt2_bytes(folder)
+        elif name == 'phi-rotary-cache-512':
+            facts = phi_rotary_cache(folder)
+            measured_model = rebuilt_copy(folder, facts['rotaryCaches'], KIT_TOKENS)
+            facts['maxLogitDifferenceVsTransformers1000'] = logits_difference(facts.pop('reference'), measured_model, text_ids(folder / 'tokenizer.json', 1000))
         else:
             onnx.save(trap_model(name), str(folder / 'model.onnx'))
         ids = text_ids(folder / 'tokenizer.json', KIT_TOKENS)
         random_ids = rng.integers(0, VOCAB, KIT_TOKENS).tolist()
-        measured = {'text2000': plain_ort_peak(folder / 'model.onnx', ids), 'random2000': plain_ort_peak(folder / 'model.onnx', random_ids)}
+        measured = {'text2000': plain_ort_peak(measured_model, ids), 'random2000': plain_ort_peak(measured_model, random_ids)}
         if name == 'cheap-at-2000':
-            measured['text1500'] = plain_ort_peak(folder / 'model.onnx', ids[:1500])
+            measured['text1500'] = plain_ort_peak(measured_model, ids[:1500])
+        if measured_model.name != 'model.onnx':
+            measured_model.unlink()
         facts['plainOrtPeakDeltaBytes'] = measured
         manifest['fixtures'][name] = facts
         print(name, measured, file=sys.stderr)

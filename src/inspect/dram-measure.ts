@@ -13,18 +13,21 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { MlrbError, type ErrorCode } from '../errors.js';
+import { isMlrbError, MlrbError, type ErrorCode } from '../errors.js';
+import { readConfigJson, resolveHfConfig } from '../model/hf-config.js';
 import { describeShape } from './architecture.js';
 import { DEFAULT_CONTEXT_TOKENS } from './dram-estimate.js';
 import {
-  DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type DramProvider, type ProbeRequest, type ProbeResult,
+  DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type DramProvider, type ProbeInitializer, type ProbeRequest, type ProbeResult,
 } from './dram-probe-protocol.js';
 import { resolveModelFile } from '../model/model-path.js';
 import { loadTokenizer, type TextTokenizer } from '../model/tokenizer.js';
 import { planProbes, type DramProbeKind, type PlannedProbe } from './dram-probes.js';
 import { DRAM_TEXT_SOURCE } from './dram-text.js';
-import { readGraphFacts } from './graph-facts.js';
+import { readGraphFacts, type PositionTable } from './graph-facts.js';
 import { readModelGraph } from './model-graph.js';
+import { matchRotaryCache, rebuildRotaryCache, type RebuiltRotaryCache } from './rotary-cache.js';
+import { rotarySettingsOf } from './rotary-settings.js';
 import { formatCount } from './units.js';
 
 export { DRAM_PROVIDERS, type DramProvider } from './dram-probe-protocol.js';
@@ -49,6 +52,11 @@ export interface DramMeasurement {
   /** The probe the figures above come from. */
   readonly decidingProbe: DramProbeKind;
   readonly probes: readonly DramProbe[];
+  /**
+   * Rotary cos/sin caches the export stored with fewer rows than the input, rebuilt from config.json's rotary
+   * settings in the measurement's copy of the graph (the model file is not changed); empty when none were.
+   */
+  readonly rebuiltRotaryCaches: readonly RebuiltRotaryCache[];
   /** The text the text probes fed, and the tokenizer that tokenized it. */
   readonly text: { readonly file: string; readonly source: string; readonly licence: string; readonly tokenizer: string };
 }
@@ -92,10 +100,13 @@ function lineAfter(stdout: string, marker: string): string | undefined {
 }
 
 /**
- * BAD_MODEL naming the table when the graph's learned positions stop short of `tokens` (metadata only, no weights
- * read): the kit's Hugging Face model holds the same table and cannot run the input either.
+ * What the graph's position tables mean for an input of `tokens` tokens (metadata, and the values of short rotary
+ * caches only). A learned table with fewer rows is BAD_MODEL naming it: the kit's Hugging Face model holds the same
+ * table and cannot run the input either. A rotary cache with fewer rows is the export's artefact (transformers
+ * computes rotary positions on the fly): it is checked against config.json's rotary settings and rebuilt with
+ * `tokens` rows for the measurement's copy of the graph (rotary-cache.ts), or BAD_MODEL saying why it cannot be.
  */
-async function requirePositions(modelPath: string, tokens: number): Promise<void> {
+async function preparePositions(modelPath: string, tokens: number): Promise<{ rebuilt: RebuiltRotaryCache[]; overrides: ProbeInitializer[] }> {
   const graph = await readModelGraph(modelPath);
   const facts = readGraphFacts(graph, describeShape(graph));
   const limit = facts.positionLimit;
@@ -106,12 +117,30 @@ async function requirePositions(modelPath: string, tokens: number): Promise<void
       { file: modelPath, tensor: limit.tensor, positionLimit: limit.rows, tokens },
     );
   }
-  const short = facts.rotaryCaches.find((cache) => cache.rows < tokens);
-  if (short !== undefined) {
-    throw new MlrbError('BAD_MODEL', `${modelPath}: its rotary cache ${short.tensor} has ${formatCount(short.rows)} rows, fewer than the ${formatCount(tokens)} tokens measured`, {
-      file: modelPath, tensor: short.tensor, positionLimit: short.rows, tokens,
+  const short = facts.rotaryCaches.filter((cache) => cache.rows < tokens);
+  if (short.length === 0) return { rebuilt: [], overrides: [] };
+  const configPath = path.join(path.dirname(modelPath), 'config.json');
+  const rebuildWhy = (cache: PositionTable): string => `its rotary cache ${cache.tensor} has ${formatCount(cache.rows)} rows, fewer than the ${formatCount(tokens)} tokens measured`;
+  if (!existsSync(configPath)) {
+    throw new MlrbError('BAD_MODEL', `${modelPath}: ${rebuildWhy(short[0]!)}, and there is no config.json beside the model to rebuild it from (rope_theta, head_dim, partial_rotary_factor)`, {
+      file: modelPath, tensor: short[0]!.tensor, positionLimit: short[0]!.rows, tokens,
     });
   }
+  const { resolved, json } = readConfigJson(configPath);
+  const settings = rotarySettingsOf(json, resolveHfConfig(json, resolved));
+  const rebuilt = short.map((cache) => {
+    try {
+      return matchRotaryCache(graph.tensorByName.get(cache.tensor)!, settings, tokens);
+    } catch (error) {
+      if (!isMlrbError(error)) throw error;
+      throw new MlrbError('BAD_MODEL', `${modelPath}: ${rebuildWhy(cache)}; ${error.message}`, { file: modelPath, tensor: cache.tensor, positionLimit: cache.rows, tokens }, { cause: error });
+    }
+  });
+  const overrides = rebuilt.map((cache) => {
+    const table = rebuildRotaryCache(cache, graph.tensorByName.get(cache.tensor)!.dims[1]!);
+    return { name: table.name, elementType: table.elementType, dims: table.dims, base64: Buffer.from(table.data).toString('base64') };
+  });
+  return { rebuilt, overrides };
 }
 
 /**
@@ -161,19 +190,19 @@ export async function measureDram(modelPath: string, options: MeasureDramOptions
     throw new TypeError('tokenizer must name a tokenizer.json file');
   }
   const model = resolveModelFile(modelPath);
-  await requirePositions(model, tokens);
+  const positions = await preparePositions(model, tokens);
   const tokenizer = probeTokenizer(model, options.tokenizer);
   const planned: readonly PlannedProbe[] = planProbes(tokenizer, tokens);
   const probes: DramProbe[] = [];
   // One at a time: two probes at once would hold two copies of the model, and each must have the machine to itself.
   for (const probe of planned) {
-    const request: ProbeRequest = { model, input: probe.input, threads, ortLibrary: options.ortLibrary ?? null, provider };
+    const request: ProbeRequest = { model, input: probe.input, threads, ortLibrary: options.ortLibrary ?? null, provider, initializerOverrides: positions.overrides };
     const result = await runProbe(request, options.timeoutMs ?? 600_000);
     probes.push({ kind: probe.kind, description: probe.description, ...result, peakDeltaBytes: Math.max(0, result.peakRssBytes - result.baselineRssBytes) });
   }
   const deciding = decidingProbe(probes);
   return {
     tokens, provider, peakDeltaBytes: deciding.peakDeltaBytes, devicePeakBytes: deciding.devicePeakBytes, decidingProbe: deciding.kind, probes,
-    text: { ...DRAM_TEXT_SOURCE, tokenizer: tokenizer.path },
+    text: { ...DRAM_TEXT_SOURCE, tokenizer: tokenizer.path }, rebuiltRotaryCaches: positions.rebuilt,
   };
 }

@@ -29,6 +29,15 @@ export interface ProbeRequest {
   readonly threads: number;
   readonly ortLibrary: string | null;
   readonly provider: DramProvider;
+  /** Initializers replaced in the measurement's copy of the graph (rebuilt rotary caches), their bytes in base64. */
+  readonly initializerOverrides: readonly ProbeInitializer[];
+}
+
+export interface ProbeInitializer {
+  readonly name: string;
+  readonly elementType: number;
+  readonly dims: readonly number[];
+  readonly base64: string;
 }
 
 export interface ProbeResult {

@@ -85,6 +85,7 @@ async function probe(request: ProbeRequest): Promise<ProbeResult> {
   const model = await loadModel({
     model: request.model, threads: request.threads, ortLibrary: request.ortLibrary ?? undefined, provider: request.provider,
     sliceLmHead: false, cpuFusion: false, tokenizer: null,
+    initializerOverrides: request.initializerOverrides.map(({ base64, ...tensor }) => ({ ...tensor, data: new Uint8Array(Buffer.from(base64, 'base64')) })),
   });
   const loadMs = performance.now() - loadStarted;
   requirePlainGraph(model);

@@ -19,5 +19,7 @@ export function formatDramMeasurement(measurement: DramMeasurement): string[] {
     `DRAM measured (batch 1, ${formatCount(measurement.tokens)} tokens, plain forward with full logits, one child process per probe${onDevice ? ', CUDA' : ''}): ${figure}, from probe ${measurement.decidingProbe}`,
     ...probes.map((probe) => probeLine(probe, width)),
     `  (text: ${measurement.text.source}, ${measurement.text.licence}; tokenized by ${measurement.text.tokenizer})`,
+    ...measurement.rebuiltRotaryCaches.map((cache) =>
+      `  (rotary cache ${cache.tensor}: ${formatCount(cache.storedRows)} rows stored, rebuilt with ${formatCount(cache.rows)} in the measured copy of the graph from config.json: ${cache.settings.from.join(', ')}; ${cache.function}, layout ${cache.layout}, stored rows within ${cache.maxStoredError.toPrecision(2)})`),
   ];
 }

@@ -73,8 +73,17 @@ describe.skipIf(!existsSync(shared))(`real models${existsSync(shared) ? '' : ' (
       within20Percent(estimateDram(await inspectModel(file), { contextTokens: 512 }).totalBytes, measurement.peakDeltaBytes);
     });
 
-    it(`EXPECTED FAILURE – ${name}: 2,000 tokens are refused, naming the 512-row position table`, async () => {
-      await expect(measureDram(file)).rejects.toMatchObject({ code: 'BAD_MODEL', details: { positionLimit: 512, tokens: 2000 } });
-    });
   }
+
+  it('EXPECTED FAILURE – tiny-random-gpt2-past: 2,000 tokens are refused, naming its 512-row learned position table', async () => {
+    await expect(measureDram(realModels[1]!.file)).rejects.toMatchObject({ code: 'BAD_MODEL', details: { positionLimit: 512, tokens: 2000 } });
+  });
+
+  it('stories260K: its 512-row rotary caches are rebuilt from config.json (rope_theta 10,000, head_dim 8) and 2,000 tokens measured', async () => {
+    const measurement = await measureDram(realModels[0]!.file);
+    expect(measurement.rebuiltRotaryCaches.map((cache) => [cache.tensor, cache.storedRows, cache.rows, cache.function, cache.layout])).toEqual([
+      ['rope.cos', 512, 2000, 'cos', 'halves'], ['rope.sin', 512, 2000, 'sin', 'halves'],
+    ]);
+    expect(measurement.probes[0]).toMatchObject({ kind: 'text', tokens: 2000, logitRows: 2000 });
+  });
 });

@@ -5,7 +5,7 @@
  * delta of that process is in the manifest. The measurement here must find at least most of what plain ORT found on
  * real text, however cheap the graph makes random ids, one length, or ids it does not expect.
  */
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -20,18 +20,21 @@ const FIXTURES = join(__dirname, '..', 'fixtures', 'edge', 'dram');
 interface PlainOrt { readonly text2000: number; readonly random2000: number; readonly text1500?: number }
 interface DramManifest {
   readonly kitTokens: number;
-  readonly fixtures: Readonly<Record<string, { readonly plainOrtPeakDeltaBytes: PlainOrt; readonly tokenEmbedding?: string; readonly positionTable?: string; readonly positionRows?: number; readonly vocab?: number }>>;
+  readonly fixtures: Readonly<Record<string, {
+    readonly plainOrtPeakDeltaBytes: PlainOrt; readonly tokenEmbedding?: string; readonly positionTable?: string; readonly positionRows?: number; readonly vocab?: number;
+    readonly rotaryCaches?: readonly string[]; readonly rotaryRows?: number; readonly rotaryDim?: number; readonly maxLogitDifferenceVsTransformers1000?: number;
+  }>>;
 }
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as DramManifest;
 const tempPath = useTempDirectory('dram-probes');
 
-/** The fixture's folder unpacked: model.onnx, tokenizer.json and config.json when it has one. */
-function unpack(name: string): string {
-  const folder = tempPath(name);
+/** The fixture's folder unpacked (into a folder named `as`): model.onnx, tokenizer.json and config.json when it has one. */
+function unpack(name: string, as = name): string {
+  const folder = tempPath(as);
   mkdirSync(folder);
   writeFileSync(join(folder, 'model.onnx'), gunzipSync(readFileSync(join(FIXTURES, name, 'model.onnx.gz'))));
   copyFileSync(join(FIXTURES, name, 'tokenizer.json'), join(folder, 'tokenizer.json'));
-  if (name === 'gpt2-bytes-2048') copyFileSync(join(FIXTURES, name, 'config.json'), join(folder, 'config.json'));
+  if (existsSync(join(FIXTURES, name, 'config.json'))) copyFileSync(join(FIXTURES, name, 'config.json'), join(folder, 'config.json'));
   return join(folder, 'model.onnx');
 }
 
@@ -85,5 +88,44 @@ describe('a byte-level GPT-2 (vocab 256) with 2,048 learned positions', () => {
     const plain = facts.plainOrtPeakDeltaBytes.text2000;
     expect(Math.abs(probe(measurement, 'text').peakDeltaBytes - plain) / plain).toBeLessThan(0.25);
     expect(report.checks.dram.verdict.status).toBe('pass');
+  });
+});
+
+describe('a Phi whose export stored rotary caches of 512 rows', () => {
+  const facts = manifest.fixtures['phi-rotary-cache-512']!;
+  const model = unpack('phi-rotary-cache-512');
+
+  it('reads the caches as rotary (their rows are multiplied into q and k), not as a limit on the input', async () => {
+    const report = await inspectModel(model);
+    expect(report.graph.positionLimit).toBeNull();
+    expect(report.graph.rotaryCaches.map((cache) => cache.tensor).sort()).toEqual(facts.rotaryCaches);
+    expect(report.graph.rotaryCaches.every((cache) => cache.rows === facts.rotaryRows && cache.kind === 'rotary')).toBe(true);
+  });
+
+  it('rebuilds them from config.json for the measured copy, says so, and measures what plain onnxruntime measures on that copy', async () => {
+    // The rebuilt copy computes the model the kit runs: transformers' own logits, 1,000 tokens in (the script checked).
+    expect(facts.maxLogitDifferenceVsTransformers1000).toBeLessThan(1e-4);
+    const measurement = await measureDram(model, { threads: 1 });
+    expect(measurement.rebuiltRotaryCaches.map((cache) => [cache.tensor, cache.storedRows, cache.rows, cache.layout, cache.function])).toEqual(
+      facts.rotaryCaches!.map((name) => [name, facts.rotaryRows, manifest.kitTokens, 'halves', name.endsWith('cos_cached') ? 'cos' : 'sin']));
+    expect(measurement.rebuiltRotaryCaches[0]!.settings).toMatchObject({ theta: 10_000, rotaryDim: facts.rotaryDim, positionScale: 1 });
+    expect(measurement.rebuiltRotaryCaches.every((cache) => cache.maxStoredError < 1e-5)).toBe(true); // fp32 caches: transformers' own values
+    expect(probe(measurement, 'text').tokens).toBe(manifest.kitTokens);
+    const plain = facts.plainOrtPeakDeltaBytes.text2000;
+    expect(Math.abs(probe(measurement, 'text').peakDeltaBytes - plain) / plain).toBeLessThan(0.25);
+  });
+
+  it('EXPECTED FAILURE – a config.json whose rotary settings do not produce the stored rows cannot rebuild them: BAD_MODEL saying why', async () => {
+    const config = JSON.parse(readFileSync(join(FIXTURES, 'phi-rotary-cache-512', 'config.json'), 'utf8')) as Record<string, unknown>;
+    const lying = { ...config, rope_theta: 500_000, rope_parameters: { rope_theta: 500_000, rope_type: 'default', partial_rotary_factor: 0.5 } };
+    const copy = unpack('phi-rotary-cache-512', 'phi-lying-config');
+    writeFileSync(join(copy, '..', 'config.json'), JSON.stringify(lying));
+    await expect(measureDram(copy, { tokens: 600 })).rejects.toMatchObject({
+      code: 'BAD_MODEL', message: expect.stringMatching(/rotary cache model\.model\.rotary_emb\.(cos|sin)_cached has 512 rows, fewer than the 600 tokens measured; rotary cache .* cannot be rebuilt from config\.json's rotary settings \(rope_theta 500000, .*\): its values differ/),
+    });
+    writeFileSync(join(copy, '..', 'config.json'), JSON.stringify({ ...config, rope_parameters: { rope_type: 'dynamic', factor: 2, rope_theta: 10_000 } }));
+    await expect(measureDram(copy, { tokens: 600 })).rejects.toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining("rope type 'dynamic' scales frequencies with the input length") });
+    rmSync(join(copy, '..', 'config.json'));
+    await expect(measureDram(copy, { tokens: 600 })).rejects.toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining('there is no config.json beside the model to rebuild it from') });
   });
 });
