@@ -48,6 +48,7 @@ export function formatEdgeReport(report: EdgeCheckReport, options: { readonly te
   const lines = [...describeModel(report.inspect)];
   if (options.tensors) lines.push('Tensors:', ...formatTensorTable(report.inspect));
   lines.push('', ...formatVerdict('Quantization (weights must be fp16/fp32)', report.quantization.verdict));
+  lines.push(...formatVerdict('Weight types (FP16 or FP32)', report.weightDtypes.verdict));
   lines.push('', `DRAM estimate (batch 1, ${formatCount(dram.estimate.contextTokens)} tokens): ${dram.estimate.formula}`);
   for (const assumption of dram.estimate.assumptions.filter((a) => !report.inspect.architecture.assumptions.includes(a))) lines.push(`  (${assumption})`);
   if (dram.measurement) lines.push(...formatDramMeasurement(dram.measurement));

@@ -26,6 +26,8 @@ export {
   type QuantizationNode, type QuantizationOptions, type QuantizedTensor, type WeightChecks, type WeightDtypeCheck, type WeightFinding,
 } from './quantization-check.js';
 export { SMALL_CONSTANT } from './weight-provenance.js';
+export { EDGE_TRACKS as EDGE_TRACK_RULES, limitFigures, type LimitFigures, type TrackRules } from './track-rules.js';
+export { judgeDerivation, type DerivationCheck } from './derivation-check.js';
 export { classifyTensors, type TensorRole } from './tensor-roles.js';
 export { formatBytes, parseByteSize } from './units.js';
 export { combineVerdicts, verdictOf, type Verdict } from './verdict.js';

@@ -9,7 +9,7 @@ import { runInspectCommand } from '../../src/cli/inspect-command.js';
 import { ExitError } from '../../src/cli/exit-error.js';
 import { isMlrbError, type MlrbError } from '../../src/errors.js';
 import { buildEdgeBase, initializerBytes, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
-import { checkDramBudget } from '../../src/inspect/dram-check.js';
+import { checkDramBudget, resolveBudget } from '../../src/inspect/dram-check.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
 import { measureDram, type DramMeasurement } from '../../src/inspect/dram-measure.js';
 import { checkEdgeModel, type EdgeCheckReport } from '../../src/inspect/edge-check.js';
@@ -66,20 +66,21 @@ describe('the device-memory verdict', () => {
     } as const;
     return {
       tokens: 64, provider, peakDeltaBytes: 20e6, devicePeakBytes: device.devicePeakBytes, decidingProbe: 'text', probes: [probe],
-      text: { file: 'text.txt', source: 'test', licence: 'test', tokenizer: 'tokenizer.json' },
+      text: { file: 'text.txt', source: 'test', licence: 'test', tokenizer: 'tokenizer.json' }, rebuiltRotaryCaches: [],
     };
   };
 
   it('judges peak device memory, not the host RSS, and says so', async () => {
     const estimate = estimateDram(await inspectModel(basePath));
-    const budget = { bytes: 1e9, source: 'edge-training' } as const;
+    const budget = resolveBudget('edge-training', undefined)!;
     const fits = checkDramBudget(estimate, onDevice(400e6), budget);
     expect(fits).toMatchObject({ basis: 'measured-device', usedBytes: 400e6, verdict: { status: 'pass' } });
     const over = checkDramBudget(estimate, onDevice(1.5e9), budget); // the host's 20 MB would fit
     expect(over.verdict.status).toBe('fail');
     expect(over.verdict.reasons[0]).toBe('measured peak device memory 1.50 GB exceeds the edge-training budget of 1.00 GB by 500.00 MB');
     const quantization = { verdict: verdictOf([]) } as EdgeCheckReport['quantization'];
-    const text = formatEdgeReport({ inspect: await inspectModel(basePath), quantization, dram: over, verdict: over.verdict });
+    const weightDtypes = { verdict: verdictOf([]) } as EdgeCheckReport['weightDtypes'];
+    const text = formatEdgeReport({ inspect: await inspectModel(basePath), quantization, weightDtypes, dram: over, verdict: over.verdict });
     expect(text).toContain('peak device memory 1.50 GB (NVIDIA H100 80GB HBM3: free before loading 80.00 GB minus free after scoring), from probe text');
     expect(text).toContain('Device memory vs edge-training budget 1.00 GB (peak device memory 1.50 GB): FAIL');
   });
@@ -87,7 +88,7 @@ describe('the device-memory verdict', () => {
   it('a CPU measurement is judged by peak DRAM as before', async () => {
     const estimate = estimateDram(await inspectModel(basePath));
     const cpu = onDevice(0, 'cpu');
-    const check = checkDramBudget(estimate, cpu, { bytes: 1e6, source: 'custom' });
+    const check = checkDramBudget(estimate, cpu, resolveBudget(undefined, 1e6)!);
     expect(check).toMatchObject({ basis: 'measured', usedBytes: 20e6 });
     expect(check.verdict.reasons[0]).toMatch(/^measured peak DRAM 20.00 MB exceeds the DRAM budget/);
   });

@@ -56,21 +56,23 @@ describe('DRAM estimate', () => {
 
   it('EXPECTED FAILURE – a budget one byte under the estimate fails it; the estimate itself passes', async () => {
     const estimate = estimateDram(await inspectModel(basePath), { contextTokens: 16 });
-    const failing = checkDramBudget(estimate, null, { bytes: estimate.totalBytes - 1, source: 'custom' });
+    const failing = checkDramBudget(estimate, null, resolveBudget(undefined, estimate.totalBytes - 1)!);
     expect(failing.verdict.status).toBe('fail');
     expect(failing.verdict.reasons[0]).toBe(`estimated DRAM ${formatBytes(estimate.totalBytes)} exceeds the DRAM budget of ${formatBytes(estimate.totalBytes - 1)} by 1 B`);
-    expect(checkDramBudget(estimate, null, { bytes: estimate.totalBytes, source: 'custom' }).verdict.status).toBe('pass');
+    expect(checkDramBudget(estimate, null, resolveBudget(undefined, estimate.totalBytes)!).verdict.status).toBe('pass');
   });
 
   it('warns, judged on the estimate, that the graph cannot run the input', async () => {
-    const check = checkDramBudget(estimateDram(await inspectModel(basePath)), null, { bytes: 1e9, source: 'edge-training' });
+    const check = checkDramBudget(estimateDram(await inspectModel(basePath)), null, resolveBudget('edge-training', undefined));
     expect(check.verdict.warnings).toContain('the graph cannot run the 2,000-token input: its position table position_embedding has 64 rows');
   });
 
   it('takes budgets from the tracks or explicitly, and parses sizes', () => {
-    expect(resolveBudget('edge-training', undefined)).toEqual({ bytes: 1e9, source: 'edge-training' });
-    expect(resolveBudget('edge-compression', undefined)).toEqual({ bytes: 12e9, source: 'edge-compression' });
-    expect(resolveBudget('edge-compression', 5)).toEqual({ bytes: 5, source: 'custom' });
+    // Each limit in bytes, GB (10^9) and GiB (2^30), with where it comes from.
+    expect(resolveBudget('edge-training', undefined)).toMatchObject({ bytes: 1e9, gb: 1, gib: 1e9 / 1073741824, source: 'edge-training', rule: expect.stringContaining("MLRB's edge_llm_training prompt") });
+    expect(resolveBudget('edge-training', undefined)?.rule).toContain('the Edge-LLM challenge itself says 12 GB');
+    expect(resolveBudget('edge-compression', undefined)).toMatchObject({ bytes: 12e9, gb: 12, gib: 12e9 / 1073741824, source: 'edge-compression' });
+    expect(resolveBudget('edge-compression', 5)).toMatchObject({ bytes: 5, source: 'custom', rule: expect.stringContaining('operator override') });
     expect(resolveBudget(undefined, undefined)).toBeNull();
     expect(() => resolveBudget('edge-mystery' as never, undefined)).toThrow(RangeError);
     expect(() => resolveBudget(undefined, 0)).toThrow(RangeError);
