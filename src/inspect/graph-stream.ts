@@ -106,6 +106,21 @@ const VALUE_PASS = new Set(['Cast', 'Identity', 'Dropout']);
 
 interface NextValue { readonly value: string; readonly final: boolean }
 
+/**
+ * SliceGPT carries the residual from one layer's rotated basis into the next through a stored matrix: the stream
+ * goes on through MatMul(stream, shortcut) into the Add that sums it with the block's output (computed from the
+ * stream). The Add's output and the block's output, or null when `node` is no such MatMul.
+ */
+function rotatedResidual(flow: GraphFlow, node: GraphFlow['nodes'][number], inputIndex: number, stream: string): { sum: string; block: string } | null {
+  const output = node.outputs[0];
+  if (node.opType !== 'MatMul' || inputIndex !== 0 || !output || weightBehind(flow, node.inputs[1] ?? '') === null) return null;
+  for (const { node: add, inputIndex: side } of readersOf(flow, output)) {
+    const block = add.opType === 'Add' && add.inputs.length === 2 ? add.inputs[1 - side]! : '';
+    if (block !== '' && add.outputs[0] && computedFrom(flow, block, stream)) return { sum: add.outputs[0], block };
+  }
+  return null;
+}
+
 function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly TableRead[], tokenTable: string, blocks: StreamBlock[], auxEmbeddings: string[]): NextValue | null {
   const candidates = [stream];
   for (let index = 0; index < candidates.length && index < 8; index++) {
@@ -130,6 +145,11 @@ function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly Table
         const other = node.inputs[1 - inputIndex]!;
         blocks.push({ streamIn: current, streamOut: sum || node.outputs[0]!, floor: floorOf(flow, current), nodes: nodesBack(flow, other, floorOf(flow, current)) });
         return { value: sum || node.outputs[0]!, final: sum === '' };
+      }
+      const rotated = rotatedResidual(flow, node, inputIndex, stream);
+      if (rotated !== null) {
+        blocks.push({ streamIn: stream, streamOut: rotated.sum, floor: floorOf(flow, stream), nodes: nodesBack(flow, rotated.block, floorOf(flow, stream)) });
+        return { value: rotated.sum, final: false };
       }
       if (VALUE_PASS.has(node.opType) && node.outputs[0]) candidates.push(node.outputs[0]);
     }
