@@ -10,7 +10,7 @@ import { isMlrbError } from '../errors.js';
 import { buildInspectReport, optionalConfigBeside, type InspectReport } from './inspect-report.js';
 import { readModelGraph } from './model-graph.js';
 import { checkWeights, type QuantizationCheck, type WeightDtypeCheck } from './quantization-check.js';
-import { combineVerdicts, type Verdict } from './verdict.js';
+import { combineVerdicts, verdictOf, type Verdict } from './verdict.js';
 
 export interface EdgeCheckOptions {
   readonly track?: EdgeTrack;
@@ -48,7 +48,9 @@ export async function checkEdgeModel(modelPath: string, options: EdgeCheckOption
   const graph = await readModelGraph(modelPath);
   const { config, note } = optionalConfigBeside(modelPath);
   const inspect = buildInspectReport(graph, config, note);
-  const { quantization, weightDtypes } = checkWeights(graph, { bf16: options.bf16 ?? (options.track === undefined ? 'warn' : 'fail') });
+  // bfloat16 is no quantization: only the dtype rule judges it (its findings are promoted to reasons when it fails).
+  const { quantization, weightDtypes: found } = checkWeights(graph, { bf16: 'warn' });
+  const weightDtypes = (options.bf16 ?? (options.track === undefined ? 'warn' : 'fail')) === 'fail' ? { ...found, verdict: verdictOf(found.verdict.warnings) } : found;
   const estimate = estimateDram(inspect, options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens });
   const shouldMeasure = options.measure ?? budget !== null;
   let measurement: DramMeasurement | null = null;
