@@ -192,6 +192,30 @@ def gpt2_bytes(folder: Path) -> dict:
 ROTARY_ROWS = 512
 
 
+def export_with_mask(model, path: Path, opset: int) -> onnx.ModelProto:
+    """A transformers causal LM exported by TorchScript with inputs input_ids and attention_mask and output logits
+    (batch and sequence dynamic), node doc strings dropped; returns the saved graph."""
+    import torch
+
+    class Logits(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.model = model
+
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
+            return self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
+
+    ids = torch.randint(0, VOCAB, (1, 8))
+    torch.onnx.export(Logits().eval(), (ids, torch.ones_like(ids)), str(path), dynamo=False, opset_version=opset,
+                      input_names=['input_ids', 'attention_mask'], output_names=['logits'],
+                      dynamic_axes={name: {0: 'batch', 1: 'seq'} for name in ('input_ids', 'attention_mask', 'logits')})
+    proto = onnx.load(str(path))
+    for node in proto.graph.node:
+        node.doc_string = ''
+    onnx.save(proto, str(path))
+    return proto
+
+
 def phi_rotary_cache(folder: Path) -> dict:
     """A small Phi whose export stores its rotary caches: PhiRotaryEmbedding swapped for a module that gathers rows of
     cos/sin tables of ROTARY_ROWS rows (transformers' own values for those positions) at the position ids."""
@@ -220,24 +244,7 @@ def phi_rotary_cache(folder: Path) -> dict:
             return self.cos_cached[position_ids].to(x.dtype), self.sin_cached[position_ids].to(x.dtype)
 
     exported.model.rotary_emb = CachedRotary()
-
-    class Logits(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.model = exported
-
-        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-            return self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
-
-    ids = torch.randint(0, VOCAB, (1, 8))
-    path = folder / 'model.onnx'
-    torch.onnx.export(Logits().eval(), (ids, torch.ones_like(ids)), str(path), dynamo=False, opset_version=14,
-                      input_names=['input_ids', 'attention_mask'], output_names=['logits'],
-                      dynamic_axes={name: {0: 'batch', 1: 'seq'} for name in ('input_ids', 'attention_mask', 'logits')})
-    proto = onnx.load(str(path))
-    for node in proto.graph.node:
-        node.doc_string = ''
-    onnx.save(proto, str(path))
+    proto = export_with_mask(exported, folder / 'model.onnx', opset=14)
     config.save_pretrained(str(folder))
     caches = [tensor.name for tensor in proto.graph.initializer if tensor.name.endswith(('cos_cached', 'sin_cached'))]
     assert len(caches) == 2, caches

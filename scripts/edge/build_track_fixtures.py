@@ -27,31 +27,15 @@ import torch
 from transformers import PhiConfig, PhiForCausalLM
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from build_dram_fixtures import MEASURE, KIT_TOKENS, byte_tokenizer, text_ids  # noqa: E402
+from build_dram_fixtures import MEASURE, KIT_TOKENS, byte_tokenizer, export_with_mask, text_ids  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[2] / 'test' / 'fixtures' / 'edge' / 'track'
 VOCAB = 256
 warnings.filterwarnings('ignore')
 
 
-class Logits(torch.nn.Module):
-    def __init__(self, model: PhiForCausalLM) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        return self.model(input_ids=input_ids, attention_mask=attention_mask, use_cache=False).logits
-
-
 def export(model: PhiForCausalLM, path: Path) -> None:
-    ids = torch.randint(0, VOCAB, (1, 8))
-    torch.onnx.export(Logits(model).eval(), (ids, torch.ones_like(ids)), str(path), dynamo=False, opset_version=17,
-                      input_names=['input_ids', 'attention_mask'], output_names=['logits'],
-                      dynamic_axes={name: {0: 'batch', 1: 'seq'} for name in ('input_ids', 'attention_mask', 'logits')})
-    proto = onnx.load(str(path))
-    for node in proto.graph.node:
-        node.doc_string = ''
-    onnx.save(proto, str(path))
+    export_with_mask(model, path, opset=17)
 
 
 def loads_in_plain_ort(path: Path) -> str:

@@ -6,9 +6,9 @@
  * stream leave them.
  */
 import type { LayerShape, Projection } from './architecture.js';
-import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
-import { forEachValueChunk, hasReadableValues, readTensorValues } from './graph-tensor-values.js';
-import { hiddenIsColumns } from './lineage-sample.js';
+import { effectiveConsumers, type ModelGraph } from './model-graph.js';
+import { hasReadableValues, readTensorValues } from './graph-tensor-values.js';
+import { forEachRowSegment, hiddenIsColumns } from './lineage-sample.js';
 import type { ProjectionRole } from './tensor-roles.js';
 
 /** A projection's units of one role: the tensor, how it lies, and where the role's units start (a fused qkv's thirds). */
@@ -46,20 +46,6 @@ export function readingScale(graph: ModelGraph, layer: LayerShape, roles: Readon
   });
   const name = part === 'attention' ? scales[0] : scales.at(-1);
   return name === undefined ? null : Float32Array.from(readTensorValues(graph.tensorByName.get(name)!));
-}
-
-/** The tensor's values as segments of one stored row each: (row, first column, values), streamed once. */
-function forEachRowSegment(tensor: ModelTensor, cols: number, visit: (row: number, col: number, values: Float32Array | Float64Array) => void): void {
-  forEachValueChunk(tensor, (chunk, firstElement) => {
-    for (let index = 0; index < chunk.length;) {
-      const element = firstElement + index;
-      const row = Math.floor(element / cols);
-      const col = element - row * cols;
-      const span = Math.min(chunk.length - index, cols - col);
-      visit(row, col, chunk.subarray(index, index + span));
-      index += span;
-    }
-  });
 }
 
 /** Removes each vector's mean over the hidden axis and scales it to length 1 (all zeros stay zeros), in place. */
