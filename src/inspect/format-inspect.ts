@@ -32,8 +32,9 @@ function describeModel(report: InspectReport): string[] {
 /** What the graph allows, and where config.json claims otherwise (warnings: the graph is what runs). */
 function graphLines(report: InspectReport): string[] {
   const limit = report.graph.positionLimit;
+  const rotary = report.graph.rotaryCaches.map((cache) => `${cache.tensor} ${formatCount(cache.rows)} rows`);
   return [
-    `Graph: longest input ${limit ? `${formatCount(limit.rows)} tokens (position table ${limit.tensor})` : 'not limited by a position table'} · attention ${report.graph.attention} · logits ${report.graph.logitsType ?? '?'}`,
+    `Graph: longest input ${limit ? `${formatCount(limit.rows)} tokens (position table ${limit.tensor})` : 'not limited by a position table'} · attention ${report.graph.attention} · logits ${report.graph.logitsType ?? '?'}${rotary.length > 0 ? ` · rotary caches ${rotary.join(', ')} (rebuilt for the DRAM measurement when shorter)` : ''}`,
     ...report.configWarnings.map((warning) => `  ! ${warning}`),
   ];
 }

@@ -34,7 +34,10 @@ function dramFigures(check: DramCheck): string {
   const limit = check.budget ? ` vs limit ${formatBytes(check.budget.bytes)} = ${check.budget.gib.toFixed(2)} GiB (${check.budget.source === 'custom' ? 'operator override' : check.budget.source})` : '';
   const failed = check.measurementError ? `; measurement failed (${check.measurementError.code})` : '';
   const estimate = check.basis === 'estimate' ? '' : `; estimate ${formatBytes(check.estimate.totalBytes)}`;
-  return `${used} ${formatBytes(check.usedBytes)}${limit}${estimate}${failed}`;
+  const measured = check.measurement;
+  const probe = measured ? ` (largest of ${measured.probes.length} probes: ${measured.decidingProbe})` : '';
+  const rebuilt = measured && measured.rebuiltRotaryCaches.length > 0 ? `; ${measured.rebuiltRotaryCaches.length} rotary cache(s) rebuilt from config.json` : '';
+  return `${used} ${formatBytes(check.usedBytes)}${probe}${limit}${estimate}${rebuilt}${failed}`;
 }
 
 function lineageFigures(check: DerivationCheck): string {
