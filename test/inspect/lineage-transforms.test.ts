@@ -74,6 +74,14 @@ describe('SliceGPT: every layer in its own rotated, sliced basis', () => {
     expect(report.verdict.reasons.filter((finding) => finding.check === 'lineage')).toEqual([]);
   });
 
+  it('EXPECTED FAILURE – a model of another base (a Llama) with the base\'s config.json copied beside it does not derive from it', async () => {
+    const substitute = unpack('pruning', 'llama-torchscript-opset14-base.onnx.gz');
+    copyFileSync(join(FIXTURES, 'lineage', 'base-config.json'), join(substitute, '..', 'config.json'));
+    const report = await checkLineage(substitute, base, { headDim: sizes.headDim });
+    expect(report.status).not.toBe('derived');
+    expect(report.units.matched).toBe(0);
+  });
+
   it('EXPECTED FAILURE – an unrelated model put through the same rotation and slicing does not derive from the base', async () => {
     const report = await checkLineage(model('rotated-unrelated'), base, { headDim: sizes.headDim });
     expect(report.status).toBe('not-derived');
