@@ -75,6 +75,20 @@ export interface NativeSessionOptions {
    * repository folder: src/io/hub-snapshot.ts); without it, only the model's own folder.
    */
   readonly readRoot?: string;
+  /**
+   * Initializers replaced in the graph ORT loads, by name (the DRAM measurement's rebuilt rotary caches): the model
+   * is then loaded from memory. BAD_MODEL when a name is no initializer of the graph.
+   */
+  readonly initializerOverrides?: readonly InitializerOverride[];
+}
+
+/** One initializer's replacement: a float tensor, its raw little-endian bytes. */
+export interface InitializerOverride {
+  readonly name: string;
+  /** ONNX TensorProto.DataType: 1 float32, 10 float16, 16 bfloat16. */
+  readonly elementType: number;
+  readonly dims: readonly number[];
+  readonly data: Uint8Array;
 }
 
 /**

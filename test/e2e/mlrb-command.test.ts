@@ -113,7 +113,9 @@ describe('mlrb-eval mlrb on generated data', () => {
     const longModel = writeTinyCausalLm(path.join(workDir, 'model-2048'), { maxPositions: 2048 }).modelPath;
     const measured = await runTask(['edge_llm_training', longModel, '--data', dataDir]);
     expect(measured.eligibility).toMatchObject({ status: 'eligible', rule: 'check-track edge-training' });
-    expect(measured.eligibility.gates).toEqual([{ check: 'quantization', status: 'pass', reason: null }, { check: 'dram', status: 'pass', reason: null }]);
+    expect(measured.eligibility.gates).toEqual([
+      { check: 'quantization', status: 'pass', reason: null }, { check: 'dtype', status: 'pass', reason: null }, { check: 'dram', status: 'pass', reason: null },
+    ]);
     expect(measured.track_check?.track).toBe('edge-training');
 
     const skipped = await runTask(['edge_llm_training', modelPath, '--data', dataDir, '--skip-dram']);
@@ -125,11 +127,11 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(tiny.eligibility.status).toBe('not_judged');
   });
 
-  it('edge_llm_compression: a model not derived from Phi-2 fails its lineage gate (ineligible, DRAM not judged); its MMLU is still scored', async () => {
+  it('edge_llm_compression: against Phi-2\'s config.json the lineage gate cannot be judged (no weights): not judged, never eligible; its MMLU is still scored', async () => {
     const record = await runTask(['edge_llm_compression', modelPath, '--data', dataDir, '--skip-dram']);
     expect(record.headline.status).toBe('scored');
-    expect(record.eligibility.status).toBe('ineligible');
-    expect(record.eligibility.reasons.map((reason) => reason.check)).toContain('pruning');
+    expect(record.eligibility.status).toBe('not_judged');
+    expect(record.eligibility.gates).toContainEqual({ check: 'lineage', status: 'not_judged', reason: expect.stringContaining('has no weights to trace') });
     expect(record.eligibility.gates).toContainEqual({ check: 'dram', status: 'not_judged', reason: expect.any(String) });
   });
 
