@@ -5,7 +5,7 @@
 import type { ScoreProgress } from '../eval/score-requests.js';
 import type { WorkEstimate } from './progress-estimate.js';
 
-/** The widest line drawn, even on a wider terminal (the results table fits the same width). */
+/** The widest line drawn, even on a wider terminal. */
 export const MAX_LINE_COLUMNS = 100;
 const MAX_LABEL_COLUMNS = 24;
 const MAX_BAR_COLUMNS = 30;
