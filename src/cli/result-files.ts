@@ -7,7 +7,7 @@ import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { EvaluateResult } from '../eval/run-results.js';
 import { stringifyResults } from '../eval/results-json.js';
-import { sanitizeModelName } from '../eval/run-facts.js';
+import { outputFolderName } from '../eval/run-facts.js';
 import { writeResultOutput } from '../io/result-output.js';
 import type { EvalOutputs } from './result-flags.js';
 import type { CliIo } from './exit-error.js';
@@ -26,7 +26,7 @@ export interface ResultFilesPlan {
  * after, so every path is checked up front.
  */
 export function planResultFiles(outputs: EvalOutputs, modelName: string, startedAt: Date): ResultFilesPlan {
-  const layout = outputs.outputPath === undefined ? undefined : lmEvalOutputFiles(outputs.outputPath, sanitizeModelName(modelName), startedAt);
+  const layout = outputs.outputPath === undefined ? undefined : lmEvalOutputFiles(outputs.outputPath, outputFolderName(modelName), startedAt);
   checkOutputPath(outputs.output, '--output');
   checkOutputPath(layout?.results, '--output-path');
   checkOutputPath(outputs.samplesFile, '--log-samples');

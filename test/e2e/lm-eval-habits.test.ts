@@ -176,6 +176,14 @@ describe('lm-eval flags and --output_path', () => {
     expect((results.task_hashes as Record<string, string>).blimp_adjunct_island).toBe(taskHash);
   });
 
+  it('a model given relative to the current folder (../…) gets a visible folder, not lm-eval\'s hidden "..__…"', async () => {
+    const out = path.join(dir, 'relative-out');
+    const relative = path.relative(process.cwd(), modelDir);
+    expect(relative.startsWith('..')).toBe(true);
+    expect((await runCli([relative, '--tasks', 'blimp_adjunct_island', '--data', dataDir, '--quiet', '--no-cache', '--output_path', out])).code).toBe(0);
+    expect(readdirSync(out)).toEqual([relative.replace(/^(\.\.\/)+/, '').replace(/["<>:/|\\?*[\]]+/g, '__')]);
+  });
+
   it('the run facts lm-eval writes beside results', async () => {
     const output = path.join(dir, 'facts.json');
     const before = Date.now() / 1000;
