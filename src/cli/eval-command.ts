@@ -11,6 +11,7 @@ import { createProgressReporter } from './progress.js';
 import { describeTaskNames } from '../tasks/task-names.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 import { runShardEval } from './shard-eval.js';
+import { renderTaskList } from './task-list.js';
 import type { CliIo } from './exit-error.js';
 import type { LmEvalResults } from '../eval/results.js';
 
@@ -23,7 +24,7 @@ function tasksHelp(): string {
   const names = describeTaskNames();
   const text =
     `comma-separated task, group and tag names. lm-eval's: ${names.lmEval.join(', ')}; ` +
-    `BabyLM 2024's: ${names.babyLm.join(', ')}; ours: ${names.ours.join(', ')} (--suite is the same flag)`;
+    `BabyLM 2024's: ${names.babyLm.join(', ')}; ours: ${names.ours.join(', ')} (--suite is the same flag; --tasks list lists every name)`;
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
@@ -39,6 +40,7 @@ function tasksHelp(): string {
 }
 
 export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR] [options]
+       mlrb-eval --tasks list|list_groups|list_subtasks|list_tags
 
   MODEL                 an ONNX causal LM, or its folder (model.onnx, else its only .onnx file)
   --tasks NAMES         ${tasksHelp()}
@@ -102,6 +104,10 @@ function scoreCacheNote(counts: unknown): string {
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseEvalArgs(argv);
   if (args.help) return printUsage(io, EVAL_USAGE);
+  if (args.list !== undefined) {
+    io.stdout.write(renderTaskList(args.list));
+    return 0;
+  }
   const log = args.verbose ? (message: string) => io.stderr.write(`${message}\n`) : undefined;
   for (const note of args.notes) log?.(note);
   // Every path is checked before any work: an hour of scoring must not end in an unwritable path.

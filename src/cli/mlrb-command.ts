@@ -122,13 +122,23 @@ const optionsSchema = z.strictObject({
 
 const usageError = (problem: string): UsageError => new UsageError('mlrb', problem);
 
+/** The task, or a usage error naming the nearest known ones. */
+function resolvedTask(task: string): ReturnType<typeof resolveMlrbTask> {
+  try {
+    return resolveMlrbTask(task);
+  } catch (error) {
+    if (error instanceof RangeError) throw usageError(error.message);
+    throw error;
+  }
+}
+
 export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGenerator: OpenTextGenerator = openBuiltInGenerator): Promise<number> {
   const line = parseCommandLine(normalizeFlagSpelling(argv), { command: 'mlrb', schema: optionsSchema, flags: FLAGS });
   if (line.help) return printUsage(io, MLRB_USAGE);
   // The first positional is the task and the second the model, wherever the flags sit.
   const [task, ...rest] = line.positionals;
   if (task === undefined) throw usageError('expected a TASK first');
-  const { variant, mlrbName } = resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
+  const { variant, mlrbName } = resolvedTask(task); // before MODEL is looked at
   const model = onlyModel('mlrb', rest);
   const o = line.options;
   const mathFlag = MATH_FLAGS.find((flag) => o[flag] !== undefined);

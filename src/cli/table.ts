@@ -93,7 +93,8 @@ function splitOnce(text: string, separator: string): [string, string] {
   return at === -1 ? [text, ''] : [text.slice(0, at), text.slice(at + separator.length)];
 }
 
-function renderMarkdown(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+/** A Markdown table as pytablewriter writes lm-eval's: padded columns, numbers right-aligned, headers centred. */
+export function renderMarkdown(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((header, column) => Math.max(3, header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const rightAligned = headers.map((_, column) => {
     const cells = rows.map((row) => (row[column] ?? '').trim()).filter((cell) => cell !== '');

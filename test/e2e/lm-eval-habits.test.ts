@@ -230,9 +230,26 @@ describe('--tasks names and --show-breakdowns', () => {
     const tag = await read('super-glue-lm-eval-v1', writeSuperGlueFixture());
     expect(tag.groups).toBeUndefined();
     expect(Object.keys(tag.configs as Json).sort()).toEqual(['boolq', 'cb', 'copa', 'multirc', 'record', 'sglue_rte', 'wic', 'wsc']);
-    const unknown = await runCli([modelDir, '--tasks', 'mmlu_nonesuch', '--data', dataDir]);
+  });
+
+  it('--tasks list prints the names --tasks takes, as lm-eval does, with no MODEL; list_tags only the tags', async () => {
+    const list = await runCli(['--tasks', 'list']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^\| +Group +\| +Suite +\| +Named by +\|$/m);
+    expect(list.stdout).toMatch(/^\|mmlu_anatomy +\|mmlu +\|lm-eval +\|$/m);
+    expect(list.stdout).toMatch(/^\|super-glue-lm-eval-v1\|superglue\|lm-eval +\|$/m);
+    expect(list.stdout).toContain('blimp_<paradigm>_filtered');
+    const tags = await runCli(['--tasks', 'list_tags']);
+    expect(tags.stdout.trim().split('\n')).toHaveLength(3);
+  });
+
+  it('BAD CALL – a mistyped task is a usage error that says what was probably meant, before anything is read', async () => {
+    const unknown = await runCli([path.join(dir, 'no-model-here'), '--tasks', 'mmlu_anatomyy,blimp', '--data', dataDir]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toMatch(/unknown task\(s\) "mmlu_nonesuch"/);
+    expect(unknown.stderr).toBe(
+      'mlrb-eval: eval: unknown task "mmlu_anatomyy"; did you mean "mmlu_anatomy"?\n' +
+        "'mlrb-eval --tasks list' lists every task, group and tag\nsee 'mlrb-eval --help'\n",
+    );
   });
 
   it('--show_breakdowns prints BLiMP by field and by linguistics_term', async () => {

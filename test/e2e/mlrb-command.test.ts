@@ -238,7 +238,9 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(parseRunRecord(JSON.parse(run.stdout)).headline.status).toBe('not_scored');
     const bad = await runCli(['mlrb', 'budget_model_training', modelPath]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('unknown MLRB task');
+    expect(bad.stderr).toMatch(/^mlrb-eval: mlrb: unknown MLRB task "budget_model_training"; known: .*\nsee 'mlrb-eval mlrb --help'\n$/);
+    const typo = await runCli(['mlrb', 'mini_piel', modelPath]);
+    expect(typo.stderr).toMatch(/^mlrb-eval: mlrb: unknown MLRB task "mini_piel"; did you mean "mini_pile"\?; known: /);
   });
 });
 
