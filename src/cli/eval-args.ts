@@ -8,7 +8,7 @@ import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { parseShardSpec } from '../eval/shard.js';
-import { normalizeFlagSpelling, onlyModel } from './command-args.js';
+import { limitOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
 import { parseCommandLine, type FlagConfig } from './command-line.js';
 import { UsageError } from './exit-error.js';
 import { resolveTaskNames, UnknownTaskError } from '../tasks/task-names.js';
@@ -44,11 +44,6 @@ const batchSizeFlag = z.union([
   wholeNumber('batch-size').transform((batchSize) => ({ batchSize, lmEvalAuto: false })),
 ], { error: (issue) => `--batch-size expects N, auto or auto:N, got ${JSON.stringify(issue.input)}` });
 
-const limitFlag = z
-  .string()
-  .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--limit expects a count or a fraction below 1, got ${JSON.stringify(issue.input)}` })
-  .transform(Number);
-
 const shardFlag = z.string().transform((text, context) => {
   try {
     return parseShardSpec(text);
@@ -65,7 +60,7 @@ const flagsSchema = z.strictObject({
   tokenizer: z.string().optional(),
   config: z.string().optional(),
   'num-fewshot': wholeNumber('num-fewshot').optional(),
-  limit: limitFlag.optional(),
+  limit: limitOption.optional(),
   'batch-size': batchSizeFlag.optional(),
   'memory-budget-mb': wholeNumber('memory-budget-mb').optional(),
   'max-length': wholeNumber('max-length').optional(),

@@ -16,7 +16,7 @@ import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { MLRB_LATENCY_RUNS, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
-import { byteSizeOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
+import { byteSizeOption, limitOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { emitJsonReport } from './json-report.js';
 import { UsageError, type CliIo } from './exit-error.js';
@@ -91,7 +91,7 @@ const optionsSchema = z.strictObject({
   data: z.string().min(1).optional(),
   agent: z.string().min(1).optional(),
   output: z.string().min(1).optional(),
-  limit: z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--limit expects a count or a fraction below 1, got ${JSON.stringify(issue.input)}` }).transform(Number).optional(),
+  limit: limitOption.optional(),
   'num-fewshot': count.optional(),
   'allow-partial': z.boolean().optional(),
   base: z.string().min(1).optional(),
