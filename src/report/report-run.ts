@@ -14,6 +14,7 @@ import { PARTIAL_SUFFIX } from '../tasks/partial.js';
 import { incompleteReasons, isSuitePartial, partialHeadlineValue } from './completeness.js';
 import { dramConstraint, parameterConstraint, type ConstraintUse } from './constraints.js';
 import { isSuccessfulRun } from './statistics.js';
+import { MINI_PREFIX } from '../mlrb/tasks.js';
 
 /** lm-eval's four MMLU categories, in its own order, with the labels its tables print. */
 export const MMLU_CATEGORIES = [
@@ -29,7 +30,11 @@ export const UNNAMED_AGENT = '(no agent)';
 export interface ReportRun {
   /** The record file as given on the command line. */
   readonly file: string;
-  /** MLRB's task name as run (`mini_llm_merging`): a mini task is a task of its own in MLRB's tables. */
+  /**
+   * The task as mlrb-eval names it, `mini_` before a mini variant (`minipile`, `mini_minipile`): a mini task is a
+   * task of its own in MLRB's tables. Not MLRB's spelling, whose full tasks `mini_pile` and `baby_lm` read as
+   * mini variants.
+   */
   readonly task: string;
   readonly agent: string;
   /** `agent #n`: the run's place among its task × agent runs (by start time), for chart axes. */
@@ -116,13 +121,14 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
   const counts = new Map<string, number>();
   return ordered.map(({ file, record }) => {
     const agent = record.agent ?? UNNAMED_AGENT;
-    const key = `${record.mlrb_task}\u0000${agent}`;
+    const task = `${record.mini ? MINI_PREFIX : ''}${record.task}`;
+    const key = `${task}\u0000${agent}`;
     const number = (counts.get(key) ?? 0) + 1;
     counts.set(key, number);
     const incomplete = incompleteReasons(record);
     return {
       file,
-      task: record.mlrb_task,
+      task,
       agent,
       label: `${agent} #${number}`,
       headlineLabel: record.headline.label,
