@@ -274,6 +274,9 @@ describe.skipIf(!hasShared)('mlrb-eval mlrb on stories260K with ../shared data',
     const data = path.join(sharedDir, 'data');
     const strict = await runTask(['minipile', sharedPaths.stories, '--data', data]);
     expect(strict.suites[0]).toMatchObject({ status: 'not_scored', error_code: 'BAD_DATA' });
+    // The record says which file is missing, in the layout the folder is read in, and where it comes from.
+    expect(strict.suites[0]?.reason).toContain('lacks ReCoRD/val.jsonl: unzip https://dl.fbaipublicfiles.com/glue/superglue/data/v2/ReCoRD.zip into');
+    expect(strict.suites[0]?.reason).toContain('hf download aps/super_glue --repo-type dataset --local-dir NEW_FOLDER');
     const partial = await runTask(['minipile', sharedPaths.stories, '--data', data, '--allow-partial', '--limit', '20']);
     expect(partial.headline).toMatchObject({ status: 'partial', value: null });
   });
