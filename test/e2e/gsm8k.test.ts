@@ -24,6 +24,7 @@ import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { runCli } from '../support/run-cli.js';
 import { hasShared, repoRoot, sharedPaths } from '../support/shared-data.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 const DATA_DIR = path.join(repoRoot, 'test/fixtures/tasks/gsm8k/hub');
 const SHOTS = 2;
@@ -185,7 +186,7 @@ describe.skipIf(!hasShared)('gsm8k on stories260K', () => {
     expect(run.results.results.gsm8k?.['exact_match,flexible-extract']).toBe(result.results.results.gsm8k?.['exact_match,flexible-extract']);
   }, 120_000);
 
-  it('gives the same results when sharded and merged', async () => {
+  it.runIf(FULL_TIER)('gives the same results when sharded and merged', async () => {
     const shards = await Promise.all([0, 1, 2].map(async (index) => ({ file: `shard-${index}.json`, record: await evaluateShard({ ...options, shard: { index, count: 3 } }) })));
     expect(shards.flatMap(({ record }) => record.documents.gsm8k?.docs.map((doc) => doc.responses?.length) ?? [])).toEqual([1, 1, 1, 1]);
     const merged = await mergeShards(shards, { logSamples: true });

@@ -19,6 +19,7 @@ import { hasShared, repoRoot, sharedDir, sharedPaths } from '../support/shared-d
 import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';
 import { incompleteReasons } from '../../src/report/completeness.js';
 import { writeTinyMmlu } from '../support/tiny-datasets.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-task-'));
 const releaseFixtures = path.join(repoRoot, 'test', 'fixtures', 'tasks', 'release');
@@ -245,7 +246,7 @@ describe('mlrb-eval mlrb on generated data', () => {
 });
 
 describe.skipIf(!hasShared)('mlrb-eval mlrb on stories260K with ../shared data', () => {
-  it("babylm headlines full BLiMP from ../shared/data/blimp, as `mlrb-eval MODEL --tasks blimp` gives it; BabyLM's extras say what to fetch", async () => {
+  it.runIf(FULL_TIER)("babylm headlines full BLiMP from ../shared/data/blimp, as `mlrb-eval MODEL --tasks blimp` gives it; BabyLM's extras say what to fetch", async () => {
     const data = path.join(sharedDir, 'data');
     const record = await runTask(['babylm', sharedPaths.stories, '--data', data]);
     const reference = await plainEval(sharedPaths.stories, ['blimp'], data);
