@@ -10,6 +10,7 @@ import { realPathOrSelf } from '../io/hub-snapshot.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
+import { commandStatus, QUIET_FLAG } from './progress.js';
 import { outputsFromFlags, resultFlags, resultFlagsShape } from './result-flags.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 
@@ -25,27 +26,35 @@ export const MERGE_USAGE = `usage: mlrb-eval merge SHARD.json… [options]
                         a .json PATH); with --log-samples, samples_<task>_<date>.jsonl beside it
   --log-samples FILE    write per-document records as JSON lines (a switch with --output-path)
   --show-breakdowns     also print BLiMP's tables by field and linguistics_term
+  --quiet               no progress or notes on stderr: the tables, warnings and errors only
   Shards of different runs (model, tokenizer, data, options, tool version), a shard given twice and
   a missing shard are refused (error BAD_SHARD, naming the file and the field).`;
 
-const optionsSchema = z.object({ data: z.string().optional(), 'allow-partial': z.boolean().default(false), ...resultFlagsShape });
+const optionsSchema = z.object({ data: z.string().optional(), 'allow-partial': z.boolean().default(false), quiet: z.boolean().default(false), ...resultFlagsShape });
 
 export async function runMergeCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = normalizeFlagSpelling(argv);
   const line = parseCommandLine(args, {
     command: 'merge',
     schema: optionsSchema,
-    flags: { data: { type: 'string' }, 'allow-partial': { type: 'boolean' }, ...resultFlags(args) },
+    flags: { data: { type: 'string' }, 'allow-partial': { type: 'boolean' }, ...QUIET_FLAG, ...resultFlags(args) },
   });
   if (line.help) return printUsage(io, MERGE_USAGE);
   const { positionals, options: values } = line;
   if (positionals.length === 0) throw new UsageError('merge', 'expected the shard files to join');
   const outputs = outputsFromFlags('merge', values);
   refuseOverwritingShards(positionals, [[outputs.output, '--output'], [outputs.samplesFile, '--log-samples']]);
-  const shards: ShardFile[] = positionals.map((file) => ({ file, record: readShardRecord(file) }));
+  const status = commandStatus(io, { quiet: values.quiet });
+  const reading = status.counter('merge: reading', 'shards');
+  const shards: ShardFile[] = positionals.map((file, index) => {
+    const shard = { file, record: readShardRecord(file) };
+    reading(index + 1, positionals.length);
+    return shard;
+  });
   // The merge is quick, but a bad path is still refused before it; the files are named after the lowest shard's model.
   const lowest = shards.reduce((best, shard) => (shard.record.shard.index < best.record.shard.index ? shard : best));
   const files = planResultFiles(outputs, lowest.record.run.model_path, new Date());
+  status.note(`merge: loading the tasks' data from ${values.data ?? lowest.record.run.data_dir} and computing the metrics`);
   const merged = await mergeShards(shards, {
     ...(values.data !== undefined ? { dataDir: values.data } : {}),
     allowPartial: values['allow-partial'],
@@ -53,11 +62,11 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
   });
   printResultTables(merged, values['show-breakdowns'] === true, io);
   const missing = merged.missingShards;
-  io.stderr.write(
-    `merged ${shards.length} of ${merged.shardCount} shards` +
-      `${missing.length > 0 ? ` (missing: ${missing.join(', ')}; the results cover the given shards' documents only)` : ''}\n`,
-  );
-  writeResultFiles(merged, files, io);
+  const summary = `merged ${shards.length} of ${merged.shardCount} shards`;
+  // Missing shards are a problem even in a quiet run: the results cover part of the documents.
+  if (missing.length > 0) status.warn(`${summary} (missing: ${missing.join(', ')}; the results cover the given shards' documents only)`);
+  else status.note(summary);
+  writeResultFiles(merged, files, status.note);
   return 0;
 }
 

@@ -15,13 +15,13 @@ import { MlrbError, type ErrorCode } from '../errors.js';
 import { describeShape } from './architecture.js';
 import { DEFAULT_CONTEXT_TOKENS } from './dram-estimate.js';
 import {
-  DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type DramProvider, type ProbeRequest, type ProbeResult,
+  DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_LOADED_MARKER, PROBE_RESULT_MARKER, type DramProbeProgress, type DramProvider, type ProbeRequest, type ProbeResult,
 } from './dram-probe-protocol.js';
 import { readGraphFacts } from './graph-facts.js';
 import { readModelGraph } from './model-graph.js';
 import { formatCount } from './units.js';
 
-export { DRAM_PROVIDERS, type DramProvider } from './dram-probe-protocol.js';
+export { DRAM_PROVIDERS, type DramProbeProgress, type DramProvider } from './dram-probe-protocol.js';
 
 export interface DramMeasurement extends ProbeResult {
   /** Peak RSS minus the baseline (after ONNX Runtime itself was loaded, before the model). */
@@ -39,6 +39,8 @@ export interface MeasureDramOptions {
    * memory is measured too (devicePeakBytes). CUDA_UNAVAILABLE when the provider or the device cannot be used.
    */
   readonly provider?: DramProvider;
+  /** Told when the child starts loading the model, when the measured pass starts, and when it is done. */
+  readonly onProgress?: (progress: DramProbeProgress) => void;
 }
 
 /** The provider option, checked: a RangeError (before any work) for anything but 'cpu' or 'cuda'. */
@@ -84,12 +86,26 @@ export async function measureDram(modelPath: string, options: MeasureDramOptions
   const request: ProbeRequest = { model: path.resolve(modelPath), tokens, threads, ortLibrary: options.ortLibrary ?? null, provider };
   await requirePositions(request.model, tokens);
   const args = [...probeCommand(), JSON.stringify(request)];
+  const started = performance.now();
+  const report = (stage: DramProbeProgress['stage']): void => options.onProgress?.({ stage, tokens, elapsedMs: performance.now() - started });
+  report('loading');
   const { stdout, stderr, failed } = await new Promise<{ stdout: string; stderr: string; failed: Error | null }>((resolve) => {
-    execFile(process.execPath, args, { timeout: options.timeoutMs ?? 600_000, maxBuffer: 16 << 20 }, (error, out, err) =>
+    const child = execFile(process.execPath, args, { timeout: options.timeoutMs ?? 600_000, maxBuffer: 16 << 20 }, (error, out, err) =>
       resolve({ stdout: out, stderr: err, failed: error }));
+    // execFile keeps collecting stdout for the result; this only watches it for the child's one progress line.
+    let tail = '';
+    let loaded = false;
+    child.stdout?.on('data', (chunk: Buffer | string) => {
+      if (loaded) return;
+      const text = `${tail}${String(chunk)}`;
+      loaded = text.includes(PROBE_LOADED_MARKER);
+      if (loaded) report('running');
+      else tail = text.slice(-PROBE_LOADED_MARKER.length);
+    });
   });
   const result = lineAfter(stdout, PROBE_RESULT_MARKER);
   if (result !== undefined) {
+    report('done');
     const probe = JSON.parse(result) as ProbeResult;
     return { ...probe, peakDeltaBytes: Math.max(0, probe.peakRssBytes - probe.baselineRssBytes) };
   }

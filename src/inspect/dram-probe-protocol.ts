@@ -6,6 +6,17 @@ export type DramProvider = (typeof DRAM_PROVIDERS)[number];
 
 export const PROBE_RESULT_MARKER = 'MLRB_DRAM_PROBE_RESULT ';
 export const PROBE_ERROR_MARKER = 'MLRB_DRAM_PROBE_ERROR ';
+/** A line the child prints once the model is loaded, before the measured pass (for progress). */
+export const PROBE_LOADED_MARKER = 'MLRB_DRAM_PROBE_LOADED';
+
+/** How far a measurement has got: its child started (loading the model), the model loaded (the pass runs), done. */
+export interface DramProbeProgress {
+  readonly stage: 'loading' | 'running' | 'done';
+  /** The input length the pass runs. */
+  readonly tokens: number;
+  /** Since the child was started. */
+  readonly elapsedMs: number;
+}
 
 export interface ProbeRequest {
   readonly model: string;

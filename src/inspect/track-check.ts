@@ -12,6 +12,7 @@ import type { InspectReport } from './inspect-report.js';
 import { PHI2_CONFIG_PATH } from './phi2-config.js';
 import { checkPruning, type PruningReport } from './pruning-check.js';
 import type { QuantizationCheck } from './quantization-check.js';
+import type { DramProbeProgress } from './dram-measure.js';
 import { parseTrackCheckArguments, type TrackCheckOptions } from './track-options.js';
 import { combineTrackVerdicts, type TrackVerdict } from './track-verdict.js';
 
@@ -43,15 +44,18 @@ export async function checkTrack(track: EdgeTrack, modelPath: string, options: T
   // Pruning first: it is the cheaper of the two and the likelier to fail outright (a model that cannot be
   // compared with the base), before the DRAM measurement's child process spends its minutes. Sequential, not
   // in parallel, so the operator's machine holds one copy of the model at a time.
+  if (parsed.track === 'edge-compression') o.onProgress?.({ check: 'pruning' });
   const pruning = parsed.track === 'edge-compression'
     ? await checkPruning(modelPath, { base: o.base ?? PHI2_CONFIG_PATH, ...runtime })
     : undefined;
+  o.onProgress?.({ check: 'graph' });
   const edge = await checkEdgeModel(modelPath, {
     track: parsed.track,
     ...(o.dramBudgetBytes !== undefined ? { dramBudgetBytes: o.dramBudgetBytes } : {}),
     measure: o.measureDram,
     provider: o.provider,
     ...runtime,
+    ...(o.onProgress !== undefined ? { onDramProgress: (progress: DramProbeProgress) => o.onProgress?.({ check: 'dram', ...progress }) } : {}),
   });
   const verdict = combineTrackVerdicts({
     quantization: edge.quantization.verdict,
