@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { checkTrack } from '../inspect/track-check.js';
 import { formatTrackReport } from '../inspect/track-format.js';
+import type { DramProbeProgress } from '../inspect/dram-measure.js';
 import { TRACK_NAMES, type TrackCheckProgress } from '../inspect/track-options.js';
 import { formatCount } from '../inspect/units.js';
 import { resolveModelFile } from '../model/model-path.js';
@@ -76,7 +77,14 @@ export function trackProgress(status: CommandStatus, track: string): (progress: 
   return (progress) => {
     if (progress.check === 'pruning') status.note(`check-track ${track}: comparing the graph with its base (pruning)`);
     else if (progress.check === 'graph') status.note(`check-track ${track}: reading the graph (quantization, parameters, DRAM estimate)`);
-    else if (progress.stage === 'loading') status.note(`DRAM probe: loading the model as submitted in a child process, for one ${formatCount(progress.tokens)}-token pass`);
+    else dramProbeProgress(status)(progress);
+  };
+}
+
+/** The DRAM measurement's stages as notes (check-track, inspect, mlrb's edge tasks). */
+export function dramProbeProgress(status: CommandStatus): (progress: DramProbeProgress) => void {
+  return (progress) => {
+    if (progress.stage === 'loading') status.note(`DRAM probe: loading the model as submitted in a child process, for one ${formatCount(progress.tokens)}-token pass`);
     else if (progress.stage === 'running') status.note(`DRAM probe: loaded in ${formatDuration(progress.elapsedMs)}; running the ${formatCount(progress.tokens)}-token pass`);
     else status.note(`DRAM probe: measured in ${formatDuration(progress.elapsedMs)}`);
   };

@@ -85,7 +85,7 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
     expect(quiet.stderr).toBe('');
   });
 
-  it("check-track: each check, and the DRAM probe's child loading, running and done", async () => {
+  it("check-track and inspect: each check, and the DRAM probe's child loading, running and done", async () => {
     const base = buildEdgeBase({ ...EDGE_BASE_OPTIONS, maxPositions: 2048 });
     const edge = writeEdgeModel(file('edge'), base, base.model);
     const { loud, quiet } = await bothWays(['check-track', 'edge-training', edge, '--threads', '1']);
@@ -96,6 +96,10 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
     expect(notes[3]).toMatch(/^DRAM probe: measured in \d+s$/);
     expect(quiet.stdout.replace(/[\d.]+ (MB|kB|GB|ms|s)\b/g, 'N')).toBe(loud.stdout.replace(/[\d.]+ (MB|kB|GB|ms|s)\b/g, 'N'));
     expect(quiet.stderr).toBe('');
+    // inspect measures with the same probe, and says so the same way.
+    const inspect = await bothWays(['inspect', edge, '--track', 'edge-training', '--threads', '1']);
+    expect(inspect.loud.stderr.split('\n').slice(0, 3)).toEqual([notes[1], expect.stringMatching(/^DRAM probe: loaded in/), expect.stringMatching(/^DRAM probe: measured in/)]);
+    expect(inspect.quiet.stderr).toBe('');
   });
 
   it('model-metrics: a bar per timing phase and one for perplexity', async () => {
