@@ -26,6 +26,7 @@ export { encodeRequest, encodingRulesFor, modelInputFor, type ModelInput, type E
 export { LM_EVAL_VERSIONS, DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './eval/lm-eval-version.js';
 export type { LoglikelihoodRequest, LoglikelihoodResult, RollingLoglikelihoodRequest, ScoringRequest, TokenizedRequest, TokenWindowRequest } from './eval/instance.js';
 export { loadSuite, SUITE_NAMES, type SuiteName } from './tasks/registry.js';
+export { listTaskNames, UnknownTaskError, type ListedTaskName } from './tasks/task-names.js';
 export { defaultHubCacheDir } from './tasks/hub-cache.js';
 export { isMultipleChoice, type GenerateUntilTask, type MultipleChoiceTask, type MultipleChoiceDoc, type RollingDoc, type RollingLoglikelihoodTask, type Suite, type Task, type TaskGroup, type TaskKind } from './tasks/types.js';
 export { buildTask, type MultipleChoiceTaskSpec, type MultipleInputTaskSpec, type SingleInputTaskSpec } from './tasks/task-spec.js';

@@ -13,6 +13,7 @@ import { normalizeFlagSpelling } from './command-args.js';
 import { wholeNumber } from './eval-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
+import { commandStatus, QUIET_FLAG } from './progress.js';
 import { outputsFromFlags, resultFlags, resultFlagsShape } from './result-flags.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 
@@ -33,6 +34,7 @@ export const MERGE_USAGE = `usage: mlrb-eval merge SHARD.json… [options]
                         shard's numbers came from the model)
   --model PATH          the model for --verify, when it is not where the shards name it
   --verify-seed N       draw --verify's documents from seed N (printed by every --verify, to replay it)
+  --quiet               no progress or notes on stderr: the tables, warnings and errors only
   Shards of different runs (model, tokenizer, data, options, tool version), a shard given twice, a
   missing shard and a log-likelihood that is no log-probability (NaN, Infinity, above 0) are refused
   (error BAD_SHARD, naming the file and the field).`;
@@ -43,6 +45,7 @@ const optionsSchema = z.object({
   verify: wholeNumber('verify').refine((count) => count >= 1, '--verify expects at least 1 document per shard').optional(),
   model: z.string().optional(),
   'verify-seed': wholeNumber('verify-seed').optional(),
+  quiet: z.boolean().default(false),
   ...resultFlagsShape,
 });
 
@@ -57,6 +60,7 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
       verify: { type: 'string' },
       model: { type: 'string' },
       'verify-seed': { type: 'string' },
+      ...QUIET_FLAG,
       ...resultFlags(args),
     },
   });
@@ -68,10 +72,17 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
   }
   const outputs = outputsFromFlags('merge', values);
   refuseOverwritingShards(positionals, [[outputs.output, '--output'], [outputs.samplesFile, '--log-samples']]);
-  const shards: ShardFile[] = positionals.map((file) => ({ file, record: readShardRecord(file) }));
+  const status = commandStatus(io, { quiet: values.quiet });
+  const reading = status.counter('merge: reading', 'shards');
+  const shards: ShardFile[] = positionals.map((file, index) => {
+    const shard = { file, record: readShardRecord(file) };
+    reading(index + 1, positionals.length);
+    return shard;
+  });
   // The merge is quick, but a bad path is still refused before it; the files are named after the lowest shard's model.
   const lowest = shards.reduce((best, shard) => (shard.record.shard.index < best.record.shard.index ? shard : best));
   const files = planResultFiles(outputs, lowest.record.run.model_path, new Date());
+  status.note(`merge: loading the tasks' data from ${values.data ?? lowest.record.run.data_dir} and computing the metrics`);
   const merged = await mergeShards(shards, {
     ...(values.data !== undefined ? { dataDir: values.data } : {}),
     allowPartial: values['allow-partial'],
@@ -85,15 +96,15 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
       seed: values['verify-seed'],
     });
     const checked = [...verified.checked.values()].reduce((sum, count) => sum + count, 0);
-    io.stderr.write(`verified ${checked} documents of ${verified.checked.size} shards against the model: all agree (seed ${verified.seed})\n`);
+    status.note(`verified ${checked} documents of ${verified.checked.size} shards against the model: all agree (seed ${verified.seed})`);
   }
   printResultTables(merged, values['show-breakdowns'] === true, io);
   const missing = merged.missingShards;
-  io.stderr.write(
-    `merged ${shards.length} of ${merged.shardCount} shards` +
-      `${missing.length > 0 ? ` (missing: ${missing.join(', ')}; the results cover the given shards' documents only)` : ''}\n`,
-  );
-  writeResultFiles(merged, files, io);
+  const summary = `merged ${shards.length} of ${merged.shardCount} shards`;
+  // Missing shards are a problem even in a quiet run: the results cover part of the documents.
+  if (missing.length > 0) status.warn(`${summary} (missing: ${missing.join(', ')}; the results cover the given shards' documents only)`);
+  else status.note(summary);
+  writeResultFiles(merged, files, status.note);
   return 0;
 }
 

@@ -17,7 +17,7 @@ import { readConfigJson, resolveHfConfig } from '../model/hf-config.js';
 import { describeShape } from './architecture.js';
 import { DEFAULT_CONTEXT_TOKENS } from './dram-estimate.js';
 import {
-  DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type DramProvider, type ProbeInitializer, type ProbeRequest, type ProbeResult,
+  DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_LOADED_MARKER, PROBE_RESULT_MARKER, type DramProbeProgress, type DramProvider, type ProbeInitializer, type ProbeInput, type ProbeRequest, type ProbeResult,
 } from './dram-probe-protocol.js';
 import { resolveModelFile } from '../model/model-path.js';
 import { loadTokenizer, type TextTokenizer } from '../model/tokenizer.js';
@@ -29,7 +29,7 @@ import { matchRotaryCache, rebuildRotaryCache, type RebuiltRotaryCache } from '.
 import { rotarySettingsOf } from './rotary-settings.js';
 import { formatCount } from './units.js';
 
-export { DRAM_PROVIDERS, type DramProvider } from './dram-probe-protocol.js';
+export { DRAM_PROVIDERS, type DramProbeProgress, type DramProvider } from './dram-probe-protocol.js';
 export { DRAM_PROBE_KINDS, type DramProbeKind } from './dram-probes.js';
 
 /** One probe's input and what its child process measured. */
@@ -74,6 +74,8 @@ export interface MeasureDramOptions {
    * memory is measured too (devicePeakBytes). CUDA_UNAVAILABLE when the provider or the device cannot be used.
    */
   readonly provider?: DramProvider;
+  /** Told when the child starts loading the model, when the measured pass starts, and when it is done. */
+  readonly onProgress?: (progress: DramProbeProgress) => void;
 }
 
 /** The provider option, checked: a RangeError (before any work) for anything but 'cpu' or 'cuda'. */
@@ -85,6 +87,11 @@ export function checkDramProvider(provider: unknown): DramProvider {
   return provider as DramProvider;
 }
 
+
+/** The tokens a probe's input runs (ProbeInput: an ids list's last id is only a target). */
+function inputTokens(input: ProbeInput): number {
+  return input.kind === 'ids' ? input.ids.length - 1 : input.tokens;
+}
 
 function lineAfter(stdout: string, marker: string): string | undefined {
   return stdout.split('\n').find((line) => line.startsWith(marker))?.slice(marker.length);
@@ -146,15 +153,32 @@ function probeTokenizer(modelPath: string, given: string | undefined): TextToken
   return loadTokenizer(file);
 }
 
-/** One probe in its own child process, the request on its stdin. */
-async function runProbe(request: ProbeRequest, timeoutMs: number): Promise<ProbeResult> {
+/**
+ * One probe in its own child process, the request on its stdin. `report` is told when the child starts (loading
+ * the model), when the model is loaded (the child's one progress line) and when the pass was measured.
+ */
+async function runProbe(request: ProbeRequest, timeoutMs: number, report: (stage: DramProbeProgress['stage']) => void): Promise<ProbeResult> {
+  report('loading');
   const { stdout, stderr, failed } = await new Promise<{ stdout: string; stderr: string; failed: Error | null }>((resolve) => {
     const child = execFile(process.execPath, nodeScriptArguments(import.meta.url, 'dram-probe'), { timeout: timeoutMs, maxBuffer: 16 << 20 }, (error, out, err) =>
       resolve({ stdout: out, stderr: err, failed: error }));
     child.stdin?.end(JSON.stringify(request));
+    // execFile keeps collecting stdout for the result; this only watches it for the child's one progress line.
+    let tail = '';
+    let loaded = false;
+    child.stdout?.on('data', (chunk: Buffer | string) => {
+      if (loaded) return;
+      const text = `${tail}${String(chunk)}`;
+      loaded = text.includes(PROBE_LOADED_MARKER);
+      if (loaded) report('running');
+      else tail = text.slice(-PROBE_LOADED_MARKER.length);
+    });
   });
   const result = lineAfter(stdout, PROBE_RESULT_MARKER);
-  if (result !== undefined) return JSON.parse(result) as ProbeResult;
+  if (result !== undefined) {
+    report('done');
+    return JSON.parse(result) as ProbeResult;
+  }
   const reported = lineAfter(stdout, PROBE_ERROR_MARKER);
   if (reported !== undefined) {
     const { code, message } = JSON.parse(reported) as { code: ErrorCode; message: string };
@@ -186,9 +210,12 @@ export async function measureDram(modelPath: string, options: MeasureDramOptions
   const planned: readonly PlannedProbe[] = planProbes(tokenizer, tokens);
   const probes: DramProbe[] = [];
   // One at a time: two probes at once would hold two copies of the model, and each must have the machine to itself.
-  for (const probe of planned) {
+  for (const [index, probe] of planned.entries()) {
     const request: ProbeRequest = { model, input: probe.input, threads, ortLibrary: options.ortLibrary ?? null, provider, initializerOverrides: positions.overrides };
-    const result = await runProbe(request, options.timeoutMs ?? 600_000);
+    const started = performance.now();
+    const report = (stage: DramProbeProgress['stage']): void =>
+      options.onProgress?.({ stage, probe: probe.kind, index: index + 1, count: planned.length, tokens: inputTokens(probe.input), elapsedMs: performance.now() - started });
+    const result = await runProbe(request, options.timeoutMs ?? 600_000, report);
     probes.push({ kind: probe.kind, description: probe.description, ...result, peakDeltaBytes: Math.max(0, result.peakRssBytes - result.baselineRssBytes) });
   }
   const deciding = decidingProbe(probes);

@@ -9,6 +9,24 @@ export type DramProvider = (typeof DRAM_PROVIDERS)[number];
 
 export const PROBE_RESULT_MARKER = 'MLRB_DRAM_PROBE_RESULT ';
 export const PROBE_ERROR_MARKER = 'MLRB_DRAM_PROBE_ERROR ';
+/** A line the child prints once the model is loaded, before the measured pass (for progress). */
+export const PROBE_LOADED_MARKER = 'MLRB_DRAM_PROBE_LOADED';
+
+/**
+ * How far a measurement has got, probe by probe (dram-probes.ts): a probe's child started (loading the model), the
+ * model loaded (the pass runs), done.
+ */
+export interface DramProbeProgress {
+  readonly stage: 'loading' | 'running' | 'done';
+  /** Which probe (dram-probes.ts's DramProbeKind), the 1-based index of it and how many probes run. */
+  readonly probe: string;
+  readonly index: number;
+  readonly count: number;
+  /** The input length the pass runs. */
+  readonly tokens: number;
+  /** Since this probe's child was started. */
+  readonly elapsedMs: number;
+}
 
 /**
  * What one probe feeds the model: ids the parent chose (real text, tokenized there), or ids the child draws from the

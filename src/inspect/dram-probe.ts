@@ -14,7 +14,7 @@ import { isMlrbError, MlrbError } from '../errors.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding, type CudaDeviceInfo, type PackedBatch } from '../native/binding.js';
 import { initOrtRuntime } from '../native/ort-library.js';
-import { PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type ProbeInput, type ProbeRequest, type ProbeResult } from './dram-probe-protocol.js';
+import { PROBE_ERROR_MARKER, PROBE_LOADED_MARKER, PROBE_RESULT_MARKER, type ProbeInput, type ProbeRequest, type ProbeResult } from './dram-probe-protocol.js';
 
 function memoryStatus(): { rss: number; hwm: number } {
   const status = readFileSync('/proc/self/status', 'utf8');
@@ -88,6 +88,7 @@ async function probe(request: ProbeRequest): Promise<ProbeResult> {
     initializerOverrides: request.initializerOverrides.map(({ base64, ...tensor }) => ({ ...tensor, data: new Uint8Array(Buffer.from(base64, 'base64')) })),
   });
   const loadMs = performance.now() - loadStarted;
+  process.stdout.write(`${PROBE_LOADED_MARKER}\n`);
   requirePlainGraph(model);
   const device = onCuda ? readDevice(deviceBefore) : null; // (the process ends on failure, the model with it)
   const afterLoad = memoryStatus();

@@ -5,7 +5,7 @@
  */
 import { checkDramBudget, resolveBudget, type DramCheck, type EdgeTrack } from './dram-check.js';
 import { estimateDram } from './dram-estimate.js';
-import { checkDramProvider, measureDram, type DramMeasurement, type DramProvider } from './dram-measure.js';
+import { checkDramProvider, measureDram, type DramMeasurement, type DramProbeProgress, type DramProvider } from './dram-measure.js';
 import { isMlrbError } from '../errors.js';
 import { buildInspectReport, optionalConfigBeside, type InspectReport } from './inspect-report.js';
 import { readModelGraph } from './model-graph.js';
@@ -32,6 +32,8 @@ export interface EdgeCheckOptions {
    * as the Edge-LLM kit measured on the GPU). Anything else is a RangeError before any work.
    */
   readonly provider?: DramProvider;
+  /** The DRAM measurement's progress (measureDram's onProgress). */
+  readonly onDramProgress?: (progress: DramProbeProgress) => void;
 }
 
 export interface EdgeCheckReport {
@@ -62,6 +64,7 @@ export async function checkEdgeModel(modelPath: string, options: EdgeCheckOption
         provider,
         ...(options.threads !== undefined ? { threads: options.threads } : {}),
         ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
+        ...(options.onDramProgress !== undefined ? { onProgress: options.onDramProgress } : {}),
       });
     } catch (error) {
       if (!isMlrbError(error)) throw error;

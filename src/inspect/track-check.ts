@@ -14,6 +14,7 @@ import { checkEdgeModel } from './edge-check.js';
 import type { InspectReport } from './inspect-report.js';
 import { PHI2_CONFIG_PATH } from './phi2-config.js';
 import { checkPruning, type PruningReport } from './pruning-check.js';
+import type { DramProbeProgress } from './dram-measure.js';
 import type { QuantizationCheck, WeightDtypeCheck } from './quantization-check.js';
 import { parseTrackCheckArguments, type TrackCheckOptions } from './track-options.js';
 import { EDGE_TRACKS, type EdgeTrack, type TrackRules } from './track-rules.js';
@@ -60,9 +61,11 @@ export async function checkTrack(track: EdgeTrack, modelPath: string, options: T
   const rules: TrackRules = EDGE_TRACKS[parsed.track];
   // Pruning (and its lineage) first: the cheaper of the two, before the DRAM measurement's child processes spend
   // their minutes. Sequential, not in parallel, so the operator's machine holds one copy of the model at a time.
+  if (rules.gates.lineage !== undefined) o.onProgress?.({ check: 'pruning' });
   const pruning = rules.gates.lineage !== undefined
     ? await checkPruning(modelPath, { base: o.base ?? PHI2_CONFIG_PATH, ...runtime })
     : undefined;
+  o.onProgress?.({ check: 'graph' });
   const edge = await checkEdgeModel(modelPath, {
     track: parsed.track,
     ...(o.dramBudgetBytes !== undefined ? { dramBudgetBytes: o.dramBudgetBytes } : {}),
@@ -70,6 +73,7 @@ export async function checkTrack(track: EdgeTrack, modelPath: string, options: T
     provider: o.provider,
     bf16: 'fail',
     ...runtime,
+    ...(o.onProgress !== undefined ? { onDramProgress: (progress: DramProbeProgress) => o.onProgress?.({ check: 'dram', ...progress }) } : {}),
   });
   const lineage = pruning ? judgeDerivation(pruning) : undefined;
   const verdict = combineTrackVerdicts({

@@ -51,6 +51,8 @@ export const mathReasoningOptionsSchema = z.strictObject({
     })
     .optional(),
   onProgress: z.custom<(progress: GenerationProgress) => void>((value) => typeof value === 'function').optional(),
+  /** Called as each output's Lean compile finishes (one at a time; each may take up to the Lean timeout). */
+  onCompileProgress: z.custom<(compiled: number, total: number) => void>((value) => typeof value === 'function').optional(),
 });
 export type MathReasoningOptions = z.input<typeof mathReasoningOptionsSchema>;
 
@@ -110,7 +112,7 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
     throw new MlrbError('INTERNAL', `the generator returned ${generations.length} generations for ${problems.length} prompts`);
   }
   const outputs = generations.map((generation) => generation.text);
-  const compiled = o.lean === undefined ? null : await compileAll(outputs, { executable: o.lean.executable, timeoutMs: o.lean.timeoutS * 1000, cwd: o.lean.cwd ?? process.cwd() });
+  const compiled = o.lean === undefined ? null : await compileAll(outputs, { executable: o.lean.executable, timeoutMs: o.lean.timeoutS * 1000, cwd: o.lean.cwd ?? process.cwd() }, o.onCompileProgress);
   const leanOutcomes = compiled?.outcomes ?? null;
 
   const scores = problems.map((problem, index): ProblemScore => problemScore(problem, prompts[index]?.length ?? 0, o, generations[index]!, leanOutcomes?.[index] ?? null));
@@ -160,11 +162,18 @@ function problemScore(problem: MathProblem, promptTokens: number, { maxPromptTok
 }
 
 /** One file at a time: Lean with mathlib takes gigabytes, and parallel runs would only fight for them. */
-async function compileAll(outputs: readonly string[], options: ConstructorParameters<typeof LeanWorkspace>[0]): Promise<{ outcomes: LeanOutcome[]; sandbox: LeanSandbox }> {
+async function compileAll(
+  outputs: readonly string[],
+  options: ConstructorParameters<typeof LeanWorkspace>[0],
+  onCompiled: ((compiled: number, total: number) => void) | undefined,
+): Promise<{ outcomes: LeanOutcome[]; sandbox: LeanSandbox }> {
   const workspace = new LeanWorkspace(options);
   try {
     const outcomes: LeanOutcome[] = [];
-    for (const [index, output] of outputs.entries()) outcomes.push(await workspace.check(index, output));
+    for (const [index, output] of outputs.entries()) {
+      outcomes.push(await workspace.check(index, output));
+      onCompiled?.(index + 1, outputs.length);
+    }
     return { outcomes, sandbox: workspace.sandbox };
   } finally {
     workspace.close();

@@ -19,6 +19,7 @@ import { hasShared, repoRoot, sharedDir, sharedPaths } from '../support/shared-d
 import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';
 import { incompleteReasons } from '../../src/report/completeness.js';
 import { writeTinyMmlu } from '../support/tiny-datasets.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-task-'));
 const releaseFixtures = path.join(repoRoot, 'test', 'fixtures', 'tasks', 'release');
@@ -240,12 +241,14 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(parseRunRecord(JSON.parse(run.stdout)).headline.status).toBe('not_scored');
     const bad = await runCli(['mlrb', 'budget_model_training', modelPath]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('unknown MLRB task');
+    expect(bad.stderr).toMatch(/^mlrb-eval: mlrb: unknown MLRB task "budget_model_training"; known: .*\nsee 'mlrb-eval mlrb --help'\n$/);
+    const typo = await runCli(['mlrb', 'mini_piel', modelPath]);
+    expect(typo.stderr).toMatch(/^mlrb-eval: mlrb: unknown MLRB task "mini_piel"; did you mean "mini_pile"\?; known: /);
   });
 });
 
 describe.skipIf(!hasShared)('mlrb-eval mlrb on stories260K with ../shared data', () => {
-  it("babylm headlines full BLiMP from ../shared/data/blimp, as `mlrb-eval MODEL --tasks blimp` gives it; BabyLM's extras say what to fetch", async () => {
+  it.runIf(FULL_TIER)("babylm headlines full BLiMP from ../shared/data/blimp, as `mlrb-eval MODEL --tasks blimp` gives it; BabyLM's extras say what to fetch", async () => {
     const data = path.join(sharedDir, 'data');
     const record = await runTask(['babylm', sharedPaths.stories, '--data', data]);
     const reference = await plainEval(sharedPaths.stories, ['blimp'], data);
@@ -274,6 +277,9 @@ describe.skipIf(!hasShared)('mlrb-eval mlrb on stories260K with ../shared data',
     const data = path.join(sharedDir, 'data');
     const strict = await runTask(['minipile', sharedPaths.stories, '--data', data]);
     expect(strict.suites[0]).toMatchObject({ status: 'not_scored', error_code: 'BAD_DATA' });
+    // The record says which file is missing, in the layout the folder is read in, and where it comes from.
+    expect(strict.suites[0]?.reason).toContain('lacks ReCoRD/val.jsonl: unzip https://dl.fbaipublicfiles.com/glue/superglue/data/v2/ReCoRD.zip into');
+    expect(strict.suites[0]?.reason).toContain('hf download aps/super_glue --repo-type dataset --local-dir NEW_FOLDER');
     const partial = await runTask(['minipile', sharedPaths.stories, '--data', data, '--allow-partial', '--limit', '20']);
     expect(partial.headline).toMatchObject({ status: 'partial', value: null });
   });

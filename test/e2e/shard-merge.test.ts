@@ -16,6 +16,7 @@ import { makeTempDir } from '../support/temp-dirs.js';
 import { writeTinyBlimp } from '../support/tiny-datasets.js';
 import { runCli } from '../support/run-cli.js';
 import { withoutProcessFacts } from '../support/process-facts.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 const bin = path.join(repoRoot, 'bin', 'mlrb-eval.js');
 
@@ -44,7 +45,8 @@ const cases = [
 
 describe('--shard I/N and mlrb-eval merge', () => {
   for (const [caseIndex, { name, flags }] of cases.entries()) {
-    it(`${name}: 3 shard processes merged = the unsharded run (results, samples, tables)`, async () => {
+    // One suite shows the processes' merge in the quick tier; the full tier merges each kind of task.
+    it.runIf(caseIndex === 0 || FULL_TIER)(`${name}: 3 shard processes merged = the unsharded run (results, samples, tables)`, async () => {
       const dir = path.join(workDir, `case-${caseIndex}`);
       const common = [model, ...flags, '--quiet', '--no-cache', '--batch-size', '2'];
       const shardFiles = [0, 1, 2].map((index) => path.join(dir, `shard-${index}.json`));
@@ -76,7 +78,7 @@ describe('--shard I/N and mlrb-eval merge', () => {
 
 // The tiny model's log-likelihoods barely depend on far context; stories260K's do, so a prompt out of step would
 // show in its numbers. Full BLiMP (67,000 pairs) was checked by hand: README, "Scale-out".
-describe.skipIf(!hasShared)('stories260K on real data: 3 shards merged = the unsharded run', () => {
+describe.runIf(FULL_TIER && hasShared)('stories260K on real data: 3 shards merged = the unsharded run', () => {
   const runs = [
     { name: 'BLiMP, 20 pairs per paradigm', options: { suite: 'blimp', dataDir: sharedPaths.blimp, limit: 20 } },
     { name: 'SuperGLUE CB, COPA and WiC 2-shot, 12 documents each', options: { suite: 'cb,copa,wic', dataDir: sharedPaths.superglue, numFewshot: 2, limit: 12 } },

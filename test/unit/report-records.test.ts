@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
-import { readRunRecords } from '../../src/report/report-run.js';
+import { readRunRecords, toReportRuns } from '../../src/report/report-run.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { asVersion1Json, syntheticRunRecord, type SyntheticRun } from '../support/run-records.js';
 
@@ -119,5 +119,21 @@ describe('reading the run records of a report', () => {
     const claimed = writeJson('claimed.json', { ...limited, run: { ...limited.run, limit: 5 } });
     const written = await writeReport({ recordFiles: [honest, claimed], outDir: path.join(dir, 'limited-report') });
     expect(written.summaries).toEqual([expect.objectContaining({ runs: 2, successful: 1, counted: 1, mean: 0.4, best: expect.objectContaining({ score: 0.4 }) })]);
+  });
+});
+
+describe('task labels', () => {
+  it("are mlrb-eval's task names, mini_ only before a mini variant (MLRB spells full MiniPile and BabyLM mini_pile and baby_lm)", () => {
+    const full = (task: SyntheticRun['task']) => syntheticRunRecord({ ...RUN, task });
+    const miniPile = { ...full('minipile'), mini: true, mlrb_task: 'mini_mini_pile' };
+    const runs = toReportRuns([
+      { file: 'a.json', record: full('minipile') },
+      { file: 'b.json', record: full('babylm') },
+      { file: 'c.json', record: miniPile },
+      { file: 'd.json', record: full('llm_merging') },
+    ]);
+    expect(full('minipile').mlrb_task).toBe('mini_pile');
+    expect(full('babylm').mlrb_task).toBe('baby_lm');
+    expect(Object.fromEntries(runs.map((run) => [run.file, run.task]))).toEqual({ 'a.json': 'minipile', 'b.json': 'babylm', 'c.json': 'mini_minipile', 'd.json': 'llm_merging' });
   });
 });
