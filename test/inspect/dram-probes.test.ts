@@ -49,7 +49,8 @@ describe('graphs that would game a synthetic probe are measured on real text', (
       const measurement = await measureDram(model, { threads: 1 });
       expect(measurement.peakDeltaBytes).toBeGreaterThanOrEqual(0.8 * plain.text2000);
       expect(probe(measurement, 'random-ids').peakDeltaBytes).toBeLessThan(plain.text2000 / 2); // what random ids alone would have measured
-      expect(measurement.decidingProbe).toMatch(/^text/);
+      // Whichever of the probes it does not recognise peaked highest decides (text or repeated ids: near enough to tie).
+      expect(measurement.decidingProbe).not.toBe('random-ids');
       // A budget between the two figures: passed when random ids were the probe, failed now.
       const check = checkDramBudget(estimateDram(await inspectModel(model)), measurement, resolveBudget(undefined, Math.round(plain.text2000 / 2)));
       expect(check.verdict.status).toBe('fail');
