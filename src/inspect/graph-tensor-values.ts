@@ -28,17 +28,17 @@ export function hasReadableValues(tensor: ModelTensor): boolean {
   return storedInFile(tensor);
 }
 
-/**
- * Opens without blocking and insists on a regular file: the native reader checked the file when it read the
- * model, but an agent's folder can change since, and a FIFO swapped in must fail, not hang the check.
- */
 /** The tensor's bytes lie inside a regular file (metadata-only test models point at files that do not exist). */
 function storedInFile(tensor: ModelTensor): boolean {
   const stats = statSync(tensor.realFile ?? tensor.file, { throwIfNoEntry: false });
   return stats !== undefined && stats.isFile() && stats.size >= tensor.offset + tensor.length;
 }
 
-function openTensorFile(tensor: ModelTensor): number {
+/**
+ * Opens without blocking and insists on a regular file: the native reader checked the file when it read the
+ * model, but an agent's folder can change since, and a FIFO swapped in must fail, not hang the check.
+ */
+export function openTensorFile(tensor: ModelTensor): number {
   let descriptor: number;
   try {
     // The real path, not the name: a hub snapshot's files are links into its blobs/, which the reader

@@ -22,9 +22,10 @@ export { openSafetensorsCheckpoint, type SafetensorsCheckpoint } from './safeten
 export { checkPruning, type PruningCheckOptions, type PruningReport } from './pruning-check.js';
 export { type PruningLayerReport } from './pruning-layers.js';
 export {
-  checkQuantization, isQuantizationOp, type IntegerStorage, type IntegerWeight, type PathStep, type QuantizationCheck, type QuantizationNode,
-  type QuantizationOptions, type QuantizedTensor,
+  checkQuantization, checkWeights, isQuantizationOp, type IntegerStorage, type LowCardinalityWeight, type PathStep, type QuantizationCheck,
+  type QuantizationNode, type QuantizationOptions, type QuantizedTensor, type WeightChecks, type WeightDtypeCheck, type WeightFinding,
 } from './quantization-check.js';
+export { SMALL_CONSTANT } from './weight-provenance.js';
 export { classifyTensors, type TensorRole } from './tensor-roles.js';
 export { formatBytes, parseByteSize } from './units.js';
 export { combineVerdicts, verdictOf, type Verdict } from './verdict.js';
