@@ -11,6 +11,8 @@ export interface RawTensor {
   dims: number[];
   raw?: Uint8Array;
   external?: { location: string; offset: number; length?: number };
+  /** string_data entries (a string tensor: one per element). */
+  strings?: string[];
 }
 
 export interface RawNode {
@@ -24,7 +26,9 @@ export interface RawNode {
   /** A GRAPH attribute (If / Loop body). */
   subgraph?: { attribute: string; nodes: RawNode[]; initializers?: RawTensor[] };
   /** A Constant's value in one of its list or sparse forms (a dense `value` tensor is an initializer's twin). */
-  constant?: { attribute: 'value_ints'; values: number[] } | { attribute: 'value_floats'; values: number[] } | { attribute: 'sparse_value'; values: RawTensor; indices: RawTensor; dims: number[] };
+  constant?: { attribute: 'value_ints'; values: number[] } | { attribute: 'value_floats'; values: number[] } | { attribute: 'sparse_value'; values: RawTensor; indices: RawTensor; dims: number[] }
+    | { attribute: 'value_int'; value: number } | { attribute: 'value_float'; value: number } | { attribute: 'value_string'; text: string }
+    | { attribute: 'value_strings'; texts: string[] } | { attribute: 'value'; tensor: RawTensor };
 }
 
 export interface RawModel {
@@ -39,6 +43,7 @@ export interface RawModel {
 function writeTensor(writer: ProtoWriter, tensor: RawTensor): void {
   writer.packedVarintField(1, tensor.dims).varintField(2, tensor.dataType).stringField(8, tensor.name);
   if (tensor.raw) writer.bytesField(9, tensor.raw);
+  for (const text of tensor.strings ?? []) writer.stringField(6, text);
   if (tensor.external) {
     const entries: [string, string][] = [['location', tensor.external.location], ['offset', String(tensor.external.offset)]];
     if (tensor.external.length !== undefined) entries.push(['length', String(tensor.external.length)]);
@@ -80,7 +85,16 @@ function encodeConstantValue(constant: NonNullable<RawNode['constant']>): Uint8A
     attribute.stringField(1, constant.attribute);
     if (constant.attribute === 'value_ints') attribute.packedVarintField(8, constant.values).varintField(20, 7);
     else if (constant.attribute === 'value_floats') attribute.packedFloatField(7, constant.values).varintField(20, 6);
-    else {
+    else if (constant.attribute === 'value_int') attribute.varintField(3, constant.value).varintField(20, 2);
+    else if (constant.attribute === 'value_float') attribute.floatField(2, constant.value).varintField(20, 1);
+    else if (constant.attribute === 'value_string') attribute.stringField(4, constant.text).varintField(20, 3);
+    else if (constant.attribute === 'value_strings') {
+      for (const text of constant.texts) attribute.stringField(9, text);
+      attribute.varintField(20, 8);
+    } else if (constant.attribute === 'value') {
+      const { tensor } = constant;
+      attribute.messageField(5, encodeMessage((writer) => writeTensor(writer, tensor))).varintField(20, 4);
+    } else {
       const { values, indices, dims } = constant;
       const sparse = encodeMessage((writer) => {
         writer.messageField(1, encodeMessage((tensor) => writeTensor(tensor, values)));
