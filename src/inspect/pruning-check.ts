@@ -45,7 +45,7 @@ export interface PruningReport {
   readonly consistencyIssues: readonly string[];
   readonly fakePruning: FakePruningReport;
   readonly quantization: QuantizationCheck;
-  /** Initializers of the pruned model that no output depends on: not counted as parameters. */
+  /** Initializers of the pruned model that no output depends on (stored, so counted as parameters). */
   readonly unusedInitializers: readonly string[];
   /** How layers and parameters were recognized: the graph's residual stream, or tensor names. */
   readonly rolesFrom: ModelShape['rolesFrom'];
@@ -92,7 +92,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
     warnings.push(`layers are numbered 0..${shape.layers.length - 1}: the last ${comparison.removedLayers.length} were removed, unless the export renumbered them (names cannot tell)`);
   }
   if (shape.unusedInitializers.length > 0) {
-    warnings.push(`${shape.unusedInitializers.length} initializer(s) reach no graph output and are not counted: ${shape.unusedInitializers.slice(0, 5).join(', ')}`);
+    warnings.push(`${shape.unusedInitializers.length} initializer(s) reach no graph output (stored, so counted as parameters): ${shape.unusedInitializers.slice(0, 5).join(', ')}`);
   }
   warnings.push(...quantization.verdict.warnings.map((warning) => `quantization: ${warning}`));
   warnings.push(...lineage.verdict.warnings.map((warning) => `lineage: ${warning}`));
