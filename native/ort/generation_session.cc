@@ -273,7 +273,7 @@ void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int6
     const int32_t token = request_.sampling ? sample_token(row, request_.sampling->params, *state.random, scratch_) : argmax_token(row);
     if (token < 0) {
       throw Error("NUMERIC", "the logits for prompt " + std::to_string(prompt) + " at new token " + std::to_string(state.generated.size()) +
-                                 " hold NaN");
+                                 " hold NaN or +Infinity, or no finite value");
     }
     state.generated.push_back(token);
     const bool eos = std::find(request_.eos_token_ids.begin(), request_.eos_token_ids.end(), token) != request_.eos_token_ids.end();

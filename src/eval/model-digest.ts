@@ -6,16 +6,16 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { rememberedSha256 } from '../cache/file-digests.js';
+import { rememberedSha256, type RememberOptions } from '../cache/file-digests.js';
 import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import { loadBinding } from '../native/binding.js';
 
 /** `cacheDir` is where file hashes are remembered between runs (false: hash every time). */
-export async function modelContentSha256(modelPath: string, cacheDir: string | false): Promise<string> {
+export async function modelContentSha256(modelPath: string, cacheDir: string | false, options: RememberOptions = {}): Promise<string> {
   const externalFiles = (await loadBinding().readOnnxModel(modelPath, modelExternalDataRoot(modelPath))).externalFiles
     .map((file) => path.resolve(path.dirname(modelPath), file.path))
     .sort();
-  const hash = createHash('sha256').update(`graph ${await rememberedSha256(modelPath, cacheDir)}\n`);
-  for (const file of externalFiles) hash.update(`external ${path.basename(file)} ${await rememberedSha256(file, cacheDir)}\n`);
+  const hash = createHash('sha256').update(`graph ${await rememberedSha256(modelPath, cacheDir, options)}\n`);
+  for (const file of externalFiles) hash.update(`external ${path.basename(file)} ${await rememberedSha256(file, cacheDir, options)}\n`);
   return hash.digest('hex');
 }

@@ -17,7 +17,7 @@ import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters } from './parameters.js';
 import { loadPruningBase, type PruningBase } from './pruning-base.js';
 import { compareLayers, type LayerMapping, type PruningLayerReport } from './pruning-layers.js';
-import { checkQuantization, type QuantizationCheck } from './quantization-check.js';
+import { checkWeights, type QuantizationCheck, type WeightDtypeCheck } from './quantization-check.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface PruningCheckOptions {
@@ -45,6 +45,7 @@ export interface PruningReport {
   readonly consistencyIssues: readonly string[];
   readonly fakePruning: FakePruningReport;
   readonly quantization: QuantizationCheck;
+  readonly weightDtypes: WeightDtypeCheck;
   /** Initializers of the pruned model that no output depends on (stored, so counted as parameters). */
   readonly unusedInitializers: readonly string[];
   /** How layers and parameters were recognized: the graph's residual stream, or tensor names. */
@@ -66,7 +67,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
   const matched = (base.kind === 'onnx' ? await matchWithOnnxBase(graph, described, base.source) : null) ?? layerOrigins(lineage);
   const shape = matched === null ? described : renumberLayers(described, matched);
   const params = countParameters(graph, shape, optionalConfigBeside(modelPath).config?.tieWordEmbeddings ?? null).total;
-  const quantization = checkQuantization(graph, options.bf16 === undefined ? {} : { bf16: options.bf16 });
+  const { quantization, weightDtypes } = checkWeights(graph, options.bf16 === undefined ? {} : { bf16: options.bf16 });
   const fakePruning = await detectFakePruning(graph, shape, {
     headDim: base.headDim,
     ...(options.sparsityThreshold !== undefined ? { sparsityThreshold: options.sparsityThreshold } : {}),
@@ -83,6 +84,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
   const reasons = [
     ...comparison.issues, ...fakePruning.reasons.map((reason) => `fake pruning: ${reason}`),
     ...quantization.verdict.reasons.map((reason) => `quantization: ${reason}`),
+    ...weightDtypes.verdict.reasons.map((reason) => `dtype: ${reason}`),
     ...lineage.verdict.reasons.map((reason) => `lineage: ${reason}`),
   ];
   if (paramsRemoved <= 0) reasons.push(`no parameters were removed (${params.toLocaleString('en-US')} vs ${base.totalParams.toLocaleString('en-US')} in the base)`);
@@ -95,6 +97,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
     warnings.push(`${shape.unusedInitializers.length} initializer(s) reach no graph output (stored, so counted as parameters): ${shape.unusedInitializers.slice(0, 5).join(', ')}`);
   }
   warnings.push(...quantization.verdict.warnings.map((warning) => `quantization: ${warning}`));
+  warnings.push(...weightDtypes.verdict.warnings.map((warning) => `dtype: ${warning}`));
   warnings.push(...lineage.verdict.warnings.map((warning) => `lineage: ${warning}`));
   if (fakePruning.unscanned.length > 0) warnings.push(`${fakePruning.unscanned.length} tensor(s) could not be zero-scanned: ${fakePruning.unscanned.slice(0, 5).join(', ')}`);
   const { layers: _layers, ...baseSummary } = base;
@@ -110,6 +113,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
     consistencyIssues: comparison.issues,
     fakePruning,
     quantization,
+    weightDtypes,
     unusedInitializers: shape.unusedInitializers,
     rolesFrom: shape.rolesFrom,
     forwardPass,

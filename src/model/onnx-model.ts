@@ -10,7 +10,7 @@ import { GIT_LFS_POINTER_REASON, gitLfsPointersIn } from '../io/git-lfs-pointer.
 import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import {
   loadBinding, type BatchScores, type ExecutionProvider, type GraphSignature, type NativeGeneration, type NativeGenerationRequest,
-  type NativeSession, type PackedBatch, type PrefixId,
+  type InitializerOverride, type NativeSession, type PackedBatch, type PrefixId,
   type RewriteOutcome, type RewriteSwitches, type RuntimeInfo,
 } from '../native/binding.js';
 import { initOrtRuntime } from '../native/ort-library.js';
@@ -65,6 +65,11 @@ export interface LoadModelOptions {
    * exported (apart from LM-head slicing). Shorthand for rewrites.cpuFusion.
    */
   readonly cpuFusion?: boolean | undefined;
+  /**
+   * Initializers to replace in the graph ORT loads (the DRAM measurement's rebuilt rotary caches, dram-measure.ts);
+   * the file itself is never changed.
+   */
+  readonly initializerOverrides?: readonly InitializerOverride[] | undefined;
   /** Receives what loading decided (LM-head slicing, prefix reuse, the device), for verbose output. */
   readonly onLog?: ((message: string) => void) | undefined;
   /** Receives warnings (the 'auto' provider falling back to the CPU); default onLog, else stderr. */
@@ -241,6 +246,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
     readRoot: modelExternalDataRoot(modelPath),
     ...(metadata.numKeyValueHeads !== null ? { numKeyValueHeads: metadata.numKeyValueHeads } : {}),
     ...(metadata.headDim !== null ? { headDim: metadata.headDim } : {}),
+    ...(options.initializerOverrides !== undefined ? { initializerOverrides: options.initializerOverrides } : {}),
   };
   const rewrites = rewriteSwitches(options);
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));

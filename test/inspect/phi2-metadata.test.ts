@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeShape } from '../../src/inspect/architecture.js';
-import { checkDramBudget, EDGE_TRACKS } from '../../src/inspect/dram-check.js';
+import { checkDramBudget, resolveBudget } from '../../src/inspect/dram-check.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
 import { readHfArchitecture } from '../../src/model/hf-config.js';
 import { buildInspectReport } from '../../src/inspect/inspect-report.js';
@@ -84,7 +84,7 @@ describe('Phi-2 DRAM estimate against the compression track', () => {
     expect(estimate.logitsBytes).toBe(logits);
     expect(estimate.activationBytes).toBe(attention + hidden + logits);
     expect(estimate.totalBytes).toBe(1.5 * 2 * PHI2_PARAMETERS + 15e6 + attention + hidden + logits);
-    const check = checkDramBudget(estimate, null, { bytes: EDGE_TRACKS['edge-compression'].budgetBytes, source: 'edge-compression' });
+    const check = checkDramBudget(estimate, null, resolveBudget('edge-compression', undefined));
     expect(check.verdict.status).toBe('pass');
     expect(check.basis).toBe('estimate');
   });
@@ -93,7 +93,7 @@ describe('Phi-2 DRAM estimate against the compression track', () => {
     const report = buildInspectReport(buildModelGraph(phi2Info({ dataType: 1 })), config);
     const estimate = estimateDram(report);
     expect(estimate.weightBytes).toBe(4 * PHI2_PARAMETERS);
-    const check = checkDramBudget(estimate, null, { bytes: EDGE_TRACKS['edge-compression'].budgetBytes, source: 'edge-compression' });
+    const check = checkDramBudget(estimate, null, resolveBudget('edge-compression', undefined));
     expect(check.verdict.status).toBe('fail');
     expect(check.verdict.reasons[0]).toContain('exceeds the edge-compression budget of 12.00 GB');
   });
