@@ -13,6 +13,8 @@ export interface RawTensor {
   external?: { location: string; offset: number; length?: number };
   /** string_data entries (a string tensor: one per element). */
   strings?: string[];
+  /** int32_data entries (int8 … int32, bool, float16 bits; a 4-bit type packs two elements into each entry's low byte). */
+  int32s?: number[];
 }
 
 export interface RawNode {
@@ -44,6 +46,7 @@ function writeTensor(writer: ProtoWriter, tensor: RawTensor): void {
   writer.packedVarintField(1, tensor.dims).varintField(2, tensor.dataType).stringField(8, tensor.name);
   if (tensor.raw) writer.bytesField(9, tensor.raw);
   for (const text of tensor.strings ?? []) writer.stringField(6, text);
+  if (tensor.int32s) writer.packedVarintField(5, tensor.int32s);
   if (tensor.external) {
     const entries: [string, string][] = [['location', tensor.external.location], ['offset', String(tensor.external.offset)]];
     if (tensor.external.length !== undefined) entries.push(['length', String(tensor.external.length)]);
