@@ -1,12 +1,13 @@
 /**
  * Parameters counted from storage: every stored element of every dtype (initializers, sparse initializers and
  * Constant nodes in every form, in subgraphs and model-local functions too), each stored tensor once, and a tensor
- * that holds another's bytes (a tied head an exporter copied, a shared layer written out twice) not again. Nothing
- * a model stores escapes the count, whatever form it takes, so "% removed" cannot be raised by storing weights as
- * integers, bit-planes or strings. Embedding parameters follow Hugging Face's num_parameters(exclude_embeddings):
- * lookup tables (token, position, token-type) are embeddings, an untied LM head is not. A tied head stored
- * transposed (or quantized) is recognised as a copy of the embedding by its values (graph-tied-head.ts), or by
- * config.json's tie_word_embeddings for a head of the embedding's shape.
+ * that holds another's values not again: the same bytes (a tied head an exporter copied, a shared layer written out
+ * twice), or the token embedding's values in the LM head stored transposed or quantized (graph-tied-head.ts: the
+ * transpose TorchScript and dynamo fold for a tied head). Nothing a model stores escapes the count, whatever form it
+ * takes, so "% removed" cannot be raised by storing weights as integers, bit-planes or strings. The values decide,
+ * never config.json: a head that config.json calls tied but holds other values is stored parameters like any.
+ * Embedding parameters follow Hugging Face's num_parameters(exclude_embeddings): lookup tables (token, position,
+ * token-type) are embeddings, an untied LM head is not.
  */
 import { effectiveConsumers, type ModelGraph } from './model-graph.js';
 import type { ModelShape } from './architecture.js';
@@ -32,20 +33,17 @@ export interface DtypeTotals {
   readonly bytes: number;
 }
 
-function tiedState(graph: ModelGraph, shape: ModelShape, tieWordEmbeddings: boolean | null): TiedEmbeddings {
+function tiedState(graph: ModelGraph, shape: ModelShape): TiedEmbeddings {
   const embedding = shape.tokenEmbedding === null ? undefined : graph.tensorByName.get(shape.tokenEmbedding);
   if (embedding && effectiveConsumers(graph, embedding.name).some(({ consumer }) => ['MatMul', 'Gemm'].includes(consumer.node.opType))) {
     return 'shared';
   }
-  const head = shape.lmHead === null ? undefined : graph.tensorByName.get(shape.lmHead);
-  if (!head) return 'no-lm-head';
-  const sameShape = embedding !== undefined && head.elementCount === embedding.elementCount &&
-    [...head.dims].sort((a, b) => a - b).join() === [...embedding.dims].sort((a, b) => a - b).join();
-  return sameShape && (tieWordEmbeddings === true || shape.headCopiesEmbedding) ? 'duplicate' : 'untied';
+  if (shape.lmHead === null || !graph.tensorByName.has(shape.lmHead)) return 'no-lm-head';
+  return shape.headCopiesEmbedding ? 'duplicate' : 'untied';
 }
 
-export function countParameters(graph: ModelGraph, shape: ModelShape, tieWordEmbeddings: boolean | null): ParameterTotals {
-  const tiedEmbeddings = tiedState(graph, shape, tieWordEmbeddings);
+export function countParameters(graph: ModelGraph, shape: ModelShape): ParameterTotals {
+  const tiedEmbeddings = tiedState(graph, shape);
   const copyOf = storedCopies(graph);
   if (tiedEmbeddings === 'duplicate' && shape.lmHead !== null && shape.tokenEmbedding !== null) copyOf.set(shape.lmHead, shape.tokenEmbedding);
   const counted = graph.tensors.filter((tensor) => !copyOf.has(tensor.name));
