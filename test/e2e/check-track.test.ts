@@ -11,6 +11,7 @@ import {
 import { tinyLmConfigJson } from '../support/model-builders/tiny-causal-lm.js';
 import { PHI2_CONFIG_PATH } from '../../src/inspect/phi2-config.js';
 import { checkTrack, type TrackReport } from '../../src/inspect/track-check.js';
+import { disguiseFixturePaths } from '../inspect/support/disguise-fixtures.js';
 import { PHI2 } from '../inspect/support/synthetic-phi2.js';
 import { useTempDirectory } from '../inspect/support/tmp-dir.js';
 import { runCli } from '../support/run-cli.js';
@@ -112,6 +113,17 @@ describe('checkTrack: edge-compression', () => {
     expect(report.verdict.status).toBe('fail');
     expect(messagesOf(report, 'quantization').join('\n')).toMatch(/quantized weight tensor\(s\).*int8/);
     expect(messagesOf(report, 'quantization').join('\n')).toContain('DequantizeLinear');
+  });
+
+  it('EXPECTED FAILURE – weights stored as bit-planes or strings fail the quantization gate; the same model factored at low rank passes it', async () => {
+    const disguise = disguiseFixturePaths('check-track-disguise');
+    for (const file of ['bitplanes-cast-sum.onnx.gz', 'strings-decimal.onnx.gz']) {
+      const report = await checkTrack('edge-training', disguise(file), { measureDram: false });
+      expect(report.verdict.status, file).toBe('fail');
+      expect(messagesOf(report, 'quantization').join('\n'), file).toContain('not stored float data read through layout-only ops');
+    }
+    const honest = await checkTrack('edge-training', disguise('honest-low-rank.onnx.gz'), { measureDram: false });
+    expect(honest.verdict.reasons).toEqual([]);
   });
 
   it('compares with Phi-2 by default, from the config.json shipped with the package', async () => {

@@ -28,6 +28,31 @@ describe('no-quantization check', () => {
     expect(check.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
   });
 
+  it('warns, never fails, on fake quantization: a float matrix on a grid of at most 256 values, with the count', async () => {
+    // Values snapped to a grid of `levels` steps: the distinct count is the test's own, from the values it wrote.
+    const onGrid = (tensor: TensorProto, levels: number): TensorProto => {
+      const values = Array.from({ length: tensor.dims.reduce((p, d) => p * d, 1) }, (_, index) => ((index * 7919) % levels) / levels - 0.5);
+      expect(new Set(values).size).toBe(levels);
+      return makeTensor(tensor.name, 'float32', tensor.dims, values);
+    };
+    const gridded = {
+      ...base.model,
+      graph: {
+        ...base.model.graph,
+        initializers: base.model.graph.initializers.map((tensor) => tensor.name === 'layers.0.query.weight' ? onGrid(tensor, 16)
+          : tensor.name === 'layers.0.mlp_up.weight' ? onGrid(tensor, 257) : tensor.name === 'layers.1.query.weight' ? onGrid(tensor, 256) : tensor),
+      },
+    };
+    const check = checkQuantization(await readModelGraph(writeEdgeModel(tempPath('fake-quantized'), base, gridded)));
+    expect(check.verdict.status).toBe('pass');
+    expect(check.verdict.reasons).toEqual([]);
+    expect(check.lowCardinalityWeights).toEqual([
+      { tensor: 'layers.0.query.weight', dtype: 'float32', shape: [32, 32], distinctValues: 16 },
+      { tensor: 'layers.1.query.weight', dtype: 'float32', shape: [32, 32], distinctValues: 256 },
+    ]);
+    expect(check.verdict.warnings).toEqual([expect.stringContaining('2 float weight matrix(es) hold at most 256 distinct values (fake quantization: stored at full width, it saves no memory): layers.0.query.weight (16 values), layers.1.query.weight (256 values)')]);
+  });
+
   it('fails its int8 + DequantizeLinear variant, listing the tensors and the nodes', async () => {
     const check = checkQuantization(await readModelGraph(writeEdgeModel(tempPath('int8'), base, quantizeWeightsInt8(base.model))));
     expect(check.verdict.status).toBe('fail');
