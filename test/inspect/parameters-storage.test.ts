@@ -81,6 +81,18 @@ describe('parameters from storage: every stored element, every form', () => {
     expect(buildInspectReport(graph, null).parameters.total).toBe(10 + 16 + 7 + 3 + 5 + 1 + 1 + 1);
   });
 
+  it('counts a graph-level sparse initializer by its dense shape (what ONNX Runtime holds once it loads it)', async () => {
+    const indices: RawTensor = { name: 'positions', dataType: 7, dims: [3], raw: new Uint8Array(new BigInt64Array([1n, 40n, 63n]).buffer) };
+    const graph = await graphOf('sparse', {
+      tensors: [tensor('w', FLOAT, [8, 8], 4)],
+      sparseTensors: [{ values: tensor('pruned.w', FLOAT, [3], 4), indices, dims: [8, 8] }],
+      inputs: ['x'],
+      nodes: [matmul('w', 'x', 'h'), matmul('pruned.w', 'h', 'y')],
+    });
+    expect(graph.tensorByName.get('pruned.w')).toMatchObject({ dims: [8, 8], elementCount: 64 });
+    expect(buildInspectReport(graph, null).parameters.total).toBe(64 + 64);
+  });
+
   it('counts what subgraphs and model-local functions store', async () => {
     const graph = await graphOf('nested', {
       tensors: [tensor('outer', FLOAT, [4, 4], 4)],

@@ -28,13 +28,21 @@ export interface RawNode {
   /** A GRAPH attribute (If / Loop body). */
   subgraph?: { attribute: string; nodes: RawNode[]; initializers?: RawTensor[] };
   /** A Constant's value in one of its list or sparse forms (a dense `value` tensor is an initializer's twin). */
-  constant?: { attribute: 'value_ints'; values: number[] } | { attribute: 'value_floats'; values: number[] } | { attribute: 'sparse_value'; values: RawTensor; indices: RawTensor; dims: number[] }
+  constant?: { attribute: 'value_ints'; values: number[] } | { attribute: 'value_floats'; values: number[] } | ({ attribute: 'sparse_value' } & RawSparseTensor)
     | { attribute: 'value_int'; value: number } | { attribute: 'value_float'; value: number } | { attribute: 'value_string'; text: string }
     | { attribute: 'value_strings'; texts: string[] } | { attribute: 'value'; tensor: RawTensor };
 }
 
+export interface RawSparseTensor {
+  values: RawTensor;
+  indices: RawTensor;
+  dims: number[];
+}
+
 export interface RawModel {
   tensors: RawTensor[];
+  /** The main graph's sparse_initializer entries. */
+  sparseTensors?: RawSparseTensor[];
   nodes: RawNode[];
   /** Names of the main graph's inputs (what data flow calls input-dependent); no types. */
   inputs?: string[];
@@ -55,12 +63,22 @@ function writeTensor(writer: ProtoWriter, tensor: RawTensor): void {
   }
 }
 
-function encodeGraph(nodes: RawNode[], tensors: RawTensor[], name: string, inputs: string[] = []): Uint8Array {
+// SparseTensorProto: 1 values, 2 indices, 3 dims.
+function encodeSparse({ values, indices, dims }: RawSparseTensor): Uint8Array {
+  return encodeMessage((writer) => {
+    writer.messageField(1, encodeMessage((tensor) => writeTensor(tensor, values)));
+    writer.messageField(2, encodeMessage((tensor) => writeTensor(tensor, indices)));
+    writer.packedVarintField(3, dims);
+  });
+}
+
+function encodeGraph(nodes: RawNode[], tensors: RawTensor[], name: string, inputs: string[] = [], sparseTensors: RawSparseTensor[] = []): Uint8Array {
   return encodeMessage((graph) => {
     for (const node of nodes) graph.messageField(1, encodeNode(node));
     graph.stringField(2, name);
     for (const tensor of tensors) graph.messageField(5, encodeMessage((writer) => writeTensor(writer, tensor)));
     for (const input of inputs) graph.messageField(11, encodeMessage((value) => value.stringField(1, input)));
+    for (const sparse of sparseTensors) graph.messageField(15, encodeSparse(sparse));
   });
 }
 
@@ -82,7 +100,7 @@ function encodeNode(node: RawNode): Uint8Array {
   });
 }
 
-// AttributeProto fields: 7 floats (type 6), 8 ints (type 7), 22 sparse_tensor (type 11); SparseTensorProto: 1 values, 2 indices, 3 dims.
+// AttributeProto fields: 7 floats (type 6), 8 ints (type 7), 22 sparse_tensor (type 11).
 function encodeConstantValue(constant: NonNullable<RawNode['constant']>): Uint8Array {
   return encodeMessage((attribute) => {
     attribute.stringField(1, constant.attribute);
@@ -98,13 +116,7 @@ function encodeConstantValue(constant: NonNullable<RawNode['constant']>): Uint8A
       const { tensor } = constant;
       attribute.messageField(5, encodeMessage((writer) => writeTensor(writer, tensor))).varintField(20, 4);
     } else {
-      const { values, indices, dims } = constant;
-      const sparse = encodeMessage((writer) => {
-        writer.messageField(1, encodeMessage((tensor) => writeTensor(tensor, values)));
-        writer.messageField(2, encodeMessage((tensor) => writeTensor(tensor, indices)));
-        writer.packedVarintField(3, dims);
-      });
-      attribute.messageField(22, sparse).varintField(20, 11);
+      attribute.messageField(22, encodeSparse(constant)).varintField(20, 11);
     }
   });
 }
@@ -112,7 +124,7 @@ function encodeConstantValue(constant: NonNullable<RawNode['constant']>): Uint8A
 export function encodeRawModel(model: RawModel): Uint8Array {
   return encodeMessage((writer) => {
     writer.varintField(1, 8);
-    writer.messageField(7, encodeGraph(model.nodes, model.tensors, 'raw', model.inputs));
+    writer.messageField(7, encodeGraph(model.nodes, model.tensors, 'raw', model.inputs, model.sparseTensors));
     for (const opset of model.opsets ?? [{ domain: '', version: 17 }]) {
       writer.messageField(8, encodeMessage((entry) => entry.stringField(1, opset.domain).varintField(2, opset.version)));
     }
