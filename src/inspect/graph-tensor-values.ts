@@ -64,8 +64,9 @@ function readExact(descriptor: number, tensor: ModelTensor, target: Uint8Array, 
   }
 }
 
-function readBytes(tensor: ModelTensor): Buffer {
-  const bytes = Buffer.allocUnsafe(tensor.length);
+/** The tensor's stored bytes, or the first `length` of them. */
+function readBytes(tensor: ModelTensor, length = tensor.length): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
   const descriptor = openTensorFile(tensor);
   try {
     readExact(descriptor, tensor, bytes, tensor.offset);
@@ -161,15 +162,16 @@ const INTEGER_READERS: Readonly<Record<string, [number, (bytes: Buffer, offset: 
 
 /**
  * An integer or bool tensor's values (shape constants, position buffers, masks), or null when they are not plain
- * bytes on disk or there are more than `maxElements` of them.
+ * bytes on disk or there are more than `maxElements` of them; `firstElements` reads only the start.
  */
-export function readIntegerValues(tensor: ModelTensor, maxElements = Number.MAX_SAFE_INTEGER): number[] | null {
+export function readIntegerValues(tensor: ModelTensor, maxElements = Number.MAX_SAFE_INTEGER, firstElements = tensor.elementCount): number[] | null {
   const reader = INTEGER_READERS[tensor.dtype];
   if ((tensor.location !== 'raw' && tensor.location !== 'external') || reader === undefined || tensor.elementCount > maxElements) return null;
   if (!storedInFile(tensor)) return null;
-  const bytes = readBytes(tensor);
   const [width, read] = reader;
+  const count = Math.min(firstElements, tensor.elementCount);
+  const bytes = readBytes(tensor, count * width);
   const values: number[] = [];
-  for (let index = 0; index < tensor.elementCount; index++) values.push(read(bytes, index * width));
+  for (let index = 0; index < count; index++) values.push(read(bytes, index * width));
   return values;
 }

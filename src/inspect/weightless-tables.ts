@@ -12,13 +12,17 @@ import { readIntegerValues } from './graph-tensor-values.js';
 import type { ModelTensor } from './model-graph.js';
 
 export const MAX_TABLE_ELEMENTS = 1 << 24;
+/** Read first: codes fail both forms within a few values, so a large code matrix is not read whole. */
+const PREFIX_ELEMENTS = 4096;
 
 export type WeightlessTable = 'progression' | 'band-mask';
 
 /** What the table is, or null when its values are not one of the weightless forms (or cannot be read). */
 export function weightlessTable(tensor: ModelTensor): WeightlessTable | null {
   if (tensor.category === 'float' || tensor.category === 'string' || tensor.elementCount === 0) return null;
-  const values = readIntegerValues(tensor, MAX_TABLE_ELEMENTS);
+  const prefix = readIntegerValues(tensor, MAX_TABLE_ELEMENTS, PREFIX_ELEMENTS);
+  if (prefix === null || (!isProgression(prefix) && prefix.some((value) => value !== 0 && value !== 1))) return null;
+  const values = prefix.length === tensor.elementCount ? prefix : readIntegerValues(tensor, MAX_TABLE_ELEMENTS);
   if (values === null) return null;
   if (isProgression(values)) return 'progression';
   return isBandMask(values, tensor.dims) ? 'band-mask' : null;
