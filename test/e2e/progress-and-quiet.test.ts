@@ -91,14 +91,19 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
     const { loud, quiet } = await bothWays(['check-track', 'edge-training', edge, '--threads', '1']);
     const notes = loud.stderr.split('\n');
     expect(notes[0]).toBe('check-track edge-training: reading the graph (quantization, parameters, DRAM estimate)');
-    expect(notes[1]).toBe('DRAM probe: loading the model as submitted in a child process, for one 2,000-token pass');
-    expect(notes[2]).toMatch(/^DRAM probe: loaded in \d+s; running the 2,000-token pass$/);
-    expect(notes[3]).toMatch(/^DRAM probe: measured in \d+s$/);
-    expect(quiet.stdout.replace(/[\d.]+ (MB|kB|GB|ms|s)\b/g, 'N')).toBe(loud.stdout.replace(/[\d.]+ (MB|kB|GB|ms|s)\b/g, 'N'));
+    // Probe by probe (dram-probes.ts): each one's child loading, running and done, in order.
+    expect(notes[1]).toBe('DRAM probe 1 of 4 (text): loading the model as submitted in a child process, for one 2,000-token pass');
+    expect(notes[2]).toMatch(/^DRAM probe 1 of 4 \(text\): loaded in \d+s; running the 2,000-token pass$/);
+    expect(notes[3]).toMatch(/^DRAM probe 1 of 4 \(text\): measured in \d+s$/);
+    const measured = notes.filter((note) => / measured in \d+s$/.test(note)).map((note) => /^DRAM probe (\d) of 4 \(([a-z-]+)\)/.exec(note)?.slice(1));
+    expect(measured).toEqual([['1', 'text'], ['2', 'random-ids'], ['3', 'repeated-id'], ['4', 'text-other-length']]);
+    // Figures and the deciding probe (whichever peaked highest this time) aside, quiet prints the same report.
+    const comparable = (stdout: string): string => stdout.replace(/[\d.]+ (MB|kB|GB|ms|s)\b/g, 'N').replace(/(largest of \d probes: )[a-z-]+/g, '$1P');
+    expect(comparable(quiet.stdout)).toBe(comparable(loud.stdout));
     expect(quiet.stderr).toBe('');
     // inspect measures with the same probe, and says so the same way.
     const inspect = await bothWays(['inspect', edge, '--track', 'edge-training', '--threads', '1']);
-    expect(inspect.loud.stderr.split('\n').slice(0, 3)).toEqual([notes[1], expect.stringMatching(/^DRAM probe: loaded in/), expect.stringMatching(/^DRAM probe: measured in/)]);
+    expect(inspect.loud.stderr.split('\n').slice(0, 3)).toEqual([notes[1], expect.stringMatching(/^DRAM probe 1 of 4 \(text\): loaded in/), expect.stringMatching(/^DRAM probe 1 of 4 \(text\): measured in/)]);
     expect(inspect.quiet.stderr).toBe('');
   });
 
