@@ -16,7 +16,7 @@
  * Everything else fails: integer, bool or string data turned into floats, an index into a table (a lookup table,
  * a OneHot palette), comparison chains, a decoder in a subgraph or function, quantization ops, low-bit types, and
  * arithmetic on stored floats (low-cardinality float codes times a scale), each named by its largest stored
- * source, the path from it to the reader, and why: the first of the reasons below that anything on the way shows
+ * source, the path from it to the reader, and why (classify): the first reason any node of its decoding shows
  * (a lookup anywhere in the decoding makes it a lookup, even when the largest source is the codebook), then the
  * kind of data most of its non-float sources hold.
  */
