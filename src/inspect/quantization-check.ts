@@ -7,8 +7,8 @@
  * - storage (quantization-storage.ts): the share of stored bytes that is integer, bool or string data whose values
  *   enter float computation, which a graph cannot hide by making its weights look input-dependent.
  * Float weights on a small grid (fake quantization) are a warning. Weights that are floats but not FP16/FP32
- * (bfloat16, float64) are reported here as before (`bf16Tensors`, warn or fail as configured); checkWeights also
- * returns the weight-dtype check itself (weight-dtypes.ts), which reads the same provenance.
+ * (bfloat16, float64) are no quantization: the weight-dtype check (weight-dtypes.ts, returned by checkWeights from
+ * the same provenance) judges them, warn or fail as configured; this verdict only lists them (`bf16Tensors`).
  */
 import { isAlwaysQuantized } from './dtypes.js';
 import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
@@ -29,7 +29,7 @@ export type { LowCardinalityWeight } from './weight-cardinality.js';
 export type { WeightDtypeCheck } from './weight-dtypes.js';
 
 export interface QuantizationOptions {
-  /** What weights that are floats but not FP16/FP32 (bfloat16, float64) do to the verdict. Default 'warn'. */
+  /** What weights that are floats but not FP16/FP32 (bfloat16, float64) do to the weight-dtype verdict. Default 'warn'. */
   readonly bf16?: 'warn' | 'fail';
 }
 
@@ -61,9 +61,9 @@ export interface QuantizationCheck {
   readonly integerStorage: IntegerStorage;
   /** Float weight matrices with at most fakeQuantizationMaxDistinct distinct values: a warning. */
   readonly lowCardinalityWeights: readonly LowCardinalityWeight[];
-  /** Weights their reader gets as bfloat16 (stored so, or cast on the way): not FP16/FP32. */
+  /** Weights stored as bfloat16 or cast to it on the way: not FP16/FP32 (listed; checkWeights' weightDtypes judges them). */
   readonly bf16Tensors: readonly string[];
-  /** Weights their reader gets as float64: not FP16/FP32 either, reported with bf16. */
+  /** Weights stored as or read as float64: not FP16/FP32 either (listed the same way). */
   readonly otherFloatTensors: readonly string[];
 }
 
@@ -107,10 +107,9 @@ export function checkWeights(graph: ModelGraph, options: QuantizationOptions = {
   const warnings = lowCardinality.length === 0 ? [] : [
     `${lowCardinality.length} float weight matrix(es) hold at most ${FAKE_QUANTIZATION_MAX_DISTINCT} distinct values (fake quantization: stored at full width, it saves no memory): ${listed(lowCardinality.map((weight) => `${weight.tensor} (${weight.distinctValues} values)`))}`,
   ];
-  const bf16Tensors = weightDtypes.offType.filter((weight) => weight.dtype === 'bfloat16').map((weight) => weight.tensor);
-  const otherFloatTensors = weightDtypes.offType.filter((weight) => weight.dtype !== 'bfloat16').map((weight) => weight.tensor);
-  if (bf16Tensors.length > 0) (options.bf16 === 'fail' ? reasons : warnings).push(`${bf16Tensors.length} bfloat16 weight tensor(s) (weights must be fp16 or fp32): ${listed(bf16Tensors)}`);
-  if (otherFloatTensors.length > 0) warnings.push(`${otherFloatTensors.length} float64 weight tensor(s): ${listed(otherFloatTensors)}`);
+  const isBf16 = (weight: WeightDtypeCheck['offType'][number]): boolean => weight.dtype === 'bfloat16' || weight.storedDtype === 'bfloat16';
+  const bf16Tensors = weightDtypes.offType.filter(isBf16).map((weight) => weight.tensor);
+  const otherFloatTensors = weightDtypes.offType.filter((weight) => !isBf16(weight)).map((weight) => weight.tensor);
   return {
     quantization: {
       verdict: verdictOf(reasons, warnings),

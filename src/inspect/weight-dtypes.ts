@@ -1,10 +1,11 @@
 /**
  * "The model must be submitted in FP16 or FP32 format" (MLRB's edge task prompts; the Edge-LLM challenge says the
- * same): every stored float weight, as its reader gets it, is float16 or float32. bfloat16 and float64 are floats,
- * not quantization, but not FP16/FP32 either: the tracks fail them, `check-pruning` and a bare `inspect` warn by
- * default (`bf16: 'fail'` makes them fail). Scalars (an fp64 epsilon) are no weights and are left alone. The
- * weights are the allow-list's stored float reads (weight-provenance.ts), so a float32 tensor cast to bfloat16 on
- * its way to the MatMul is a bfloat16 weight.
+ * same): every stored float weight is stored as float16 or float32, and its reader gets it as float16 or float32.
+ * The rule is about the submitted file, so a weight stored as bfloat16 and cast to float32 on its way fails as much
+ * as a float32 weight cast to bfloat16 before its MatMul. bfloat16 and float64 are floats, not quantization, but
+ * not FP16/FP32 either: the tracks fail them, `check-pruning` and a bare `inspect` warn by default (`bf16: 'fail'`
+ * makes them fail). Scalars (an fp64 epsilon) are no weights and are left alone. The weights are the allow-list's
+ * stored float reads (weight-provenance.ts).
  */
 import { dtypeFacts } from './dtypes.js';
 import type { StoredWeightRead } from './weight-provenance.js';
@@ -16,13 +17,14 @@ export interface OffTypeWeight {
   readonly tensor: string;
   /** The type the reader gets: the stored type, or the last float type it was cast to on the way. */
   readonly dtype: string;
+  /** The type it is stored as; either type outside FP16/FP32 puts the weight here. */
   readonly storedDtype: string;
 }
 
 export interface WeightDtypeCheck {
   readonly verdict: Verdict;
   readonly allowed: readonly string[];
-  /** Weights read as another float type, one entry per tensor. */
+  /** Weights stored as, or read as, another float type, one entry per tensor. */
   readonly offType: readonly OffTypeWeight[];
   /** Stored float weights by type: tensors and elements. */
   readonly byDtype: Readonly<Record<string, { readonly tensors: number; readonly elements: number }>>;
@@ -42,7 +44,8 @@ export function checkWeightDtypes(reads: readonly StoredWeightRead[], mode: 'war
       entry.tensors += 1;
       entry.elements += tensor.elementCount;
     }
-    if (!(WEIGHT_DTYPES as readonly string[]).includes(dtype) && !offType.has(tensor.name)) offType.set(tensor.name, { tensor: tensor.name, dtype, storedDtype: tensor.dtype });
+    const allowed = (type: string): boolean => (WEIGHT_DTYPES as readonly string[]).includes(type);
+    if (!(allowed(dtype) && allowed(tensor.dtype)) && !offType.has(tensor.name)) offType.set(tensor.name, { tensor: tensor.name, dtype, storedDtype: tensor.dtype });
   }
   const list = [...offType.values()];
   const findings: string[] = [];

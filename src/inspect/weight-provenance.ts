@@ -7,14 +7,18 @@
  *       type (bf16 and fp64 are not FP16/FP32), not this one;
  *   (b) a small constant: all the stored data it is computed from fits SMALL_CONSTANT (shapes, eps, scales, rotary
  *       inverse frequencies, ALiBi slopes), too little to encode a layer's weights, however it is computed; or
- *   (c) a stored table read by position, reached through layout-only ops: sliced by bounds that depend on the input
- *       (position-id buffers, causal-mask tables), or a vector indexed by the input (an id map, a position buffer).
- *       A matrix of codes indexed by token ids is an embedding stored as integers, and not allowed. What the
- *       selected values do next is activations, which the storage share (quantization-storage.ts) watches.
+ *   (c) a stored integer or bool table that holds no weights, reached through layout-only ops: a position buffer
+ *       (an arithmetic progression) or a causal/banded 0/1 mask, proven by its values (weightless-tables.ts),
+ *       however it is read (sliced to the input's length, gathered by positions, used as a Where condition); or
+ *   (d) an id map: an integer vector gathered by the token ids (a vocabulary pruned behind the tokenizer). Its
+ *       values choose rows; they can be no weight, since which of them are read changes with the input.
+ *       A matrix of codes indexed by token ids is an embedding stored as integers, and not allowed.
  * Everything else fails: integer, bool or string data turned into floats, an index into a table (a lookup table,
  * a OneHot palette), comparison chains, a decoder in a subgraph or function, quantization ops, low-bit types, and
  * arithmetic on stored floats (low-cardinality float codes times a scale), each named by its largest stored
- * source, the path from it to the reader, and why.
+ * source, the path from it to the reader, and why (classify): the first reason any node of its decoding shows
+ * (a lookup anywhere in the decoding makes it a lookup, even when the largest source is the codebook), then the
+ * kind of data most of its non-float sources hold.
  */
 import type { NativeNodeInfo } from '../native/binding.js';
 import { isAlwaysQuantized } from './dtypes.js';
@@ -22,6 +26,7 @@ import type { ModelGraph, ModelTensor } from './model-graph.js';
 import { isQuantizationOp } from './quantization-ops.js';
 import { isStandardDomain } from './quantization-slots.js';
 import { stepOf, type PathStep } from './path-step.js';
+import { weightlessTable } from './weightless-tables.js';
 
 /**
  * The size rule for constants: a weight computed from at most SMALL_CONSTANT.floatElements stored float elements and
@@ -42,11 +47,6 @@ const FLOAT_CASTS = new Set([1, 10, 11, 16]); // float32, float16, float64, bflo
 const LAYOUT_OPS: ReadonlyMap<string, 'first' | 'all'> = new Map([
   ['Identity', 'first'], ['Transpose', 'first'], ['Reshape', 'first'], ['Squeeze', 'first'], ['Unsqueeze', 'first'],
   ['Flatten', 'first'], ['Slice', 'first'], ['Split', 'first'], ['Concat', 'all'], ['Cast', 'first'],
-]);
-
-/** Readers that select part of their first input by position; the slots that pick it, and whether any table may be read. */
-const POSITION_SELECTORS: ReadonlyMap<string, { readonly slots: readonly number[]; readonly vectorsOnly: boolean }> = new Map([
-  ['Slice', { slots: [1, 2, 3, 4], vectorsOnly: false }], ['Gather', { slots: [1], vectorsOnly: true }],
 ]);
 
 const LOOKUP_SLOTS: ReadonlyMap<string, number> = new Map([['Gather', 1], ['GatherElements', 1], ['GatherND', 1], ['OneHot', 0], ['Compress', 1]]);
@@ -112,12 +112,23 @@ interface Origin {
   /** The largest source and the nodes from it to this value. */
   readonly largest: ModelTensor | null;
   readonly steps: readonly PathStep[];
+  /** What the nodes that computed it did, from any of its sources: the reasons that name a disguise by its form. */
+  readonly marks: ReadonlySet<Mark>;
 }
 
-const NO_ORIGIN: Origin = { layoutOnly: false, layoutSources: [], castTo: [], sources: new Set(), largest: null, steps: [] };
+/** The reasons a computation shows by its nodes, most specific first (classify keeps this order). */
+type Mark = 'quantization-op' | 'subgraph' | 'table-lookup' | 'comparison';
+
+const NO_MARKS: ReadonlySet<Mark> = new Set();
+const NO_ORIGIN: Origin = { layoutOnly: false, layoutSources: [], castTo: [], sources: new Set(), largest: null, steps: [], marks: NO_MARKS };
 
 export function traceWeightProvenance(graph: ModelGraph, dependent: ReadonlySet<string>): WeightProvenance {
   const origins = new OriginTracer(graph);
+  const tables = new Map<ModelTensor, boolean>();
+  const holdsNoWeights = (tensor: ModelTensor): boolean => {
+    if (!tables.has(tensor)) tables.set(tensor, weightlessTable(tensor) !== null);
+    return tables.get(tensor)!;
+  };
   const findings = new Map<ModelTensor, { finding: Omit<WeightFinding, 'weightReads'>; reads: number }>();
   const storedWeights: StoredWeightRead[] = [];
   for (const { value, reader } of weightReads(graph, dependent)) {
@@ -133,15 +144,15 @@ export function traceWeightProvenance(graph: ModelGraph, dependent: ReadonlySet<
     const path = [...origin.steps, stepOf(reader.node, reader.inputIndex)];
     const small = floatElements <= SMALL_CONSTANT.floatElements && elements - floatElements <= SMALL_CONSTANT.otherElements;
     // What a quantization op reads is quantized data whatever its size, short of scalars and per-tensor zero points.
-    const quantized = path.some((step) => isQuantizationOp(step.opType)) && origin.largest.elementCount >= MIN_QUANTIZED_ELEMENTS;
+    const quantized = (origin.marks.has('quantization-op') || isQuantizationOp(reader.node.opType)) && origin.largest.elementCount >= MIN_QUANTIZED_ELEMENTS;
     if (small && !quantized) continue;
-    if (origin.layoutOnly && selectsByPosition(reader.node, reader.inputIndex, origin, dependent)) continue;
+    if (!quantized && origin.layoutOnly && (origin.layoutSources.every(holdsNoWeights) || origins.isIdMapRead(reader.node, reader.inputIndex, origin))) continue;
     const known = findings.get(origin.largest);
     if (known) {
       known.reads += 1;
       continue;
     }
-    const violation = classify(origin.largest, path);
+    const violation = classify(origin, path, reader.node.graph !== '' && !reader.node.graph.startsWith('function:'));
     findings.set(origin.largest, {
       reads: 1,
       finding: {
@@ -180,23 +191,36 @@ function weightReads(graph: ModelGraph, dependent: ReadonlySet<string>): WeightR
   return reads;
 }
 
-function selectsByPosition(node: NativeNodeInfo, inputIndex: number, origin: Origin, dependent: ReadonlySet<string>): boolean {
-  const selector = isStandardDomain(node.domain) ? POSITION_SELECTORS.get(node.opType) : undefined;
-  if (inputIndex !== 0 || selector === undefined || !selector.slots.some((slot) => dependent.has(node.inputs[slot] ?? ''))) return false;
-  return !selector.vectorsOnly || origin.layoutSources.every((tensor) => tensor.dims.filter((dim) => dim > 1).length <= 1);
+/**
+ * Why a weight is not allowed: the first reason any node of its computation shows (quantization op, subgraph or
+ * model-local function, lookup, comparison), low-bit storage among its sources, a reader inside a subgraph (a
+ * decoder in a Loop body meets the iteration number there), and otherwise the kind of data most of its non-float
+ * sources hold (bool, string, integer codes), or floats computed on.
+ */
+function classify(origin: Origin, path: readonly PathStep[], readerInSubgraph: boolean): WeightViolation {
+  const sources = [...origin.sources];
+  if (origin.marks.has('quantization-op') || path.some((step) => isQuantizationOp(step.opType))) return 'quantization-op';
+  if (sources.some((tensor) => isAlwaysQuantized(tensor.dtype))) return 'low-bit-storage';
+  if (origin.marks.has('subgraph') || readerInSubgraph) return 'subgraph';
+  if (origin.marks.has('table-lookup')) return 'table-lookup';
+  if (origin.marks.has('comparison')) return 'comparison';
+  const byCategory = new Map<string, number>();
+  for (const tensor of sources) if (tensor.category !== 'float') byCategory.set(tensor.category, (byCategory.get(tensor.category) ?? 0) + tensor.elementCount);
+  const [category, elements] = [...byCategory].sort((a, b) => b[1] - a[1])[0] ?? ['float', 0];
+  if (elements <= SMALL_CONSTANT.otherElements) return 'computed-from-floats';
+  return category === 'bool' ? 'bool-data' : category === 'string' ? 'string-data' : 'integer-codes';
 }
 
-/** Why a weight made along `path` from `source` is not allowed: the most specific reason first. */
-function classify(source: ModelTensor, path: readonly PathStep[]): WeightViolation {
-  if (path.some((step) => isQuantizationOp(step.opType))) return 'quantization-op';
-  if (isAlwaysQuantized(source.dtype)) return 'low-bit-storage';
-  if (path.some((step) => SUBGRAPH_OWNERS.has(step.opType) || !isStandardDomain(step.domain))) return 'subgraph';
-  if (path.some((step) => LOOKUP_SLOTS.get(step.opType) === step.inputIndex)) return 'table-lookup';
-  if (path.some((step) => COMPARISONS.has(step.opType))) return 'comparison';
-  if (source.category === 'bool') return 'bool-data';
-  if (source.category === 'string') return 'string-data';
-  if (source.category !== 'float') return 'integer-codes';
-  return 'computed-from-floats';
+/** The marks a node adds to what its inputs carry. */
+function marksOf(node: NativeNodeInfo, inputs: readonly { inputIndex: number; origin: Origin }[], innerSources: number): Set<Mark> {
+  const marks = new Set<Mark>(inputs.flatMap(({ origin }) => [...origin.marks]));
+  const standard = isStandardDomain(node.domain);
+  if (isQuantizationOp(node.opType)) marks.add('quantization-op');
+  if ((standard && SUBGRAPH_OWNERS.has(node.opType)) || (!standard && innerSources > 0)) marks.add('subgraph');
+  const lookupSlot = standard ? LOOKUP_SLOTS.get(node.opType) : undefined;
+  if (lookupSlot !== undefined && inputs.some(({ inputIndex, origin }) => inputIndex === lookupSlot && origin.sources.size > 0)) marks.add('table-lookup');
+  if (standard && COMPARISONS.has(node.opType)) marks.add('comparison');
+  return marks;
 }
 
 /** Each value's origin in stored data, computed once (the graph is a DAG; subgraphs read outer values by name). */
@@ -226,28 +250,44 @@ class OriginTracer {
 
   private compute(value: string): Origin {
     const stored = this.graph.tensorByName.get(value);
-    if (stored) return { layoutOnly: true, layoutSources: [stored], castTo: [], sources: new Set([stored]), largest: stored, steps: [] };
+    if (stored) return { layoutOnly: true, layoutSources: [stored], castTo: [], sources: new Set([stored]), largest: stored, steps: [], marks: NO_MARKS };
     const node = this.producers.get(value);
     if (!node) return NO_ORIGIN; // a graph or subgraph input: no stored data
     const inputs = node.inputs.map((input, inputIndex) => ({ inputIndex, origin: input === '' ? NO_ORIGIN : this.of(input) }));
     const inner = this.innerTensors(node);
     const sources = new Set<ModelTensor>([...inputs.flatMap(({ origin }) => [...origin.sources]), ...inner]);
+    const marks = marksOf(node, inputs, inner.length);
     const layout = this.layoutData(node, inputs);
     const chosen = largestOf(layout ?? inputs);
     const innerLargest = inner.reduce<ModelTensor | null>((best, tensor) => (best === null || tensor.elementCount > best.elementCount ? tensor : best), null);
     if (innerLargest !== null && innerLargest.elementCount > (chosen?.origin.largest?.elementCount ?? -1)) {
       // The node's own body holds the largest source (a decoder function's constants): the path starts at the node.
-      return { layoutOnly: false, layoutSources: [], castTo: [], sources, largest: innerLargest, steps: [stepOf(node, -1)] };
+      return { layoutOnly: false, layoutSources: [], castTo: [], sources, largest: innerLargest, steps: [stepOf(node, -1)], marks };
     }
     const largest = chosen?.origin.largest ?? null;
     const steps = chosen ? [...chosen.origin.steps, stepOf(node, chosen.inputIndex)] : [];
-    if (layout === null) return { layoutOnly: false, layoutSources: [], castTo: [], sources, largest, steps };
+    if (layout === null) return { layoutOnly: false, layoutSources: [], castTo: [], sources, largest, steps, marks };
     const layoutOnly = layout.length > 0 && layout.every(({ origin }) => origin.layoutOnly);
     return {
-      layoutOnly, sources, largest, steps,
+      layoutOnly, sources, largest, steps, marks,
       layoutSources: layoutOnly ? layout.flatMap(({ origin }) => origin.layoutSources) : [],
       castTo: [...layout.flatMap(({ origin }) => origin.castTo), ...(node.opType === 'Cast' ? [node.intAttributes.to ?? 0] : [])],
     };
+  }
+
+  /**
+   * An integer vector gathered by the token ids: the indices come from a graph input through layout ops only (a
+   * vocabulary id map). Which entries are read changes with the input, so they cannot be a fixed weight.
+   */
+  isIdMapRead(node: NativeNodeInfo, inputIndex: number, origin: Origin): boolean {
+    if (node.opType !== 'Gather' || !isStandardDomain(node.domain) || inputIndex !== 0) return false;
+    if (!origin.layoutSources.every((tensor) => tensor.category !== 'float' && tensor.dims.filter((dim) => dim > 1).length <= 1)) return false;
+    let value = node.inputs[1] ?? '';
+    for (let producer = this.producers.get(value); producer !== undefined; producer = this.producers.get(value)) {
+      if (!isStandardDomain(producer.domain) || !LAYOUT_OPS.has(producer.opType)) return false; // ids reshaped or cast
+      value = producer.inputs[0] ?? '';
+    }
+    return this.graph.info.inputs.some((input) => input.name === value) && !this.graph.tensorByName.has(value);
   }
 
   /** The data inputs of a layout-only node, or null when the node computes (a Cast to a non-float type makes codes). */
@@ -284,7 +324,9 @@ function largestOf<T extends { origin: Origin }>(inputs: readonly T[]): T | unde
   let best: T | undefined;
   for (const input of inputs) {
     if (input.origin.largest === null) continue;
-    if (best === undefined || input.origin.largest.elementCount > best.origin.largest!.elementCount) best = input;
+    const [size, bestSize] = [input.origin.largest.elementCount, best?.origin.largest!.elementCount ?? -1];
+    // On a tie the codes, not the codebook: what a disguise stores its weights in.
+    if (size > bestSize || (size === bestSize && best!.origin.largest!.category === 'float' && input.origin.largest.category !== 'float')) best = input;
   }
   return best;
 }

@@ -5,11 +5,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { buildEdgeBase, EDGE_BASE_OPTIONS, initializerBytes, pruneHeads, quantizeWeightsInt8, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
-import type { ModelProto } from '../support/model-builders/onnx-builder.js';
+import {
+  buildEdgeBase, EDGE_BASE_OPTIONS, floatParameters, initializerBytes, pruneHeads, quantizeWeightsInt8, storedElements, writeEdgeModel,
+} from '../support/model-builders/edge-fixtures.js';
 import { tinyLmConfigJson } from '../support/model-builders/tiny-causal-lm.js';
 import { PHI2_CONFIG_PATH } from '../../src/inspect/phi2-config.js';
 import { checkTrack, type TrackReport } from '../../src/inspect/track-check.js';
+import { disguiseFixturePaths } from '../inspect/support/disguise-fixtures.js';
 import { PHI2 } from '../inspect/support/synthetic-phi2.js';
 import { useTempDirectory } from '../inspect/support/tmp-dir.js';
 import { runCli } from '../support/run-cli.js';
@@ -27,10 +29,11 @@ const quantizedPath = writeEdgeModel(tempPath('quantized'), base, quantizedModel
 const prunedModel = pruneHeads(base, base.model, 1, [0, 3]); // layer 1 keeps 2 of its 4 heads
 const prunedPath = writeEdgeModel(tempPath('pruned'), base, prunedModel);
 
-/** Parameters from the builder's tensor list (float tensors of rank >= 1): the independent count. */
-const builderParameters = (model: ModelProto): number => model.graph.initializers
-  .filter((tensor) => tensor.elementType === 'float32' && tensor.dims.length > 0)
-  .reduce((sum, tensor) => sum + tensor.dims.reduce((product, dim) => product * dim, 1), 0);
+/**
+ * The independent counts, from the builder's tensor list: parameters are counted from storage (every element it
+ * wrote); a config.json base is counted by its architecture's formula, which knows only the float weights.
+ */
+const configBaseParameters = floatParameters(base.model);
 
 const messagesOf = (report: TrackReport, check: string): string[] =>
   report.verdict.reasons.filter((finding) => finding.check === check).map((finding) => finding.message);
@@ -45,7 +48,7 @@ describe('checkTrack: edge-training', () => {
     expect(report.pruning).toBeUndefined();
     expect(report.checks.lineage).toBeUndefined();
     expect(report.rules.unchecked.join(' ')).toContain('C4 and Alpaca');
-    expect(report.inspect.parameters.total).toBe(builderParameters(base.model));
+    expect(report.inspect.parameters.total).toBe(storedElements(base.model));
   });
 
   it('EXPECTED FAILURE – over the DRAM limit (an operator override of 1 kB) fails on the dram check alone', async () => {
@@ -92,14 +95,16 @@ describe('checkTrack: edge-compression', () => {
     expect(report.checks.dram.budget).toMatchObject({ bytes: 12e9, gb: 12, source: 'edge-compression' });
     expect(report.checks.dram.basis).toBe('measured');
     expect(report.rules.unchecked.join(' ')).toContain('no distillation');
-    const removed = builderParameters(base.model) - builderParameters(prunedModel);
-    expect(report.pruning?.percentRemoved).toBeCloseTo((100 * removed) / builderParameters(base.model), 10);
+    const removed = configBaseParameters - storedElements(prunedModel);
+    expect(report.pruning?.percentRemoved).toBeCloseTo((100 * removed) / configBaseParameters, 10);
   });
 
   it('an unpruned model is not failed for it (the rules ask for no parameters removed): check-pruning\'s own verdict says so, as information', async () => {
     const report = await checkTrack('edge-compression', basePath, { base: configPath, measureDram: false });
     expect(report.verdict.reasons).toEqual([]);
-    expect(report.pruning?.percentRemoved).toBe(0);
+    // The stored shape constants are a few elements more than the formula's weights: about 0 %, a hair below.
+    expect(report.pruning?.percentRemoved).toBeCloseTo((100 * (configBaseParameters - storedElements(base.model))) / configBaseParameters, 10);
+    expect(Math.abs(report.pruning!.percentRemoved)).toBeLessThan(0.1);
     expect(report.pruning?.verdict.reasons.some((message) => message.startsWith('no parameters were removed'))).toBe(true);
   });
 
@@ -108,6 +113,17 @@ describe('checkTrack: edge-compression', () => {
     expect(report.verdict.status).toBe('fail');
     expect(messagesOf(report, 'quantization').join('\n')).toMatch(/quantized weight tensor\(s\).*int8/);
     expect(messagesOf(report, 'quantization').join('\n')).toContain('DequantizeLinear');
+  });
+
+  it('EXPECTED FAILURE – weights stored as bit-planes or strings fail the quantization gate; the same model factored at low rank passes it', async () => {
+    const disguise = disguiseFixturePaths('check-track-disguise');
+    for (const file of ['bitplanes-cast-sum.onnx.gz', 'strings-decimal.onnx.gz']) {
+      const report = await checkTrack('edge-training', disguise(file), { measureDram: false });
+      expect(report.verdict.status, file).toBe('fail');
+      expect(messagesOf(report, 'quantization').join('\n'), file).toContain('not stored float data read through layout-only ops');
+    }
+    const honest = await checkTrack('edge-training', disguise('honest-low-rank.onnx.gz'), { measureDram: false });
+    expect(honest.verdict.reasons).toEqual([]);
   });
 
   it('compares with Phi-2 by default, from the config.json shipped with the package', async () => {
@@ -170,9 +186,9 @@ describe('mlrb-eval check-track', () => {
     expect(Object.keys(report.checks).sort()).toEqual(['dram', 'dtype', 'lineage', 'quantization']);
     expect(report.verdict.status).toBe('warn');
     expect(report.pruning?.verdict.reasons).toContainEqual(expect.stringMatching(/^no parameters were removed/));
-    expect(report.pruning?.base.totalParams).toBe(builderParameters(base.model));
+    expect(report.pruning?.base.totalParams).toBe(configBaseParameters);
     expect(report.checks.dram.budget).toMatchObject({ bytes: 12e9, gb: 12, gib: 12e9 / 2 ** 30, rule: expect.stringContaining('prompts.py:293') });
-    expect(report.inspect.parameters.total).toBe(builderParameters(base.model));
+    expect(report.inspect.parameters.total).toBe(storedElements(base.model));
   });
 
   it('BAD CALL – usage mistakes exit 2 and say what is wrong', async () => {

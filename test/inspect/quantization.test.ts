@@ -28,6 +28,31 @@ describe('no-quantization check', () => {
     expect(check.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
   });
 
+  it('warns, never fails, on fake quantization: a float matrix on a grid of at most 256 values, with the count', async () => {
+    // Values snapped to a grid of `levels` steps: the distinct count is the test's own, from the values it wrote.
+    const onGrid = (tensor: TensorProto, levels: number): TensorProto => {
+      const values = Array.from({ length: tensor.dims.reduce((p, d) => p * d, 1) }, (_, index) => ((index * 7919) % levels) / levels - 0.5);
+      expect(new Set(values).size).toBe(levels);
+      return makeTensor(tensor.name, 'float32', tensor.dims, values);
+    };
+    const gridded = {
+      ...base.model,
+      graph: {
+        ...base.model.graph,
+        initializers: base.model.graph.initializers.map((tensor) => tensor.name === 'layers.0.query.weight' ? onGrid(tensor, 16)
+          : tensor.name === 'layers.0.mlp_up.weight' ? onGrid(tensor, 257) : tensor.name === 'layers.1.query.weight' ? onGrid(tensor, 256) : tensor),
+      },
+    };
+    const check = checkQuantization(await readModelGraph(writeEdgeModel(tempPath('fake-quantized'), base, gridded)));
+    expect(check.verdict.status).toBe('pass');
+    expect(check.verdict.reasons).toEqual([]);
+    expect(check.lowCardinalityWeights).toEqual([
+      { tensor: 'layers.0.query.weight', dtype: 'float32', shape: [32, 32], distinctValues: 16 },
+      { tensor: 'layers.1.query.weight', dtype: 'float32', shape: [32, 32], distinctValues: 256 },
+    ]);
+    expect(check.verdict.warnings).toEqual([expect.stringContaining('2 float weight matrix(es) hold at most 256 distinct values (fake quantization: stored at full width, it saves no memory): layers.0.query.weight (16 values), layers.1.query.weight (256 values)')]);
+  });
+
   it('fails its int8 + DequantizeLinear variant, listing the tensors and the nodes', async () => {
     const check = checkQuantization(await readModelGraph(writeEdgeModel(tempPath('int8'), base, quantizeWeightsInt8(base.model))));
     expect(check.verdict.status).toBe('fail');
@@ -53,6 +78,50 @@ describe('no-quantization check', () => {
     ]);
   });
 
+  it('tables read by position: a causal triangle, a position buffer and an id map gathered by input_ids pass; bit-planes and computed ids fail', async () => {
+    const bytes = (values: number[], width: 1 | 8): Uint8Array => {
+      if (width === 1) return Uint8Array.from(values);
+      const raw = new Uint8Array(values.length * 8);
+      values.forEach((value, index) => new DataView(raw.buffer).setBigInt64(index * 8, BigInt(value), true));
+      return raw;
+    };
+    const n = 32;
+    const cells = Array.from({ length: n * n }, (_, index) => [Math.floor(index / n), index % n] as const);
+    const ids = Array.from({ length: 128 }, (_, index) => (index * 37) % 128);
+    // A float matrix as large as a small layer, so the tables are the small share of storage they are in a real model.
+    const weight = { name: 'w', dataType: 1, dims: [256, 256], raw: Uint8Array.from({ length: 256 * 256 * 4 }, (_, index) => (index * 131) % 251) };
+    const model = (table: { dataType: number; dims: number[]; raw: Uint8Array }, read: 'slice' | 'gather-ids' | 'gather-computed'): RawModel => ({
+      tensors: [
+        weight, { name: 'table', ...table }, { name: 'zero', dataType: 7, dims: [1], raw: bytes([0], 8) }, { name: 'one', dataType: 7, dims: [1], raw: bytes([1], 8) },
+        { name: 'two', dataType: 7, dims: [1], raw: bytes([2], 8) },
+      ],
+      inputs: ['input_ids', 'x'],
+      nodes: [{ opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }, ...(read === 'slice' ? [
+        { opType: 'Shape', inputs: ['input_ids'], outputs: ['shape'] },
+        { opType: 'Slice', inputs: ['shape', 'one', 'two'], outputs: ['length'] },
+        { opType: 'Slice', name: 'select', inputs: ['table', 'zero', 'length', 'zero'], outputs: ['rows'] },
+        { opType: 'Cast', inputs: ['rows'], outputs: ['rows_float'], ints: { to: 1 } },
+      ] : [
+        ...(read === 'gather-computed' ? [{ opType: 'Add', inputs: ['input_ids', 'one'], outputs: ['indices'] }] : []),
+        { opType: 'Gather', name: 'select', inputs: ['table', read === 'gather-ids' ? 'input_ids' : 'indices'], outputs: ['rows'] },
+      ])],
+    });
+    const BOOL = 9;
+    const INT64 = 7;
+    const causal = { dataType: BOOL, dims: [1, 1, n, n], raw: bytes(cells.map(([row, column]) => Number(column <= row)), 1) };
+    const window = { dataType: BOOL, dims: [n, n], raw: bytes(cells.map(([row, column]) => Number(column <= row && row - column < 4)), 1) };
+    const positions = { dataType: INT64, dims: [1, 256], raw: bytes(Array.from({ length: 256 }, (_, index) => index + 2), 8) };
+    const planes = { dataType: BOOL, dims: [n, n], raw: bytes(cells.map(([row, column]) => ((row * 7 + column * 13) >> 2) & 1), 1) };
+    const idMap = { dataType: INT64, dims: [128], raw: bytes(ids, 8) };
+    for (const [name, table, read] of [['causal', causal, 'slice'], ['window', window, 'slice'], ['positions', positions, 'slice'], ['id-map', idMap, 'gather-ids']] as const) {
+      expect((await checkRaw(`table-${name}`, model(table, read))).verdict.reasons, name).toEqual([]);
+    }
+    const bitPlanes = await checkRaw('table-planes', model(planes, 'slice'));
+    expect(bitPlanes.disallowedWeights.map((weight) => [weight.tensor, weight.reader.node, weight.violation])).toEqual([['table', 'select', 'bool-data']]);
+    const computed = await checkRaw('table-computed-ids', model(idMap, 'gather-computed'));
+    expect(computed.disallowedWeights.map((weight) => [weight.tensor, weight.reader.node, weight.violation])).toEqual([['table', 'select', 'integer-codes']]);
+  });
+
   it('does not take a uint8 mask read only by mask logic for a weight', async () => {
     const check = await checkRaw('mask', {
       tensors: [tensor('causal_mask', 2, [16, 16]), tensor('w', 1, [4, 4], 4)],
@@ -61,16 +130,35 @@ describe('no-quantization check', () => {
     expect(check.verdict.status).toBe('pass');
   });
 
-  it('reports bfloat16 weights as a warning, or a failure when configured', async () => {
+  it('reports bfloat16 weights by the dtype rule, as a warning or a failure when configured, never as quantization', async () => {
     const model: RawModel = { tensors: [tensor('w_bf16', 16, [4, 4], 2)], inputs: ['x'], nodes: [{ opType: 'MatMul', inputs: ['x', 'w_bf16'], outputs: ['y'] }] };
-    const warned = (await checkRawWeights('bf16-warn', model, 'warn')).quantization;
-    expect(warned.verdict.status).toBe('pass');
-    expect(warned.verdict.warnings[0]).toContain('1 bfloat16 weight tensor(s)');
+    const warned = await checkRawWeights('bf16-warn', model, 'warn');
+    expect(warned.weightDtypes.verdict).toMatchObject({ status: 'pass', warnings: [expect.stringContaining('1 weight tensor(s) are not FP16/FP32')] });
     const failed = await checkRawWeights('bf16-fail', model, 'fail');
-    expect(failed.quantization.verdict.status).toBe('fail');
-    expect(failed.quantization.bf16Tensors).toEqual(['w_bf16']);
     expect(failed.weightDtypes.verdict.status).toBe('fail');
     expect(failed.weightDtypes.offType).toEqual([{ tensor: 'w_bf16', dtype: 'bfloat16', storedDtype: 'bfloat16' }]);
+    for (const checked of [warned, failed]) {
+      // bfloat16 is no quantization: listed, and left to the dtype rule.
+      expect(checked.quantization.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
+      expect(checked.quantization.bf16Tensors).toEqual(['w_bf16']);
+    }
+  });
+
+  it('EXPECTED FAILURE – a weight stored as bfloat16 and cast to float32 before its MatMul is not FP16/FP32: the stored type counts', async () => {
+    const model: RawModel = {
+      tensors: [tensor('w_bf16', 16, [4, 4], 2), tensor('v_fp16', 10, [4, 4], 2)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'Cast', inputs: ['w_bf16'], outputs: ['w_fp32'], ints: { to: 1 } },
+        { opType: 'MatMul', inputs: ['x', 'w_fp32'], outputs: ['y'] },
+        { opType: 'Cast', inputs: ['v_fp16'], outputs: ['v_fp32'], ints: { to: 1 } }, // fp16 stored, fp32 read: both allowed
+        { opType: 'MatMul', inputs: ['y', 'v_fp32'], outputs: ['z'] },
+      ],
+    };
+    const checked = await checkRawWeights('stored-bf16', model, 'fail');
+    expect(checked.weightDtypes.offType).toEqual([{ tensor: 'w_bf16', dtype: 'float32', storedDtype: 'bfloat16' }]);
+    expect(checked.weightDtypes.verdict.reasons).toEqual(['1 weight tensor(s) are not FP16/FP32 (weights must be FP16 or FP32): w_bf16 (bfloat16 cast to float32)']);
+    expect(checked.quantization.bf16Tensors).toEqual(['w_bf16']);
   });
 
   it('fails an fp32 weight cast to bfloat16 (or float64) on its way to the MatMul: what the reader gets is what counts', async () => {
@@ -150,7 +238,8 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
       { opType: 'Reshape', name: 'rows', inputs: ['rows_float', 'hidden_shape'], outputs: ['hidden'] },
       { opType: 'MatMul', name: 'lm_head', inputs: ['hidden', 'lm_head.weight'], outputs: ['logits'] },
     ], [
-      ints('embed.packed', 'int32', [vocab, hidden / 4], (i) => i), ints('last_axis', 'int64', [1], () => -1),
+      // Codes, not a progression: a table of 0, 1, 2 … would be a position buffer, which holds no weights.
+      ints('embed.packed', 'int32', [vocab, hidden / 4], (i) => (i * 7919) % 65_521), ints('last_axis', 'int64', [1], () => -1),
       ints('shifts', 'int64', [4], (i) => i * 8), ints('hidden_shape', 'int64', [3], (i) => [0, -1, hidden][i]!), floats('lm_head.weight', [hidden, vocab]),
     ]);
     expect(result.verdict.status).toBe('fail');
