@@ -30,7 +30,7 @@ export { listTaskNames, UnknownTaskError, type ListedTaskName } from './tasks/ta
 export { defaultHubCacheDir } from './tasks/hub-cache.js';
 export { isMultipleChoice, type GenerateUntilTask, type MultipleChoiceTask, type MultipleChoiceDoc, type RollingDoc, type RollingLoglikelihoodTask, type Suite, type Task, type TaskGroup, type TaskKind } from './tasks/types.js';
 export { buildTask, type MultipleChoiceTaskSpec, type MultipleInputTaskSpec, type SingleInputTaskSpec } from './tasks/task-spec.js';
-export type { LmEvalResults } from './eval/results.js';
+export type { LmEvalResults } from './eval/result-types.js';
 export { MlrbError, isMlrbError, type ErrorCode } from './errors.js';
 // Generation: token-id prompts through a loaded model (createTextGenerator), or prompt texts end to end (generate).
 export type { FinishReason, Generation, GenerationProgress, GenerationSettings, SamplingSettings, TextGenerator } from './generate/types.js';

@@ -13,7 +13,7 @@ import { planResultFiles, printResultTables, writeResultFiles } from './result-f
 import { runShardEval } from './shard-eval.js';
 import { renderTaskList } from './task-list.js';
 import type { CliIo } from './exit-error.js';
-import type { LmEvalResults } from '../eval/results.js';
+import type { LmEvalResults } from '../eval/result-types.js';
 
 /** Where a flag's help text starts, and the width usage text wraps at. */
 const HELP_COLUMN = 24;

@@ -8,7 +8,7 @@
  * whole, as make_table prints them, however wide the table gets: a terminal wraps a long line, while a name cut
  * short can read as another task's (three BLiMP paradigms once printed as the same "…" row).
  */
-import type { LmEvalResults } from '../eval/results.js';
+import type { LmEvalResults } from '../eval/result-types.js';
 
 export type TableSource = Pick<LmEvalResults, 'results' | 'groups' | 'versions' | 'n-shot' | 'higher_is_better'> &
   Partial<Pick<LmEvalResults, 'group_subtasks'>>;

@@ -1,3 +1,4 @@
+import { MlrbError } from '../errors.js';
 import type { GenerateUntilRequest } from './generate-until/requests.js';
 
 /**
@@ -75,4 +76,11 @@ export function isTokenWindow(request: TextPair | TokenWindowRequest): request i
 export function describeScoringRequest(request: ScoringRequest): string {
   const { taskName, docId } = request;
   return isTokenWindow(request) ? `${taskName} doc ${docId} window ${request.window}` : `${taskName} doc ${docId} choice ${request.choiceIndex}`;
+}
+
+/** A task's requests from a run's map; a task without an entry is a bug in whoever built the map. */
+export function requestsOf(requestsByTask: ReadonlyMap<string, TaskRequests>, taskName: string): TaskRequests {
+  const requests = requestsByTask.get(taskName);
+  if (requests === undefined) throw new MlrbError('INTERNAL', `no requests were built for task ${taskName}`, { task: taskName });
+  return requests;
 }

@@ -21,7 +21,8 @@ import { loadSuites } from './load-suites.js';
 import type { DocOutcome } from './metrics.js';
 import { buildRunResults, type EvaluateResult, type ModelFacts, type WorkFacts } from './run-results.js';
 import type { TaskRequests } from './instance.js';
-import { readShardRecord, requestsDigest, requestsOf, shardOutcomes, type ShardIdentity, type ShardRecord } from './shard-record.js';
+import { readShardRecord, requestsDigest, shardOutcomes, type ShardIdentity, type ShardRecord } from './shard-record.js';
+import { requestsOf } from './instance.js';
 import { shardDocuments } from './shard.js';
 import { keepDocuments, outcomeShapeProblem, requestsForTask } from './task-kinds.js';
 

@@ -17,7 +17,7 @@
 import type { Task, TaskGroup } from '../tasks/types.js';
 import type { GroupMetrics } from './aggregate.js';
 import type { TaskMetrics } from './metrics.js';
-import type { LmEvalResults, MetricKey, ResultEntry, TaskConfigDump } from './results.js';
+import type { LmEvalResults, MetricKey, ResultEntry, TaskConfigDump } from './result-types.js';
 
 export interface Layout0413Input {
   readonly tasks: readonly Task[];

@@ -8,12 +8,13 @@ import { dataFingerprint, toolVersion } from './fingerprint.js';
 import type { TaskRequests } from './instance.js';
 import type { LmEvalVersion } from './lm-eval-version.js';
 import type { DocOutcome, TaskMetrics } from './metrics.js';
-import { buildResults, type JsonValue, type LmEvalResults } from './results.js';
+import { buildResults } from './results.js';
+import type { JsonValue, LmEvalResults } from './result-types.js';
 import type { MemoryPeaks } from './memory-peaks.js';
 import { lmEvalRunFacts, type CpuRunFacts, type TokenFacts } from './run-facts.js';
 import { taskHashes } from './sample-hashes.js';
 import type { LoggedSample } from './samples.js';
-import { requestsOf } from './shard-record.js';
+import { requestsOf } from './instance.js';
 import { samplesFor, taskMetricsFor } from './task-kinds.js';
 
 export interface EvaluateResult {

@@ -1,6 +1,6 @@
 /** Per-document records in the shape lm-eval writes with --log_samples, one JSON object per line. */
 import type { MultipleChoiceTask } from '../tasks/types.js';
-import type { JsonValue } from './results.js';
+import type { JsonValue } from './result-types.js';
 import type { LoglikelihoodRequest } from './instance.js';
 import type { TaskMetrics } from './metrics.js';
 

@@ -23,7 +23,7 @@ import { MlrbError } from '../errors.js';
 import { readJsonFileUnder } from '../io/text-file.js';
 import { dataFingerprint, toolVersion } from './fingerprint.js';
 import { LM_EVAL_VERSIONS } from './lm-eval-version.js';
-import type { TaskRequests } from './instance.js';
+import { requestsOf, type TaskRequests } from './instance.js';
 import { requestIdentities } from './task-kinds.js';
 import type { DocOutcome } from './metrics.js';
 import type { ScoredRun } from './run-results.js';
@@ -246,11 +246,4 @@ function encodeLoglik(value: number): number | '-Infinity' {
 
 function decodeLoglik(value: number | '-Infinity'): number {
   return typeof value === 'number' ? value : -Infinity;
-}
-
-/** A task's requests from a run's map; a task without an entry is a bug in whoever built the map. */
-export function requestsOf(requestsByTask: ReadonlyMap<string, TaskRequests>, taskName: string): TaskRequests {
-  const requests = requestsByTask.get(taskName);
-  if (requests === undefined) throw new MlrbError('INTERNAL', `no requests were built for task ${taskName}`, { task: taskName });
-  return requests;
 }

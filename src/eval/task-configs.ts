@@ -5,7 +5,7 @@
  */
 import { dirname } from 'node:path';
 import type { LmEvalTaskFacts, MultipleChoiceTask, RollingLoglikelihoodTask, Task } from '../tasks/types.js';
-import type { TaskConfigDump } from './results.js';
+import type { TaskConfigDump } from './result-types.js';
 
 /** The fields every kind shares, in lm-eval's order. */
 function commonFields(task: Task, facts: LmEvalTaskFacts | undefined): Pick<TaskConfigDump, 'task' | 'task_alias' | 'tag' | 'dataset_path' | 'dataset_name' | 'dataset_files'> {

@@ -20,7 +20,7 @@ import type { MetricName, Task } from '../tasks/types.js';
 import type { ScoringRequest, TaskRequests } from './instance.js';
 import { computeTaskMetrics, type DocOutcome, type TaskMetrics } from './metrics.js';
 import type { EncodingRules } from './request-encoding.js';
-import type { TaskConfigDump } from './results.js';
+import type { TaskConfigDump } from './result-types.js';
 import { buildRollingRequests, buildRollingSamples, computeRollingMetrics, isPerplexityMetric, rollingWindowRequests } from './rolling-task.js';
 import { buildTaskSamples, type LoggedSample } from './samples.js';
 import { buildGenerateUntilRequests } from './generate-until/requests.js';

@@ -6,7 +6,8 @@
 import { analyzeGraph } from './graph-structure.js';
 import { headCopiesEmbedding } from './graph-tied-head.js';
 import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
-import { classifyTensors, type ProjectionRole, type TensorRole } from './tensor-roles.js';
+import type { ProjectionRole } from './graph-structure-types.js';
+import { classifyTensors, type TensorRole } from './tensor-roles.js';
 
 export interface Projection {
   readonly tensor: string;

@@ -11,17 +11,7 @@
 import type { NativeNodeInfo } from '../native/binding.js';
 import { readersOf, weightBehind, type GraphFlow } from './graph-flow.js';
 import { SKIP_NORMS, type StreamBlock } from './graph-stream.js';
-import type { ProjectionRole } from './tensor-roles.js';
-
-export interface GraphProjection {
-  readonly node: number;
-  readonly weight: string;
-  /** Weight stored [out, in] as the graph reads it. */
-  readonly outFirst: boolean;
-  readonly dataInput: string;
-  readonly output: string;
-  readonly bias: string | null;
-}
+import type { GraphProjection, ProjectionRole } from './graph-structure-types.js';
 
 export interface BlockRoles {
   readonly attention: boolean;

@@ -7,7 +7,7 @@
  */
 import { FUSED_ATTENTION } from './graph-block-roles.js';
 import { readersOf, type GraphFlow } from './graph-flow.js';
-import type { GraphStructure } from './graph-structure.js';
+import type { GraphStructure } from './graph-structure-types.js';
 import { readIntegerValues } from './graph-tensor-values.js';
 
 // Ops between the projection and the split into heads: bias, a fused qkv's Split/Slice, layout.

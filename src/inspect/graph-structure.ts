@@ -6,32 +6,12 @@
  * that computes on activations, or are embedding tables. Buffers that feed only position or mask
  * arithmetic (rotary inv_freq, cos/sin caches) are not parameters, as in transformers' num_parameters().
  */
-import { blockRoles, normsBefore, projectionAt, type GraphProjection } from './graph-block-roles.js';
+import { blockRoles, normsBefore, projectionAt } from './graph-block-roles.js';
 import { buildGraphFlow, nodesBack, PASS_THROUGH_OPS, readersOf, type GraphFlow } from './graph-flow.js';
 import { headDimFromGraph } from './graph-head-dim.js';
 import { findResidualStream, type StreamBlock } from './graph-stream.js';
 import type { ModelGraph } from './model-graph.js';
-import type { ProjectionRole } from './tensor-roles.js';
-
-export interface GraphLayer {
-  readonly projections: ReadonlyMap<ProjectionRole, GraphProjection>;
-  readonly norms: readonly string[];
-  /** Names of the layer's weights and of the nodes reading them: module paths hint at layer numbers. */
-  readonly names: readonly string[];
-}
-
-export interface GraphStructure {
-  readonly tokenEmbedding: string;
-  readonly auxEmbeddings: readonly string[];
-  readonly layers: readonly GraphLayer[];
-  readonly finalNorms: readonly string[];
-  readonly head: GraphProjection | null;
-  readonly parameters: ReadonlySet<string>;
-  /** Initializers no graph output depends on. */
-  readonly unused: readonly string[];
-  /** From the query's split into heads (graph-head-dim), when the graph shows it. */
-  readonly headDim: number | null;
-}
+import type { GraphLayer, GraphProjection, GraphStructure } from './graph-structure-types.js';
 
 function groupLayers(flow: GraphFlow, blocks: readonly StreamBlock[], data: ReadonlySet<string>): ReturnType<typeof blockRoles>[][] {
   const layers: ReturnType<typeof blockRoles>[][] = [];

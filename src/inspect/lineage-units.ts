@@ -9,7 +9,7 @@
 import type { LayerShape } from './architecture.js';
 import { hiddenIsColumns, sampleUnits, type SampledUnits } from './lineage-sample.js';
 import type { ModelGraph } from './model-graph.js';
-import type { ProjectionRole } from './tensor-roles.js';
+import type { ProjectionRole } from './graph-structure-types.js';
 
 export type UnitKind = 'heads' | 'kvHeads' | 'ffnChannels';
 

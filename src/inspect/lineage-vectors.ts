@@ -9,7 +9,7 @@ import type { LayerShape, Projection } from './architecture.js';
 import { effectiveConsumers, type ModelGraph } from './model-graph.js';
 import { hasReadableValues, readTensorValues } from './graph-tensor-values.js';
 import { forEachRowSegment, hiddenIsColumns } from './lineage-sample.js';
-import type { ProjectionRole } from './tensor-roles.js';
+import type { ProjectionRole } from './graph-structure-types.js';
 
 /** A projection's units of one role: the tensor, how it lies, and where the role's units start (a fused qkv's thirds). */
 export interface RoleUnits {

@@ -6,10 +6,10 @@
  * recognizable residual stream: Hugging Face, GPT-2, Phi, Llama, NeoX module paths, tensors with
  * anonymous names borrowing the reading node's name, and Gather tables and vocab projections by use.
  */
-import { analyzeGraph, type GraphStructure } from './graph-structure.js';
+import { analyzeGraph } from './graph-structure.js';
+import type { GraphStructure, ProjectionRole } from './graph-structure-types.js';
 import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
 
-export type ProjectionRole = 'q' | 'k' | 'v' | 'qkv' | 'o' | 'up' | 'gate' | 'down';
 export type TensorRoleName = ProjectionRole | 'norm' | 'embed' | 'aux_embed' | 'lm_head' | 'final_norm' | 'other';
 
 export interface TensorRole {

@@ -5,7 +5,7 @@
  * `<name>_partial` (src/tasks/partial.ts) and --limit scores a prefix of each task, and either way the result is
  * not the task's score.
  */
-import type { LmEvalResults } from '../eval/results.js';
+import type { LmEvalResults } from '../eval/result-types.js';
 import type { MathReasoningReport } from '../math-reasoning/score.js';
 import { PARTIAL_SUFFIX } from '../tasks/partial.js';
 import type { Headline, SuiteOutcome } from './run-record.js';

@@ -16,7 +16,7 @@ import { evaluate } from '../eval/evaluate.js';
 import { loadSelection } from '../eval/load-suites.js';
 import { sha256File, toolVersion } from '../eval/fingerprint.js';
 import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
-import type { LmEvalResults } from '../eval/results.js';
+import type { LmEvalResults } from '../eval/result-types.js';
 import { inspectModel } from '../inspect/inspect-report.js';
 import { checkTrack, type TrackReport } from '../inspect/track-check.js';
 import type { TrackCheckOptions } from '../inspect/track-options.js';

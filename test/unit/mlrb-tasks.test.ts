@@ -5,7 +5,7 @@
  * the eligibility reads are built by the real check code (checkDramBudget, combineTrackVerdicts).
  */
 import { describe, expect, it } from 'vitest';
-import type { LmEvalResults } from '../../src/eval/results.js';
+import type { LmEvalResults } from '../../src/eval/result-types.js';
 import { checkDramBudget, resolveBudget } from '../../src/inspect/dram-check.js';
 import type { DramEstimate } from '../../src/inspect/dram-estimate.js';
 import type { DramMeasurement } from '../../src/inspect/dram-measure.js';

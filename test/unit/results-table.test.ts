@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { formatFixed, renderResultsTable } from '../../src/cli/table.js';
 import type { TaskMetrics } from '../../src/eval/metrics.js';
-import { buildResults, type MlrbRunInfo } from '../../src/eval/results.js';
+import { buildResults } from '../../src/eval/results.js';
+import type { MlrbRunInfo } from '../../src/eval/result-types.js';
 import type { MultipleChoiceTask, Suite } from '../../src/tasks/types.js';
 import { BLIMP_PARADIGMS } from '../../src/tasks/blimp/paradigms.js';
 

@@ -12,7 +12,7 @@
  */
 import type { GenerateUntilTask } from '../../tasks/generate-until-types.js';
 import { mean, meanStderr, type Stderr } from '../metrics.js';
-import type { JsonValue, MetricKey, TaskConfigDump } from '../results.js';
+import type { JsonValue, MetricKey, TaskConfigDump } from '../result-types.js';
 import { createExactMatch } from './exact-match.js';
 import { compilePipeline, type FilteredResponse } from './filters.js';
 import type { GenerateUntilRequest } from './requests.js';

@@ -9,7 +9,7 @@ import { MlrbError } from '../../errors.js';
 import { splitShards, type SuiteData } from '../hub-layout.js';
 import { hubSplit, sharedSplit, splitSubset, type SplitSource } from '../split-source.js';
 import { mmluParquetParser, type MmluDoc } from './rows.js';
-import type { MmluLayout, MmluSource, MmluSubjectSplits } from './sources.js';
+import type { MmluLayout, MmluSource, MmluSubjectSplits } from './source-types.js';
 import { MMLU_SUBJECTS, isMmluSubject } from './subjects.js';
 
 const ALL = 'all';

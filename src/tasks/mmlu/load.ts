@@ -10,7 +10,8 @@ import { markPartialGroups, refuseIncomplete } from '../partial.js';
 import { buildTask, type MultipleChoiceTaskSpec } from '../task-spec.js';
 import type { MultipleChoiceTask, Suite, SuiteLoadOptions, TaskGroup } from '../types.js';
 import type { MmluDoc } from './rows.js';
-import { openMmluSource, type MmluSource } from './sources.js';
+import type { MmluSource } from './source-types.js';
+import { openMmluSource } from './sources.js';
 import {
   MMLU_CATEGORIES,
   MMLU_CATEGORY_ALIASES,

@@ -9,24 +9,10 @@ import { join } from 'node:path';
 import { pathEntryExists } from '../../io/regular-file.js';
 import { isDirectory } from '../data-files.js';
 import { resolveSuiteData, type DataLayout, type SuiteData } from '../hub-layout.js';
-import { releaseSplit, type SplitSource } from '../split-source.js';
+import { releaseSplit } from '../split-source.js';
 import { hasMmluHubLayout, openMmluHubSource } from './hub-source.js';
-import { mmluCsvParser, type MmluDoc } from './rows.js';
-
-export interface MmluSubjectSplits {
-  readonly test: SplitSource<MmluDoc>;
-  readonly dev: SplitSource<MmluDoc>;
-}
-
-export interface MmluSource {
-  readonly dir: string;
-  /** Whether the subject's test and dev splits are both there. */
-  readonly has: (subject: string) => Promise<boolean>;
-  /** The subject's splits; BAD_DATA naming the folder or file when one is missing (now or when read). */
-  readonly splits: (subject: string) => Promise<MmluSubjectSplits>;
-}
-
-export type MmluLayout = 'release' | 'hub';
+import { mmluCsvParser } from './rows.js';
+import type { MmluLayout, MmluSource } from './source-types.js';
 
 const LAYOUTS: readonly DataLayout<MmluLayout>[] = [
   {
