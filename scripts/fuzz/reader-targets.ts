@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CacheKey, userCacheKey } from '../../src/cache/cache-key.js';
+import { type CacheKey, userCacheKey } from '../../src/cache/cache-key.js';
 import { acquireCacheLock } from '../../src/cache/cache-lock.js';
 import { rememberedSha256 } from '../../src/cache/file-digests.js';
 import { openScoreCacheFor } from '../../src/cache/score-cache.js';

@@ -6,7 +6,7 @@
  * asks how a command is called gets the answer, not an error about the line being fixed.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { UsageError, type CliIo } from './exit-error.js';
 
 export type FlagConfig = NonNullable<ParseArgsConfig['options']>;

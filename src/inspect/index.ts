@@ -8,7 +8,7 @@ export {
   DRAM_PROBE_KINDS, DRAM_PROVIDERS, measureDram, type DramMeasurement, type DramProbe, type DramProbeKind, type DramProvider, type MeasureDramOptions,
 } from './dram-measure.js';
 export { DRAM_TEXT_SOURCE } from './dram-text.js';
-export { type RebuiltRotaryCache } from './rotary-cache.js';
+export type { RebuiltRotaryCache } from './rotary-cache.js';
 export { checkEdgeModel, type EdgeCheckOptions, type EdgeCheckReport } from './edge-check.js';
 export { DEFAULT_SPARSITY_THRESHOLD, detectFakePruning, type FakePruningReport, type LayerZeros } from './fake-pruning.js';
 export { formatEdgeReport } from './format-inspect.js';
@@ -18,13 +18,13 @@ export { countConfigParameters, readConfigParameters, type ConfigParameters, typ
 export { readHfArchitecture, type HfArchitecture } from '../model/hf-config.js';
 export { buildInspectReport, inspectModel, type ArchitectureSummary, type InspectReport, type TensorSummary } from './inspect-report.js';
 export { buildModelGraph, readModelGraph, type ModelGraph, type ModelTensor } from './model-graph.js';
-export { type ParameterTotals, type TiedEmbeddings } from './parameters.js';
+export type { ParameterTotals, TiedEmbeddings } from './parameters.js';
 export { checkLineage, lineageOptionsSchema, type LineageOptions } from './lineage-check.js';
 export { ATTENTION_SAMPLES, FFN_SAMPLES, VOCAB_SAMPLES } from './lineage-hidden.js';
-export { type LayerLineage, type LineageReport, type UnitLineage } from './lineage-report.js';
+export type { LayerLineage, LineageReport, UnitLineage } from './lineage-report.js';
 export { openSafetensorsCheckpoint, type SafetensorsCheckpoint } from './safetensors-checkpoint.js';
 export { checkPruning, type PruningCheckOptions, type PruningReport } from './pruning-check.js';
-export { type PruningLayerReport } from './pruning-layers.js';
+export type { PruningLayerReport } from './pruning-layers.js';
 export {
   checkQuantization, checkWeights, isQuantizationOp, type IntegerStorage, type LowCardinalityWeight, type PathStep, type QuantizationCheck,
   type QuantizationNode, type QuantizationOptions, type QuantizedTensor, type WeightChecks, type WeightDtypeCheck, type WeightFinding,

@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
-import { describeShape, type LayerShape, type ModelShape } from './architecture.js';
+import { describeShape, type LayerShape } from './architecture.js';
 import { readConfigParameters } from './config-parameters.js';
 import { hfArchitectureBeside } from '../model/hf-config.js';
 import { layerWidths } from './layer-widths.js';
-import { readModelGraph, type ModelGraph } from './model-graph.js';
+import { readModelGraph } from './model-graph.js';
 import { countParameters } from './parameters.js';
 
 export interface PruningBase {
@@ -67,7 +67,7 @@ async function onnxBase(basePath: string, options: BaseOptions): Promise<Pruning
 }
 
 /** BASE ending in .json is a Hugging Face config; anything else is read as an ONNX model. */
-export async function loadPruningBase(basePath: string, pruned: ModelGraph, prunedShape: ModelShape, options: BaseOptions = {}): Promise<PruningBase> {
+export async function loadPruningBase(basePath: string, options: BaseOptions = {}): Promise<PruningBase> {
   if (options.numHeads !== undefined && (!Number.isInteger(options.numHeads) || options.numHeads < 1)) {
     throw new RangeError(`numHeads must be a positive integer, got ${options.numHeads}`);
   }

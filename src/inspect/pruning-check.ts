@@ -60,7 +60,7 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
   const graph = await readModelGraph(modelPath);
   const described = describeShape(graph);
   // A safetensors checkpoint is compared by the config.json in its folder; its weights feed lineage.
-  const base = await loadPruningBase(structuralBasePath(options.base), graph, described, options.numHeads === undefined ? {} : { numHeads: options.numHeads });
+  const base = await loadPruningBase(structuralBasePath(options.base), options.numHeads === undefined ? {} : { numHeads: options.numHeads });
   // Lineage aligns layers by their heads' weights, so it names a removed layer where norms cannot (shared or untrained).
   const lineage = await checkLineage(graph.info.path, options.base, { headDim: base.headDim });
   const matched = (base.kind === 'onnx' ? await matchWithOnnxBase(graph, described, base.source) : null) ?? layerOrigins(lineage);

@@ -324,7 +324,7 @@ function largestOf<T extends { origin: Origin }>(inputs: readonly T[]): T | unde
   let best: T | undefined;
   for (const input of inputs) {
     if (input.origin.largest === null) continue;
-    const [size, bestSize] = [input.origin.largest.elementCount, best?.origin.largest!.elementCount ?? -1];
+    const [size, bestSize] = [input.origin.largest.elementCount, best?.origin.largest?.elementCount ?? -1];
     // On a tie the codes, not the codebook: what a disguise stores its weights in.
     if (size > bestSize || (size === bestSize && best!.origin.largest!.category === 'float' && input.origin.largest.category !== 'float')) best = input;
   }

@@ -51,7 +51,7 @@ describe.each(['hf-gemm', 'optimum-matmul'] as const)('Phi-2 metadata (%s export
     const ffn = (layer: number): number => (layer === 1 ? 8192 : PHI2.intermediate);
     const pruned = buildModelGraph(phi2Info({ style, heads, ffn, removed: [5, 31] }));
     const prunedShape = describeShape(pruned);
-    const base = await loadPruningBase(configFile, pruned, prunedShape);
+    const base = await loadPruningBase(configFile);
     expect(base.totalParams).toBe(PHI2_PARAMETERS);
     expect([base.heads, base.headDim, base.intermediate, base.layerCount]).toEqual([32, 80, 10240, 32]);
     const comparison = compareLayers(base, prunedShape, []);

@@ -5,7 +5,7 @@
  * under test.
  */
 import { describe, expect, it } from 'vitest';
-import { MlrbError } from '../../src/errors.js';
+import type { MlrbError } from '../../src/errors.js';
 import { resolveHfConfig } from '../../src/model/hf-config.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
 import { matchRotaryCache, rebuildRotaryCache } from '../../src/inspect/rotary-cache.js';

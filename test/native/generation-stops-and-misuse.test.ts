@@ -123,7 +123,7 @@ describe('hostile input', () => {
 describe('the native handle', () => {
   const request = (prompts: number[][], maxNewTokens = 4): NativeGenerationRequest => ({
     tokens: Int32Array.from(prompts.flat()),
-    promptOffsets: Int32Array.from(prompts.reduce((offsets, prompt) => [...offsets, offsets.at(-1)! + prompt.length], [0])),
+    promptOffsets: Int32Array.from(prompts.reduce<number[]>((offsets, prompt) => offsets.concat(offsets.at(-1)! + prompt.length), [0])),
     streams: Int32Array.from(prompts.map((_, index) => index)),
     maxNewTokens,
     eosTokenIds: new Int32Array(),

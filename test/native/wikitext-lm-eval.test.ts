@@ -72,6 +72,7 @@ describe('wikitext against real lm-eval 0.4.13', () => {
 
   describe.skipIf(!hasShared)('stories260K ONNX', () => {
     let model: LanguageModel;
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: this hook is the nested describe.skipIf's, which biome does not read as a describe
     beforeAll(async () => {
       model = await loadModel({ model: sharedPaths.stories, maxLength: recorded.max_length, threads: 1 });
     });

@@ -25,6 +25,8 @@ function hexFloat(fraction: string, exponent: number): number {
 // LowerRange, the FMA3/AVX2 one at LowerRangeSumExp.
 const LOWER_RANGE = { avx512: fround(-103.9720840454), avx2: fround(-88.3762626647949) };
 const ROUNDING_BIAS = fround(12582912); // 1.5 · 2^23
+// biome-ignore lint/suspicious/noApproximativeNumericConstant: MLAS's own literal, kept digit for digit
+// biome-ignore lint/correctness/noPrecisionLoss: fround takes it to float32 as MLAS's compiler does
 const LOG2_RECIPROCAL = fround(1.44269504088896341);
 const LOG2_HIGH = fround(-6.93145752e-1);
 const LOG2_LOW = fround(-1.42860677e-6);

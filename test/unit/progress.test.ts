@@ -133,7 +133,7 @@ function fakeStream(isTTY: boolean, columns?: number): { isTTY: boolean; columns
   };
 }
 
-// eslint-disable-next-line no-control-regex
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it strips the ESC sequences the progress line writes
 const visible = (text: string): string => text.replace(/\u001b\[[0-9;]*[A-Za-z]/g, '');
 
 describe('progress on a terminal', () => {

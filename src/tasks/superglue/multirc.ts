@@ -81,12 +81,12 @@ const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
 
 /** The escapes of a Python (non-raw) str literal; an unknown escape keeps its backslash, as Python does. */
 export function decodePythonEscapes(text: string): string {
-  return text.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|[\s\S])/g, (whole, escape: string) => {
-    const simple = SIMPLE_ESCAPES[escape];
+  return text.replace(/\\(x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|[\s\S])/g, (whole, sequence: string) => {
+    const simple = SIMPLE_ESCAPES[sequence];
     if (simple !== undefined) return simple;
-    const head = escape[0] ?? '';
-    if (escape.length > 1 && (head === 'x' || head === 'u' || head === 'U')) return String.fromCodePoint(Number.parseInt(escape.slice(1), 16));
-    if (/^[0-7]/.test(head)) return String.fromCodePoint(Number.parseInt(escape, 8));
+    const head = sequence[0] ?? '';
+    if (sequence.length > 1 && (head === 'x' || head === 'u' || head === 'U')) return String.fromCodePoint(Number.parseInt(sequence.slice(1), 16));
+    if (/^[0-7]/.test(head)) return String.fromCodePoint(Number.parseInt(sequence, 8));
     return whole;
   });
 }
