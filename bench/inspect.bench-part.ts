@@ -9,9 +9,9 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bench } from 'tinybench';
 import { float32ToFloat16Bits, serializeModel, type NodeProto, type TensorElementType, type TensorProto } from '../test/support/model-builders/onnx-builder.js';
-import { inspectModel } from '../src/inspect/inspect-report.js';
-import { readModelGraph } from '../src/inspect/model-graph.js';
-import { scanTensorZeros } from '../src/inspect/zero-scan.js';
+import { inspectModel } from '../src/inspect/report/inspect-report.js';
+import { readModelGraph } from '../src/inspect/graph/model-graph.js';
+import { scanTensorZeros } from '../src/inspect/graph/zero-scan.js';
 import { formatBytes } from '../src/inspect/units.js';
 import { loadBinding } from '../src/native/binding.js';
 

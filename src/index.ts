@@ -40,11 +40,11 @@ export { generateOptionsSchema, type GenerateOptions } from './config/generate-o
 // Edge-track checks (parameters, DRAM, quantization, pruning): the objects `inspect` / `check-pruning` print.
 export * from './inspect/index.js';
 // One verdict per edge track (`check-track`): the checks above that a track's rules need, findings labelled by check.
-export { checkTrack, type TrackChecks, type TrackReport } from './inspect/track-check.js';
-export { formatTrackReport } from './inspect/track-format.js';
-export { TRACK_NAMES, trackCheckOptionsSchema, type TrackCheckOptions } from './inspect/track-options.js';
-export { combineTrackVerdicts, TRACK_CHECK_NAMES, type TrackCheckName, type TrackFinding, type TrackVerdict } from './inspect/track-verdict.js';
-export { PHI2_CONFIG_PATH } from './inspect/phi2-config.js';
+export { checkTrack, type TrackChecks, type TrackReport } from './inspect/track/track-check.js';
+export { formatTrackReport } from './inspect/track/format.js';
+export { TRACK_NAMES, trackCheckOptionsSchema, type TrackCheckOptions } from './inspect/track/options.js';
+export { combineTrackVerdicts, TRACK_CHECK_NAMES, type TrackCheckName, type TrackFinding, type TrackVerdict } from './inspect/track/verdict.js';
+export { PHI2_CONFIG_PATH } from './inspect/config/phi2-config.js';
 export { runMlrbTask, type MlrbMathReasoningOptions, type MlrbRunOptions, type TrackRunOptions } from './mlrb/run-task.js';
 export type { MlrbModelMetricsOptions } from './mlrb/model-metrics-run.js';
 export { parseRunRecord, runRecordSchema, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, type ModelMetricsSection, type RunRecord } from './mlrb/run-record.js';

@@ -3,7 +3,7 @@
 // names and sizes graph inputs and outputs with it, through native/ort/element_types.h (ORT's
 // ONNXTensorElementDataType shares only codes 0-23 with these). Widths are in bits, not bytes, because
 // 4-bit and 2-bit types pack several elements into one byte. TypeScript keeps its own table with the
-// categories the edge verdicts need (src/inspect/dtypes.ts); the addon hands it codes, not names.
+// categories the edge verdicts need (src/inspect/graph/dtypes.ts); the addon hands it codes, not names.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +23,7 @@ inline constexpr int32_t kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kUin
 }  // namespace data_type
 
 struct DataTypeFacts {
-  std::string_view name;  // "float32", "bfloat16", "int4" …: the names src/inspect/dtypes.ts uses too
+  std::string_view name;  // "float32", "bfloat16", "int4" …: the names src/inspect/graph/dtypes.ts uses too
   uint32_t bits;          // 0 for variable-size types (string)
 };
 

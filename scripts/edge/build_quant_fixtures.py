@@ -44,11 +44,11 @@ OUT = REPO / 'test' / 'fixtures' / 'edge' / 'quant'
 SEQ = 8
 MAX_POSITIONS = 64
 VOCAB = 64
-# The TypeScript check's threshold (src/inspect/quantization-storage.ts); the manifest states the verdict it implies.
+# The TypeScript check's threshold (src/inspect/quantization/storage.ts); the manifest states the verdict it implies.
 STORAGE_SHARE_LIMIT = 0.10
 # Integer tensors smaller than this are shape / axis / index constants, never weight storage (same rule as the check).
 MIN_SOURCE_ELEMENTS = 16
-# The allow-list's size rule for constants (src/inspect/weight-provenance.ts), stated in the manifest.
+# The allow-list's size rule for constants (src/inspect/quantization/weight-provenance.ts), stated in the manifest.
 SMALL_CONSTANT = {'floatElements': 256, 'otherElements': 64}
 
 torch.manual_seed(0)

@@ -1,7 +1,7 @@
 """Writes Hugging Face config.json files and transformers' own parameter counts for them.
 
 check-pruning --base config.json counts the base from the config alone, with one formula per architecture
-(src/inspect/config-parameters.ts). This script is its independent reference: every config below is built by
+(src/inspect/config/parameters.ts). This script is its independent reference: every config below is built by
 transformers on the meta device (no weights allocated, so 7B shapes cost nothing) and the figures recorded are
 model.num_parameters() (tied tensors counted once) and the parameters of one decoder layer.
 

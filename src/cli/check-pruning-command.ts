@@ -5,8 +5,8 @@
  * MlrbError to the CLI's one error boundary.
  */
 import { z } from 'zod';
-import { formatPruningReport } from '../inspect/format-pruning.js';
-import { checkPruning } from '../inspect/pruning-check.js';
+import { formatPruningReport } from '../inspect/pruning/format.js';
+import { checkPruning } from '../inspect/pruning/pruning-check.js';
 import { resolveModelFile } from '../model/model-path.js';
 import { parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';

@@ -4,10 +4,10 @@
  * 2 for bad usage. Runtime failures propagate as MlrbError to the CLI's one error boundary.
  */
 import { z } from 'zod';
-import { checkTrack } from '../inspect/track-check.js';
-import { formatTrackReport } from '../inspect/track-format.js';
-import type { DramProbeProgress } from '../inspect/dram-measure.js';
-import { TRACK_NAMES, type TrackCheckProgress } from '../inspect/track-options.js';
+import { checkTrack } from '../inspect/track/track-check.js';
+import { formatTrackReport } from '../inspect/track/format.js';
+import type { DramProbeProgress } from '../inspect/dram/measure.js';
+import { TRACK_NAMES, type TrackCheckProgress } from '../inspect/track/options.js';
 import { formatCount } from '../inspect/units.js';
 import { resolveModelFile } from '../model/model-path.js';
 import { byteSizeOption, dramProviderOption, onlyModel } from './command-args.js';

@@ -3,7 +3,7 @@
  * commands take. The line itself is read by parseCommandLine (src/cli/command-line.ts).
  */
 import { z } from 'zod';
-import { DRAM_PROVIDERS } from '../inspect/dram-probe-protocol.js';
+import { DRAM_PROVIDERS } from '../inspect/dram/probe-protocol.js';
 import { parseByteSize } from '../inspect/units.js';
 import { parseCommandLine, type CommandSpec } from './command-line.js';
 import { UsageError } from './exit-error.js';

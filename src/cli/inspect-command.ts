@@ -4,9 +4,9 @@
  * failures (unreadable model …) propagate as MlrbError to the CLI's one error boundary.
  */
 import { z } from 'zod';
-import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram-check.js';
+import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram/dram-check.js';
 import { checkEdgeModel } from '../inspect/edge-check.js';
-import { formatEdgeReport } from '../inspect/format-inspect.js';
+import { formatEdgeReport } from '../inspect/report/format.js';
 import { resolveModelFile } from '../model/model-path.js';
 import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';

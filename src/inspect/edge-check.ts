@@ -3,13 +3,13 @@
  * weights) and the DRAM estimate (plus the measurement when there is a budget to judge), combined into one
  * pass/fail.
  */
-import { checkDramBudget, resolveBudget, type DramCheck, type EdgeTrack } from './dram-check.js';
-import { estimateDram } from './dram-estimate.js';
-import { checkDramProvider, measureDram, type DramMeasurement, type DramProbeProgress, type DramProvider } from './dram-measure.js';
+import { checkDramBudget, resolveBudget, type DramCheck, type EdgeTrack } from './dram/dram-check.js';
+import { estimateDram } from './dram/estimate.js';
+import { checkDramProvider, measureDram, type DramMeasurement, type DramProbeProgress, type DramProvider } from './dram/measure.js';
 import { isMlrbError } from '../errors.js';
-import { buildInspectReport, optionalConfigBeside, type InspectReport } from './inspect-report.js';
-import { readModelGraph } from './model-graph.js';
-import { checkWeights, type QuantizationCheck, type WeightDtypeCheck } from './quantization-check.js';
+import { buildInspectReport, optionalConfigBeside, type InspectReport } from './report/inspect-report.js';
+import { readModelGraph } from './graph/model-graph.js';
+import { checkWeights, type QuantizationCheck, type WeightDtypeCheck } from './quantization/quantization-check.js';
 import { combineVerdicts, verdictOf, type Verdict } from './verdict.js';
 
 export interface EdgeCheckOptions {

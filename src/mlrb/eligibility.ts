@@ -7,8 +7,8 @@
  * record is not eligible. The other tasks' rules are
  * about how the model was made, so the record says they are unchecked and lists them, rather than implying a pass.
  */
-import type { TrackReport } from '../inspect/track-check.js';
-import { TRACK_CHECK_NAMES, type TrackCheckName } from '../inspect/track-verdict.js';
+import type { TrackReport } from '../inspect/track/track-check.js';
+import { TRACK_CHECK_NAMES, type TrackCheckName } from '../inspect/track/verdict.js';
 import { formatBytes } from '../inspect/units.js';
 import type { Eligibility, EligibilityGate } from './run-record.js';
 import type { EligibilityRule } from './task-definition.js';

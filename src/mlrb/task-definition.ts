@@ -4,7 +4,7 @@
  * run (suites, headline, eligibility, model metrics) and each deliberate difference from the source followed.
  * The runner (run-task.ts) and the documentation table (definitions-table.ts) read these and nothing else.
  */
-import type { EdgeTrack } from '../inspect/dram-check.js';
+import type { EdgeTrack } from '../inspect/dram/dram-check.js';
 import type { SourceReading } from './sources.js';
 
 /** An lm-eval suite the task runs; `name` is a `--tasks` name, so `mlrb-eval MODEL --tasks NAME` is the same run. */

@@ -66,7 +66,7 @@ export interface LoadModelOptions {
    */
   readonly cpuFusion?: boolean | undefined;
   /**
-   * Initializers to replace in the graph ORT loads (the DRAM measurement's rebuilt rotary caches, dram-measure.ts);
+   * Initializers to replace in the graph ORT loads (the DRAM measurement's rebuilt rotary caches, dram/measure.ts);
    * the file itself is never changed.
    */
   readonly initializerOverrides?: readonly InitializerOverride[] | undefined;

@@ -26,7 +26,7 @@ export function marginOf(use: ConstraintUse): number {
   return (use.limit - use.used) / use.limit;
 }
 
-/** The fields of `check-track --json` the DRAM margin needs (src/inspect/dram-check.ts, DramCheck). */
+/** The fields of `check-track --json` the DRAM margin needs (src/inspect/dram/dram-check.ts, DramCheck). */
 const trackDram = z.looseObject({
   checks: z.looseObject({
     dram: z.looseObject({
@@ -45,7 +45,7 @@ export function dramConstraint(record: RunRecord): ConstraintUse | null {
   return { used: usedBytes, limit: budget.bytes, limitSource: `${budget.source} budget`, basis };
 }
 
-/** The pruning check's base parameter count (src/inspect/pruning-check.ts, PruningReport.base). */
+/** The pruning check's base parameter count (src/inspect/pruning/pruning-check.ts, PruningReport.base). */
 const trackPruningBase = z.looseObject({
   checks: z.looseObject({ pruning: z.looseObject({ base: z.looseObject({ totalParams: z.number().positive() }) }) }),
 });

@@ -9,7 +9,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { checkTrack } from '../../src/inspect/track-check.js';
+import { checkTrack } from '../../src/inspect/track/track-check.js';
 import { judgeEligibility } from '../../src/mlrb/eligibility.js';
 import { useTempDirectory } from '../inspect/support/tmp-dir.js';
 

@@ -9,8 +9,8 @@ import {
   buildEdgeBase, EDGE_BASE_OPTIONS, floatParameters, initializerBytes, pruneHeads, quantizeWeightsInt8, storedElements, writeEdgeModel,
 } from '../support/model-builders/edge-fixtures.js';
 import { tinyLmConfigJson } from '../support/model-builders/tiny-causal-lm.js';
-import { PHI2_CONFIG_PATH } from '../../src/inspect/phi2-config.js';
-import { checkTrack, type TrackReport } from '../../src/inspect/track-check.js';
+import { PHI2_CONFIG_PATH } from '../../src/inspect/config/phi2-config.js';
+import { checkTrack, type TrackReport } from '../../src/inspect/track/track-check.js';
 import { disguiseFixturePaths } from '../inspect/support/disguise-fixtures.js';
 import { PHI2 } from '../inspect/support/synthetic-phi2.js';
 import { useTempDirectory } from '../inspect/support/tmp-dir.js';

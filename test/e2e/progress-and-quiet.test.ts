@@ -91,7 +91,7 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
     const { loud, quiet } = await bothWays(['check-track', 'edge-training', edge, '--threads', '1']);
     const notes = loud.stderr.split('\n');
     expect(notes[0]).toBe('check-track edge-training: reading the graph (quantization, parameters, DRAM estimate)');
-    // Probe by probe (dram-probes.ts): each one's child loading, running and done, in order.
+    // Probe by probe (dram/probes.ts): each one's child loading, running and done, in order.
     expect(notes[1]).toBe('DRAM probe 1 of 4 (text): loading the model as submitted in a child process, for one 2,000-token pass');
     expect(notes[2]).toMatch(/^DRAM probe 1 of 4 \(text\): loaded in \d+s; running the 2,000-token pass$/);
     expect(notes[3]).toMatch(/^DRAM probe 1 of 4 \(text\): measured in \d+s$/);

@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
-import { readModelGraph } from '../../src/inspect/model-graph.js';
+import { readModelGraph } from '../../src/inspect/graph/model-graph.js';
 import { encodeRawModel, type RawTensor } from './support/raw-model.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 

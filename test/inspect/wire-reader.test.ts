@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
 import { encodeMessage, ProtoWriter } from '../support/model-builders/protobuf-writer.js';
-import { readModelGraph } from '../../src/inspect/model-graph.js';
+import { readModelGraph } from '../../src/inspect/graph/model-graph.js';
 import { bytesAt } from './support/file-bytes.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 

@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readConfigParameters } from '../../src/inspect/config-parameters.js';
+import { readConfigParameters } from '../../src/inspect/config/parameters.js';
 import { readHfArchitecture, resolveHfConfig } from '../../src/model/hf-config.js';
 import { readModelMetadata } from '../../src/model/model-metadata.js';
 import { thrownMlrbError } from '../support/expect-mlrb-error.js';

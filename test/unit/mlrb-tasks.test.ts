@@ -6,11 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LmEvalResults } from '../../src/eval/result-types.js';
-import { checkDramBudget, resolveBudget } from '../../src/inspect/dram-check.js';
-import type { DramEstimate } from '../../src/inspect/dram-estimate.js';
-import type { DramMeasurement } from '../../src/inspect/dram-measure.js';
-import type { TrackReport } from '../../src/inspect/track-check.js';
-import { combineTrackVerdicts } from '../../src/inspect/track-verdict.js';
+import { checkDramBudget, resolveBudget } from '../../src/inspect/dram/dram-check.js';
+import type { DramEstimate } from '../../src/inspect/dram/estimate.js';
+import type { DramMeasurement } from '../../src/inspect/dram/measure.js';
+import type { TrackReport } from '../../src/inspect/track/track-check.js';
+import { combineTrackVerdicts } from '../../src/inspect/track/verdict.js';
 import { verdictOf } from '../../src/inspect/verdict.js';
 import type { MathReasoningReport } from '../../src/math-reasoning/score.js';
 import { judgeEligibility } from '../../src/mlrb/eligibility.js';
