@@ -4,7 +4,7 @@
  * Every peer's logliks are compared with mlrb-eval's, so a fast wrong answer cannot pass as a win.
  */
 import { Bench } from 'tinybench';
-import { scoreModelInputs } from '../src/eval/score-requests.js';
+import { scoreModelInputs } from '../src/engine/score-requests.js';
 import { loadModel } from '../src/model/onnx-model.js';
 import type { BenchModel } from './models/bench-models.js';
 import type { Workload } from './parts/workloads.js';

@@ -11,20 +11,13 @@ export { loadModel, type LanguageModel, type LoadModelOptions, DEFAULT_MAX_LENGT
 export type { ModelMetadata } from './model/model-metadata.js';
 export { PROVIDER_CHOICES, type ProviderChoice } from './model/execution-provider.js';
 export type { CudaDeviceInfo } from './native/binding.js';
-export {
-  scoreRequests,
-  scoreModelInputs,
-  buildModelInputs,
-  modelInputsFromTokens,
-  type ScoreOptions,
-  type ScoreOutput,
-  type ScoreProgress,
-  type ScoreStats,
-  type TextScoreOptions,
-} from './eval/score-requests.js';
-export { encodeRequest, encodingRulesFor, modelInputFor, type ModelInput, type EncodingRules, type RuleTokenizer } from './eval/request-encoding.js';
+export { scoreModelInputs, type ScoreOptions, type ScoreOutput, type ScoreProgress, type ScoreStats } from './engine/score-requests.js';
+export { scoreRequests, buildModelInputs, modelInputsFromTokens, type TextScoreOptions } from './eval/text-requests.js';
+export { encodeRequest, encodingRulesFor, type EncodingRules, type RuleTokenizer } from './eval/request-encoding.js';
+export { modelInputFor, type ModelInput } from './engine/model-input.js';
 export { LM_EVAL_VERSIONS, DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './eval/lm-eval-version.js';
-export type { LoglikelihoodRequest, LoglikelihoodResult, RollingLoglikelihoodRequest, ScoringRequest, TokenizedRequest, TokenWindowRequest } from './eval/instance.js';
+export type { LoglikelihoodRequest, RollingLoglikelihoodRequest, ScoringRequest, TokenWindowRequest } from './eval/instance.js';
+export type { LoglikelihoodResult, TokenizedRequest } from './engine/model-input.js';
 export { loadSuite, SUITE_NAMES, type SuiteName } from './tasks/registry.js';
 export { listTaskNames, UnknownTaskError, type ListedTaskName } from './tasks/task-names.js';
 export { defaultHubCacheDir } from './tasks/hub-cache.js';

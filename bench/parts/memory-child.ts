@@ -5,8 +5,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadModel } from '../../src/model/onnx-model.js';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 
 const statusKb = (field: string): number => {
   const match = new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'));

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 
 export interface MemoryRow {
   readonly label: string;

@@ -3,7 +3,7 @@
  * the same session, one run after the other. Reports the speed-up and how far the two paths' logliks and
  * predictions drift apart (they must not: reuse is exact).
  */
-import { scoreModelInputs, type ScoreStats } from '../../src/eval/score-requests.js';
+import { scoreModelInputs, type ScoreStats } from '../../src/engine/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import type { BenchModel } from '../models/bench-models.js';

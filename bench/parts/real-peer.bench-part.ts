@@ -10,7 +10,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildModelInputs } from '../../src/eval/score-requests.js';
+import { buildModelInputs } from '../../src/eval/text-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadSuiteRequests } from '../../scripts/gpu/suite-requests.js';
 import { findPeerModel, PEER_MODEL_NAMES, type PeerModel, type PeerModelName } from '../models/peer-models.js';

@@ -1,8 +1,8 @@
 /** The request sets every scorer runs, tokenized once with the model's tokenizer (lm-eval's rules). */
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
-import { planRows } from '../../src/eval/collator.js';
-import { buildModelInputs } from '../../src/eval/score-requests.js';
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import { planRows } from '../../src/engine/collator.js';
+import { buildModelInputs } from '../../src/eval/text-requests.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import { isMultipleChoice, type Suite } from '../../src/tasks/types.js';

@@ -2,7 +2,7 @@
  * The naive baseline a user would write first: onnxruntime-node's JS API, one request at a time, full
  * logits back to JS and log-softmax there. It is the same code as the tests' independent path.
  */
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 import { createReferenceScorer } from '../../test/support/reference-scorer.js';
 
 export interface NaiveScorer {

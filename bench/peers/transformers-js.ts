@@ -6,7 +6,7 @@
  * is onnxruntime-node's, the same ORT build mlrb-eval loads.
  */
 import { Tensor, log_softmax } from '@huggingface/transformers';
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 import { loadTransformersJsModel } from './transformers-js-model.js';
 
 export interface TransformersJsScorer {

@@ -13,7 +13,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
+import { buildModelInputs } from '../../src/eval/text-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadSuiteRequests } from './suite-requests.js';
 import { isMultipleChoice } from '../../src/tasks/types.js';

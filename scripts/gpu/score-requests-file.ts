@@ -11,7 +11,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
+import { buildModelInputs } from '../../src/eval/text-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 
 const { values } = parseArgs({

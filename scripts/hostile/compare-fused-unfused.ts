@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 
 type Outcome = { kind: 'scored'; logliks: number[] } | { kind: 'refused'; code: string } | { kind: 'crashed'; detail: string };

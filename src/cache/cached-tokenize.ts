@@ -6,9 +6,10 @@
  * a usable cache key (cache-key.ts) or with a cache sub-folder that is a link, the token cache is off, with a
  * warning.
  */
-import { isTokenWindow, type TextPair, type TokenizedRequest, type TokenWindowRequest } from '../eval/instance.js';
+import { isTokenWindow, type TextPair, type TokenWindowRequest } from '../eval/instance.js';
+import type { TokenizedRequest } from '../engine/model-input.js';
 import type { LanguageModel } from '../model/onnx-model.js';
-import { tokenizeRequests } from '../eval/score-requests.js';
+import { tokenizeRequests } from '../eval/text-requests.js';
 import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from '../eval/lm-eval-version.js';
 import { userCacheKey, type CacheKey } from './cache-key.js';
 import { sweepStaleTemporaries } from './stale-temporaries.js';

@@ -15,8 +15,8 @@
  */
 import { utimesSync } from 'node:fs';
 import path from 'node:path';
-import type { LoglikelihoodResult } from '../eval/instance.js';
-import type { ModelInput } from '../eval/request-encoding.js';
+import type { LoglikelihoodResult } from '../engine/model-input.js';
+import type { ModelInput } from '../engine/model-input.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { ensureCacheFolder } from './cache-folders.js';
 import { userCacheKey, type CacheKey } from './cache-key.js';

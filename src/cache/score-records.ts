@@ -8,8 +8,8 @@
  */
 import { hash } from 'node:crypto';
 import type { CacheKey } from './cache-key.js';
-import type { LoglikelihoodResult } from '../eval/instance.js';
-import type { ModelInput } from '../eval/request-encoding.js';
+import type { LoglikelihoodResult } from '../engine/model-input.js';
+import type { ModelInput } from '../engine/model-input.js';
 
 export const REQUEST_DIGEST_BYTES = 32;
 export const RECORD_BYTES = REQUEST_DIGEST_BYTES + 8 + 1;

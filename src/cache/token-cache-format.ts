@@ -8,7 +8,7 @@
  * where its writer put it, and only for its writer.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { TokenizedRequest } from '../eval/instance.js';
+import type { TokenizedRequest } from '../engine/model-input.js';
 
 /** Bump the digit with any change to the layout; entries of other versions are replaced without a warning. */
 const MAGIC_FAMILY = 'MLRBTOK';

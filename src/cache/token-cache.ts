@@ -9,7 +9,8 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { isTokenWindow, type TextPair, type TokenizedRequest, type TokenWindowRequest } from '../eval/instance.js';
+import { isTokenWindow, type TextPair, type TokenWindowRequest } from '../eval/instance.js';
+import type { TokenizedRequest } from '../engine/model-input.js';
 import type { LmEvalVersion } from '../eval/lm-eval-version.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { FILE_SIZE_CAPS, formatBytes } from '../io/file-policy.js';

@@ -6,7 +6,7 @@
  * few seconds of observed work after the first event (which carries start-up and warm-up), and no ETA is
  * given before then.
  */
-import type { ScoreProgress } from '../eval/score-requests.js';
+import type { ScoreProgress } from '../engine/score-requests.js';
 
 /** Work observed after the first event before the rate is trusted. */
 export const MIN_OBSERVED_MS = 3_000;

@@ -3,7 +3,7 @@
  * requests, prompts, runs …), the rate of the work the ETA counts (tokens for scoring, else the items), elapsed
  * time and the ETA ("ETA …" until the estimate is trusted).
  */
-import type { ScoreProgress } from '../eval/score-requests.js';
+import type { ScoreProgress } from '../engine/score-requests.js';
 import type { WorkEstimate } from './progress-estimate.js';
 
 /** What is counted: the items shown done/total, and the work whose rate is shown (and the ETA is based on). */

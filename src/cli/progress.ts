@@ -12,7 +12,7 @@
  * our token estimate anyway, the drawing is a few lines, and those libraries bring a redraw timer and
  * string-width dependencies that a one-line bar does not need.
  */
-import type { ScoreProgress } from '../eval/score-requests.js';
+import type { ScoreProgress } from '../engine/score-requests.js';
 import type { GenerationProgress } from '../generate/types.js';
 import type { CliIo } from './exit-error.js';
 import { WorkRateEstimator } from './progress-estimate.js';

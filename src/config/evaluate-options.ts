@@ -3,7 +3,7 @@
  * so library and CLI reject the same mistakes with the same messages.
  */
 import { z } from 'zod';
-import type { ScoreProgress } from '../eval/score-requests.js';
+import type { ScoreProgress } from '../engine/score-requests.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import type { RewriteSwitches } from '../native/binding.js';
 import { DEFAULT_LM_EVAL_VERSION, LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';

@@ -4,7 +4,7 @@
  * max length gives a measurement that is no longer MLRB's, and the output says which parameters were used.
  */
 import { z } from 'zod';
-import type { ScoreProgress } from '../eval/score-requests.js';
+import type { ScoreProgress } from '../engine/score-requests.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS, type GenerationSubject } from '../model-metrics/generation-timing.js';

@@ -5,7 +5,8 @@
  * sum over no windows: 0.
  */
 import type { Task } from '../tasks/types.js';
-import type { LoglikelihoodResult, ScoringRequest } from './instance.js';
+import type { ScoringRequest } from './instance.js';
+import type { LoglikelihoodResult } from '../engine/model-input.js';
 import type { DocOutcome } from './metrics.js';
 import { resultsPerDocument } from './task-kinds.js';
 

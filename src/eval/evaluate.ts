@@ -21,10 +21,12 @@ import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
 import { rememberedSha256 } from '../cache/file-digests.js';
 import { DEFAULT_SCORE_CACHE_MAX_BYTES, openScoreCache, type ScoreCache } from '../cache/score-cache.js';
-import { cachedScorer } from './cached-scoring.js';
+import { cachedScorer } from '../cache/cached-scoring.js';
+import { modelScorer } from '../engine/scorer.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
-import { encodingRulesFor, modelInputFor, type EncodingRules } from './request-encoding.js';
-import type { ScoreOptions } from './score-requests.js';
+import { encodingRulesFor, type EncodingRules } from './request-encoding.js';
+import { modelInputFor } from '../engine/model-input.js';
+import type { ScoreOptions } from '../engine/score-requests.js';
 import { buildShardRecord, type ShardRecord } from './shard-record.js';
 import { shardDocuments } from './shard.js';
 import { requestsForTask, scoringRequests, type ScoringContext } from './task-kinds.js';
@@ -123,7 +125,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
       onWarning: warn,
       ...(options.onLog ? { onLog: options.onLog } : {}),
     });
-    const scoreInputs = cachedScorer(model, scoreCache);
+    const scoreInputs = cachedScorer(modelScorer(model), scoreCache);
     // A run of generate_until tasks alone has nothing to score.
     const scored =
       requests.length === 0

@@ -15,7 +15,7 @@ import { createGenerateUntilScorer } from './generate-until/results.js';
 import type { TaskRequests } from './instance.js';
 import type { DocOutcome } from './metrics.js';
 import type { EncodingRules } from './request-encoding.js';
-import type { ScoreProgress } from './score-requests.js';
+import type { ScoreProgress } from '../engine/score-requests.js';
 
 export interface GenerationRouteOptions {
   /** The run's lm-eval encoding rules (HFLM.tok_encode of a context). */

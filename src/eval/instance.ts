@@ -1,4 +1,5 @@
 import { MlrbError } from '../errors.js';
+import type { TokenizedRequest } from '../engine/model-input.js';
 import type { GenerateUntilRequest } from './generate-until/requests.js';
 
 /**
@@ -11,20 +12,6 @@ export interface LoglikelihoodRequest {
   readonly choiceIndex: number;
   readonly context: string;
   readonly continuation: string;
-}
-
-/** A request after tokenization: the token ids that feed the model and the ones that are scored. */
-export interface TokenizedRequest {
-  /** Context tokens (after the lm-eval whitespace and empty-context rules). */
-  readonly contextTokens: readonly number[];
-  /** Continuation tokens; every one of them is scored. */
-  readonly continuationTokens: readonly number[];
-}
-
-/** The per-request outcome, as lm-eval's `loglikelihood` returns it. */
-export interface LoglikelihoodResult {
-  readonly loglik: number;
-  readonly isGreedy: boolean;
 }
 
 /**

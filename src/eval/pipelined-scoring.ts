@@ -6,10 +6,12 @@
  * at task boundaries loses no sharing.
  */
 import type { LanguageModel } from '../model/onnx-model.js';
-import type { LoglikelihoodResult, ScoringRequest, TokenizedRequest } from './instance.js';
-import { uncachedScorer, type InputScorer } from './cached-scoring.js';
-import { modelInputFor } from './request-encoding.js';
-import { tokenizeRequests, type ScoreStats, type TextScoreOptions } from './score-requests.js';
+import type { ScoringRequest } from './instance.js';
+import type { LoglikelihoodResult, TokenizedRequest } from '../engine/model-input.js';
+import { modelScorer, type InputScorer } from '../engine/scorer.js';
+import { modelInputFor } from '../engine/model-input.js';
+import type { ScoreStats } from '../engine/score-requests.js';
+import { tokenizeRequests, type TextScoreOptions } from './text-requests.js';
 import type { LmEvalVersion } from './lm-eval-version.js';
 
 /** Requests per chunk, at least; a chunk always ends at a task boundary. */
@@ -73,7 +75,7 @@ export async function tokenizeAndScore(
   requests: readonly ScoringRequest[],
   options: TextScoreOptions & { readonly chunkRequests?: number },
   describe: (index: number) => string,
-  scoreInputs: InputScorer = uncachedScorer(model),
+  scoreInputs: InputScorer = modelScorer(model),
 ): Promise<PipelinedOutput> {
   const started = performance.now();
   const chunks = chunkAtTaskBoundaries(requests, options.chunkRequests ?? DEFAULT_CHUNK_REQUESTS);

@@ -2,8 +2,8 @@
  * lm-eval's (HFLM) rules for turning a (context, continuation) pair into tokens and a model input, in the two
  * releases mlrb-eval follows (lm-eval-version.ts). Every number mlrb-eval reports depends on these being exact.
  */
-import { MlrbError } from '../errors.js';
-import type { LoglikelihoodRequest, TokenizedRequest } from './instance.js';
+import type { LoglikelihoodRequest } from './instance.js';
+import type { TokenizedRequest } from '../engine/model-input.js';
 import type { LmEvalVersion } from './lm-eval-version.js';
 import { trailingWhitespaceLength } from '../text/python-text.js';
 
@@ -80,31 +80,4 @@ export function encodeRequest(request: Pick<LoglikelihoodRequest, 'context' | 'c
   const whole = rules.encode(movedContext + movedContinuation);
   const contextTokens = rules.encode(movedContext);
   return { contextTokens, continuationTokens: whole.slice(contextTokens.length) };
-}
-
-/** What one request feeds the model and which of its positions are scored. */
-export interface ModelInput {
-  /** (context + continuation)[-(maxLength + 1):][:-1]: lm-eval's left-truncated input. */
-  readonly inputTokens: readonly number[];
-  /** The continuation tokens; logits at the last `length` input positions predict them. */
-  readonly continuationTokens: readonly number[];
-}
-
-export function modelInputFor(tokenized: TokenizedRequest, maxLength: number, where: () => string): ModelInput {
-  const { contextTokens, continuationTokens } = tokenized;
-  if (continuationTokens.length === 0) {
-    throw new MlrbError('BAD_DATA', `${where()}: the continuation encodes to no tokens, so there is nothing to score`);
-  }
-  if (continuationTokens.length > maxLength) {
-    throw new MlrbError(
-      'BAD_DATA',
-      `${where()}: the continuation has ${continuationTokens.length} tokens, more than the model's max length ${maxLength}`,
-    );
-  }
-  const all = [...contextTokens, ...continuationTokens];
-  const inputTokens = all.slice(Math.max(0, all.length - (maxLength + 1)), all.length - 1);
-  if (inputTokens.length === 0) {
-    throw new MlrbError('BAD_DATA', `${where()}: the request has no token to condition on (empty context and a one-token continuation)`);
-  }
-  return { inputTokens, continuationTokens };
 }

@@ -11,7 +11,7 @@
  *                  (so every window fills the whole context, overlapping its predecessor where it must)
  * make_disjoint_window then keeps in the context only what precedes the first predicted token.
  */
-import type { TokenizedRequest } from './instance.js';
+import type { TokenizedRequest } from '../engine/model-input.js';
 import type { EncodingRules } from './request-encoding.js';
 
 /**

@@ -9,7 +9,7 @@
  * token, whose logits MLRB never reads, so each continuation's log-likelihood is minus that window's NLL.
  */
 import { MlrbError } from '../errors.js';
-import type { TokenizedRequest } from '../eval/instance.js';
+import type { TokenizedRequest } from '../engine/model-input.js';
 
 /** MLRB's n_ctx for the perplexity benchmark (cli.py). */
 export const MLRB_PERPLEXITY_WINDOW = 256;

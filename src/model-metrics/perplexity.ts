@@ -6,8 +6,8 @@
  */
 import { MlrbError } from '../errors.js';
 import type { LanguageModel } from '../model/onnx-model.js';
-import { modelInputFor } from '../eval/request-encoding.js';
-import { scoreModelInputs, type ScoreOptions } from '../eval/score-requests.js';
+import { modelInputFor } from '../engine/model-input.js';
+import { scoreModelInputs, type ScoreOptions } from '../engine/score-requests.js';
 import { summarizeSample } from './sample-statistics.js';
 import { accumulatePerplexity, perplexityRequests, windowPlan, MLRB_PERPLEXITY_WINDOW } from './perplexity-windows.js';
 

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadBinding } from '../../src/native/binding.js';
-import { buildModelInputs } from '../../src/eval/score-requests.js';
+import { buildModelInputs } from '../../src/eval/text-requests.js';
 import { createReferenceScorer } from '../support/reference-scorer.js';
 import { writeTinyBlimp, writeTinyMmlu } from '../support/tiny-datasets.js';
 import { repoRoot } from '../support/shared-data.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { loadBinding, type PackedBatch } from '../../src/native/binding.js';
 import { writeNanLogitsModel, writeNoLogitsModel, writeUnknownInputModel } from '../support/odd-models.js';
 

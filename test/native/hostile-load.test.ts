@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
 import { loadBinding } from '../../src/native/binding.js';
 import { initOrtRuntime } from '../../src/native/ort-library.js';

@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { hasReadableValues, readTensorValues } from '../../src/inspect/graph/tensor-values.js';
 import { readModelGraph } from '../../src/inspect/graph/model-graph.js';
 import { loadModel, type LoadModelOptions } from '../../src/model/onnx-model.js';

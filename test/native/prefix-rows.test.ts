@@ -9,8 +9,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 import { expectReferenceLogliks } from '../support/expect-reference.js';
 import { seededRandom } from '../support/random-requests.js';
 

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { loadTokenizer } from '../../src/model/tokenizer.js';
-import { scoreModelInputs, scoreRequests } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
+import { scoreRequests } from '../../src/eval/text-requests.js';
 import { expectReferenceLogliks } from '../support/expect-reference.js';
 import { randomModelInputs } from '../support/random-requests.js';
 import { hasShared, sharedPaths } from '../support/shared-data.js';

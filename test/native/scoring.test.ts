@@ -8,11 +8,11 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeTinyCausalLm, type TinyCausalLmOptions } from '../support/model-builders/tiny-causal-lm.js';
 import { loadModel } from '../../src/model/onnx-model.js';
-import { modelInputFor } from '../../src/eval/request-encoding.js';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { modelInputFor } from '../../src/engine/model-input.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { expectReferenceLogliks } from '../support/expect-reference.js';
 import { randomModelInputs } from '../support/random-requests.js';
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-native-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));

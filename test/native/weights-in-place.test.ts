@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { expectReferenceLogliks } from '../support/expect-reference.js';
 import { randomModelInputs } from '../support/random-requests.js';

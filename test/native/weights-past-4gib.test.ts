@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { readModelGraph } from '../../src/inspect/graph/model-graph.js';
 import { scanTensorZeros } from '../../src/inspect/graph/zero-scan.js';
 import { loadModel } from '../../src/model/onnx-model.js';

@@ -4,7 +4,8 @@
  * shared on purpose: it is checked by hand-worked unit tests; this compares the numbers the model produces.
  */
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
-import { buildModelInputs, scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
+import { buildModelInputs } from '../../src/eval/text-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { isMultipleChoice, type Suite } from '../../src/tasks/types.js';
 import { createReferenceScorer, scoreContinuation } from './reference-scorer.js';

@@ -1,7 +1,7 @@
 /** Checks product results against the independent path, request by request (≤ 1e-4 loglik, same greedy flag). */
 import { expect } from 'vitest';
-import type { LoglikelihoodResult } from '../../src/eval/instance.js';
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import type { LoglikelihoodResult } from '../../src/engine/model-input.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 import { createReferenceScorer } from './reference-scorer.js';
 
 export const LOGLIK_TOLERANCE = 1e-4;

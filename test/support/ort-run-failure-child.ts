@@ -4,7 +4,7 @@
  * JSON line `{code, message}`. Usage: ort-run-failure-child.ts FOLDER.
  */
 import { isMlrbError } from '../../src/errors.js';
-import { scoreModelInputs } from '../../src/eval/score-requests.js';
+import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { loadModel } from '../../src/model/onnx-model.js';
 import { writeRepeatMergeMutant } from './hostile-mutants.js';
 import { randomModelInputs } from './random-requests.js';

@@ -1,5 +1,5 @@
 /** Deterministic random token requests for comparing scorers. */
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 import { mulberry32 } from './model-builders/tiny-causal-lm-weights.js';
 
 /** The fixtures' PRNG, under the name tests use for request generation. */

@@ -1,8 +1,8 @@
 /** Batch planning without a model: padding bounds, scored positions, memory and token budgets, prefix groups. */
 import { describe, expect, it } from 'vitest';
-import { batchFitsFor, DEFAULT_TOKENS_PER_BATCH, defaultTokensPerBatch, estimateBatchBytes, ACTIVATIONS_PER_BATCH, SCORE_ROWS_PER_BATCH } from '../../src/eval/batch-size.js';
-import { packBatch, planBatches, planRows, type PlannedRow } from '../../src/eval/collator.js';
-import { planPrefixGroups } from '../../src/eval/prefix-plan.js';
+import { batchFitsFor, DEFAULT_TOKENS_PER_BATCH, defaultTokensPerBatch, estimateBatchBytes, ACTIVATIONS_PER_BATCH, SCORE_ROWS_PER_BATCH } from '../../src/engine/batch-size.js';
+import { packBatch, planBatches, planRows, type PlannedRow } from '../../src/engine/collator.js';
+import { planPrefixGroups } from '../../src/engine/prefix-plan.js';
 
 const row = (length: number, scoredTail = 1, start = 0): PlannedRow => ({
   tokens: Array.from({ length }, (_, index) => start + index),

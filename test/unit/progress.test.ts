@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ScoreProgress } from '../../src/eval/score-requests.js';
+import type { ScoreProgress } from '../../src/engine/score-requests.js';
 import { createProgressReporter, formatDuration } from '../../src/cli/progress.js';
 import { estimatedTotalTokens, WorkRateEstimator } from '../../src/cli/progress-estimate.js';
 

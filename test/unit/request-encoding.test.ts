@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { encodeRequest, encodingRulesFor, modelInputFor, type RuleTokenizer } from '../../src/eval/request-encoding.js';
-import { planBatches, planRows, packBatch } from '../../src/eval/collator.js';
+import { encodeRequest, encodingRulesFor, type RuleTokenizer } from '../../src/eval/request-encoding.js';
+import { modelInputFor } from '../../src/engine/model-input.js';
+import { planBatches, planRows, packBatch } from '../../src/engine/collator.js';
 
 // A toy greedy longest-match tokenizer, so merges across the context/continuation boundary can be
 // worked out by hand: "a b" is ["a", " b"], not ["a", " ", "b"]. "<s>" (42) is its BOS; like a Hugging Face

@@ -14,7 +14,7 @@ import { openScoreCacheFor, type ScoreCacheOptions } from '../../src/cache/score
 import { LOCK_SUFFIX, scoreDatabaseFile } from '../../src/cache/score-folder.js';
 import type { ScoreNamespace } from '../../src/cache/score-namespace.js';
 import { requestDigest } from '../../src/cache/score-records.js';
-import type { ModelInput } from '../../src/eval/request-encoding.js';
+import type { ModelInput } from '../../src/engine/model-input.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'mlrb-score-cache-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

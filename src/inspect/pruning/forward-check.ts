@@ -2,7 +2,8 @@
  * Does the pruned model still run? One short request through the same path evaluation uses (loadModel +
  * scoreModelInputs), and a finite log-likelihood out. A failure is a finding, not an exception.
  */
-import { modelInputsFromTokens, scoreModelInputs } from '../../eval/score-requests.js';
+import { scoreModelInputs } from '../../engine/score-requests.js';
+import { modelInputsFromTokens } from '../../eval/text-requests.js';
 import { loadModel } from '../../model/onnx-model.js';
 
 export const FORWARD_CHECK_TOKENS = 8;

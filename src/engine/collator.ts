@@ -7,7 +7,7 @@
  * sets its padded length, every later row is at most that long, and padding stays small.
  */
 import type { PackedBatch } from '../native/binding.js';
-import type { ModelInput } from './request-encoding.js';
+import type { ModelInput } from './model-input.js';
 
 export interface PlannedRow {
   readonly tokens: readonly number[];

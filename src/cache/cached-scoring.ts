@@ -1,24 +1,15 @@
 /**
- * Scoring through the score cache (src/cache/score-cache.ts): requests with stored results are filled in,
- * only the rest go to the model, and each forward pass is stored as it finishes, so a killed run resumes
+ * A scorer wrapped in the score cache (score-cache.ts): requests with stored results are filled in, only the
+ * rest go to the wrapped scorer (the model's), and each forward pass is stored as it finishes, so a killed run resumes
  * where it stopped. Progress counts every request (the cached ones at once, as requestsFromCache) but tokens
  * only of the requests the model scores, so the rate and the ETA are those of the work left.
  */
-import type { ScoreCache } from '../cache/score-cache.js';
-import type { LanguageModel } from '../model/onnx-model.js';
-import type { LoglikelihoodResult } from './instance.js';
-import type { ModelInput } from './request-encoding.js';
-import { scoreModelInputs, type ScoreOptions, type ScoreOutput } from './score-requests.js';
+import type { InputScorer } from '../engine/scorer.js';
+import type { ScoreCache } from './score-cache.js';
+import type { LoglikelihoodResult, ModelInput } from '../engine/model-input.js';
 
-/** scoreModelInputs' shape, with the model bound: what the pipelined scorer calls per chunk. */
-export type InputScorer = (inputs: readonly ModelInput[], options: ScoreOptions, describe: (index: number) => string) => Promise<ScoreOutput>;
-
-export function uncachedScorer(model: LanguageModel): InputScorer {
-  return (inputs, options, describe) => scoreModelInputs(model, inputs, options, describe);
-}
-
-export function cachedScorer(model: LanguageModel, cache: ScoreCache): InputScorer {
-  if (!cache.enabled) return uncachedScorer(model);
+export function cachedScorer(scorer: InputScorer, cache: ScoreCache): InputScorer {
+  if (!cache.enabled) return scorer;
   return async (inputs, options, describe) => {
     const started = performance.now();
     const lookup = cache.lookup(inputs);
@@ -28,8 +19,7 @@ export function cachedScorer(model: LanguageModel, cache: ScoreCache): InputScor
     if (fromCache > 0) {
       onProgress?.({ requestsDone: fromCache, requestsTotal: inputs.length, tokensDone: 0, tokensTotal: 0, requestsFromCache: fromCache, elapsedMs: 0 });
     }
-    const output = await scoreModelInputs(
-      model,
+    const output = await scorer(
       missing.map((index) => inputs[index] as ModelInput),
       {
         ...options,
