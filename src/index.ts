@@ -1,12 +1,12 @@
 /** The public API of mlrb-eval. Everything else is internal and may change. */
-export { evaluate, evaluateShard, type EvaluateResult } from './eval/evaluate.js';
+export { evaluate, evaluateShard, type EvaluateResult } from './run/evaluate.js';
 // Scale-out: shard I of N scores its documents (`shard` option); the merge rebuilds the unsharded run's results.
-export { shardDocuments, parseShardSpec, type ShardSpec } from './eval/shard.js';
-export { readShardRecord, stringifyShardRecord, type ShardRecord } from './eval/shard-record.js';
-export { mergeShards, mergeShardFiles, type MergeShardsOptions, type MergedResult, type ShardFile } from './eval/merge-shards.js';
+export { shardDocuments, parseShardSpec, type ShardSpec } from './run/shard.js';
+export { readShardRecord, stringifyShardRecord, type ShardRecord } from './run/shard-record.js';
+export { mergeShards, mergeShardFiles, type MergeShardsOptions, type MergedResult, type ShardFile } from './run/merge-shards.js';
 // A merge cannot prove the shards' numbers came from the model; verifyShards re-scores a random sample of each.
-export { verifyShards, type ShardVerification, type VerifyShardsOptions } from './eval/verify-shards.js';
-export { evaluateOptionsSchema, type EvaluateOptions } from './config/evaluate-options.js';
+export { verifyShards, type ShardVerification, type VerifyShardsOptions } from './run/verify-shards.js';
+export { evaluateOptionsSchema, type EvaluateOptions } from './run/evaluate-options.js';
 export { loadModel, type LanguageModel, type LoadModelOptions, DEFAULT_MAX_LENGTH } from './model/onnx-model.js';
 export type { ModelMetadata } from './model/model-metadata.js';
 export { PROVIDER_CHOICES, type ProviderChoice } from './model/execution-provider.js';
@@ -29,7 +29,7 @@ export { MlrbError, isMlrbError, type ErrorCode } from './errors.js';
 export type { FinishReason, Generation, GenerationProgress, GenerationSettings, SamplingSettings, TextGenerator } from './generate/types.js';
 export { createTextGenerator, type TextGeneratorOptions } from './generate/text-generator.js';
 export { generate, type GenerateResult } from './generate/generate.js';
-export { generateOptionsSchema, type GenerateOptions } from './config/generate-options.js';
+export { generateOptionsSchema, type GenerateOptions } from './generate/generate-options.js';
 // Edge-track checks (parameters, DRAM, quantization, pruning): the objects `inspect` / `check-pruning` print.
 export * from './inspect/index.js';
 // One verdict per edge track (`check-track`): the checks above that a track's rules need, findings labelled by check.
@@ -69,6 +69,6 @@ export {
   type ModelMetricsOptions,
   type ModelMetricsProgress,
   type GenerationSubjectFactory,
-} from './config/model-metrics-options.js';
+} from './model-metrics/model-metrics-options.js';
 export type { GenerationSubject, GenerationTokenizer, TokensPerSecondResult, LatencyResult } from './model-metrics/generation-timing.js';
 export type { PerplexityResult, MlrbPerplexitySummary } from './model-metrics/perplexity.js';

@@ -42,9 +42,12 @@ const RUN_VARYING_KEYS = new Set([
   'end_time',
   'total_evaluation_time_seconds',
   'wall_time_s',
+  'scoring_time_s',
+  'generation_time_s',
   'tokens_per_s',
   'peak_rss_bytes',
-  'memory_peaks',
+  'load_peak_rss_bytes',
+  'scoring_peak_rss_bytes',
 ]);
 
 async function record(outDir: string): Promise<void> {

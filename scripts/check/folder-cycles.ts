@@ -18,7 +18,7 @@ function compilerSetup(): ts.ParsedCommandLine {
   return parsed;
 }
 
-/** src/eval/collator.ts → eval; src/index.ts → index.ts (a loose file is a unit of its own). */
+/** src/engine/collator.ts → engine; src/index.ts → index.ts (a loose file is a unit of its own). */
 function unitOf(file: string): string {
   const relative = path.relative(sourceRoot, file);
   const [first, ...rest] = relative.split(path.sep);

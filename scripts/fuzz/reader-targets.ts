@@ -19,7 +19,7 @@ import { rememberedSha256 } from '../../src/cache/file-digests.js';
 import { openScoreCacheFor } from '../../src/cache/score-cache.js';
 import { scoreDatabaseFile } from '../../src/cache/score-folder.js';
 import { readTokenCacheEntry, tokenCacheFile, writeTokenCache } from '../../src/cache/token-cache.js';
-import { readShardRecord, shardOutcomes, SHARD_FORMAT, SHARD_FORMAT_VERSION } from '../../src/eval/shard-record.js';
+import { readShardRecord, shardOutcomes, SHARD_FORMAT, SHARD_FORMAT_VERSION } from '../../src/run/shard-record.js';
 import { readRunRecords, toReportRuns } from '../../src/report/report-run.js';
 import { syntheticRunRecord } from '../../test/support/run-records.js';
 

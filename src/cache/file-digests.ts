@@ -14,7 +14,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { statSync, type BigIntStats } from 'node:fs';
 import path from 'node:path';
-import { sha256File } from '../eval/fingerprint.js';
+import { sha256File } from '../io/fingerprint.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { parseBoundedJson } from '../io/bounded-json.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';

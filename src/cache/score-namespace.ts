@@ -7,8 +7,8 @@
  * remembered between runs (file-digests.ts), so a rerun pays none of them again.
  */
 import { cpus } from 'node:os';
-import { toolVersion } from '../eval/fingerprint.js';
-import { modelContentSha256 } from '../eval/model-digest.js';
+import { toolVersion } from '../io/fingerprint.js';
+import { modelContentSha256 } from './model-digest.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { loadBinding, loadedAddonPath } from '../native/binding.js';
 import { rememberedSha256, type RememberOptions } from './file-digests.js';

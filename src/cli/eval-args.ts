@@ -3,11 +3,11 @@
  * parseCommandLine (both `--num-fewshot` and lm-eval's `--num_fewshot`), with one zod schema for the values.
  */
 import { z } from 'zod';
-import type { EvaluateOptions } from '../config/evaluate-options.js';
+import type { EvaluateOptions } from '../run/evaluate-options.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
-import { parseShardSpec } from '../eval/shard.js';
+import { parseShardSpec } from '../run/shard.js';
 import { limitOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
 import { parseCommandLine, type FlagConfig } from './command-line.js';
 import { UsageError } from './exit-error.js';

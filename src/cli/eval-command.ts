@@ -3,8 +3,8 @@
  * library uses), progress to stderr, the table to stdout, JSON and samples to files.
  */
 import { z } from 'zod';
-import type { EvaluateOptions } from '../config/evaluate-options.js';
-import { evaluate } from '../eval/evaluate.js';
+import type { EvaluateOptions } from '../run/evaluate-options.js';
+import { evaluate } from '../run/evaluate.js';
 import { printUsage } from './command-line.js';
 import { parseEvalArgs } from './eval-args.js';
 import { commandStatus } from './progress.js';

@@ -4,7 +4,7 @@
  * one error boundary; flag mistakes are usage errors (exit 2).
  */
 import { z } from 'zod';
-import { parseGenerateOptions } from '../config/generate-options.js';
+import { parseGenerateOptions } from '../generate/generate-options.js';
 import { generate, type GenerateResult } from '../generate/generate.js';
 import { writeResultOutput } from '../io/result-output.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';

@@ -73,7 +73,7 @@ export async function main(
       return first === undefined ? 2 : 0;
     }
     if (first === '--version') {
-      const { toolVersion } = await import('../eval/fingerprint.js');
+      const { toolVersion } = await import('../io/fingerprint.js');
       io.stdout.write(`${toolVersion()}\n`);
       return 0;
     }

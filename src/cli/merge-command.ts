@@ -1,13 +1,13 @@
 /**
  * `mlrb-eval merge SHARD.json …`: joins the shard files of one run (`--shard I/N`) into the results the
  * unsharded run writes: the same tables on stdout and the same results JSON and samples files
- * (src/eval/merge-shards.ts says which facts of the processes differ). With `--verify K` it first re-scores K
- * random documents of each shard with the model and refuses the merge on any difference (src/eval/verify-shards.ts).
+ * (src/run/merge-shards.ts says which facts of the processes differ). With `--verify K` it first re-scores K
+ * random documents of each shard with the model and refuses the merge on any difference (src/run/verify-shards.ts).
  */
 import { z } from 'zod';
-import { mergeShards, type ShardFile } from '../eval/merge-shards.js';
-import { readShardRecord } from '../eval/shard-record.js';
-import { verifyShards } from '../eval/verify-shards.js';
+import { mergeShards, type ShardFile } from '../run/merge-shards.js';
+import { readShardRecord } from '../run/shard-record.js';
+import { verifyShards } from '../run/verify-shards.js';
 import { realPathOrSelf } from '../io/hub-snapshot.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { wholeNumber } from './eval-args.js';

@@ -4,7 +4,7 @@
  * timing metrics generate through the `generation` argument (default: the built-in engine).
  */
 import { z } from 'zod';
-import { MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions, type ModelMetricsProgress } from '../config/model-metrics-options.js';
+import { MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions, type ModelMetricsProgress } from '../model-metrics/model-metrics-options.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { GENERATION_ENGINE } from '../model-metrics/generation-engine.js';
 import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';

@@ -5,7 +5,7 @@
  */
 import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
-import type { EvaluateResult } from '../eval/run-results.js';
+import type { EvaluateResult } from '../run/run-results.js';
 import { stringifyResults } from '../eval/results-json.js';
 import { outputFolderName } from '../eval/run-facts.js';
 import { writeResultOutput } from '../io/result-output.js';

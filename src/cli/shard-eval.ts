@@ -1,12 +1,12 @@
 /**
  * `mlrb-eval MODEL --tasks … --shard I/N --output FILE`: scores one shard's documents and writes the shard file
- * that `mlrb-eval merge` joins with the others (src/eval/shard-record.ts). A shard prints no table: its scores
+ * that `mlrb-eval merge` joins with the others (src/run/shard-record.ts). A shard prints no table: its scores
  * are a slice of every task, and only the merge can compute metrics from them.
  */
-import type { EvaluateOptions } from '../config/evaluate-options.js';
-import { evaluateShard } from '../eval/evaluate.js';
-import { stringifyShardRecord } from '../eval/shard-record.js';
-import { formatShardSpec } from '../eval/shard.js';
+import type { EvaluateOptions } from '../run/evaluate-options.js';
+import { evaluateShard } from '../run/evaluate.js';
+import { stringifyShardRecord } from '../run/shard-record.js';
+import { formatShardSpec } from '../run/shard.js';
 import { writeResultOutput } from '../io/result-output.js';
 import type { EvalOutputs } from './result-flags.js';
 import type { CommandStatus } from './progress.js';

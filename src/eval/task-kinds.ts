@@ -12,7 +12,7 @@
  *   results/doc    how many log-likelihoods each document has (a shard's outcomes are checked against it)
  * A new kind adds its task type to the `Task` union, a member to `TaskRequests`, and one case to each switch
  * below; the compiler lists every place that lacks it. generate_until has no scoring units: its documents are
- * answered by the generation route (src/eval/generation-route.ts), and its outcomes carry the generated texts.
+ * answered by the generation route (src/run/generation-route.ts), and its outcomes carry the generated texts.
  */
 import { MlrbError } from '../errors.js';
 import type { GenerationKwargs } from '../tasks/generate-until-types.js';

@@ -2,7 +2,7 @@
  * generate(): prompt texts in, generations out, the model loaded and released around the call. For repeated
  * calls on one model, loadModel() + createTextGenerator() keep the session.
  */
-import { parseGenerateOptions, type GenerateOptions } from '../config/generate-options.js';
+import { parseGenerateOptions, type GenerateOptions } from './generate-options.js';
 import { loadModel } from '../model/onnx-model.js';
 import { generationLoadOptions } from './load-options.js';
 import { checkPromptLength } from './text-bounds.js';

@@ -3,7 +3,7 @@
  * src/math-reasoning/generator-source.ts) load their model: the one place where their public options become
  * loadModel()'s, so a loading option added to them reaches the loader the same way from both.
  */
-import type { ResolvedGenerateOptions } from '../config/generate-options.js';
+import type { ResolvedGenerateOptions } from './generate-options.js';
 import type { LoadModelOptions } from '../model/onnx-model.js';
 
 /** The options of generate() that say how the model is loaded; each entry takes these or some of them. */

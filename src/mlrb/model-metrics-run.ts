@@ -6,7 +6,7 @@
  * and the timings are still measured, as a suite without data is recorded. Finding that out reads the text once
  * before modelMetrics() reads it again, which keeps modelMetrics() the one path that produces the figures.
  */
-import type { ModelMetricName, ModelMetricsOptions } from '../config/model-metrics-options.js';
+import type { ModelMetricName, ModelMetricsOptions } from '../model-metrics/model-metrics-options.js';
 import { isMlrbError } from '../errors.js';
 import { modelMetrics, type ModelMetricsReport } from '../model-metrics/model-metrics.js';
 import { readRawTextFile, readWikitextTest } from '../model-metrics/wikitext-text.js';

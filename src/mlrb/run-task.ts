@@ -10,11 +10,11 @@
  * loads it again; the second read is cheap beside scoring, and it keeps evaluate() the one path that produces
  * results.
  */
-import type { EvaluateOptions } from '../config/evaluate-options.js';
+import type { EvaluateOptions } from '../run/evaluate-options.js';
 import { isMlrbError } from '../errors.js';
-import { evaluate } from '../eval/evaluate.js';
-import { loadSelection } from '../eval/load-suites.js';
-import { sha256File, toolVersion } from '../eval/fingerprint.js';
+import { evaluate } from '../run/evaluate.js';
+import { loadSelection } from '../run/load-suites.js';
+import { sha256File, toolVersion } from '../io/fingerprint.js';
 import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
 import type { LmEvalResults } from '../eval/result-types.js';
 import { inspectModel } from '../inspect/report/inspect-report.js';

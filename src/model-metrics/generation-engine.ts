@@ -3,7 +3,7 @@
  * by default: the built-in engine over the loaded model (src/generate/built-in-engine.ts). Tests pass a scripted
  * factory instead.
  */
-import type { GenerationSubjectFactory } from '../config/model-metrics-options.js';
+import type { GenerationSubjectFactory } from './model-metrics-options.js';
 import { builtInEngine } from '../generate/built-in-engine.js';
 
 export const GENERATION_ENGINE: GenerationSubjectFactory = async (model) => builtInEngine(model, { batchSize: 1 });

@@ -4,11 +4,11 @@
  * with the figures. Metrics run in MLRB's order (tokens per second, perplexity, latency); the data is read
  * before the model is loaded, so missing data fails in seconds.
  */
-import { toolVersion } from '../eval/fingerprint.js';
+import { toolVersion } from '../io/fingerprint.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { loadModel } from '../model/onnx-model.js';
 import { pythonLength } from '../text/python-text.js';
-import { parseModelMetricsOptions, type ModelMetricsOptions, type ResolvedModelMetricsOptions } from '../config/model-metrics-options.js';
+import { parseModelMetricsOptions, type ModelMetricsOptions, type ResolvedModelMetricsOptions } from './model-metrics-options.js';
 import { GENERATION_ENGINE } from './generation-engine.js';
 import { measureLatency, measureTokensPerSecond, type GenerationSubject, type LatencyResult, type TokensPerSecondResult } from './generation-timing.js';
 import { measurePerplexity, type PerplexityResult } from './perplexity.js';

@@ -1,6 +1,6 @@
 /**
  * MLRB's wikitext perplexity of a loaded model, through the same batched scoring path as every lm-eval request
- * (src/eval/score-requests.ts): the text is tokenized once as MLRB tokenizes it (the tokenizer's defaults, so a
+ * (src/engine/score-requests.ts): the text is tokenized once as MLRB tokenizes it (the tokenizer's defaults, so a
  * Llama tokenizer puts BOS in front), cut into windows (perplexity-windows.ts), and each window's scored half is
  * one token-level log-likelihood request.
  */

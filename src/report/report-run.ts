@@ -172,7 +172,7 @@ function mmluByCategory(record: RunRecord): Map<string, BreakdownScore> {
   return byCategory;
 }
 
-/** `lm_eval.mlrb.breakdowns.field`: what `--show-breakdowns` prints for BLiMP (src/eval/run-results.ts). */
+/** `lm_eval.mlrb.breakdowns.field`: what `--show-breakdowns` prints for BLiMP (src/run/run-results.ts). */
 const blimpBreakdowns = z.looseObject({
   mlrb: z.looseObject({ breakdowns: z.looseObject({ field: z.record(z.string(), accuracyEntry) }) }),
 });

@@ -4,7 +4,7 @@
  * report.html always holds the charts and tables of that same report.
  */
 import path from 'node:path';
-import { toolVersion } from '../eval/fingerprint.js';
+import { toolVersion } from '../io/fingerprint.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { renderChartSvg, renderSvgPng } from './chart-render.js';
 import { reportCharts } from './charts.js';

@@ -15,7 +15,7 @@ import { cpSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluate, evaluateShard, type EvaluateResult } from '../../src/index.js';
-import { mergeShards } from '../../src/eval/merge-shards.js';
+import { mergeShards } from '../../src/run/merge-shards.js';
 import { scoreGenerateUntil } from '../../src/eval/generate-until/results.js';
 import { createTextGenerator } from '../../src/generate/text-generator.js';
 import { loadModel } from '../../src/model/onnx-model.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { evaluate, loadModel, scoreRequests, MlrbError } from '../../src/index.js';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
-import type { MemoryPeaks } from '../../src/eval/memory-peaks.js';
+import type { MemoryPeaks } from '../../src/run/memory-peaks.js';
 import type { RewriteOutcome } from '../../src/native/binding.js';
 import { writeTinyBlimp } from '../support/tiny-datasets.js';
 import { createReferenceScorer } from '../support/reference-scorer.js';

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LoglikelihoodRequest } from '../../src/eval/instance.js';
 import type { LmEvalVersion } from '../../src/eval/lm-eval-version.js';
 import { encodeRequest, encodingRulesFor } from '../../src/eval/request-encoding.js';
-import { evaluate } from '../../src/eval/evaluate.js';
+import { evaluate } from '../../src/run/evaluate.js';
 import { scoreRequests, tokenizeRequests } from '../../src/eval/text-requests.js';
 import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runModelMetricsCommand } from '../../src/cli/model-metrics-command.js';
-import type { GenerationSubjectFactory } from '../../src/config/model-metrics-options.js';
+import type { GenerationSubjectFactory } from '../../src/model-metrics/model-metrics-options.js';
 import { modelMetrics } from '../../src/index.js';
 import { runCli } from '../support/run-cli.js';
 import { scriptedSubject } from '../support/scripted-timing-generator.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openTokenCache } from '../../src/cache/cached-tokenize.js';
 import type { LoglikelihoodRequest } from '../../src/eval/instance.js';
-import { tokenizeAndScore } from '../../src/eval/pipelined-scoring.js';
+import { tokenizeAndScore } from '../../src/run/pipelined-scoring.js';
 import { scoreModelInputs } from '../../src/engine/score-requests.js';
 import { buildModelInputs } from '../../src/eval/text-requests.js';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';

@@ -5,7 +5,7 @@
  */
 import { main } from '../../src/cli/main.js';
 import { MlrbError } from '../../src/errors.js';
-import { evaluate } from '../../src/eval/evaluate.js';
+import { evaluate } from '../../src/run/evaluate.js';
 import { readRegularFile, sha256OfRegularFile } from '../../src/io/regular-file.js';
 import { readModelMetadata } from '../../src/model/model-metadata.js';
 import { loadTokenizer } from '../../src/model/tokenizer.js';

@@ -1,6 +1,6 @@
 /**
  * The facts of a results file that describe the processes rather than the evaluation, and so may differ between
- * an unsharded run and its shards merged (the list src/eval/merge-shards.ts documents): clocks, work counters
+ * an unsharded run and its shards merged (the list src/run/merge-shards.ts documents): clocks, work counters
  * that depend on which requests shared a forward pass, the memory peaks, how many requests the score cache
  * answered, and the merge's own `mlrb.shards`. A resumed run differs from an uninterrupted one in the same facts.
  */

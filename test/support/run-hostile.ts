@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { EvaluateOptions } from '../../src/config/evaluate-options.js';
+import type { EvaluateOptions } from '../../src/run/evaluate-options.js';
 import type { FilePolicy } from '../../src/io/file-policy.js';
 import type { SuiteLoadOptions } from '../../src/tasks/types.js';
 

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlink
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
-import { dataFingerprint } from '../../src/eval/fingerprint.js';
+import { dataFingerprint } from '../../src/io/fingerprint.js';
 import { defaultHubCacheDir } from '../../src/tasks/hub-cache.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import type { MultipleChoiceTask } from '../../src/tasks/types.js';

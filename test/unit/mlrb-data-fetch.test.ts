@@ -7,7 +7,7 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSelection } from '../../src/eval/load-suites.js';
+import { loadSelection } from '../../src/run/load-suites.js';
 import { mathDataFetch, suiteDataFetch, wikitextDataFetch } from '../../src/mlrb/data-fetch.js';
 import { readWikitextTest } from '../../src/model-metrics/wikitext-text.js';
 import { resolveTaskNames } from '../../src/tasks/task-names.js';

@@ -1,6 +1,6 @@
-/** `--shard I/N`: which documents each shard scores (src/eval/shard.ts), against hand-worked and property checks. */
+/** `--shard I/N`: which documents each shard scores (src/run/shard.ts), against hand-worked and property checks. */
 import { describe, expect, it } from 'vitest';
-import { checkShardSpec, parseShardSpec, shardDocuments } from '../../src/eval/shard.js';
+import { checkShardSpec, parseShardSpec, shardDocuments } from '../../src/run/shard.js';
 import type { MultipleChoiceTask } from '../../src/tasks/types.js';
 
 /** Tasks with the given document counts; doc ids are spread out, as a --limit'ed or filtered split's may be. */

@@ -3,19 +3,19 @@
  * evaluate() and the shard merge end here, so a merged run is built by the very code an unsharded one is.
  */
 import type { Suite } from '../tasks/types.js';
-import { breakdownByTag, type TagBreakdown } from './aggregate.js';
-import { dataFingerprint, toolVersion } from './fingerprint.js';
-import type { TaskRequests } from './instance.js';
-import type { LmEvalVersion } from './lm-eval-version.js';
-import type { DocOutcome, TaskMetrics } from './metrics.js';
-import { buildResults } from './results.js';
-import type { JsonValue, LmEvalResults } from './result-types.js';
+import { breakdownByTag, type TagBreakdown } from '../eval/aggregate.js';
+import { dataFingerprint, toolVersion } from '../io/fingerprint.js';
+import type { TaskRequests } from '../eval/instance.js';
+import type { LmEvalVersion } from '../eval/lm-eval-version.js';
+import type { DocOutcome, TaskMetrics } from '../eval/metrics.js';
+import { buildResults } from '../eval/results.js';
+import type { JsonValue, LmEvalResults } from '../eval/result-types.js';
 import type { MemoryPeaks } from './memory-peaks.js';
-import { lmEvalRunFacts, type CpuRunFacts, type TokenFacts } from './run-facts.js';
-import { taskHashes } from './sample-hashes.js';
-import type { LoggedSample } from './samples.js';
-import { requestsOf } from './instance.js';
-import { samplesFor, taskMetricsFor } from './task-kinds.js';
+import { lmEvalRunFacts, type CpuRunFacts, type TokenFacts } from '../eval/run-facts.js';
+import { taskHashes } from '../eval/sample-hashes.js';
+import type { LoggedSample } from '../eval/samples.js';
+import { requestsOf } from '../eval/instance.js';
+import { samplesFor, taskMetricsFor } from '../eval/task-kinds.js';
 
 export interface EvaluateResult {
   readonly results: LmEvalResults;

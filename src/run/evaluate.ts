@@ -2,20 +2,20 @@
  * evaluate(): suites in, lm-eval-compatible results out. Every log-likelihood request of every task goes to the
  * model at once (as lm-eval's evaluator does), so batching and row sharing work across tasks; then every
  * generate_until request goes through the generation route (generation-route.ts). evaluateShard() scores one
- * shard's documents (src/eval/shard.ts) for mergeShards() to join; scoreDocuments() scores any chosen documents
+ * shard's documents (src/run/shard.ts) for mergeShards() to join; scoreDocuments() scores any chosen documents
  * (the merge's --verify re-scores a sample of each shard's).
  */
 import path from 'node:path';
-import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
+import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from './evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
-import { describeScoringRequest } from './instance.js';
-import { documentOutcomes } from './document-outcomes.js';
+import { describeScoringRequest } from '../eval/instance.js';
+import { documentOutcomes } from '../eval/document-outcomes.js';
 import { loadSuites } from './load-suites.js';
 import type { Suite, Task } from '../tasks/types.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
-import { modelContentSha256 } from './model-digest.js';
-import { cpuRunFacts, environmentSummary } from './run-facts.js';
+import { modelContentSha256 } from '../cache/model-digest.js';
+import { cpuRunFacts, environmentSummary } from '../eval/run-facts.js';
 import { buildRunResults, type EvaluateResult, type ScoredRun } from './run-results.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
@@ -24,12 +24,12 @@ import { DEFAULT_SCORE_CACHE_MAX_BYTES, openScoreCache, type ScoreCache } from '
 import { cachedScorer } from '../cache/cached-scoring.js';
 import { modelScorer } from '../engine/scorer.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
-import { encodingRulesFor, type EncodingRules } from './request-encoding.js';
+import { encodingRulesFor, type EncodingRules } from '../eval/request-encoding.js';
 import { modelInputFor } from '../engine/model-input.js';
 import type { ScoreOptions } from '../engine/score-requests.js';
 import { buildShardRecord, type ShardRecord } from './shard-record.js';
 import { shardDocuments } from './shard.js';
-import { requestsForTask, scoringRequests, type ScoringContext } from './task-kinds.js';
+import { requestsForTask, scoringRequests, type ScoringContext } from '../eval/task-kinds.js';
 import { checkGenerationFits, checkGenerationTasks, runGenerationRoute } from './generation-route.js';
 
 export type { EvaluateResult } from './run-results.js';

@@ -16,15 +16,15 @@
  */
 import { MlrbError } from '../errors.js';
 import type { Suite, Task } from '../tasks/types.js';
-import { dataFingerprint, toolVersion } from './fingerprint.js';
+import { dataFingerprint, toolVersion } from '../io/fingerprint.js';
 import { loadSuites } from './load-suites.js';
-import type { DocOutcome } from './metrics.js';
+import type { DocOutcome } from '../eval/metrics.js';
 import { buildRunResults, type EvaluateResult, type ModelFacts, type WorkFacts } from './run-results.js';
-import type { TaskRequests } from './instance.js';
+import type { TaskRequests } from '../eval/instance.js';
 import { readShardRecord, requestsDigest, shardOutcomes, type ShardIdentity, type ShardRecord } from './shard-record.js';
-import { requestsOf } from './instance.js';
+import { requestsOf } from '../eval/instance.js';
 import { shardDocuments } from './shard.js';
-import { keepDocuments, outcomeShapeProblem, requestsForTask } from './task-kinds.js';
+import { keepDocuments, outcomeShapeProblem, requestsForTask } from '../eval/task-kinds.js';
 
 export interface MergeShardsOptions {
   /** The data folder, when it is not where the shards read it (their `run.data_dir`). */

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { rememberedSha256, type RememberOptions } from '../cache/file-digests.js';
+import { rememberedSha256, type RememberOptions } from './file-digests.js';
 import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import { loadBinding } from '../native/binding.js';
 

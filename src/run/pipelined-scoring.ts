@@ -6,13 +6,13 @@
  * at task boundaries loses no sharing.
  */
 import type { LanguageModel } from '../model/onnx-model.js';
-import type { ScoringRequest } from './instance.js';
+import type { ScoringRequest } from '../eval/instance.js';
 import type { LoglikelihoodResult, TokenizedRequest } from '../engine/model-input.js';
 import { modelScorer, type InputScorer } from '../engine/scorer.js';
 import { modelInputFor } from '../engine/model-input.js';
 import type { ScoreStats } from '../engine/score-requests.js';
-import { tokenizeRequests, type TextScoreOptions } from './text-requests.js';
-import type { LmEvalVersion } from './lm-eval-version.js';
+import { tokenizeRequests, type TextScoreOptions } from '../eval/text-requests.js';
+import type { LmEvalVersion } from '../eval/lm-eval-version.js';
 
 /** Requests per chunk, at least; a chunk always ends at a task boundary. */
 export const DEFAULT_CHUNK_REQUESTS = 4096;

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sha256OfRegularFile } from '../io/regular-file.js';
+import { sha256OfRegularFile } from './regular-file.js';
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');

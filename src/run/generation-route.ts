@@ -9,12 +9,12 @@ import type { LanguageModel } from '../model/onnx-model.js';
 import { createTextGenerator } from '../generate/text-generator.js';
 import type { GenerateUntilTask } from '../tasks/generate-until-types.js';
 import type { Task } from '../tasks/types.js';
-import { generateUntil, planGeneration } from './generate-until/hflm-generate.js';
-import type { GenerateUntilRequest } from './generate-until/requests.js';
-import { createGenerateUntilScorer } from './generate-until/results.js';
-import type { TaskRequests } from './instance.js';
-import type { DocOutcome } from './metrics.js';
-import type { EncodingRules } from './request-encoding.js';
+import { generateUntil, planGeneration } from '../eval/generate-until/hflm-generate.js';
+import type { GenerateUntilRequest } from '../eval/generate-until/requests.js';
+import { createGenerateUntilScorer } from '../eval/generate-until/results.js';
+import type { TaskRequests } from '../eval/instance.js';
+import type { DocOutcome } from '../eval/metrics.js';
+import type { EncodingRules } from '../eval/request-encoding.js';
 import type { ScoreProgress } from '../engine/score-requests.js';
 
 export interface GenerationRouteOptions {

@@ -18,14 +18,14 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ResolvedEvaluateOptions } from '../config/evaluate-options.js';
+import type { ResolvedEvaluateOptions } from './evaluate-options.js';
 import { MlrbError } from '../errors.js';
 import { readJsonFileUnder } from '../io/text-file.js';
-import { dataFingerprint, toolVersion } from './fingerprint.js';
-import { LM_EVAL_VERSIONS } from './lm-eval-version.js';
-import { requestsOf, type TaskRequests } from './instance.js';
-import { requestIdentities } from './task-kinds.js';
-import type { DocOutcome } from './metrics.js';
+import { dataFingerprint, toolVersion } from '../io/fingerprint.js';
+import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
+import { requestsOf, type TaskRequests } from '../eval/instance.js';
+import { requestIdentities } from '../eval/task-kinds.js';
+import type { DocOutcome } from '../eval/metrics.js';
 import type { ScoredRun } from './run-results.js';
 import type { ShardSpec } from './shard.js';
 

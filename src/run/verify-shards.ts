@@ -19,7 +19,7 @@ import { MlrbError } from '../errors.js';
 import type { Task } from '../tasks/types.js';
 import { scoreDocuments } from './evaluate.js';
 import type { ShardFile } from './merge-shards.js';
-import type { DocOutcome } from './metrics.js';
+import type { DocOutcome } from '../eval/metrics.js';
 import { shardOutcomes, type ShardRecord } from './shard-record.js';
 
 /** |stored − recomputed| allowed: absolute plus relative to the value. */

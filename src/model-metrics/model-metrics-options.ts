@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ScoreProgress } from '../engine/score-requests.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import type { LanguageModel } from '../model/onnx-model.js';
-import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS, type GenerationSubject } from '../model-metrics/generation-timing.js';
+import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS, type GenerationSubject } from './generation-timing.js';
 
 export const MODEL_METRIC_NAMES = ['perplexity', 'tokens-per-second', 'latency'] as const;
 export type ModelMetricName = (typeof MODEL_METRIC_NAMES)[number];

@@ -64,7 +64,7 @@ export const evaluateOptionsSchema = z.strictObject({
   lmEvalVersion: z.enum(LM_EVAL_VERSIONS).default(DEFAULT_LM_EVAL_VERSION),
   /**
    * Score only shard `index` of `count` (numbered from 0) with evaluateShard(); mergeShards() joins the shards
-   * into the results of the unsharded run (src/eval/shard.ts says which documents a shard gets).
+   * into the results of the unsharded run (src/run/shard.ts says which documents a shard gets).
    */
   shard: z
     .strictObject({ index: z.number().int().nonnegative(), count: positiveInt })

@@ -3,7 +3,7 @@
  * the same schema, so library and CLI reject the same mistakes with the same messages.
  */
 import { z } from 'zod';
-import type { GenerationProgress } from '../generate/types.js';
+import type { GenerationProgress } from './types.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 
 const positiveInt = z.number().int().positive();
