@@ -20,8 +20,7 @@ if (existsSync('fake-lean.log')) appendFileSync('fake-lean.log', `${JSON.stringi
 const file = args.at(-1);
 const source = readFileSync(file, 'utf8');
 if (source.includes('LEAVE_CHILDREN')) {
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: this string is the child's source, its template is the child's
-  const heartbeat = "const { appendFileSync } = require('node:fs'); setInterval(() => appendFileSync('fake-lean-heartbeats', `${process.pid}\\n`), 50); setTimeout(() => process.exit(), 30000);";
+  const heartbeat = "const { appendFileSync } = require('node:fs'); setInterval(() => appendFileSync('fake-lean-heartbeats', process.pid + '\\n'), 50); setTimeout(() => process.exit(), 30000);";
   const sleeper = ['-e', heartbeat];
   const inGroup = spawn(process.execPath, sleeper, { stdio: 'ignore' });
   const detached = spawn(process.execPath, sleeper, { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
