@@ -6,6 +6,7 @@
 #include "fatal_signal_report.h"
 #include "generate_binding.h"
 #include "js_convert.h"
+#include "score_worker.h"
 
 namespace mlrb::addon {
 
@@ -45,53 +46,6 @@ class LoadWorker : public Napi::AsyncWorker {
   std::string model_path_;
   ScoringSessionOptions options_;
   std::shared_ptr<const ScoringSession> session_;
-  CaughtFailure failure_;
-};
-
-class ScoreWorker : public Napi::AsyncWorker {
- public:
-  ScoreWorker(Napi::Env env, std::shared_ptr<const ScoringSession> session, PackedBatch batch,
-              std::shared_ptr<const KvPrefix> prefix, std::shared_ptr<std::atomic<int>> active_runs)
-      : Napi::AsyncWorker(env, "mlrb:score"), deferred_(Napi::Promise::Deferred::New(env)),
-        session_(std::move(session)), batch_(std::move(batch)), prefix_(std::move(prefix)), active_runs_(std::move(active_runs)) {
-    ++*active_runs_;
-  }
-  ~ScoreWorker() override { --*active_runs_; }
-
-  [[nodiscard]] Napi::Promise promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() override {
-    const NativeActivity activity("scoring a batch");
-    capture_failure(failure_, [this] { scores_ = session_->score(batch_, prefix_.get()); });
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (failure_.failed()) {
-      deferred_.Reject(make_error(env, failure_.code, failure_.message));
-      return;
-    }
-    const size_t count = scores_.logliks.size();
-    Napi::Float64Array logliks = Napi::Float64Array::New(env, count);
-    Napi::Uint8Array greedy = Napi::Uint8Array::New(env, count);
-    std::copy(scores_.logliks.begin(), scores_.logliks.end(), logliks.Data());
-    std::copy(scores_.greedy.begin(), scores_.greedy.end(), greedy.Data());
-    Napi::Object result = Napi::Object::New(env);
-    result.Set("logliks", logliks);
-    result.Set("greedy", greedy);
-    result.Set("paddedTokens", Napi::Number::New(env, static_cast<double>(scores_.padded_tokens)));
-    result.Set("logitRows", Napi::Number::New(env, static_cast<double>(scores_.logit_rows)));
-    deferred_.Resolve(result);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::shared_ptr<const ScoringSession> session_;
-  PackedBatch batch_;
-  std::shared_ptr<const KvPrefix> prefix_;
-  std::shared_ptr<std::atomic<int>> active_runs_;
-  BatchScores scores_;
   CaughtFailure failure_;
 };
 
@@ -177,11 +131,8 @@ Napi::Value SessionWrap::score(const Napi::CallbackInfo& info) {
     prefix = found->second;
   }
   if (!session_) return rejected(env, "DISPOSED", "score() was called on a disposed session");
-  // AsyncWorker deletes itself after OnOK; Queue() hands ownership to libuv.
-  auto worker = std::make_unique<ScoreWorker>(env, session_, std::move(batch), std::move(prefix), active_runs_);
-  Napi::Promise promise = worker->promise();
-  worker.release()->Queue();
-  return promise;
+  return queue_scoring(
+      env, [session = session_, batch = std::move(batch), prefix = std::move(prefix)] { return session->score(batch, prefix.get()); }, active_runs_);
 }
 
 Napi::Value SessionWrap::compute_prefix(const Napi::CallbackInfo& info) {

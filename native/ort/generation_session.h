@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../core/token_sampler.h"
+#include "decoding_run.h"
 #include "scoring_session.h"
 
 namespace mlrb {
@@ -49,19 +50,19 @@ struct StepOutput {
   std::vector<uint8_t> finish;         // FinishReason of each prompt after the call
 };
 
-class GenerationRun {
+class GenerationRun : public DecodingRun {
  public:
   // Throws BAD_DATA (naming the prompt) for empty prompts, ids outside the vocabulary, unequal lengths where
   // the graph cannot take padding, or settings out of range.
   GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request);
 
-  [[nodiscard]] bool uses_kv_cache() const { return use_kv_; }
-  [[nodiscard]] bool finished() const;
+  [[nodiscard]] bool uses_kv_cache() const override { return use_kv_; }
+  [[nodiscard]] bool finished() const override;
   // Runs up to `steps` forward passes (fewer once every prompt has finished). Not thread-safe: the caller
   // serialises step() and stop().
-  [[nodiscard]] StepOutput step(int32_t steps);
+  [[nodiscard]] StepOutput step(int32_t steps) override;
   // Marks prompts as finished by a stop string; their rows leave the batch before the next pass.
-  void stop(std::span<const int32_t> prompts);
+  void stop(std::span<const int32_t> prompts) override;
 
  private:
   struct PromptState {
