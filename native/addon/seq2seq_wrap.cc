@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "../ort/element_types.h"
 #include "../ort/seq2seq_generation.h"
 #include "addon_state.h"
 #include "errors.h"
@@ -132,7 +133,7 @@ Napi::Value Seq2SeqWrap::start_generation(const Napi::CallbackInfo& info) {
       env, [&] { return std::make_shared<Seq2SeqGenerationRun>(session_, std::move(request)); }, active_runs_);
 }
 
-// { description, usesKvCache, layers, vocabSize (null when symbolic), encoderInputs, decoderInputs }
+// { description, usesKvCache, layers, logitsType, vocabSize (null when symbolic) }
 Napi::Value Seq2SeqWrap::facts(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!session_) throw Napi::Error(env, make_error(env, "DISPOSED", "the session has been disposed"));
@@ -140,6 +141,7 @@ Napi::Value Seq2SeqWrap::facts(const Napi::CallbackInfo& info) {
   facts.Set("description", session_->description());
   facts.Set("usesKvCache", session_->uses_kv_cache());
   facts.Set("layers", session_->layers());
+  facts.Set("logitsType", element_type_name(session_->decoder_signature().logits_type));
   facts.Set("vocabSize", session_->vocab_size() > 0 ? Napi::Value(Napi::Number::New(env, static_cast<double>(session_->vocab_size()))) : env.Null());
   return facts;
 }

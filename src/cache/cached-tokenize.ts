@@ -37,8 +37,8 @@ export interface TokenCacheEntry {
   store(tokenized: readonly TokenizedRequest[]): void;
 }
 
-/** What the cache key needs from a model: its tokenizer's hash and its prefix (BOS, else EOS) token. */
-export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'>;
+/** What the cache key needs from a model: its tokenizer's hash, its prefix (BOS, else EOS) token and its backend (default causal). */
+export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'> & Partial<Pick<LanguageModel, 'backend'>>;
 
 export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequest[], options: CachedTokenizeOptions): TokenCacheEntry {
   if (options.cacheDir === false) return { cached: undefined, store: () => undefined };
@@ -48,7 +48,7 @@ export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequ
   const usesPrefix = lmEvalVersion === '0.4.13' || requests.some((request) => !isTokenWindow(request) && request.context === '');
   const prefixTokenId = usesPrefix ? model.prefixTokenId() : -1;
   sweepStaleTemporaries(options.cacheDir);
-  const file = tokenCacheFile(options.cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion), requestsFingerprint(requests), prefixTokenId);
+  const file = tokenCacheFile(options.cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion, model.backend), requestsFingerprint(requests), prefixTokenId);
   const read = readTokenCacheEntry(file, requests.length, options.cacheDir);
   const cached = read.status === 'hit' ? read.requests : undefined;
   if (cached) options.onLog?.(`tokenized requests from the cache: ${file}`);

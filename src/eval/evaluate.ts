@@ -4,7 +4,6 @@
  * generate_until request goes through the generation route (generation-route.ts). evaluateShard() scores one
  * shard's documents (src/eval/shard.ts) for mergeShards() to join.
  */
-import path from 'node:path';
 import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
@@ -13,12 +12,11 @@ import { documentOutcomes } from './document-outcomes.js';
 import { loadSuites } from './load-suites.js';
 import type { Suite, Task } from '../tasks/types.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
-import { modelContentSha256 } from './model-digest.js';
+import { modelContentSha256, modelFilesLabel, modelFilesSha256 } from './model-digest.js';
 import { cpuRunFacts, environmentSummary } from './run-facts.js';
 import { buildRunResults, type EvaluateResult, type ScoredRun } from './run-results.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
-import { rememberedSha256 } from '../cache/file-digests.js';
 import { DEFAULT_SCORE_CACHE_MAX_BYTES, openScoreCache, type ScoreCache } from '../cache/score-cache.js';
 import { cachedScorer } from './cached-scoring.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
@@ -77,15 +75,15 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   // Hashing a multi-GB model takes seconds (remembered between runs); it starts once the file is known good.
-  const modelHash = rememberedSha256(model.modelPath, cacheDir);
-  const modelContentHash = modelContentSha256(model.modelPath, cacheDir);
+  const modelHash = modelFilesSha256(model.graphFiles, cacheDir);
+  const modelContentHash = modelContentSha256(model.graphFiles, cacheDir);
   let scoreCache: ScoreCache | undefined;
   try {
     const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
     const selected = shard === undefined ? undefined : shardDocuments(tasks, shard);
     let rules: EncodingRules | undefined;
     const scoringContext: ScoringContext = {
-      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId())),
+      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId(), model.backend)),
       maxLength: model.maxLength,
     };
     const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) =>
@@ -121,7 +119,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
       requests.length === 0
         ? undefined
         : cached
-          ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index))), scoreOptions, describe)
+          ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index), model.backend)), scoreOptions, describe)
           : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe, scoreInputs).then((output) => {
               tokenCache.store(output.tokenized);
               return output;
@@ -142,7 +140,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
       outcomes,
       model: {
         modelPath: options.model,
-        modelFile: path.basename(model.modelPath),
+        modelFile: modelFilesLabel(model.graphFiles),
         modelSha256: await modelHash,
         modelContentSha256: await modelContentHash,
         tokenizerSha256: model.requireTokenizer().sha256,
