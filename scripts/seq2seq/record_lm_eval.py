@@ -17,8 +17,8 @@ For NAME in t5, flan-t5, from test/fixtures/seq2seq/NAME/hf (the weights of the 
   2. HFLM.loglikelihood, loglikelihood_rolling and generate_until (batch size 1) on edge cases: empty contexts,
      trailing whitespace, the prefix token's text in the data, a context longer than n_positions (NAME-edges.json).
   3. transformers' greedy generate() for prompts of several lengths, batch 1 each, without an EOS id and with one
-     that the first prompt's run produces part-way, and the smallest top-1 / top-2 logit gap on the way
-     (NAME-generate.json).
+     that the first prompt's run produces part-way, the smallest top-1 / top-2 logit gap on the way, and the
+     float32 logits of prompt 0's first decoder position, for the sampling tests (NAME-generate.json).
 
 Run from the repo root: /work/pyenv/bin/python scripts/seq2seq/record_lm_eval.py
 """
@@ -138,8 +138,10 @@ def greedy_runs(hf_dir: Path) -> dict:
     first = plain[0][0]
     eos = next(token for k, token in enumerate(first) if k >= 3 and token not in first[:k])
     with_eos = [run(prompt, eos)[0] for prompt in prompts]
+    with torch.no_grad():
+        first_logits = model(input_ids=torch.tensor([prompts[0]]), decoder_input_ids=torch.tensor([[model.config.decoder_start_token_id]])).logits[0, 0]
     return {'maxNewTokens': MAX_NEW, 'prompts': prompts, 'greedy': [ids for ids, _ in plain], 'minTopGap': min(gap for _, gap in plain),
-            'eosTokenId': eos, 'eosGreedy': with_eos}
+            'eosTokenId': eos, 'eosGreedy': with_eos, 'firstLogits': [float(x) for x in first_logits]}
 
 
 def main(argv=None) -> int:

@@ -66,7 +66,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   const model: LanguageModel = await modelLoading;
   try {
     // Refused before any model time (and before hashing the model starts).
-    checkGenerationFits(tasks, model.maxLength);
+    checkGenerationFits(tasks, model.maxLength, model.backend);
   } catch (error) {
     model.dispose();
     throw error;

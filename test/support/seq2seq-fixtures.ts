@@ -62,4 +62,6 @@ export interface RecordedGenerations {
   readonly minTopGap: number;
   readonly eosTokenId: number;
   readonly eosGreedy: number[][];
+  /** float32 logits of prompt 0's first decoder position. */
+  readonly firstLogits: number[];
 }
