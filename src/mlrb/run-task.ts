@@ -14,12 +14,13 @@ import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { isMlrbError } from '../errors.js';
 import { evaluate } from '../eval/evaluate.js';
 import { loadSelection } from '../eval/load-suites.js';
-import { sha256File, toolVersion } from '../eval/fingerprint.js';
+import { toolVersion } from '../eval/fingerprint.js';
+import { modelFilesSha256 } from '../eval/model-digest.js';
 import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
 import type { LmEvalResults } from '../eval/results.js';
 import { inspectModel } from '../inspect/inspect-report.js';
 import { checkTrack, type TrackReport } from '../inspect/track-check.js';
-import { resolveModelFile } from '../model/model-path.js';
+import { resolveModelGraphs } from '../model/model-path.js';
 import { resolveTaskNames } from '../tasks/task-names.js';
 import { judgeEligibility, type TrackOutcome } from './eligibility.js';
 import { computeHeadline, type GeneratedOutcome } from './headline.js';
@@ -79,7 +80,9 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const startedAt = new Date();
   const started = performance.now();
   const evaluateOptions = options.evaluate ?? {};
-  const modelFile = resolveModelFile(options.model);
+  // One graph, or an encoder-decoder's folder: the edge checks and the parameter count read `path`.
+  const graphs = resolveModelGraphs(options.model);
+  const modelFile = graphs.path;
 
   const suites = await probeSuites(variant, options.dataDir, evaluateOptions);
   const track = await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {});
@@ -112,7 +115,7 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
     math_reasoning: generated?.kind === 'scored' ? jsonCopy<NonNullable<RunRecord['math_reasoning']>>(generated.report) : null,
     model_metrics: measured === undefined ? null : jsonCopy<ModelMetricsSection>(measured),
     track_check: track?.kind === 'report' ? jsonCopy<NonNullable<RunRecord['track_check']>>(track.report) : null,
-    model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await sha256File(modelFile)), parameters: parameters.total },
+    model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await modelFilesSha256(graphs.graphFiles, false)), parameters: parameters.total },
     run: {
       tool_version: toolVersion(),
       started_at: startedAt.toISOString(),
