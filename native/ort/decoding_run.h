@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <span>
 
-namespace mlrb {
+#include "generation_request.h"
 
-struct StepOutput;
+namespace mlrb {
 
 class DecodingRun {
  public:

@@ -23,32 +23,11 @@
 
 #include "../core/token_sampler.h"
 #include "decoding_run.h"
+#include "generation_request.h"
+#include "next_token.h"
 #include "scoring_session.h"
 
 namespace mlrb {
-
-enum class FinishReason : uint8_t { kRunning = 0, kEos = 1, kMaxNewTokens = 2, kStopped = 3 };
-
-struct SamplingRequest {
-  SamplingParams params;
-  uint64_t seed = 0;
-};
-
-struct GenerationRequest {
-  std::vector<std::vector<int32_t>> prompts;  // each non-empty
-  std::vector<uint64_t> streams;              // per prompt: its random stream (the caller's prompt index)
-  int32_t max_new_tokens = 1;                 // >= 1
-  std::vector<int32_t> eos_token_ids;
-  std::optional<SamplingRequest> sampling;    // absent: greedy
-};
-
-// What one step(n) call produced, for the prompts that were still running when it began (ascending).
-struct StepOutput {
-  std::vector<int32_t> prompts;
-  std::vector<int32_t> token_offsets;  // prompts.size() + 1: prompt i's new ids are tokens[offsets[i], offsets[i+1])
-  std::vector<int32_t> tokens;
-  std::vector<uint8_t> finish;         // FinishReason of each prompt after the call
-};
 
 class GenerationRun : public DecodingRun {
  public:
@@ -65,12 +44,6 @@ class GenerationRun : public DecodingRun {
   void stop(std::span<const int32_t> prompts) override;
 
  private:
-  struct PromptState {
-    std::vector<int32_t> generated;
-    FinishReason finish = FinishReason::kRunning;
-    std::optional<TokenRandom> random;
-  };
-
   void validate() const;
   void drop_finished_rows();
   void trim_shared_padding();
@@ -86,7 +59,7 @@ class GenerationRun : public DecodingRun {
   std::shared_ptr<const ScoringSession> session_;
   GenerationRequest request_;
   bool use_kv_ = false;
-  std::vector<PromptState> prompts_;
+  std::vector<PromptDecoding> prompts_;
   std::vector<int32_t> live_;  // the prompt of each batch row
   // KV-cache mode: presents of the last pass (signature past order) over kv_length_ positions; per row, how
   // many leading positions are padding (the mask is 0 there and 1 after: padding only ever leads), and its

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "../core/token_sampler.h"
-#include "generation_session.h"
+#include "generation_request.h"
 
 namespace mlrb {
 
