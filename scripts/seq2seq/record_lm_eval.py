@@ -18,7 +18,8 @@ For NAME in t5, flan-t5, from test/fixtures/seq2seq/NAME/hf (the weights of the 
      trailing whitespace, the prefix token's text in the data, a context longer than n_positions (NAME-edges.json).
   3. transformers' greedy generate() for prompts of several lengths, batch 1 each, without an EOS id and with one
      that the first prompt's run produces part-way, the smallest top-1 / top-2 logit gap on the way, and the
-     float32 logits of prompt 0's first decoder position, for the sampling tests (NAME-generate.json).
+     float32 logits of prompt 0's first decoder position, for the sampling tests, and num_parameters()
+     (NAME-generate.json).
 
 Run from the repo root: /work/pyenv/bin/python scripts/seq2seq/record_lm_eval.py
 """
@@ -33,8 +34,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / 'scripts' / 'lm_eval'))
+sys.path.insert(0, str(REPO / 'scripts' / 'gpu'))
 sys.path.insert(0, str(HERE))
 from record_0413_expectations import RequestRecorder, run_lm_eval, serve_datasets_locally  # noqa: E402
+from lm_eval_loglik import skip_tie_weights  # noqa: E402
 from tiny_t5 import FIXTURES, MODEL_NAMES  # noqa: E402
 
 MMLU_LIMIT = 2
@@ -60,17 +63,6 @@ GENERATE_KWARGS = [
 ]
 GREEDY_PROMPTS = ['The cat sat on the mat.', 'Question: What is two plus two?\nAnswer:', 'A', LONG]
 MAX_NEW = 16
-
-
-def skip_lm_evals_tie_weights(hflm_class) -> None:
-    """After _create_model, the loaded model's tie_weights becomes a no-op for HFLM.__init__'s one call."""
-    original = hflm_class._create_model
-
-    def create_model(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        self._model.tie_weights = lambda *_args, **_kwargs: None
-
-    hflm_class._create_model = create_model
 
 
 def edge_cases(hflm_class, hf_dir: Path) -> dict:
@@ -141,7 +133,7 @@ def greedy_runs(hf_dir: Path) -> dict:
     with torch.no_grad():
         first_logits = model(input_ids=torch.tensor([prompts[0]]), decoder_input_ids=torch.tensor([[model.config.decoder_start_token_id]])).logits[0, 0]
     return {'maxNewTokens': MAX_NEW, 'prompts': prompts, 'greedy': [ids for ids, _ in plain], 'minTopGap': min(gap for _, gap in plain),
-            'eosTokenId': eos, 'eosGreedy': with_eos, 'firstLogits': [float(x) for x in first_logits]}
+            'eosTokenId': eos, 'eosGreedy': with_eos, 'firstLogits': [float(x) for x in first_logits], 'numParameters': model.num_parameters()}
 
 
 def main(argv=None) -> int:
@@ -154,7 +146,7 @@ def main(argv=None) -> int:
     from lm_eval.models.huggingface import HFLM
 
     serve_datasets_locally(a.shared / 'data')
-    skip_lm_evals_tie_weights(HFLM)
+    skip_tie_weights(HFLM)
     out = FIXTURES / 'expectations'
     out.mkdir(parents=True, exist_ok=True)
     for name in MODEL_NAMES:

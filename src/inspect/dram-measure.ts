@@ -18,6 +18,7 @@ import {
   DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type DramProvider, type ProbeRequest, type ProbeResult,
 } from './dram-probe-protocol.js';
 import { readGraphFacts } from './graph-facts.js';
+import { seq2seqFilesFor } from '../model/seq2seq-files.js';
 import { readModelGraph } from './model-graph.js';
 import { formatCount } from './units.js';
 
@@ -65,6 +66,8 @@ function lineAfter(stdout: string, marker: string): string | undefined {
 
 /** BAD_MODEL naming the table when the graph's positions stop short of `tokens` (metadata only, no weights read). */
 async function requirePositions(modelPath: string, tokens: number): Promise<void> {
+  // An encoder-decoder export (a folder) has relative positions only: no table bounds its input.
+  if (seq2seqFilesFor(modelPath) !== null) return;
   const graph = await readModelGraph(modelPath);
   const limit = readGraphFacts(graph, describeShape(graph)).positionLimit;
   if (limit === null || limit.rows >= tokens) return;

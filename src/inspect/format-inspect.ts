@@ -1,4 +1,5 @@
 /** The `inspect` report as text for a terminal; `--json` prints the objects themselves instead. */
+import type { DramCheck } from './dram-check.js';
 import type { EdgeCheckReport } from './edge-check.js';
 import { formatVerdict } from './format-verdict.js';
 import type { InspectReport, ValueSummary } from './inspect-report.js';
@@ -47,8 +48,16 @@ export function formatEdgeReport(report: EdgeCheckReport, options: { readonly te
   const lines = [...describeModel(report.inspect)];
   if (options.tensors) lines.push('Tensors:', ...formatTensorTable(report.inspect));
   lines.push('', ...formatVerdict('Quantization (weights must be fp16/fp32)', report.quantization.verdict));
-  lines.push('', `DRAM estimate (batch 1, ${formatCount(dram.estimate.contextTokens)} tokens): ${dram.estimate.formula}`);
-  for (const assumption of dram.estimate.assumptions.filter((a) => !report.inspect.architecture.assumptions.includes(a))) lines.push(`  (${assumption})`);
+  lines.push('', ...formatDram(dram, report.inspect.architecture.assumptions));
+  lines.push('', ...formatVerdict('Verdict', report.verdict));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The DRAM estimate, the measurement and the budget's verdict; `shown` are assumptions already printed. */
+export function formatDram(dram: DramCheck, shown: readonly string[]): string[] {
+  const lines: string[] = [];
+  lines.push(`DRAM estimate (batch 1, ${formatCount(dram.estimate.contextTokens)} tokens): ${dram.estimate.formula}`);
+  for (const assumption of dram.estimate.assumptions.filter((a) => !shown.includes(a))) lines.push(`  (${assumption})`);
   const m = dram.measurement;
   lines.push(m
     ? `DRAM measured (batch 1, ${formatCount(m.tokens)} tokens, plain forward with full logits [1, ${formatCount(m.logitRows)}, ${m.vocabSize === null ? '?' : formatCount(m.vocabSize)}] ${m.logitsType}, child process${m.provider === 'cuda' ? ', CUDA' : ''}): peak RSS ${formatBytes(m.peakRssBytes)}, ${formatBytes(m.peakDeltaBytes)} over the ${formatBytes(m.baselineRssBytes)} baseline (load ${m.loadMs.toFixed(0)} ms, forward ${m.forwardMs.toFixed(0)} ms${m.peakResetSupported ? '' : '; peak not resettable, figure may include startup'})`
@@ -62,6 +71,5 @@ export function formatEdgeReport(report: EdgeCheckReport, options: { readonly te
     const what = dram.basis === 'measured-device' ? `Device memory vs ${label} ${formatBytes(dram.budget.bytes)} (peak device memory` : `DRAM vs ${label} ${formatBytes(dram.budget.bytes)} (${dram.basis}`;
     lines.push(...formatVerdict(`${what} ${formatBytes(dram.usedBytes)})`, dram.verdict));
   }
-  lines.push('', ...formatVerdict('Verdict', report.verdict));
-  return `${lines.join('\n')}\n`;
+  return lines;
 }

@@ -10,6 +10,7 @@
  * loads it again; the second read is cheap beside scoring, and it keeps evaluate() the one path that produces
  * results.
  */
+import path from 'node:path';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { isMlrbError } from '../errors.js';
 import { evaluate } from '../eval/evaluate.js';
@@ -18,6 +19,7 @@ import { toolVersion } from '../eval/fingerprint.js';
 import { modelFilesSha256 } from '../eval/model-digest.js';
 import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
 import type { LmEvalResults } from '../eval/results.js';
+import { readConfigParameters } from '../inspect/config-parameters.js';
 import { inspectModel } from '../inspect/inspect-report.js';
 import { checkTrack, type TrackReport } from '../inspect/track-check.js';
 import { resolveModelGraphs } from '../model/model-path.js';
@@ -85,10 +87,10 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const modelFile = graphs.path;
 
   const suites = await probeSuites(variant, options.dataDir, evaluateOptions);
-  const track = await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {});
+  const track = graphs.seq2seq === null ? await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {}) : seq2seqTrack(task);
   const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
   const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
-  const parameters = await parameterCount(track, modelFile);
+  const parameters = graphs.seq2seq === null ? await parameterCount(track, modelFile) : seq2seqParameterCount(graphs.path);
   const generated = variant.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
   const metricsOptions = options.modelMetrics ?? (variant.modelMetrics === 'always' ? {} : undefined);
   const measured = metricsOptions === undefined ? undefined : await runModelMetrics(options, metricsOptions, evaluateOptions);
@@ -205,6 +207,22 @@ async function runTrackCheck(
   } catch (error) {
     if (!isMlrbError(error)) throw error;
     return { kind: 'not_run', reason: `check-track ${rule.track} could not judge the model (${error.code}): ${error.message}` };
+  }
+}
+
+/** The edge tracks' checks (lineage, pruning) read one causal graph; an encoder-decoder's track is not judged. */
+function seq2seqTrack(task: ResolvedMlrbTask): TrackOutcome | undefined {
+  if (task.variant.eligibility.kind !== 'track') return undefined;
+  return { kind: 'not_run', reason: `check-track ${task.variant.eligibility.track} reads one causal graph; this is an encoder-decoder export (\`mlrb-eval inspect\` gives its parameters, quantization and DRAM)` };
+}
+
+/** agent-eval's parameter count of an encoder-decoder: config.json's, as transformers' num_parameters() counts it. */
+function seq2seqParameterCount(folder: string): { total: number | null; unavailable?: Unavailable } {
+  try {
+    return { total: readConfigParameters(path.join(folder, 'config.json')).total };
+  } catch (error) {
+    if (!isMlrbError(error)) throw error;
+    return { total: null, unavailable: { name: 'parameters', kind: 'metric', reason: `config.json could not be counted (${error.code}): ${error.message}` } };
   }
 }
 

@@ -38,6 +38,10 @@ export interface HfConfig {
   readonly decoderStartTokenId: number | null;
   /** An encoder-decoder's decoder layers, when they differ from `numLayers` (T5's num_decoder_layers). */
   readonly numDecoderLayers: number | null;
+  /** T5's feed-forward kind ("relu", "gated-gelu" …): a gated one has two input projections. */
+  readonly feedForwardProj: string | null;
+  /** T5's relative-position buckets (the bias table of each stack's first layer). */
+  readonly relativeAttentionBuckets: number | null;
   /** Values the file did not state and that were filled in by the architecture's convention. */
   readonly assumptions: readonly string[];
   /** A switch the parameter formulas read, or `ifAbsent` (the config class's default) when not stated. */
@@ -173,6 +177,8 @@ export function resolveHfConfig(json: Readonly<Record<string, unknown>>, source:
     isEncoderDecoder: fields.is_encoder_decoder ?? null,
     decoderStartTokenId: fields.decoder_start_token_id ?? null,
     numDecoderLayers: plain(['num_decoder_layers']),
+    feedForwardProj: fields.feed_forward_proj ?? null,
+    relativeAttentionBuckets: plain(['relative_attention_num_buckets']),
     assumptions,
     flag: (key, ifAbsent) => (record[key] as boolean | undefined) ?? ifAbsent,
     extraSize: (key, ifAbsent) => (record[key] as number | null | undefined) ?? ifAbsent,

@@ -64,4 +64,6 @@ export interface RecordedGenerations {
   readonly eosGreedy: number[][];
   /** float32 logits of prompt 0's first decoder position. */
   readonly firstLogits: number[];
+  /** transformers' num_parameters(): the shared embedding once, a tied head not again. */
+  readonly numParameters: number;
 }

@@ -1,0 +1,119 @@
+/**
+ * `inspect` for an encoder-decoder export: the quantization check on every graph (the model is quantized if any of
+ * its graphs is), the parameters of the model the files describe (its graphs repeat the shared embedding and the
+ * decoder's layers, so they are counted from config.json as transformers' num_parameters() counts them), and DRAM:
+ * the estimate holds every graph's weights (all are loaded at once) and the largest graph's working set (one runs at
+ * a time); the measurement loads the whole model in a child process and scores one encoder row and its decoder row.
+ */
+import path from 'node:path';
+import { isMlrbError } from '../errors.js';
+import type { Seq2SeqFiles, Seq2SeqLayout } from '../model/seq2seq-files.js';
+import { seq2seqGraphFiles } from '../model/seq2seq-files.js';
+import { readConfigParameters } from './config-parameters.js';
+import { checkDramBudget, resolveBudget, type DramCheck } from './dram-check.js';
+import { estimateDram, type DramEstimate } from './dram-estimate.js';
+import { checkDramProvider, measureDram, type DramMeasurement } from './dram-measure.js';
+import type { EdgeCheckOptions } from './edge-check.js';
+import { buildInspectReport, optionalConfigBeside, type InspectReport } from './inspect-report.js';
+import { readModelGraph } from './model-graph.js';
+import { checkQuantization, type QuantizationCheck } from './quantization-check.js';
+import { formatBytes } from './units.js';
+import { combineVerdicts, type Verdict } from './verdict.js';
+
+export interface Seq2SeqGraphCheck {
+  readonly file: string;
+  /** The graph's own report (file, opsets, inputs, outputs, bytes by dtype, ops). */
+  readonly inspect: InspectReport;
+  readonly quantization: QuantizationCheck;
+}
+
+export interface Seq2SeqParameters {
+  /** transformers' num_parameters(): the shared embedding once, a tied LM head not again; null without a usable config.json. */
+  readonly total: number | null;
+  readonly tiedEmbeddings: boolean | null;
+  readonly source: string;
+}
+
+export interface Seq2SeqEdgeReport {
+  readonly model: string;
+  readonly layout: Seq2SeqLayout;
+  readonly graphs: readonly Seq2SeqGraphCheck[];
+  readonly parameters: Seq2SeqParameters;
+  /** Bytes of every tensor of every graph: what loading the model puts in memory. */
+  readonly tensorBytes: number;
+  readonly quantization: { readonly verdict: Verdict };
+  readonly dram: DramCheck;
+  readonly verdict: Verdict;
+}
+
+function parametersOf(folder: string): Seq2SeqParameters {
+  const file = path.join(folder, 'config.json');
+  try {
+    const counted = readConfigParameters(file);
+    return { total: counted.total, tiedEmbeddings: counted.tiedEmbeddings, source: `${file} (transformers' num_parameters())` };
+  } catch (error) {
+    if (!isMlrbError(error)) throw error;
+    return { total: null, tiedEmbeddings: null, source: `not counted: ${error.message}` };
+  }
+}
+
+/** Every graph's weights and load overhead, and the largest working set of one graph's pass. */
+function combinedEstimate(estimates: readonly DramEstimate[]): DramEstimate {
+  const sum = (pick: (estimate: DramEstimate) => number): number => estimates.reduce((total, estimate) => total + pick(estimate), 0);
+  const widest = estimates.reduce((best, estimate) => (estimate.kvCacheBytes + estimate.activationBytes > best.kvCacheBytes + best.activationBytes ? estimate : best));
+  const weightBytes = sum((estimate) => estimate.weightBytes);
+  const runtimeBytes = sum((estimate) => estimate.runtimeBytes);
+  const totalBytes = weightBytes + runtimeBytes + widest.kvCacheBytes + widest.activationBytes;
+  return {
+    ...widest,
+    weightBytes,
+    runtimeBytes,
+    totalBytes,
+    formula: `every graph's weights ${formatBytes(weightBytes)} and runtime ${formatBytes(runtimeBytes)} + the largest pass's working set ` +
+      `${formatBytes(widest.kvCacheBytes + widest.activationBytes)} = ${formatBytes(totalBytes)}`,
+    assumptions: [...new Set(estimates.flatMap((estimate) => estimate.assumptions))],
+  };
+}
+
+export async function checkSeq2SeqEdgeModel(files: Seq2SeqFiles, options: EdgeCheckOptions = {}): Promise<Seq2SeqEdgeReport> {
+  const budget = resolveBudget(options.track, options.dramBudgetBytes);
+  const provider = checkDramProvider(options.provider);
+  const { config, note } = optionalConfigBeside(files.encoder);
+  const graphs: Seq2SeqGraphCheck[] = [];
+  for (const file of seq2seqGraphFiles(files)) {
+    const graph = await readModelGraph(file);
+    graphs.push({ file, inspect: buildInspectReport(graph, config, note), quantization: checkQuantization(graph, { bf16: options.bf16 ?? 'warn' }) });
+  }
+  const contextOptions = options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens };
+  // T5's relative_attention_bias is a table of position buckets, which the one-graph reading takes for a table of
+  // positions; an encoder-decoder's positions are relative, so no table bounds its input.
+  const relative = (report: InspectReport): InspectReport => ({ ...report, graph: { ...report.graph, positionLimit: null } });
+  const estimate = combinedEstimate(graphs.map((graph) => estimateDram(relative(graph.inspect), contextOptions)));
+  let measurement: DramMeasurement | null = null;
+  let measurementError: DramCheck['measurementError'] = null;
+  if (options.measure ?? budget !== null) {
+    try {
+      measurement = await measureDram(files.folder, {
+        tokens: estimate.contextTokens,
+        provider,
+        ...(options.threads !== undefined ? { threads: options.threads } : {}),
+        ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
+      });
+    } catch (error) {
+      if (!isMlrbError(error)) throw error;
+      measurementError = { code: error.code, message: error.message };
+    }
+  }
+  const dram = checkDramBudget(estimate, measurement, budget, measurementError);
+  const quantization = { verdict: combineVerdicts(graphs.map((graph) => graph.quantization.verdict)) };
+  return {
+    model: files.folder,
+    layout: files.layout,
+    graphs,
+    parameters: parametersOf(files.folder),
+    tensorBytes: graphs.reduce((total, graph) => total + graph.inspect.tensorBytes, 0),
+    quantization,
+    dram,
+    verdict: combineVerdicts([quantization.verdict, dram.verdict]),
+  };
+}
