@@ -10,6 +10,7 @@
 #include "fatal_signal_report.h"
 #include "generate_binding.h"
 #include "js_convert.h"
+#include "load_worker.h"
 #include "score_worker.h"
 
 namespace mlrb::addon {
@@ -64,49 +65,6 @@ Seq2SeqOptions options_from_js(const Napi::Value& value) {
   return options;
 }
 
-class LoadWorker : public Napi::AsyncWorker {
- public:
-  LoadWorker(Napi::Env env, Seq2SeqFiles files, Seq2SeqOptions options)
-      : Napi::AsyncWorker(env, "mlrb:load-seq2seq"), deferred_(Napi::Promise::Deferred::New(env)), files_(std::move(files)),
-        options_(std::move(options)) {}
-
-  [[nodiscard]] Napi::Promise promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() override {
-    const NativeActivity activity("loading an encoder-decoder model");
-    capture_failure(failure_, [this] {
-      OrtRuntime* runtime = OrtRuntime::current();
-      if (runtime == nullptr) throw Error("ORT_LOAD", "initRuntime() must load ONNX Runtime before a session is created");
-      session_ = std::make_shared<const Seq2SeqSession>(*runtime, files_, options_);
-    });
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (failure_.failed()) {
-      deferred_.Reject(make_error(env, failure_.code, failure_.message));
-      return;
-    }
-    Napi::Object handle = state_of(env).seq2seq_constructor.New({});
-    Seq2SeqWrap::Unwrap(handle)->attach(std::move(session_));
-    deferred_.Resolve(handle);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  Seq2SeqFiles files_;
-  Seq2SeqOptions options_;
-  std::shared_ptr<const Seq2SeqSession> session_;
-  CaughtFailure failure_;
-};
-
-Napi::Promise rejected(Napi::Env env, const char* code, const std::string& message) {
-  auto deferred = Napi::Promise::Deferred::New(env);
-  deferred.Reject(make_error(env, code, message));
-  return deferred.Promise();
-}
-
 }  // namespace
 
 Napi::Function Seq2SeqWrap::define_class(Napi::Env env) {
@@ -121,7 +79,7 @@ Seq2SeqWrap::Seq2SeqWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Seq2
 Napi::Value Seq2SeqWrap::score(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   PackedBatch batch = packed_batch_from_js(info[0]);
-  if (!session_) return rejected(env, "DISPOSED", "score() was called on a disposed session");
+  if (!session_) return rejected_promise(env, "DISPOSED", "score() was called on a disposed session");
   return queue_scoring(env, [session = session_, batch = std::move(batch)] { return session->score(batch); }, active_runs_);
 }
 
@@ -162,10 +120,12 @@ Napi::Value load_seq2seq_session(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   Seq2SeqFiles files = files_from_js(info[0]);
   Seq2SeqOptions options = options_from_js(info[1]);
-  auto worker = std::make_unique<LoadWorker>(env, std::move(files), std::move(options));
-  Napi::Promise promise = worker->promise();
-  worker.release()->Queue();
-  return promise;
+  return queue_load<Seq2SeqSession, Seq2SeqWrap>(
+      env, "loading an encoder-decoder model",
+      [files = std::move(files), options = std::move(options)](OrtRuntime& runtime) {
+        return std::make_shared<const Seq2SeqSession>(runtime, files, options);
+      },
+      &AddonState::seq2seq_constructor);
 }
 
 }  // namespace mlrb::addon

@@ -6,48 +6,12 @@
 #include "fatal_signal_report.h"
 #include "generate_binding.h"
 #include "js_convert.h"
+#include "load_worker.h"
 #include "score_worker.h"
 
 namespace mlrb::addon {
 
 namespace {
-
-class LoadWorker : public Napi::AsyncWorker {
- public:
-  LoadWorker(Napi::Env env, std::string model_path, ScoringSessionOptions options)
-      : Napi::AsyncWorker(env, "mlrb:load"), deferred_(Napi::Promise::Deferred::New(env)),
-        model_path_(std::move(model_path)), options_(std::move(options)) {}
-
-  [[nodiscard]] Napi::Promise promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() override {
-    const NativeActivity activity("loading a model");
-    capture_failure(failure_, [this] {
-      OrtRuntime* runtime = OrtRuntime::current();
-      if (runtime == nullptr) throw Error("ORT_LOAD", "initRuntime() must load ONNX Runtime before a session is created");
-      session_ = std::make_shared<const ScoringSession>(*runtime, model_path_, options_);
-    });
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (failure_.failed()) {
-      deferred_.Reject(make_error(env, failure_.code, failure_.message));
-      return;
-    }
-    Napi::Object handle = state_of(env).session_constructor.New({});
-    SessionWrap::Unwrap(handle)->attach(std::move(session_));
-    deferred_.Resolve(handle);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::string model_path_;
-  ScoringSessionOptions options_;
-  std::shared_ptr<const ScoringSession> session_;
-  CaughtFailure failure_;
-};
 
 // Computes a prefix's KV off the JS thread and files it in the session's prefix table under a new id.
 class PrefixWorker : public Napi::AsyncWorker {
@@ -89,12 +53,6 @@ class PrefixWorker : public Napi::AsyncWorker {
   CaughtFailure failure_;
 };
 
-Napi::Promise rejected(Napi::Env env, const char* code, const std::string& message) {
-  auto deferred = Napi::Promise::Deferred::New(env);
-  deferred.Reject(make_error(env, code, message));
-  return deferred.Promise();
-}
-
 }  // namespace
 
 Napi::Function SessionWrap::define_class(Napi::Env env) {
@@ -130,7 +88,7 @@ Napi::Value SessionWrap::score(const Napi::CallbackInfo& info) {
     }
     prefix = found->second;
   }
-  if (!session_) return rejected(env, "DISPOSED", "score() was called on a disposed session");
+  if (!session_) return rejected_promise(env, "DISPOSED", "score() was called on a disposed session");
   return queue_scoring(
       env, [session = session_, batch = std::move(batch), prefix = std::move(prefix)] { return session->score(batch, prefix.get()); }, active_runs_);
 }
@@ -141,7 +99,7 @@ Napi::Value SessionWrap::compute_prefix(const Napi::CallbackInfo& info) {
     throw Napi::TypeError::New(env, "computePrefix(tokens): tokens must be an Int32Array");
   }
   const auto tokens = info[0].As<Napi::Int32Array>();
-  if (!session_) return rejected(env, "DISPOSED", "computePrefix() was called on a disposed session");
+  if (!session_) return rejected_promise(env, "DISPOSED", "computePrefix() was called on a disposed session");
   auto worker = std::make_unique<PrefixWorker>(env, session_, std::vector<int32_t>(tokens.Data(), tokens.Data() + tokens.ElementLength()),
                                                prefix_table_, active_runs_);
   Napi::Promise promise = worker->promise();
@@ -197,10 +155,12 @@ Napi::Value load_session(const Napi::CallbackInfo& info) {
   ScoringSessionOptions options = session_options_from_js(info[1]);
   // A bad MLRB_CPU_PATH fails here, synchronously, rather than in the fused op's first run.
   static_cast<void>(kernel_path_choice_or_throw(env));
-  auto worker = std::make_unique<LoadWorker>(env, info[0].As<Napi::String>().Utf8Value(), std::move(options));
-  Napi::Promise promise = worker->promise();
-  worker.release()->Queue();
-  return promise;
+  return queue_load<ScoringSession, SessionWrap>(
+      env, "loading a model",
+      [path = info[0].As<Napi::String>().Utf8Value(), options = std::move(options)](OrtRuntime& runtime) {
+        return std::make_shared<const ScoringSession>(runtime, path, options);
+      },
+      &AddonState::session_constructor);
 }
 
 }  // namespace mlrb::addon
