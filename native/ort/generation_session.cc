@@ -47,15 +47,13 @@ std::vector<int64_t> logit_rows_of(const GraphSignature& signature, const Decode
 }  // namespace
 
 GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request)
-    : session_(std::move(session)), request_(std::move(request)) {
+    : PromptBatchRun(std::move(request), session->signature().vocab_size), session_(std::move(session)) {
   use_kv_ = session_->supports_prefix();
   validate();
-  prompts_ = start_decoding(request_);
-  for (size_t p = 0; p < prompts_.size(); ++p) live_.push_back(static_cast<int32_t>(p));
 }
 
+// The one rule beyond check_generation_request: a graph that numbers positions from its cache takes no padding.
 void GenerationRun::validate() const {
-  check_generation_request(request_, session_->signature().vocab_size);
   const auto& prompts = request_.prompts;
   const GraphSignature& signature = session_->signature();
   const bool takes_padding = has_role(signature, InputRole::kPositionIds) && has_role(signature, InputRole::kAttentionMask);
@@ -71,40 +69,12 @@ void GenerationRun::validate() const {
   }
 }
 
-bool GenerationRun::finished() const {
-  return std::all_of(prompts_.begin(), prompts_.end(), [](const PromptDecoding& state) { return state.finish != FinishReason::kRunning; });
-}
-
-void GenerationRun::stop(std::span<const int32_t> prompts) {
-  for (const int32_t p : prompts) {
-    if (p < 0 || static_cast<size_t>(p) >= prompts_.size()) throw Error("BAD_DATA", "stop(): no prompt " + std::to_string(p) + " in this run");
-    if (prompts_[static_cast<size_t>(p)].finish == FinishReason::kRunning) prompts_[static_cast<size_t>(p)].finish = FinishReason::kStopped;
+void GenerationRun::forward() {
+  if (use_kv_) {
+    forward_with_cache();
+  } else {
+    forward_recompute();
   }
-}
-
-StepOutput GenerationRun::step(int32_t steps) {
-  StepOutput output;
-  drop_finished_rows();
-  output.prompts = live_;
-  std::vector<size_t> generated_before;
-  for (const int32_t p : live_) generated_before.push_back(prompts_[static_cast<size_t>(p)].generated.size());
-  for (int32_t s = 0; s < steps; ++s) {
-    drop_finished_rows();
-    if (live_.empty()) break;
-    if (use_kv_) {
-      forward_with_cache();
-    } else {
-      forward_recompute();
-    }
-  }
-  output.token_offsets.push_back(0);
-  for (size_t i = 0; i < output.prompts.size(); ++i) {
-    const PromptDecoding& state = prompts_[static_cast<size_t>(output.prompts[i])];
-    output.tokens.insert(output.tokens.end(), state.generated.begin() + static_cast<std::ptrdiff_t>(generated_before[i]), state.generated.end());
-    output.token_offsets.push_back(static_cast<int32_t>(output.tokens.size()));
-    output.finish.push_back(static_cast<uint8_t>(state.finish));
-  }
-  return output;
 }
 
 template <class Replace>

@@ -22,30 +22,24 @@
 #include <vector>
 
 #include "../core/token_sampler.h"
-#include "decoding_run.h"
 #include "generation_request.h"
-#include "next_token.h"
+#include "prompt_batch_run.h"
 #include "scoring_session.h"
 
 namespace mlrb {
 
-class GenerationRun : public DecodingRun {
+class GenerationRun : public PromptBatchRun {
  public:
   // Throws BAD_DATA (naming the prompt) for empty prompts, ids outside the vocabulary, unequal lengths where
   // the graph cannot take padding, or settings out of range.
   GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request);
 
   [[nodiscard]] bool uses_kv_cache() const override { return use_kv_; }
-  [[nodiscard]] bool finished() const override;
-  // Runs up to `steps` forward passes (fewer once every prompt has finished). Not thread-safe: the caller
-  // serialises step() and stop().
-  [[nodiscard]] StepOutput step(int32_t steps) override;
-  // Marks prompts as finished by a stop string; their rows leave the batch before the next pass.
-  void stop(std::span<const int32_t> prompts) override;
 
  private:
   void validate() const;
-  void drop_finished_rows();
+  void drop_finished_rows() override;
+  void forward() override;
   void trim_shared_padding();
   // kv_[i] = replace(kv_[i], plan) for each past input's plan, in signature order (kv_'s order).
   template <class Replace>
@@ -57,10 +51,7 @@ class GenerationRun : public DecodingRun {
   [[nodiscard]] std::string describe_pass(int64_t rows, int64_t length) const;
 
   std::shared_ptr<const ScoringSession> session_;
-  GenerationRequest request_;
   bool use_kv_ = false;
-  std::vector<PromptDecoding> prompts_;
-  std::vector<int32_t> live_;  // the prompt of each batch row
   // KV-cache mode: presents of the last pass (signature past order) over kv_length_ positions; per row, how
   // many leading positions are padding (the mask is 0 there and 1 after: padding only ever leads), and its
   // next position.

@@ -1,4 +1,4 @@
-#include "seq2seq_tensors.h"
+#include "host_tensors.h"
 
 #include <cstring>
 #include <string>

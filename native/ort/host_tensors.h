@@ -1,5 +1,6 @@
-// Host tensors the encoder-decoder passes feed ORT. Each is a copy owned by the tensor (token ids, masks and a
-// flag are small; KV and encoder states are viewed, not copied), so a pass's inputs carry no lifetimes.
+// Host tensors the decoding and encoder-decoder passes feed ORT: small inputs (token ids, masks, a flag) as copies
+// the tensor owns, so a pass's inputs carry no lifetimes; large ones (KV, encoder states) as views; and the slices
+// a batch keeps when rows finish.
 #pragma once
 
 #include <cstdint>

@@ -17,34 +17,27 @@
 #include <span>
 #include <vector>
 
-#include "decoding_run.h"
-#include "next_token.h"
+#include "prompt_batch_run.h"
 #include "seq2seq_session.h"
 
 namespace mlrb {
 
-class Seq2SeqGenerationRun : public DecodingRun {
+class Seq2SeqGenerationRun : public PromptBatchRun {
  public:
   // Throws BAD_DATA (naming the prompt) for empty prompts, ids outside the vocabulary or settings out of range.
   Seq2SeqGenerationRun(std::shared_ptr<const Seq2SeqSession> session, GenerationRequest request);
 
   [[nodiscard]] bool uses_kv_cache() const override { return session_->uses_kv_cache(); }
-  [[nodiscard]] bool finished() const override;
-  [[nodiscard]] StepOutput step(int32_t steps) override;
-  void stop(std::span<const int32_t> prompts) override;
 
  private:
-  void drop_finished_rows();
-  void forward();
+  void drop_finished_rows() override;
+  void forward() override;
   void forward_with_cache(DecoderPass& pass);
   void forward_recompute(DecoderPass& pass);
   // Each live row's next token from the logits [rows, length, vocab], read at the last position.
   void choose_tokens(const Ort::Value& logits, int64_t length);
 
   std::shared_ptr<const Seq2SeqSession> session_;
-  GenerationRequest request_;
-  std::vector<PromptDecoding> prompts_;
-  std::vector<int32_t> live_;  // the prompt of each batch row
   std::optional<EncoderStates> encoder_;  // of the live rows, once encoded
   std::vector<Ort::Value> kv_;  // KV-cache mode: per layer, the four tensors in KvSlot order, for the live rows
   SamplerScratch scratch_;

@@ -13,7 +13,7 @@
 #include "generation_inputs.h"
 #include "ort_failure.h"
 #include "rewritten_session.h"
-#include "seq2seq_tensors.h"
+#include "host_tensors.h"
 #include "session_description.h"
 
 namespace mlrb {
