@@ -1,6 +1,6 @@
 /**
- * The budgets an `auto` batch size plans forward passes within, whatever the model kind: CPU-sized, or GPU-sized
- * on CUDA, and split so that a small job still gives every concurrent pass work.
+ * How many forward passes run at once, and the budgets an `auto` batch size plans them within, whatever the model
+ * kind: CPU-sized, or GPU-sized on CUDA, and split so that a small job still gives every concurrent pass work.
  */
 import type { ExecutionProvider } from '../native/binding.js';
 import { loadBinding } from '../native/binding.js';
@@ -27,4 +27,11 @@ export function autoBudgets(provider: ExecutionProvider, options: ScoreOptions, 
     memoryBytes: options.memoryBudgetBytes ?? gpuMemoryBudgetBytes(loadBinding().cudaDevice()?.freeBytes ?? null),
     tokensPerBatch: options.tokensPerBatch ?? Math.min(GPU_TOKENS_PER_BATCH, spreadCap),
   };
+}
+
+/** Forward passes in flight at once: the caller's concurrentBatches, else the model's; RangeError unless a positive integer. */
+export function concurrentPasses(options: Pick<ScoreOptions, 'concurrentBatches'>, modelDefault: number): number {
+  const concurrency = options.concurrentBatches ?? modelDefault;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrentBatches must be a positive integer, got ${concurrency}`);
+  return concurrency;
 }

@@ -10,7 +10,8 @@ import { isTokenWindow, type LoglikelihoodRequest, type LoglikelihoodResult, typ
 import { batchFitsFor, type ModelDimensions } from './batch-size.js';
 import { DEFAULT_MAX_PADDING_FRACTION, packBatch, planBatches, planRows, type PackedPlan, type PlannedRow } from './collator.js';
 import { runJobs } from './job-runner.js';
-import { autoBudgets, spreadTokenCap } from './pass-budgets.js';
+import { filePassResults } from './pass-results.js';
+import { autoBudgets, concurrentPasses, spreadTokenCap } from './pass-budgets.js';
 import { DEFAULT_MIN_PREFIX_TOKENS, planPrefixGroups, type PrefixGroup } from './prefix-plan.js';
 import { assertInVocabulary, encodeRequest, encodingRulesFor, modelInputFor, type ModelInput } from './request-encoding.js';
 import { scoreSeq2SeqInputs } from './seq2seq-scoring.js';
@@ -118,8 +119,7 @@ export async function scoreModelInputs(
 ): Promise<ScoreOutput> {
   if (model.backend === 'seq2seq') return scoreSeq2SeqInputs(model, inputs, options, describe);
   assertInVocabulary(inputs, model.vocabSize, describe);
-  const concurrency = options.concurrentBatches ?? model.parallelBatches;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrentBatches must be a positive integer, got ${concurrency}`);
+  const concurrency = concurrentPasses(options, model.parallelBatches);
   const started = performance.now();
   const rows = planRows(inputs, { mergePrefixRows: options.mergePrefixRows ?? true });
   const { jobs, groups } = planJobs(model, rows, options, concurrency);
@@ -132,13 +132,7 @@ export async function scoreModelInputs(
     const prefix = job.group ? await prefixes.acquire(job.group) : undefined;
     const scores = await model.scoreBatch(packed.batch, prefix);
     if (job.group) await prefixes.finished(job.group);
-    const requestIndices = Array.from(packed.requestIndices);
-    const batchResults = requestIndices.map((requestIndex, position) => {
-      const result = { loglik: scores.logliks[position] as number, isGreedy: scores.greedy[position] === 1 };
-      results[requestIndex] = result;
-      return result;
-    });
-    options.onBatchScored?.(requestIndices, batchResults);
+    filePassResults(scores, packed.requestIndices, results, options.onBatchScored);
     const prefixLength = job.group?.prefix.length ?? 0;
     totals.requestsDone += packed.requestIndices.length;
     totals.tokensDone += packed.inputTokenCount + prefixLength * job.rows.length;

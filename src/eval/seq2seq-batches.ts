@@ -6,9 +6,9 @@
  * Requests are grouped by encoder input; groups go longest context first (lm-eval's Collator order, and each pass's
  * first context sets its padded length), and within a group longest continuation first. A pass grows while `fits`
  * allows; a group too big for one pass (every BLiMP sentence reads the same one-token context) continues in the
- * next, which encodes its context again. Packed, a pass is the PackedBatch native/ort/seq2seq_session.h reads.
+ * next, which encodes its context again. A pass is packed by the causal path's packBatch (collator.ts): its rows are
+ * the encoder inputs and each request's end is its row's length, which native/ort/seq2seq_session.h reads as such.
  */
-import type { PackedPlan } from './collator.js';
 import { compareLexicographic } from './collator.js';
 import {
   ACTIVATION_FLOATS_PER_HIDDEN, ACTIVATIONS_PER_BATCH, DEFAULT_TOKENS_PER_BATCH, FALLBACK_HEADS, FALLBACK_HIDDEN, FLOAT_BYTES, MAX_TOKENS_PER_BATCH,
@@ -111,33 +111,4 @@ export function seq2seqFitsFor(batchSize: number | 'auto', dims: Seq2SeqDimensio
     const scores = heads * (encoderTokens * shape.encoderLength + decoderTokens * (shape.decoderLength + shape.encoderLength)) * FLOAT_BYTES * 2;
     return tokens <= tokenBudget && logits + activations + scores <= memoryBudgetBytes;
   };
-}
-
-/** A pass as the native session takes it: encoder rows, and per request its row and continuation. */
-export function packSeq2SeqPass(rows: readonly EncoderRow[], inputs: readonly ModelInput[]): PackedPlan {
-  const requestIndices = rows.flatMap((row) => row.requestIndices);
-  const tokenCount = rows.reduce((sum, row) => sum + row.tokens.length, 0);
-  const targetCount = requestIndices.reduce((sum, index) => sum + (inputs[index] as ModelInput).continuationTokens.length, 0);
-  const tokens = new Int32Array(tokenCount);
-  const rowOffsets = new Int32Array(rows.length + 1);
-  const requestRows = new Int32Array(requestIndices.length);
-  const targets = new Int32Array(targetCount);
-  const targetOffsets = new Int32Array(requestIndices.length + 1);
-  let tokenCursor = 0;
-  let request = 0;
-  let targetCursor = 0;
-  rows.forEach((row, rowIndex) => {
-    tokens.set(row.tokens, tokenCursor);
-    tokenCursor += row.tokens.length;
-    rowOffsets[rowIndex + 1] = tokenCursor;
-    for (const index of row.requestIndices) {
-      const continuation = (inputs[index] as ModelInput).continuationTokens;
-      requestRows[request] = rowIndex;
-      targets.set(continuation, targetCursor);
-      targetCursor += continuation.length;
-      request += 1;
-      targetOffsets[request] = targetCursor;
-    }
-  });
-  return { batch: { tokens, rowOffsets, requestRows, targets, targetOffsets }, requestIndices: Int32Array.from(requestIndices), inputTokenCount: tokenCount + targetCount };
 }

@@ -7,9 +7,11 @@
 import type { LanguageModel } from '../model/language-model.js';
 import type { LoglikelihoodResult } from './instance.js';
 import { runJobs } from './job-runner.js';
-import { autoBudgets, spreadTokenCap } from './pass-budgets.js';
+import { filePassResults } from './pass-results.js';
+import { autoBudgets, concurrentPasses, spreadTokenCap } from './pass-budgets.js';
 import { assertInVocabulary, type ModelInput } from './request-encoding.js';
-import { groupByEncoderInput, packSeq2SeqPass, planSeq2SeqPasses, seq2seqFitsFor, type EncoderRow } from './seq2seq-batches.js';
+import { packBatch } from './collator.js';
+import { groupByEncoderInput, planSeq2SeqPasses, seq2seqFitsFor, type EncoderRow } from './seq2seq-batches.js';
 import type { ScoreOptions, ScoreOutput } from './score-types.js';
 
 export async function scoreSeq2SeqInputs(
@@ -19,8 +21,7 @@ export async function scoreSeq2SeqInputs(
   describe: (index: number) => string,
 ): Promise<ScoreOutput> {
   assertInVocabulary(inputs, model.vocabSize, describe);
-  const concurrency = options.concurrentBatches ?? model.parallelBatches;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrentBatches must be a positive integer, got ${concurrency}`);
+  const concurrency = concurrentPasses(options, model.parallelBatches);
   const started = performance.now();
   const groups = groupByEncoderInput(inputs);
   // The work without reuse: each distinct context once, each continuation once.
@@ -39,15 +40,11 @@ export async function scoreSeq2SeqInputs(
   const results = new Array<LoglikelihoodResult>(inputs.length);
   const totals = { requestsDone: 0, tokensDone: 0, paddedTokens: 0, logitRows: 0, encoderTokens: 0 };
   const encoded = new Set<readonly number[]>();
-  await runJobs(passes, (rows) => packSeq2SeqPass(rows, inputs), async (rows: EncoderRow[], packed) => {
+  // packBatch's rows need a scored tail; an encoder row's decoder rows are planned apart, so it is unused here.
+  const pack = (rows: readonly EncoderRow[]) => packBatch(rows.map((row) => ({ ...row, scoredTail: 0 })), inputs);
+  await runJobs(passes, pack, async (rows: EncoderRow[], packed) => {
     const scores = await model.scoreBatch(packed.batch);
-    const requestIndices = Array.from(packed.requestIndices);
-    const batchResults = requestIndices.map((requestIndex, position) => {
-      const result = { loglik: scores.logliks[position] as number, isGreedy: scores.greedy[position] === 1 };
-      results[requestIndex] = result;
-      return result;
-    });
-    options.onBatchScored?.(requestIndices, batchResults);
+    const requestIndices = filePassResults(scores, packed.requestIndices, results, options.onBatchScored);
     totals.requestsDone += requestIndices.length;
     // Progress counts a context once, however many passes its requests were split over (tokensTotal does too).
     const firstSeen = rows.filter((row) => !encoded.has(row.tokens));
