@@ -3,7 +3,7 @@
  * estimate (plus the measurement when there is a budget to judge), combined into one pass/fail.
  */
 import { checkDramBudget, resolveBudget, type DramCheck, type EdgeTrack } from './dram-check.js';
-import { estimateDram } from './dram-estimate.js';
+import { estimateDram, type DramEstimate } from './dram-estimate.js';
 import { checkDramProvider, measureDram, type DramMeasurement, type DramProvider } from './dram-measure.js';
 import { isMlrbError } from '../errors.js';
 import { buildInspectReport, optionalConfigBeside, type InspectReport } from './inspect-report.js';
@@ -38,28 +38,38 @@ export interface EdgeCheckReport {
 
 export async function checkEdgeModel(modelPath: string, options: EdgeCheckOptions = {}): Promise<EdgeCheckReport> {
   const budget = resolveBudget(options.track, options.dramBudgetBytes);
-  const provider = checkDramProvider(options.provider);
+  checkDramProvider(options.provider);
   const graph = await readModelGraph(modelPath);
   const { config, note } = optionalConfigBeside(modelPath);
   const inspect = buildInspectReport(graph, config, note);
   const quantization = checkQuantization(graph, { bf16: options.bf16 ?? 'warn' });
   const estimate = estimateDram(inspect, options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens });
-  const shouldMeasure = options.measure ?? budget !== null;
-  let measurement: DramMeasurement | null = null;
-  let measurementError: DramCheck['measurementError'] = null;
-  if (shouldMeasure) {
-    try {
-      measurement = await measureDram(modelPath, {
-        tokens: estimate.contextTokens,
-        provider,
-        ...(options.threads !== undefined ? { threads: options.threads } : {}),
-        ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
-      });
-    } catch (error) {
-      if (!isMlrbError(error)) throw error;
-      measurementError = { code: error.code, message: error.message };
-    }
-  }
+  const { measurement, measurementError } = await measureWhenAsked(modelPath, estimate, options, budget !== null);
   const dram = checkDramBudget(estimate, measurement, budget, measurementError);
   return { inspect, quantization, dram, verdict: combineVerdicts([quantization.verdict, dram.verdict]) };
+}
+
+/**
+ * The child-process measurement at the estimate's context, when asked for (by default: when there is a budget to
+ * judge); a model that cannot be measured gives the error, which the budget check reports, rather than throwing.
+ */
+export async function measureWhenAsked(
+  modelPath: string,
+  estimate: DramEstimate,
+  options: EdgeCheckOptions,
+  hasBudget: boolean,
+): Promise<{ measurement: DramMeasurement | null; measurementError: DramCheck['measurementError'] }> {
+  if (!(options.measure ?? hasBudget)) return { measurement: null, measurementError: null };
+  try {
+    const measurement = await measureDram(modelPath, {
+      tokens: estimate.contextTokens,
+      provider: checkDramProvider(options.provider),
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
+    });
+    return { measurement, measurementError: null };
+  } catch (error) {
+    if (!isMlrbError(error)) throw error;
+    return { measurement: null, measurementError: { code: error.code, message: error.message } };
+  }
 }

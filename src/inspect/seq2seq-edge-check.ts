@@ -12,8 +12,8 @@ import { seq2seqGraphFiles } from '../model/seq2seq-files.js';
 import { readConfigParameters } from './config-parameters.js';
 import { checkDramBudget, resolveBudget, type DramCheck } from './dram-check.js';
 import { estimateDram, type DramEstimate } from './dram-estimate.js';
-import { checkDramProvider, measureDram, type DramMeasurement } from './dram-measure.js';
-import type { EdgeCheckOptions } from './edge-check.js';
+import { checkDramProvider } from './dram-measure.js';
+import { measureWhenAsked, type EdgeCheckOptions } from './edge-check.js';
 import { buildInspectReport, optionalConfigBeside, type InspectReport } from './inspect-report.js';
 import { readModelGraph } from './model-graph.js';
 import { checkQuantization, type QuantizationCheck } from './quantization-check.js';
@@ -77,7 +77,7 @@ function combinedEstimate(estimates: readonly DramEstimate[]): DramEstimate {
 
 export async function checkSeq2SeqEdgeModel(files: Seq2SeqFiles, options: EdgeCheckOptions = {}): Promise<Seq2SeqEdgeReport> {
   const budget = resolveBudget(options.track, options.dramBudgetBytes);
-  const provider = checkDramProvider(options.provider);
+  checkDramProvider(options.provider);
   const { config, note } = optionalConfigBeside(files.encoder);
   const graphs: Seq2SeqGraphCheck[] = [];
   for (const file of seq2seqGraphFiles(files)) {
@@ -89,21 +89,7 @@ export async function checkSeq2SeqEdgeModel(files: Seq2SeqFiles, options: EdgeCh
   // positions; an encoder-decoder's positions are relative, so no table bounds its input.
   const relative = (report: InspectReport): InspectReport => ({ ...report, graph: { ...report.graph, positionLimit: null } });
   const estimate = combinedEstimate(graphs.map((graph) => estimateDram(relative(graph.inspect), contextOptions)));
-  let measurement: DramMeasurement | null = null;
-  let measurementError: DramCheck['measurementError'] = null;
-  if (options.measure ?? budget !== null) {
-    try {
-      measurement = await measureDram(files.folder, {
-        tokens: estimate.contextTokens,
-        provider,
-        ...(options.threads !== undefined ? { threads: options.threads } : {}),
-        ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
-      });
-    } catch (error) {
-      if (!isMlrbError(error)) throw error;
-      measurementError = { code: error.code, message: error.message };
-    }
-  }
+  const { measurement, measurementError } = await measureWhenAsked(files.folder, estimate, options, budget !== null);
   const dram = checkDramBudget(estimate, measurement, budget, measurementError);
   const quantization = { verdict: combineVerdicts(graphs.map((graph) => graph.quantization.verdict)) };
   return {
