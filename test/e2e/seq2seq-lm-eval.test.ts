@@ -5,7 +5,6 @@
  * continuation ids, every loglikelihood within 1e-4 (ONNX Runtime vs torch), the same greedy flags and the same
  * accuracies. Needs ../shared for the data; skipped visibly without it.
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evaluate } from '../../src/eval/evaluate.js';
@@ -15,18 +14,13 @@ import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
 import { loadSuite } from '../../src/tasks/registry.js';
 import { isMultipleChoice } from '../../src/tasks/types.js';
-import {
-  readRecordedRequests, readSeq2SeqExpectation, SEQ2SEQ_EXPORTS, SEQ2SEQ_MODELS, seq2seqFolder, type RecordedRequest,
-} from '../support/seq2seq-fixtures.js';
+import { idsSha256, requestKey as key, sha256, type RecordedRequest } from '../support/lm-eval-requests.js';
+import { readSeq2SeqExpectation, readSeq2SeqRequests, SEQ2SEQ_EXPORTS, SEQ2SEQ_MODELS, seq2seqFolder } from '../support/seq2seq-fixtures.js';
 import { hasShared, sharedDir, sharedPaths } from '../support/shared-data.js';
 
 const MMLU_LIMIT = 2;
 const BLIMP_PARADIGMS = ['adjunct_island', 'anaphor_gender_agreement', 'causative', 'determiner_noun_agreement_1', 'wh_questions_object_gap'];
 const BLIMP_LIMIT = 10;
-
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
-const idsSha256 = (ids: readonly number[]): string => sha256(ids.join(','));
-const key = (task: string, doc: number, choice: number): string => `${task}/${doc}/${choice}`;
 
 interface RecordedResults {
   readonly results: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
@@ -39,7 +33,7 @@ async function lmEvalRequests(): Promise<LoglikelihoodRequest[]> {
 }
 
 describe.skipIf(!hasShared).each(SEQ2SEQ_EXPORTS)('%s (%s export) against lm-eval 0.4.13’s seq2seq backend', (name, layout) => {
-  const recorded = new Map(readRecordedRequests(name).map((row) => [key(row.task, row.doc, row.choice), row]));
+  const recorded = readSeq2SeqRequests(name);
   let model: LanguageModel;
   let requests: LoglikelihoodRequest[];
 

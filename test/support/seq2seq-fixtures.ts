@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { readRecordedRequests, type RecordedRequest } from './lm-eval-requests.js';
 import { repoRoot } from './shared-data.js';
 
 export const SEQ2SEQ_FIXTURES = path.join(repoRoot, 'test/fixtures/seq2seq');
@@ -21,25 +22,9 @@ export function readSeq2SeqExpectation<T>(file: string): T {
   return JSON.parse(readFileSync(path.join(SEQ2SEQ_FIXTURES, 'expectations', file), 'utf8')) as T;
 }
 
-/** One request as lm-eval 0.4.13 built and scored it (record_0413_expectations.py's RequestRecorder). */
-export interface RecordedRequest {
-  readonly task: string;
-  readonly doc: number;
-  readonly choice: number;
-  readonly context_sha256: string;
-  readonly context_length: number;
-  readonly context_head: readonly number[];
-  readonly context_ids_sha256: string;
-  readonly continuation_ids: readonly number[];
-  readonly loglik: number;
-  readonly is_greedy: boolean;
-}
-
-export function readRecordedRequests(name: Seq2SeqModelName): RecordedRequest[] {
-  return readFileSync(path.join(SEQ2SEQ_FIXTURES, 'expectations', `${name}-requests.jsonl`), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as RecordedRequest);
+/** lm-eval 0.4.13's requests on one fixture model, by task/doc/choice. */
+export function readSeq2SeqRequests(name: Seq2SeqModelName): Map<string, RecordedRequest> {
+  return readRecordedRequests(path.join(SEQ2SEQ_FIXTURES, 'expectations', `${name}-requests.jsonl`));
 }
 
 export interface RecordedEdges {
