@@ -9,6 +9,7 @@
 #include "fatal_signal_report.h"
 #include "inspect_binding.h"
 #include "generate_binding.h"
+#include "process_binding.h"
 #include "seq2seq_wrap.h"
 #include "session_wrap.h"
 
@@ -72,6 +73,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   register_inspect(env, exports);
   register_cpu_kernel(env, exports);
   register_cuda(env, exports);
+  register_process(env, exports);
   return exports;
 }
 

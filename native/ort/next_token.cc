@@ -39,7 +39,8 @@ std::vector<PromptDecoding> start_decoding(const GenerationRequest& request) {
 void take_next_token(std::span<const float> row, const GenerationRequest& request, size_t prompt, PromptDecoding& state, SamplerScratch& scratch) {
   const int32_t token = request.sampling ? sample_token(row, request.sampling->params, *state.random, scratch) : argmax_token(row);
   if (token < 0) {
-    throw Error("NUMERIC", "the logits for prompt " + std::to_string(prompt) + " at new token " + std::to_string(state.generated.size()) + " hold NaN");
+    throw Error("NUMERIC", "the logits for prompt " + std::to_string(prompt) + " at new token " + std::to_string(state.generated.size()) +
+                                " hold NaN or +Infinity, or no finite value");
   }
   state.generated.push_back(token);
   if (std::find(request.eos_token_ids.begin(), request.eos_token_ids.end(), token) != request.eos_token_ids.end()) {

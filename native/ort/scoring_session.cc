@@ -57,7 +57,7 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   try {
     // The fused attention ops are CPU kernels: on CUDA they would move every layer's tensors to the host,
     // so passes emitting them are off there.
-    opened = open_rewritten_session(runtime, model_path, session_options, RewriteRequest{options_.rewrites, !on_cuda, options_.read_root});
+    opened = open_rewritten_session(runtime, model_path, session_options, RewriteRequest{options_.rewrites, !on_cuda, options_.read_root, options_.initializer_overrides});
   } catch (const Ort::Exception& error) {
     throw ort_failure(error, code_for_load_failure(error.GetOrtErrorCode()), "cannot load " + model_path);
   }

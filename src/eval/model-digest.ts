@@ -7,12 +7,12 @@
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { rememberedSha256 } from '../cache/file-digests.js';
+import { rememberedSha256, type RememberOptions } from '../cache/file-digests.js';
 import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import { loadBinding } from '../native/binding.js';
 
 /** `cacheDir` is where file hashes are remembered between runs (false: hash every time). */
-export async function modelContentSha256(graphFiles: string | readonly string[], cacheDir: string | false): Promise<string> {
+export async function modelContentSha256(graphFiles: string | readonly string[], cacheDir: string | false, options: RememberOptions = {}): Promise<string> {
   const graphs = typeof graphFiles === 'string' ? [graphFiles] : graphFiles;
   const hash = createHash('sha256');
   for (const modelPath of graphs) {
@@ -21,8 +21,8 @@ export async function modelContentSha256(graphFiles: string | readonly string[],
       .sort();
     // One graph hashes as it always did; several are named, so swapping two files' roles is another model.
     const name = graphs.length === 1 ? '' : ` ${path.basename(modelPath)}`;
-    hash.update(`graph${name} ${await rememberedSha256(modelPath, cacheDir)}\n`);
-    for (const file of externalFiles) hash.update(`external ${path.basename(file)} ${await rememberedSha256(file, cacheDir)}\n`);
+    hash.update(`graph${name} ${await rememberedSha256(modelPath, cacheDir, options)}\n`);
+    for (const file of externalFiles) hash.update(`external ${path.basename(file)} ${await rememberedSha256(file, cacheDir, options)}\n`);
   }
   return hash.digest('hex');
 }
@@ -31,10 +31,10 @@ export async function modelContentSha256(graphFiles: string | readonly string[],
  * The results' model_sha256: the graph file's sha256 for a one-graph model; for several, the sha256 of their
  * `sha256sum`-style listing ("<hash>  <file name>" per line, in load order).
  */
-export async function modelFilesSha256(graphFiles: readonly string[], cacheDir: string | false): Promise<string> {
-  if (graphFiles.length === 1) return rememberedSha256(graphFiles[0] as string, cacheDir);
+export async function modelFilesSha256(graphFiles: readonly string[], cacheDir: string | false, options: RememberOptions = {}): Promise<string> {
+  if (graphFiles.length === 1) return rememberedSha256(graphFiles[0] as string, cacheDir, options);
   const hash = createHash('sha256');
-  for (const file of graphFiles) hash.update(`${await rememberedSha256(file, cacheDir)}  ${path.basename(file)}\n`);
+  for (const file of graphFiles) hash.update(`${await rememberedSha256(file, cacheDir, options)}  ${path.basename(file)}\n`);
   return hash.digest('hex');
 }
 

@@ -5,6 +5,7 @@
 import { parseGenerateOptions, type GenerateOptions } from '../config/generate-options.js';
 import { loadModel } from '../model/onnx-model.js';
 import { generationLoadOptions } from './load-options.js';
+import { checkPromptLength } from './text-bounds.js';
 import { createTextGenerator } from './text-generator.js';
 import type { Generation } from './types.js';
 
@@ -18,6 +19,7 @@ export interface GenerateResult {
 
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const resolved = parseGenerateOptions(options);
+  resolved.prompts.forEach((text, index) => checkPromptLength(text, `prompt ${index}`, { prompt: index }));
   const model = await loadModel(generationLoadOptions(resolved.model, resolved));
   try {
     const tokenizer = model.requireTokenizer();

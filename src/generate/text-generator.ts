@@ -79,7 +79,7 @@ class OnnxTextGenerator implements TextGenerator {
     const tokenizer = this.model.requireTokenizer();
     this.warnOnceWithoutCache();
     const decode = (ids: readonly number[]): string => tokenizer.decode(ids, { skipSpecialTokens: true });
-    const states: PromptProgress[] = prompts.map(() => ({ generated: new GeneratedText(decode, settings.stopStrings ?? []), finish: null }));
+    const states: PromptProgress[] = prompts.map((_prompt, index) => ({ generated: new GeneratedText(decode, settings.stopStrings ?? [], `prompt ${index}`), finish: null }));
     const progress = { finishedPrompts: 0, totalPrompts: prompts.length, generatedTokens: 0 };
     const batches = planGenerationBatches(prompts.map((prompt) => prompt.length), this.batchSize, this.needsEqualLengths());
     let next = 0;

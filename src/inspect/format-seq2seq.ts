@@ -14,9 +14,10 @@ export function formatSeq2SeqEdgeReport(report: Seq2SeqEdgeReport): string {
   for (const graph of report.graphs) {
     const dtypes = Object.entries(graph.inspect.bytesByDtype).map(([dtype, totals]) => `${dtype} ${formatBytes(totals.bytes)}`).join(' · ');
     lines.push(`  ${graph.file}: ${formatBytes(graph.inspect.fileBytes)} file · ${formatBytes(graph.inspect.tensorBytes)} tensors (${dtypes}) · ` +
-      `${formatCount(graph.inspect.nodeCount)} nodes · quantization ${graph.quantization.verdict.status}`);
+      `${formatCount(graph.inspect.nodeCount)} nodes · quantization ${graph.quantization.verdict.status} · weight types ${graph.weightDtypes.verdict.status}`);
   }
   lines.push('', ...formatVerdict('Quantization, every graph (weights must be fp16/fp32)', report.quantization.verdict));
+  lines.push(...formatVerdict('Weight types, every graph (FP16 or FP32)', report.weightDtypes.verdict));
   lines.push('', ...formatDram(report.dram, []));
   lines.push('', ...formatVerdict('Verdict', report.verdict));
   return `${lines.join('\n')}\n`;

@@ -1,6 +1,6 @@
 /**
- * `inspect` for an encoder-decoder export: the quantization check on every graph (the model is quantized if any of
- * its graphs is), the parameters of the model the files describe (its graphs repeat the shared embedding and the
+ * `inspect` for an encoder-decoder export: the weight rules (no quantization, FP16/FP32 weights) on every graph (the
+ * model breaks a rule if any of its graphs does), the parameters of the model the files describe (its graphs repeat the shared embedding and the
  * decoder's layers, so they are counted from config.json as transformers' num_parameters() counts them), and DRAM:
  * the estimate holds every graph's weights (all are loaded at once) and the largest graph's working set (one runs at
  * a time); the measurement loads the whole model in a child process and scores one encoder row and its decoder row.
@@ -13,10 +13,10 @@ import { readConfigParameters } from './config-parameters.js';
 import { checkDramBudget, resolveBudget, type DramCheck } from './dram-check.js';
 import { estimateDram, type DramEstimate } from './dram-estimate.js';
 import { checkDramProvider } from './dram-measure.js';
-import { measureWhenAsked, type EdgeCheckOptions } from './edge-check.js';
+import { judgeWeights, measureWhenAsked, type EdgeCheckOptions } from './edge-check.js';
 import { buildInspectReport, optionalConfigBeside, type InspectReport } from './inspect-report.js';
 import { readModelGraph } from './model-graph.js';
-import { checkQuantization, type QuantizationCheck } from './quantization-check.js';
+import type { QuantizationCheck, WeightDtypeCheck } from './quantization-check.js';
 import { formatBytes } from './units.js';
 import { combineVerdicts, type Verdict } from './verdict.js';
 
@@ -25,6 +25,7 @@ export interface Seq2SeqGraphCheck {
   /** The graph's own report (file, opsets, inputs, outputs, bytes by dtype, ops). */
   readonly inspect: InspectReport;
   readonly quantization: QuantizationCheck;
+  readonly weightDtypes: WeightDtypeCheck;
 }
 
 export interface Seq2SeqParameters {
@@ -42,6 +43,7 @@ export interface Seq2SeqEdgeReport {
   /** Bytes of every tensor of every graph: what loading the model puts in memory. */
   readonly tensorBytes: number;
   readonly quantization: { readonly verdict: Verdict };
+  readonly weightDtypes: { readonly verdict: Verdict };
   readonly dram: DramCheck;
   readonly verdict: Verdict;
 }
@@ -82,7 +84,7 @@ export async function checkSeq2SeqEdgeModel(files: Seq2SeqFiles, options: EdgeCh
   const graphs: Seq2SeqGraphCheck[] = [];
   for (const file of seq2seqGraphFiles(files)) {
     const graph = await readModelGraph(file);
-    graphs.push({ file, inspect: buildInspectReport(graph, config, note), quantization: checkQuantization(graph, { bf16: options.bf16 ?? 'warn' }) });
+    graphs.push({ file, inspect: buildInspectReport(graph, config, note), ...judgeWeights(graph, options) });
   }
   const contextOptions = options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens };
   // T5's relative_attention_bias is a table of position buckets, which the one-graph reading takes for a table of
@@ -92,6 +94,7 @@ export async function checkSeq2SeqEdgeModel(files: Seq2SeqFiles, options: EdgeCh
   const { measurement, measurementError } = await measureWhenAsked(files.folder, estimate, options, budget !== null);
   const dram = checkDramBudget(estimate, measurement, budget, measurementError);
   const quantization = { verdict: combineVerdicts(graphs.map((graph) => graph.quantization.verdict)) };
+  const weightDtypes = { verdict: combineVerdicts(graphs.map((graph) => graph.weightDtypes.verdict)) };
   return {
     model: files.folder,
     layout: files.layout,
@@ -99,7 +102,8 @@ export async function checkSeq2SeqEdgeModel(files: Seq2SeqFiles, options: EdgeCh
     parameters: parametersOf(files.folder),
     tensorBytes: graphs.reduce((total, graph) => total + graph.inspect.tensorBytes, 0),
     quantization,
+    weightDtypes,
     dram,
-    verdict: combineVerdicts([quantization.verdict, dram.verdict]),
+    verdict: combineVerdicts([quantization.verdict, weightDtypes.verdict, dram.verdict]),
   };
 }

@@ -16,7 +16,7 @@ import { wikitextDataFetch, type DataFetch } from './data-fetch.js';
 import type { AgentEvalModelMetric } from './tasks.js';
 
 /** What a run may change of modelMetrics()'s procedure; everything else is MLRB's (the report names it all). */
-export type MlrbModelMetricsOptions = Pick<ModelMetricsOptions, 'textFile' | 'tokensPerSecond' | 'latency' | 'maxLength' | 'seed' | 'generation'> & {
+export type MlrbModelMetricsOptions = Pick<ModelMetricsOptions, 'textFile' | 'tokensPerSecond' | 'latency' | 'maxLength' | 'seed' | 'generation' | 'onProgress'> & {
   /** Where WikiText-2 raw test is (its folder, a folder holding `wikitext/`, or a hub cache); default the run's data folder. */
   readonly wikitextDir?: string;
 };

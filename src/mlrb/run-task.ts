@@ -22,6 +22,7 @@ import type { LmEvalResults } from '../eval/results.js';
 import { readConfigParameters } from '../inspect/config-parameters.js';
 import { inspectModel } from '../inspect/inspect-report.js';
 import { checkTrack, type TrackReport } from '../inspect/track-check.js';
+import type { TrackCheckOptions } from '../inspect/track-options.js';
 import { resolveModelGraphs } from '../model/model-path.js';
 import { resolveTaskNames } from '../tasks/task-names.js';
 import { judgeEligibility, type TrackOutcome } from './eligibility.js';
@@ -45,10 +46,11 @@ export interface TrackRunOptions {
   /** false judges the DRAM estimate instead of a measurement (the verdict then warns). */
   readonly measureDram?: boolean;
   readonly dramBudgetBytes?: number;
+  readonly onProgress?: TrackCheckOptions['onProgress'];
 }
 
 /** math_reasoning's generation: the problems, the engine, and the scoring options of scoreMathReasoning(). */
-export type MlrbMathReasoningOptions = Omit<MathReasoningOptions, 'generator' | 'encoder' | 'limit' | 'onProgress'> & {
+export type MlrbMathReasoningOptions = Omit<MathReasoningOptions, 'generator' | 'encoder' | 'limit'> & {
   readonly openGenerator: OpenTextGenerator;
 };
 
@@ -70,6 +72,8 @@ export interface MlrbRunOptions {
    * always, with these options or MLRB's defaults.
    */
   readonly modelMetrics?: MlrbModelMetricsOptions;
+  /** Told as each stage starts (suites, track, generation, model metrics), in words for a person. */
+  readonly onStage?: (stage: string) => void;
 }
 
 /** Why a run record without model metrics has none. */
@@ -86,13 +90,19 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const graphs = resolveModelGraphs(options.model);
   const modelFile = graphs.path;
 
+  const stage = (what: string): void => options.onStage?.(`${task.mlrbName}: ${what}`);
+  if (variant.suites.length > 0) stage(`reading the data of ${variant.suites.map((suite) => suite.name).join(', ')}`);
   const suites = await probeSuites(variant, options.dataDir, evaluateOptions);
+  if (variant.eligibility.kind === 'track') stage(`checking the ${variant.eligibility.track} track`);
   const track = graphs.seq2seq === null ? await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {}) : seq2seqTrack(task);
   const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
+  if (scored.length > 0) stage(`scoring ${scored.join(', ')}`);
   const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
   const parameters = graphs.seq2seq === null ? await parameterCount(track, modelFile) : seq2seqParameterCount(graphs.path);
+  if (variant.headline.kind === 'generated' && options.mathReasoning !== undefined) stage('generating the proofs');
   const generated = variant.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
   const metricsOptions = options.modelMetrics ?? (variant.modelMetrics === 'always' ? {} : undefined);
+  if (metricsOptions !== undefined) stage("measuring agent-eval's model metrics");
   const measured = metricsOptions === undefined ? undefined : await runModelMetrics(options, metricsOptions, evaluateOptions);
   const metricsNotAsked: Unavailable[] = measured === undefined ? AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, kind: 'metric', reason: MODEL_METRICS_NOT_ASKED })) : [];
 
@@ -202,6 +212,7 @@ async function runTrackCheck(
       provider: evaluateOptions.provider === 'cuda' ? 'cuda' : 'cpu',
       ...(evaluateOptions.threads !== undefined ? { threads: evaluateOptions.threads } : {}),
       ...(evaluateOptions.ortLibrary !== undefined ? { ortLibrary: evaluateOptions.ortLibrary } : {}),
+      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
     });
     return { kind: 'report', report };
   } catch (error) {

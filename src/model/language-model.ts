@@ -5,8 +5,8 @@
  * lm-eval's names for its HF backends. A leaf: types only.
  */
 import type {
-  BatchScores, ExecutionProvider, GraphSignature, NativeGeneration, NativeGenerationRequest, PackedBatch, PrefixId, RewriteOutcome,
-  RewriteSwitches, RuntimeInfo,
+  BatchScores, ExecutionProvider, GraphSignature, InitializerOverride, NativeGeneration, NativeGenerationRequest, PackedBatch, PrefixId,
+  RewriteOutcome, RewriteSwitches, RuntimeInfo,
 } from '../native/binding.js';
 import type { ProviderChoice } from './execution-provider.js';
 import type { ModelMetadata } from './model-metadata.js';
@@ -58,6 +58,11 @@ export interface LoadModelOptions {
    * exported (apart from LM-head slicing). Shorthand for rewrites.cpuFusion.
    */
   readonly cpuFusion?: boolean | undefined;
+  /**
+   * Initializers to replace in the graph ORT loads (the DRAM measurement's rebuilt rotary caches, dram-measure.ts);
+   * the file itself is never changed. A causal graph only: an encoder-decoder has no rotary cache to rebuild.
+   */
+  readonly initializerOverrides?: readonly InitializerOverride[] | undefined;
   /** Receives what loading decided (LM-head slicing, prefix reuse, the device), for verbose output. */
   readonly onLog?: ((message: string) => void) | undefined;
   /** Receives warnings (the 'auto' provider falling back to the CPU); default onLog, else stderr. */

@@ -123,6 +123,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
     readRoot: modelExternalDataRoot(modelPath),
     ...(metadata.numKeyValueHeads !== null ? { numKeyValueHeads: metadata.numKeyValueHeads } : {}),
     ...(metadata.headDim !== null ? { headDim: metadata.headDim } : {}),
+    ...(options.initializerOverrides !== undefined ? { initializerOverrides: options.initializerOverrides } : {}),
   };
   const rewrites = rewriteSwitches(options);
   const { session, provider } = await openSession(

@@ -97,6 +97,9 @@ function decoderStartOf(metadata: ModelMetadata, files: Seq2SeqFiles): number {
 
 /** Loads the export `files` describe; options as loadModel's (the causal graph rewrites do not apply). */
 export async function loadSeq2SeqModel(files: Seq2SeqFiles, options: LoadModelOptions): Promise<LanguageModel> {
+  if ((options.initializerOverrides?.length ?? 0) > 0) {
+    throw new TypeError('initializerOverrides replace a causal graph\'s rotary caches; an encoder-decoder export takes none');
+  }
   const sideFiles = loadSideFiles(files.folder, options);
   const { metadata } = sideFiles;
   const decoderStartTokenId = decoderStartOf(metadata, files);

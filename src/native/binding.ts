@@ -75,6 +75,20 @@ export interface NativeSessionOptions {
    * repository folder: src/io/hub-snapshot.ts); without it, only the model's own folder.
    */
   readonly readRoot?: string;
+  /**
+   * Initializers replaced in the graph ORT loads, by name (the DRAM measurement's rebuilt rotary caches): the model
+   * is then loaded from memory. BAD_MODEL when a name is no initializer of the graph.
+   */
+  readonly initializerOverrides?: readonly InitializerOverride[];
+}
+
+/** One initializer's replacement: a float tensor, its raw little-endian bytes. */
+export interface InitializerOverride {
+  readonly name: string;
+  /** ONNX TensorProto.DataType: 1 float32, 10 float16, 16 bfloat16. */
+  readonly elementType: number;
+  readonly dims: readonly number[];
+  readonly data: Uint8Array;
 }
 
 /**
@@ -376,6 +390,11 @@ export interface BindingModule {
   attentionKernel(request: AttentionKernelRequest): Float32Array;
   /** Zero scan over tensor payloads on disk, threaded (threads 0 = one per core). */
   scanZeros(requests: readonly NativeZeroScanRequest[], options?: { readonly threads?: number }): Promise<NativeZeroScanResult[]>;
+  /**
+   * Makes this process a child subreaper (Linux prctl PR_SET_CHILD_SUBREAPER): descendants orphaned by a child's
+   * exit are reparented to it, not to init. False where the OS has no such call. The Lean box's reaper uses it.
+   */
+  becomeChildSubreaper(): boolean;
 }
 
 const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');

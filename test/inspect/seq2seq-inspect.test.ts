@@ -1,11 +1,12 @@
 /**
  * `inspect` on an encoder-decoder export: parameters as transformers' num_parameters() counts the model
  * (scripts/seq2seq/record_lm_eval.py recorded it; the graphs repeat the shared embedding and the decoder), the
- * quantization check over every graph (one quantized graph fails the model), and DRAM with every graph's weights
+ * weight rules over every graph (one quantized or bfloat16 graph fails the model), and DRAM with every graph's weights
  * held at once, measured by loading the whole export.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { checkSeq2SeqEdgeModel } from '../../src/inspect/seq2seq-edge-check.js';
 import { seq2seqFilesIn } from '../../src/model/seq2seq-files.js';
@@ -32,6 +33,7 @@ describe('inspect, encoder-decoder exports', () => {
     expect(report.tensorBytes).toBe(report.graphs.reduce((total, graph) => total + graph.inspect.tensorBytes, 0));
     expect(report.dram.estimate.weightBytes).toBe(report.tensorBytes);
     expect(report.quantization.verdict.status).toBe('pass');
+    expect(report.weightDtypes.verdict.status).toBe('pass');
     expect(report.verdict.status).toBe('pass');
   });
 
@@ -46,11 +48,28 @@ describe('inspect, encoder-decoder exports', () => {
     expect(report.parameters.total).toBeNull(); // no config.json to count from: said, not guessed
   });
 
+  it('one bfloat16 graph fails the model on a track (the FP16/FP32 rule), and is a warning without one', async () => {
+    const folder = path.join(makeTempDir('seq2seq-inspect'), 'model');
+    mkdirSync(folder);
+    copyFileSync(path.join(seq2seqFolder('t5', 'nopast'), 'encoder_model.onnx'), path.join(folder, 'encoder_model.onnx'));
+    writeFileSync(path.join(folder, 'decoder_model.onnx'), gunzipSync(readFileSync(path.join(repoRoot, 'test/fixtures/edge/track/phi-bf16/model.onnx.gz'))));
+    const onTrack = await checkSeq2SeqEdgeModel(filesOf(folder), { measure: false, track: 'edge-training' });
+    expect(onTrack.graphs.map((graph) => graph.weightDtypes.verdict.status)).toEqual(['pass', 'fail']);
+    expect(onTrack.quantization.verdict.status).toBe('pass'); // bfloat16 is no quantization
+    expect(onTrack.verdict.status).toBe('fail');
+    const plain = await checkSeq2SeqEdgeModel(filesOf(folder), { measure: false });
+    expect(plain.weightDtypes.verdict.status).toBe('pass');
+    expect(plain.weightDtypes.verdict.warnings.length).toBeGreaterThan(0);
+  });
+
   it('measures DRAM by loading the whole export in a child process', async () => {
     const report = await checkSeq2SeqEdgeModel(filesOf(seq2seqFolder('flan-t5', 'merged')), { measure: true, contextTokens: 64 });
     expect(report.dram.measurementError).toBeNull();
     expect(report.dram.measurement?.tokens).toBe(64);
     expect(report.dram.measurement?.peakDeltaBytes).toBeGreaterThan(0);
+    // The text probes read the export folder's own tokenizer.json.
+    expect(report.dram.measurement?.text.tokenizer).toBe(path.join(seq2seqFolder('flan-t5', 'merged'), 'tokenizer.json'));
+    expect(report.dram.measurement?.probes.length).toBeGreaterThan(1);
   });
 
   it('`mlrb-eval inspect FOLDER` reports the export as one model', async () => {
