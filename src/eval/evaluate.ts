@@ -5,7 +5,6 @@
  * shard's documents (src/eval/shard.ts) for mergeShards() to join; scoreDocuments() scores any chosen documents
  * (the merge's --verify re-scores a sample of each shard's).
  */
-import path from 'node:path';
 import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
@@ -14,12 +13,11 @@ import { documentOutcomes } from './document-outcomes.js';
 import { loadSuites } from './load-suites.js';
 import type { Suite, Task } from '../tasks/types.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
-import { modelContentSha256 } from './model-digest.js';
+import { modelContentSha256, modelFilesLabel, modelFilesSha256 } from './model-digest.js';
 import { cpuRunFacts, environmentSummary } from './run-facts.js';
 import { buildRunResults, type EvaluateResult, type ScoredRun } from './run-results.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
-import { rememberedSha256 } from '../cache/file-digests.js';
 import { DEFAULT_SCORE_CACHE_MAX_BYTES, openScoreCache, type ScoreCache } from '../cache/score-cache.js';
 import { cachedScorer } from './cached-scoring.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
@@ -75,7 +73,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
   const model: LanguageModel = await modelLoading;
   try {
     // Refused before any model time (and before hashing the model starts).
-    checkGenerationFits(tasks, model.maxLength);
+    checkGenerationFits(tasks, model.maxLength, model.backend);
   } catch (error) {
     model.dispose();
     throw error;
@@ -84,15 +82,15 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   // Hashing a multi-GB model takes seconds (remembered between runs); it starts once the file is known good.
-  const modelHash = rememberedSha256(model.modelPath, cacheDir, { onWarning: warn });
-  const modelContentHash = modelContentSha256(model.modelPath, cacheDir, { onWarning: warn });
+  const modelHash = modelFilesSha256(model.graphFiles, cacheDir, { onWarning: warn });
+  const modelContentHash = modelContentSha256(model.graphFiles, cacheDir, { onWarning: warn });
   let scoreCache: ScoreCache | undefined;
   try {
     const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
     const selected = select?.(tasks);
     let rules: EncodingRules | undefined;
     const scoringContext: ScoringContext = {
-      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId())),
+      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId(), model.backend)),
       maxLength: model.maxLength,
     };
     const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) =>
@@ -129,7 +127,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
       requests.length === 0
         ? undefined
         : cached
-          ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index))), scoreOptions, describe)
+          ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index), model.backend)), scoreOptions, describe)
           : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe, scoreInputs).then((output) => {
               tokenCache.store(output.tokenized);
               return output;
@@ -150,7 +148,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
       outcomes,
       model: {
         modelPath: options.model,
-        modelFile: path.basename(model.modelPath),
+        modelFile: modelFilesLabel(model.graphFiles),
         modelSha256: await modelHash,
         modelContentSha256: await modelContentHash,
         tokenizerSha256: model.requireTokenizer().sha256,
