@@ -4,11 +4,16 @@ import { formatVerdict } from './format-verdict.js';
 import type { Seq2SeqEdgeReport } from './seq2seq-edge-check.js';
 import { formatBytes, formatCount } from './units.js';
 
+const HEAD_STATES: Readonly<Record<Seq2SeqEdgeReport['parameters']['tiedEmbeddings'], string>> = {
+  shared: 'tied (the embedding itself)', duplicate: 'tied (a stored copy of the embedding, counted once)', untied: 'untied', 'no-lm-head': 'not found',
+};
+
 export function formatSeq2SeqEdgeReport(report: Seq2SeqEdgeReport): string {
   const { parameters } = report;
   const lines = [
     `Model: ${report.model} (an encoder-decoder, optimum's ${report.layout} layout)`,
-    `Parameters: ${parameters.total === null ? '?' : formatCount(parameters.total)}${parameters.tiedEmbeddings === null ? '' : ` · LM head ${parameters.tiedEmbeddings ? 'tied' : 'untied'}`} · ${parameters.source}`,
+    `Parameters: ${formatCount(parameters.total)} stored over ${report.graphs.length} graphs (a tensor they repeat counted once) · LM head ${HEAD_STATES[parameters.tiedEmbeddings]}`,
+    `  config.json says ${parameters.config.total === null ? `nothing countable (${parameters.config.source})` : `${formatCount(parameters.config.total)}, LM head ${parameters.config.tiedEmbeddings === true ? 'tied' : 'untied'} (information; the stored values are the count)`}`,
     `Tensor bytes: ${formatBytes(report.tensorBytes)} over ${report.graphs.length} graphs (each holds its own copy of the weights it reads)`,
   ];
   for (const graph of report.graphs) {

@@ -10,7 +10,6 @@
  * loads it again; the second read is cheap beside scoring, and it keeps evaluate() the one path that produces
  * results.
  */
-import path from 'node:path';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { isMlrbError } from '../errors.js';
 import { evaluate } from '../eval/evaluate.js';
@@ -19,11 +18,13 @@ import { toolVersion } from '../eval/fingerprint.js';
 import { modelFilesSha256 } from '../eval/model-digest.js';
 import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
 import type { LmEvalResults } from '../eval/results.js';
-import { readConfigParameters } from '../inspect/config-parameters.js';
 import { inspectModel } from '../inspect/inspect-report.js';
+import { countStoredParameters } from '../inspect/parameters.js';
+import { readSeq2SeqGraphs } from '../inspect/seq2seq-parameters.js';
 import { checkTrack, type TrackReport } from '../inspect/track-check.js';
 import type { TrackCheckOptions } from '../inspect/track-options.js';
 import { resolveModelGraphs } from '../model/model-path.js';
+import type { Seq2SeqFiles } from '../model/seq2seq-files.js';
 import { resolveTaskNames } from '../tasks/task-names.js';
 import { judgeEligibility, type TrackOutcome } from './eligibility.js';
 import { computeHeadline, type GeneratedOutcome } from './headline.js';
@@ -98,7 +99,7 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
   if (scored.length > 0) stage(`scoring ${scored.join(', ')}`);
   const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
-  const parameters = graphs.seq2seq === null ? await parameterCount(track, modelFile) : seq2seqParameterCount(graphs.path);
+  const parameters = graphs.seq2seq === null ? await parameterCount(track, modelFile) : await seq2seqParameterCount(graphs.seq2seq);
   if (variant.headline.kind === 'generated' && options.mathReasoning !== undefined) stage('generating the proofs');
   const generated = variant.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
   const metricsOptions = options.modelMetrics ?? (variant.modelMetrics === 'always' ? {} : undefined);
@@ -227,13 +228,13 @@ function seq2seqTrack(task: ResolvedMlrbTask): TrackOutcome | undefined {
   return { kind: 'not_run', reason: `check-track ${task.variant.eligibility.track} reads one causal graph; this is an encoder-decoder export (\`mlrb-eval inspect\` gives its parameters, quantization and DRAM)` };
 }
 
-/** agent-eval's parameter count of an encoder-decoder: config.json's, as transformers' num_parameters() counts it. */
-function seq2seqParameterCount(folder: string): { total: number | null; unavailable?: Unavailable } {
+/** An encoder-decoder's parameter count, from storage over all its graphs as `inspect` counts it. */
+async function seq2seqParameterCount(files: Seq2SeqFiles): Promise<{ total: number | null; unavailable?: Unavailable }> {
   try {
-    return { total: readConfigParameters(path.join(folder, 'config.json')).total };
+    return { total: countStoredParameters(await readSeq2SeqGraphs(files)).total };
   } catch (error) {
     if (!isMlrbError(error)) throw error;
-    return { total: null, unavailable: { name: 'parameters', kind: 'metric', reason: `config.json could not be counted (${error.code}): ${error.message}` } };
+    return { total: null, unavailable: { name: 'parameters', kind: 'metric', reason: `the graphs could not be read (${error.code}): ${error.message}` } };
   }
 }
 

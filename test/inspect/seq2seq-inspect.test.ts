@@ -1,7 +1,6 @@
 /**
- * `inspect` on an encoder-decoder export: parameters as transformers' num_parameters() counts the model
- * (scripts/seq2seq/record_lm_eval.py recorded it; the graphs repeat the shared embedding and the decoder), the
- * weight rules over every graph (one quantized or bfloat16 graph fails the model), and DRAM with every graph's weights
+ * `inspect` on an encoder-decoder export: parameters counted from storage over every graph (seq2seq-parameters.test.ts
+ * checks the count), config.json's figure beside it as information, the weight rules over every graph (one quantized or bfloat16 graph fails the model), and DRAM with every graph's weights
  * held at once, measured by loading the whole export.
  */
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,10 +21,10 @@ const filesOf = (folder: string) => {
 };
 
 describe('inspect, encoder-decoder exports', () => {
-  it.each(SEQ2SEQ_EXPORTS)('%s (%s): transformers’ parameter count, every graph’s bytes, not quantized', async (name, layout) => {
+  it.each(SEQ2SEQ_EXPORTS)('%s (%s): config.json’s parameter count as information, every graph’s bytes, not quantized', async (name, layout) => {
     const report = await checkSeq2SeqEdgeModel(filesOf(seq2seqFolder(name, layout)), { measure: false });
-    expect(report.parameters.total).toBe(readSeq2SeqExpectation<RecordedGenerations>(`${name}-generate.json`).numParameters);
-    expect(report.parameters.tiedEmbeddings).toBe(name === 't5');
+    expect(report.parameters.config.total).toBe(readSeq2SeqExpectation<RecordedGenerations>(`${name}-generate.json`).numParameters);
+    expect(report.parameters.config.tiedEmbeddings).toBe(name === 't5');
     expect(report.graphs.map((graph) => path.basename(graph.file))).toEqual(
       layout === 'nopast' ? ['encoder_model.onnx', 'decoder_model.onnx']
         : layout === 'past' ? ['encoder_model.onnx', 'decoder_model.onnx', 'decoder_with_past_model.onnx'] : ['encoder_model.onnx', 'decoder_model_merged.onnx'],
@@ -45,7 +44,8 @@ describe('inspect, encoder-decoder exports', () => {
     const report = await checkSeq2SeqEdgeModel(filesOf(folder), { measure: false });
     expect(report.graphs.map((graph) => graph.quantization.verdict.status)).toEqual(['pass', 'fail']);
     expect(report.verdict.status).toBe('fail');
-    expect(report.parameters.total).toBeNull(); // no config.json to count from: said, not guessed
+    expect(report.parameters.config.total).toBeNull(); // no config.json to read: said, not guessed
+    expect(report.parameters.total).toBeGreaterThan(0); // the count is the stored values'
   });
 
   it('one bfloat16 graph fails the model on a track (the FP16/FP32 rule), and is a warning without one', async () => {
@@ -76,7 +76,8 @@ describe('inspect, encoder-decoder exports', () => {
     const run = await runCli(['inspect', seq2seqFolder('flan-t5', 'past'), '--estimate-only']);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/an encoder-decoder, optimum's with-past layout/);
-    expect(run.stdout).toMatch(/LM head untied/);
+    expect(run.stdout).toMatch(/Parameters: .* stored over 3 graphs .* LM head untied/);
+    expect(run.stdout).toMatch(/config\.json says 29,776/);
     expect(run.stdout).toMatch(/decoder_with_past_model\.onnx: .* quantization pass/);
     expect(run.stdout).toMatch(/Verdict: PASS/);
     expect(run.stdout).not.toMatch(/position table/);

@@ -6,8 +6,11 @@
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { checkSeq2SeqEdgeModel } from '../../src/inspect/seq2seq-edge-check.js';
 import { loadModel } from '../../src/model/onnx-model.js';
+import { seq2seqFilesIn } from '../../src/model/seq2seq-files.js';
 import { GENERATE_FIXTURES } from '../support/generation-fixtures.js';
+import { writeIdentityChainModel } from '../support/odd-models.js';
 import { refusedWith } from '../support/expect-mlrb-error.js';
 import { seq2seqFolder } from '../support/seq2seq-fixtures.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -77,6 +80,23 @@ describe('EXPECTED FAILURE – half and mislabelled exports', () => {
     writeFileSync(path.join(dir, 'encoder_model.onnx'), 'version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 12\n');
     const error = await refusedWith('BAD_MODEL', loadModel({ model: dir }));
     expect(error.message).toMatch(/encoder_model\.onnx is a Git LFS pointer/);
+  });
+});
+
+describe('EXPECTED FAILURE – the load budget (native/onnx/graph_budget.h) holds for every graph of an export', () => {
+  // 300,001 Identity nodes (9 MB): one over the node cap, refused after one pass over the metadata.
+  const overBudget = writeIdentityChainModel(path.join(makeTempDir('seq2seq-budget'), 'chain'), 300_001);
+  const refusal = (file: string): RegExp => new RegExp(`${file.replace('.', '\\.')} has more than 300,000 nodes`);
+
+  it.each([
+    ['encoder_model.onnx', { 'encoder_model.onnx': overBudget, 'decoder_model.onnx': nopast('decoder_model.onnx') }],
+    ['decoder_with_past_model.onnx', { 'encoder_model.onnx': past('encoder_model.onnx'), 'decoder_model.onnx': past('decoder_model.onnx'), 'decoder_with_past_model.onnx': overBudget }],
+  ])('an over-budget %s: scoring and inspect refuse it by name', async (file, files) => {
+    const dir = exportFolder(files);
+    const loading = await refusedWith('BAD_MODEL', loadModel({ model: dir }));
+    expect(loading.message).toMatch(refusal(file));
+    const inspecting = await refusedWith('BAD_MODEL', checkSeq2SeqEdgeModel(seq2seqFilesIn(dir)!, { measure: false }));
+    expect(inspecting.message).toMatch(refusal(file));
   });
 });
 
