@@ -11,6 +11,7 @@ import { createProgressReporter } from './progress.js';
 import { describeTaskNames } from '../tasks/task-names.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 import { runShardEval } from './shard-eval.js';
+import { scoreCacheNote } from './score-cache-note.js';
 import type { CliIo } from './exit-error.js';
 import type { LmEvalResults } from '../eval/results.js';
 
@@ -90,13 +91,6 @@ function progressFor(io: CliIo): NonNullable<EvaluateOptions['onProgress']> {
     }
     reporter(progress);
   };
-}
-
-/** ", 12,000 of 134,000 requests from the score cache" when any came from it. */
-function scoreCacheNote(counts: unknown): string {
-  if (typeof counts !== 'object' || counts === null) return '';
-  const { hits, misses } = counts as { hits: number; misses: number };
-  return hits > 0 ? `, ${hits.toLocaleString('en-US')} of ${(hits + misses).toLocaleString('en-US')} requests from the score cache` : '';
 }
 
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
