@@ -46,21 +46,23 @@ function parsedEval(args: readonly string[]) {
 }
 
 describe('examples/slurm/shard.sbatch', () => {
-  it('runs mlrb-eval for shard I of N with its own cache folder and the task CPUs, then links the shard file into place', async () => {
+  it('runs mlrb-eval for shard I of N with its own cache folder, then links the shard file into place', async () => {
     const { run, commands, env } = arrayTask('2');
     const result = await runScript('shard.sbatch', [run, '4', ...EVAL_ARGS], env);
     expect(result.code, result.stderr).toBe(0);
     const [call] = commands.calls('mlrb-eval');
     const parsed = parsedEval(call ?? []);
     const attempt = path.join(run, 'shards', '.shard-2-of-4.job-77.attempt-0.json');
-    expect(parsed.options).toMatchObject({ model: '/models/model.onnx', suite: 'blimp', limit: 20, shard: { index: 2, count: 4 }, threads: 3, cacheDir: path.join(run, 'cache', 'shard-2-of-4') });
+    expect(parsed.options).toMatchObject({ model: '/models/model.onnx', suite: 'blimp', limit: 20, shard: { index: 2, count: 4 }, cacheDir: path.join(run, 'cache', 'shard-2-of-4') });
+    // The passes follow the task's CPU affinity (one per CPU); a --threads would make them one pass of many threads.
+    expect(parsed.options.threads).toBeUndefined();
     expect(parsed.outputs.output).toBe(attempt);
     expect(JSON.parse(readFileSync(path.join(run, 'shards', 'shard-2-of-4.json'), 'utf8'))).toEqual({ written_by: call });
     expect(readdirSync(path.join(run, 'shards'))).toEqual(['shard-2-of-4.json']);
     expect(result.stdout).toMatch(/shard-2-of-4: job 77, attempt 1, .*\n.*shard-2-of-4: written to /);
   });
 
-  it('--threads in the flags wins over the task CPUs; a requeued attempt writes under its own name', async () => {
+  it('the flags reach mlrb-eval as given (--threads too); a requeued attempt writes under its own name', async () => {
     const { run, commands, env } = arrayTask('0', { SLURM_RESTART_COUNT: '2' });
     const result = await runScript('shard.sbatch', [run, '4', ...EVAL_ARGS, '--threads=1'], env);
     expect(result.code, result.stderr).toBe(0);
