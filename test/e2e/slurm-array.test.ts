@@ -68,9 +68,21 @@ describe.skipIf(unavailable !== undefined && !required)(title, () => {
   const shardLog = (run: SubmittedRun, index: number): string => path.join(run.folder, 'logs', `shard-${index}-of-${SHARDS}.log`);
   const shardFile = (run: SubmittedRun, index: number): string => path.join(run.folder, 'shards', `shard-${index}-of-${SHARDS}.json`);
 
-  /** Waits until shard `index` has logged a tenth of its work: every pass it reported is in its score cache. */
+  /**
+   * Waits until shard `index` has logged at least a tenth of its work and not all of it: every pass it reported is
+   * in its score cache and some are still to come. A shard that ends first fails the test at once, saying so,
+   * rather than being "interrupted" after it finished.
+   */
   async function waitForProgress(run: SubmittedRun, index: number): Promise<void> {
-    await waitFor(() => /\[blimp\] [1-9]\d*% /.test(readIfPresent(shardLog(run, index))), JOB_TIMEOUT_MS, () => `shard ${index} to report progress:\n${readIfPresent(shardLog(run, index))}`);
+    await waitFor(
+      () => {
+        const log = readIfPresent(shardLog(run, index));
+        if (/\[blimp\] 100% /.test(log)) throw new Error(`shard ${index} finished before it could be interrupted (raise --limit):\n${log}`);
+        return /\[blimp\] [1-9]\d?% /.test(log);
+      },
+      JOB_TIMEOUT_MS,
+      () => `shard ${index} to report progress:\n${readIfPresent(shardLog(run, index))}`,
+    );
   }
 
   /** The merge job's end: COMPLETED, and the merged results and samples equal the unsharded run's but for the process facts. */
