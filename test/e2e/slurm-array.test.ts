@@ -26,6 +26,7 @@ const JOB_TIMEOUT_MS = 240_000;
 const unavailable = hasShared ? slurmUnavailableReason() : '../shared (stories260K, BLiMP) is missing';
 const required = process.env.MLRB_REQUIRE_SLURM === '1';
 const title = `Slurm job array of examples/slurm/ on a private single-node Slurm${unavailable && !required ? ` (skipped: ${unavailable})` : ''}`;
+if (unavailable !== undefined && !required) console.warn(`[slurm-array.test] Slurm tests SKIPPED: ${unavailable}`);
 
 const examples = path.join(repoRoot, 'examples', 'slurm');
 const readJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
