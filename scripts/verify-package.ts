@@ -76,9 +76,10 @@ const dataDir = writeTinyBlimp(path.join(project, 'fixture', 'blimp'));
 // after the measurement, at the versions this repository builds with.
 const devVersions = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
 run('npm', ['install', '--no-save', `typescript@${devVersions.typescript}`, `@types/node@${devVersions['@types/node']}`], project);
-// The README's library examples, as the installed package's README has them, type-check too (they are not run:
-// they name a model.onnx and data of their own).
-const readmeExamples = [...readFileSync(path.join(installed, 'README.md'), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match, index) => {
+// The library examples of the README and docs/, as the installed package has them, type-check too (they are not
+// run here: they name models and data of their own; test/docs/doc-examples.test.ts runs the README's).
+const documented = ['README.md', ...readdirSync(path.join(installed, 'docs')).filter((name) => name.endsWith('.md')).map((name) => path.join('docs', name))];
+const readmeExamples = documented.flatMap((doc) => [...readFileSync(path.join(installed, doc), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)]).map((match, index) => {
   const file = `readme-example-${index + 1}.ts`;
   writeFileSync(path.join(project, file), match[1] ?? '');
   return file;

@@ -4,6 +4,8 @@ export { evaluate, evaluateShard, type EvaluateResult } from './eval/evaluate.js
 export { shardDocuments, parseShardSpec, type ShardSpec } from './eval/shard.js';
 export { readShardRecord, stringifyShardRecord, type ShardRecord } from './eval/shard-record.js';
 export { mergeShards, mergeShardFiles, type MergeShardsOptions, type MergedResult, type ShardFile } from './eval/merge-shards.js';
+// A merge cannot prove the shards' numbers came from the model; verifyShards re-scores a random sample of each.
+export { verifyShards, type ShardVerification, type VerifyShardsOptions } from './eval/verify-shards.js';
 export { evaluateOptionsSchema, type EvaluateOptions } from './config/evaluate-options.js';
 export { loadModel, type LanguageModel, type LoadModelOptions, DEFAULT_MAX_LENGTH } from './model/onnx-model.js';
 export type { ModelMetadata } from './model/model-metadata.js';
@@ -24,6 +26,7 @@ export { encodeRequest, encodingRulesFor, modelInputFor, type ModelInput, type E
 export { LM_EVAL_VERSIONS, DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './eval/lm-eval-version.js';
 export type { LoglikelihoodRequest, LoglikelihoodResult, RollingLoglikelihoodRequest, ScoringRequest, TokenizedRequest, TokenWindowRequest } from './eval/instance.js';
 export { loadSuite, SUITE_NAMES, type SuiteName } from './tasks/registry.js';
+export { listTaskNames, UnknownTaskError, type ListedTaskName } from './tasks/task-names.js';
 export { defaultHubCacheDir } from './tasks/hub-cache.js';
 export { isMultipleChoice, type GenerateUntilTask, type MultipleChoiceTask, type MultipleChoiceDoc, type RollingDoc, type RollingLoglikelihoodTask, type Suite, type Task, type TaskGroup, type TaskKind } from './tasks/types.js';
 export { buildTask, type MultipleChoiceTaskSpec, type MultipleInputTaskSpec, type SingleInputTaskSpec } from './tasks/task-spec.js';

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "../graph/rewrite_passes.h"
+#include "../onnx/data_types.h"
 
 namespace mlrb::addon {
 
@@ -91,6 +92,66 @@ std::unordered_map<std::string, bool> rewrite_switches_from_js(const Napi::Value
   return switches;
 }
 
+// Element sizes of the types an override may have: the float types a rotary cache is stored in.
+size_t override_element_size(int64_t element_type) {
+  switch (element_type) {
+    case onnx::data_type::kFloat: return 4;
+    case onnx::data_type::kFloat16: return 2;
+    case onnx::data_type::kBfloat16: return 2;
+    default: return 0;
+  }
+}
+
+// options.initializerOverrides: [{ name, elementType, dims, data: Uint8Array }, ...], each checked against its own
+// dims and copied (the session is built on a worker thread, after the caller's buffers may be reused).
+std::vector<graph::InitializerOverride> initializer_overrides_from_js(const Napi::Value& value) {
+  std::vector<graph::InitializerOverride> overrides;
+  if (value.IsUndefined()) return overrides;
+  const Napi::Env env = value.Env();
+  if (!value.IsArray()) throw Napi::TypeError::New(env, "options.initializerOverrides must be an array");
+  const auto array = value.As<Napi::Array>();
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    const std::string where = "options.initializerOverrides[" + std::to_string(i) + "]";
+    const Napi::Value entry = array.Get(i);
+    if (!entry.IsObject()) throw Napi::TypeError::New(env, where + " must be an object");
+    const auto object = entry.As<Napi::Object>();
+    graph::InitializerOverride tensor;
+    const Napi::Value name = object.Get("name");
+    if (!name.IsString() || name.As<Napi::String>().Utf8Value().empty()) throw Napi::TypeError::New(env, where + ".name must be a non-empty string");
+    tensor.name = name.As<Napi::String>().Utf8Value();
+    const Napi::Value type = object.Get("elementType");
+    const size_t element_size = type.IsNumber() ? override_element_size(type.As<Napi::Number>().Int64Value()) : 0;
+    if (element_size == 0) throw Napi::RangeError::New(env, where + ".elementType must be 1 (float), 10 (float16) or 16 (bfloat16)");
+    tensor.element_type = type.As<Napi::Number>().Int32Value();
+    const Napi::Value dims = object.Get("dims");
+    if (!dims.IsArray()) throw Napi::TypeError::New(env, where + ".dims must be an array of sizes");
+    uint64_t elements = 1;
+    const auto dim_list = dims.As<Napi::Array>();
+    for (uint32_t d = 0; d < dim_list.Length(); ++d) {
+      const Napi::Value dim = dim_list.Get(d);
+      const double size = dim.IsNumber() ? dim.As<Napi::Number>().DoubleValue() : -1;
+      if (size < 0 || size > static_cast<double>(1U << 30) || size != static_cast<double>(static_cast<int64_t>(size))) {
+        throw Napi::RangeError::New(env, where + ".dims must hold integers in [0, 2^30]");
+      }
+      tensor.dims.push_back(static_cast<int64_t>(size));
+      elements *= static_cast<uint64_t>(size);
+      if (elements > (1ULL << 30)) throw Napi::RangeError::New(env, where + " holds more than 2^30 elements");
+    }
+    const Napi::Value data = object.Get("data");
+    if (!data.IsTypedArray() || data.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+      throw Napi::TypeError::New(env, where + ".data must be a Uint8Array");
+    }
+    const auto bytes = data.As<Napi::Uint8Array>();
+    if (bytes.ElementLength() != elements * element_size) {
+      throw Napi::RangeError::New(env, where + ".data holds " + std::to_string(bytes.ElementLength()) + " bytes; its dims and type need " +
+                                           std::to_string(elements * element_size));
+    }
+    tensor.raw.assign(bytes.Data(), bytes.Data() + bytes.ElementLength());
+    overrides.push_back(std::move(tensor));
+  }
+  return overrides;
+}
+
 }  // namespace
 
 Napi::Array rewrites_to_js(Napi::Env env, const std::vector<graph::PassOutcome>& outcomes) {
@@ -135,6 +196,7 @@ ScoringSessionOptions session_options_from_js(const Napi::Value& value) {
   options.pad_token_id = static_cast<int32_t>(optional_integer(object, "padTokenId", 0, 0));
   options.rewrites = rewrite_switches_from_js(object.Get("rewrites"));
   if (std::optional<std::string> read_root = optional_string(object, "readRoot")) options.read_root = std::move(*read_root);
+  options.initializer_overrides = initializer_overrides_from_js(object.Get("initializerOverrides"));
   return options;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace mlrb {
 
@@ -17,8 +18,17 @@ uint64_t splitmix64(uint64_t& state) {
 
 constexpr uint64_t rotate_left(uint64_t value, unsigned bits) { return (value << bits) | (value >> (64U - bits)); }
 
-bool has_nan(std::span<const float> logits) {
-  return std::any_of(logits.begin(), logits.end(), [](float value) { return std::isnan(value); });
+// Scoring's rule (loglik_reduce.cc): a row is usable when it holds no NaN and its largest value is finite.
+// -Infinity entries are fine (masked tokens), +Infinity or a row of nothing but -Infinity are not: there is no
+// distribution to pick from, and argmax would return token 0 for an all-+Infinity row as if it had been chosen.
+bool usable(std::span<const float> logits) {
+  if (logits.empty()) return false;
+  float max = -std::numeric_limits<float>::infinity();
+  for (const float value : logits) {
+    if (std::isnan(value)) return false;
+    max = std::max(max, value);
+  }
+  return std::isfinite(max);
 }
 
 }  // namespace
@@ -45,13 +55,13 @@ uint64_t TokenRandom::next() {
 double TokenRandom::next_unit() { return static_cast<double>(next() >> 11U) * 0x1.0p-53; }
 
 int32_t argmax_token(std::span<const float> logits) {
-  if (logits.empty() || has_nan(logits)) return -1;
+  if (!usable(logits)) return -1;
   // max_element returns the first of equal maxima: the lowest id.
   return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
 }
 
 int32_t sample_token(std::span<const float> logits, const SamplingParams& params, TokenRandom& random, SamplerScratch& scratch) {
-  if (logits.empty() || has_nan(logits)) return -1;
+  if (!usable(logits)) return -1;
   const auto vocab = static_cast<int32_t>(logits.size());
   auto& candidates = scratch.candidates;
   candidates.resize(logits.size());

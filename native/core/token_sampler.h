@@ -30,7 +30,8 @@ struct SamplingParams {
   int32_t top_k = 0;         // 0: the whole vocabulary
 };
 
-// The index of the largest logit, the lowest one on ties (torch.argmax's rule). -1 when a logit is NaN.
+// The index of the largest logit, the lowest one on ties (torch.argmax's rule). -1 when the row is not
+// usable: a NaN, a +Infinity, or no finite logit at all (as scoring refuses such a row with NUMERIC).
 [[nodiscard]] int32_t argmax_token(std::span<const float> logits);
 
 // Reusable buffers, so sampling a row costs no allocation once they have grown.
@@ -40,7 +41,7 @@ struct SamplerScratch {
 };
 
 // Draws a token from softmax(logits / temperature) restricted to the top_k largest logits (ties at the k-th
-// value broken towards lower ids). -1 when a logit is NaN.
+// value broken towards lower ids). -1 when the row is not usable, as for argmax_token.
 [[nodiscard]] int32_t sample_token(std::span<const float> logits, const SamplingParams& params, TokenRandom& random,
                                    SamplerScratch& scratch);
 

@@ -110,17 +110,21 @@ class GraphWalker {
   }
 
  private:
-  // The elements of a repeated INT or FLOAT attribute, packed or not, counted without keeping them.
+  // The elements of a repeated INT, FLOAT or STRING attribute (packed or not), or of a single one, counted
+  // without keeping them; strings also by their bytes, which is what they hold.
   struct ListCount {
     int32_t data_type;
     uint64_t elements = 0;
+    uint64_t string_bytes = 0;
 
-    ParsedTensor as_tensor() const {
+    // A list is a vector of its elements; a single value (value_int, value_float, value_string) a scalar.
+    ParsedTensor as_tensor(bool scalar = false) const {
       ParsedTensor tensor;
       tensor.info.data_type = data_type;
-      tensor.info.dims = {static_cast<int64_t>(elements)};
+      if (!scalar) tensor.info.dims = {static_cast<int64_t>(elements)};
       tensor.has_typed_data = true;
       tensor.typed_element_count = elements;
+      tensor.string_bytes = string_bytes;
       return tensor;
     }
   };
@@ -133,6 +137,9 @@ class GraphWalker {
     std::optional<ParsedTensor> tensor;
     ListCount ints{data_type::kInt64};
     ListCount floats{data_type::kFloat};
+    ListCount strings{data_type::kString};
+    ListCount single_string{data_type::kString};
+    bool has_float = false;
     for_each_field(message, [&](const Field& field) {
       const bool delimited = field.wire == Wire::kLengthDelimited;
       if (field.number == AttributeProto::kName) {
@@ -145,6 +152,13 @@ class GraphWalker {
         tensor = read_sparse_tensor(field.payload, file_);
       } else if (field.number == AttributeProto::kInts) {
         ints.elements += delimited ? count_packed_varints(field.payload) : 1;
+      } else if (field.number == AttributeProto::kFloat) {
+        has_float = true;
+      } else if (field.number == AttributeProto::kString && delimited) {
+        single_string = ListCount{data_type::kString, 1, field.payload.size()};
+      } else if (field.number == AttributeProto::kStrings && delimited) {
+        strings.elements += 1;
+        strings.string_bytes += field.payload.size();
       } else if (field.number == AttributeProto::kFloats) {
         floats.elements += delimited ? field.payload.size() / 4 : 1;
       } else if ((field.number == AttributeProto::kGraph || field.number == AttributeProto::kGraphs) && delimited) {
@@ -155,10 +169,15 @@ class GraphWalker {
     });
     if (int_value) node.int_attributes.emplace_back(name, *int_value);
     // Every form of Constant's value is stored data a weight can hide in: a tensor, a sparse tensor (ONNX Runtime
-    // densifies it) and the int / float lists, which become an int64 / float32 vector.
+    // densifies it), the int / float / string lists, which become an int64 / float32 / string vector, and the single
+    // int / float / string, which become scalars.
     if (tensor && (name == "value" || name == "sparse_value")) constant_value = std::move(tensor);
     else if (name == "value_ints") constant_value = ints.as_tensor();
     else if (name == "value_floats") constant_value = floats.as_tensor();
+    else if (name == "value_strings") constant_value = strings.as_tensor();
+    else if (name == "value_int" && int_value) constant_value = ListCount{data_type::kInt64, 1}.as_tensor(true);
+    else if (name == "value_float" && has_float) constant_value = ListCount{data_type::kFloat, 1}.as_tensor(true);
+    else if (name == "value_string" && single_string.elements == 1) constant_value = single_string.as_tensor(true);
   }
 
   Bytes file_;

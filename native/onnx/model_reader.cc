@@ -4,6 +4,7 @@
 
 #include "../core/error.h"
 #include "file_handle.h"
+#include "graph_budget.h"
 #include "graph_proto.h"
 #include "mapped_range.h"
 #include "proto_wire.h"
@@ -64,6 +65,7 @@ ModelInfo read_model_info(const std::string& path, const std::string& read_root)
   // A file that shrank while it was walked read as zeros past its new end: that, not what the zeros
   // parsed as, is the error to report.
   try {
+    check_graph_budget(bytes, model.path);
     has_graph = read_model(bytes, model, contents);
   } catch (const MalformedProto& error) {
     mapped.throw_if_damaged("its graph");

@@ -31,7 +31,7 @@ struct NodeProto {
 
 struct AttributeProto {
   static constexpr uint32_t kName = 1, kFloat = 2, kInt = 3, kString = 4, kTensor = 5, kGraph = 6, kFloats = 7, kInts = 8,
-                            kGraphs = 11, kType = 20, kSparseTensor = 22;
+                            kStrings = 9, kGraphs = 11, kType = 20, kSparseTensor = 22;
   // AttributeProto.AttributeType, the value of field `type`.
   static constexpr uint64_t kTypeFloat = 1, kTypeInt = 2, kTypeString = 3, kTypeTensor = 4, kTypeGraph = 5, kTypeFloats = 6,
                             kTypeInts = 7;

@@ -52,11 +52,15 @@ class PayloadResolver {
       if (expected && info.length != *expected) lie(info, *expected, "its raw_data holds " + std::to_string(info.length) + " bytes");
     } else if (parsed.has_typed_data) {
       info.location = DataLocation::typed;
-      if (bits > 0 && parsed.typed_element_count != info.element_count) {
-        fail(info, "dims " + describe_dims(info.dims) + " give " + std::to_string(info.element_count) + " elements but its typed data holds " +
-                       std::to_string(parsed.typed_element_count));
+      // A string tensor has one string_data entry per element, as a numeric one has one value per element; sub-byte
+      // types (int4, uint4, float4, int2 …) pack their elements into bytes, one byte per int32_data entry.
+      const uint64_t entries = bits > 0 && bits < 8 ? payload_bytes(bits, info.element_count) : info.element_count;
+      if ((bits > 0 || info.data_type == data_type::kString) && parsed.typed_element_count != entries) {
+        fail(info, "dims " + describe_dims(info.dims) + " give " + std::to_string(info.element_count) + " elements (" + std::to_string(entries) +
+                       " typed entries) but its typed data holds " + std::to_string(parsed.typed_element_count));
       }
-      info.length = expected.value_or(0);
+      // Strings have no fixed width: what they hold is the bytes of their entries.
+      info.length = expected.value_or(parsed.string_bytes);
     } else if (info.element_count != 0) {
       fail(info, "has dims " + describe_dims(info.dims) + " but no data");
     }

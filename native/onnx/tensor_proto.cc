@@ -64,6 +64,7 @@ ParsedTensor read_tensor(Bytes message, Bytes file) {
       case TensorProto::kInt64Data: case TensorProto::kDoubleData: case TensorProto::kUint64Data:
         tensor.typed_element_count += count_typed_elements(field);
         tensor.has_typed_data = true;
+        if (field.number == TensorProto::kStringData && field.wire == Wire::kLengthDelimited) tensor.string_bytes += field.payload.size();
         break;
       case TensorProto::kExternalData: read_external_entry(field, tensor); break;
       case TensorProto::kDataLocation:

@@ -21,6 +21,7 @@ struct ParsedTensor {
   std::optional<uint64_t> external_length;
   uint64_t typed_element_count = 0;  // elements found in float_data, int32_data … (typed payloads)
   bool has_typed_data = false;
+  uint64_t string_bytes = 0;  // bytes of the entries of string_data: what a string tensor holds
   bool densified = false;  // a SparseTensorProto's values: held dense at load, so sized by its dense dims
 };
 

@@ -22,56 +22,24 @@
 #include <vector>
 
 #include "../core/token_sampler.h"
+#include "generation_request.h"
+#include "prompt_batch_run.h"
 #include "scoring_session.h"
 
 namespace mlrb {
 
-enum class FinishReason : uint8_t { kRunning = 0, kEos = 1, kMaxNewTokens = 2, kStopped = 3 };
-
-struct SamplingRequest {
-  SamplingParams params;
-  uint64_t seed = 0;
-};
-
-struct GenerationRequest {
-  std::vector<std::vector<int32_t>> prompts;  // each non-empty
-  std::vector<uint64_t> streams;              // per prompt: its random stream (the caller's prompt index)
-  int32_t max_new_tokens = 1;                 // >= 1
-  std::vector<int32_t> eos_token_ids;
-  std::optional<SamplingRequest> sampling;    // absent: greedy
-};
-
-// What one step(n) call produced, for the prompts that were still running when it began (ascending).
-struct StepOutput {
-  std::vector<int32_t> prompts;
-  std::vector<int32_t> token_offsets;  // prompts.size() + 1: prompt i's new ids are tokens[offsets[i], offsets[i+1])
-  std::vector<int32_t> tokens;
-  std::vector<uint8_t> finish;         // FinishReason of each prompt after the call
-};
-
-class GenerationRun {
+class GenerationRun : public PromptBatchRun {
  public:
   // Throws BAD_DATA (naming the prompt) for empty prompts, ids outside the vocabulary, unequal lengths where
   // the graph cannot take padding, or settings out of range.
   GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request);
 
-  [[nodiscard]] bool uses_kv_cache() const { return use_kv_; }
-  [[nodiscard]] bool finished() const;
-  // Runs up to `steps` forward passes (fewer once every prompt has finished). Not thread-safe: the caller
-  // serialises step() and stop().
-  [[nodiscard]] StepOutput step(int32_t steps);
-  // Marks prompts as finished by a stop string; their rows leave the batch before the next pass.
-  void stop(std::span<const int32_t> prompts);
+  [[nodiscard]] bool uses_kv_cache() const override { return use_kv_; }
 
  private:
-  struct PromptState {
-    std::vector<int32_t> generated;
-    FinishReason finish = FinishReason::kRunning;
-    std::optional<TokenRandom> random;
-  };
-
   void validate() const;
-  void drop_finished_rows();
+  void drop_finished_rows() override;
+  void forward() override;
   void trim_shared_padding();
   // kv_[i] = replace(kv_[i], plan) for each past input's plan, in signature order (kv_'s order).
   template <class Replace>
@@ -83,10 +51,7 @@ class GenerationRun {
   [[nodiscard]] std::string describe_pass(int64_t rows, int64_t length) const;
 
   std::shared_ptr<const ScoringSession> session_;
-  GenerationRequest request_;
   bool use_kv_ = false;
-  std::vector<PromptState> prompts_;
-  std::vector<int32_t> live_;  // the prompt of each batch row
   // KV-cache mode: presents of the last pass (signature past order) over kv_length_ positions; per row, how
   // many leading positions are padding (the mask is 0 there and 1 after: padding only ever leads), and its
   // next position.

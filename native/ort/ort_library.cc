@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 namespace mlrb {
 
@@ -14,6 +16,24 @@ constexpr uint32_t kMinimumApiVersion = 17;
 
 std::mutex g_runtime_mutex;
 std::unique_ptr<OrtRuntime> g_runtime;
+
+// ORT's own log goes to stderr. Every error it logs is also returned as a status, which the addon raises as a
+// typed error carrying ORT's message, so at ORT's usual ERROR level a failing run printed that message twice,
+// the first time as a red line no caller can catch or word. Only fatal messages are logged unless
+// MLRB_ORT_LOG_LEVEL (verbose, info, warning, error, fatal) asks for more, to debug ORT itself.
+constexpr const char* kLogLevelVariable = "MLRB_ORT_LOG_LEVEL";
+
+OrtLoggingLevel log_level() {
+  const char* requested = std::getenv(kLogLevelVariable);
+  if (requested == nullptr) return ORT_LOGGING_LEVEL_FATAL;
+  const std::string level(requested);
+  if (level == "verbose") return ORT_LOGGING_LEVEL_VERBOSE;
+  if (level == "info") return ORT_LOGGING_LEVEL_INFO;
+  if (level == "warning") return ORT_LOGGING_LEVEL_WARNING;
+  if (level == "error") return ORT_LOGGING_LEVEL_ERROR;
+  if (level == "fatal" || level.empty()) return ORT_LOGGING_LEVEL_FATAL;
+  throw std::runtime_error(std::string(kLogLevelVariable) + " must be verbose, info, warning, error or fatal, not \"" + level + "\"");
+}
 
 }  // namespace
 
@@ -64,7 +84,7 @@ OrtRuntime& OrtRuntime::load(const std::string& library_path) {
                              " is too old: C API version " + std::to_string(kMinimumApiVersion) + " or newer is needed");
   }
   Ort::InitApi(api);
-  runtime->env_ = std::make_unique<Ort::Env>(ORT_LOGGING_LEVEL_ERROR, "mlrb-eval");
+  runtime->env_ = std::make_unique<Ort::Env>(log_level(), "mlrb-eval");
   runtime->attention_ops_ = std::make_unique<AttentionOps>(runtime->info_.api_version);
   g_runtime = std::move(runtime);
   return *g_runtime;

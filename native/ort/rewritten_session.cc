@@ -7,12 +7,15 @@
 
 #include "../graph/external_weights.h"
 #include "../graph/graph_state.h"
+#include "../graph/initializer_overrides.h"
 #include "../graph/rewrite_pipeline.h"
 #include "../graph/rewrite_passes.h"
 #include "../onnx/confined_open.h"
 #include "../onnx/file_handle.h"
+#include "../onnx/graph_budget.h"
 #include "../onnx/mapped_range.h"
 #include "../onnx/model_reader.h"
+#include "../core/error.h"
 #include "original_graph_check.h"
 
 namespace mlrb {
@@ -70,9 +73,31 @@ bool emits_cpu_kernels_applied(std::span<const RewritePass* const> passes, const
   return false;
 }
 
+// The model assembled from a graph's pieces, with the caller's initializer overrides in place.
+std::vector<uint8_t> assemble(const graph::ModelParts& parts, const graph::Pieces& graph, const std::vector<graph::ProtoBuilder>& extra_opsets,
+                              const RewriteRequest& request, const std::string& model_path) {
+  if (request.overrides.empty()) return graph::assemble_model(parts, graph, extra_opsets);
+  try {
+    return graph::assemble_model(parts, graph::with_overrides(graph, request.overrides), extra_opsets);  // views into `graph`, alive here
+  } catch (const std::invalid_argument& error) {
+    throw Error("BAD_MODEL", model_path + ": " + error.what());
+  }
+}
+
 // The unmodified file; ORT's own error (an Ort::Exception) when it refuses it.
 std::unique_ptr<Ort::Session> load_plain(OrtRuntime& runtime, const std::string& model_path, const Ort::SessionOptions& session_options) {
   return std::make_unique<Ort::Session>(runtime.env(), model_path.c_str(), session_options);
+}
+
+// Every load, rewritten or not, is held to the node and initializer caps before ORT sees the graph. Bytes
+// that are no message are left to ORT's own verdict, as an unparsable file is below.
+void refuse_over_budget(const onnx::MappedRange& mapped, const std::string& model_path) {
+  try {
+    onnx::check_graph_budget(mapped.bytes(), model_path);
+  } catch (const graph::MalformedProto&) {
+    return;
+  }
+  mapped.throw_if_damaged("its graph");
 }
 
 }  // namespace
@@ -89,24 +114,27 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
   // A model read through a read root is always loaded from memory: ORT opening the file would judge its
   // external data against the model's own folder.
   const bool through_root = !scope.folder_in_root.empty();
-  if (!through_root && !graph::any_pass_can_run(passes, held_back)) {
+  // Sparse: only the graph's structure is read; the weights stay in the file for ORT (graph/external_weights.h).
+  const onnx::MappedRange mapped(file, 0, static_cast<size_t>(file.size()), onnx::MappedRange::Access::sparse);
+  refuse_over_budget(mapped, model_path);
+  // With overrides too: the file as it is is not the graph to run.
+  const bool from_memory = through_root || !request.overrides.empty();
+  if (!from_memory && !graph::any_pass_can_run(passes, held_back)) {
     opened.rewrites = graph::decline_all(passes, held_back, "no pass can run");
     opened.session = load_plain(runtime, model_path, session_options);
     return opened;
   }
-  std::optional<onnx::MappedRange> mapped;
   std::optional<graph::ParsedModel> parsed;
   try {
-    // Sparse: only the graph's structure is read; the weights stay in the file for ORT (graph/external_weights.h).
-    mapped.emplace(file, 0, static_cast<size_t>(file.size()), onnx::MappedRange::Access::sparse);
-    parsed.emplace(graph::parse_model(mapped->bytes()));
-    mapped->throw_if_damaged("its graph");  // declined like an unparsable file: ORT gives its own verdict
+    parsed.emplace(graph::parse_model(mapped.bytes()));
+    mapped.throw_if_damaged("its graph");  // declined like an unparsable file: ORT gives its own verdict
   } catch (const graph::MalformedProto& error) {
     opened.rewrites = graph::decline_all(passes, held_back, "the model could not be parsed (" + std::string(error.what()) + ")");
   } catch (const std::exception& error) {
     opened.rewrites = graph::decline_all(passes, held_back, error.what());
   }
   if (!parsed) {
+    if (!request.overrides.empty()) throw Error("BAD_MODEL", model_path + ": its graph cannot be read to replace initializers in it");
     opened.session = load_plain(runtime, model_path, session_options);  // ORT's own verdict on the file
     return opened;
   }
@@ -118,13 +146,13 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
   if (through_root && has_external_data) (void)onnx::read_model_info(model_path, request.read_root);
   const WeightsPlacement placement = place_weights(model_path, has_external_data, scope);
   session_options.AddConfigEntry("session.model_external_initializers_file_folder_path", placement.folder.c_str());
-  const graph::ModelFile model_file{mapped->bytes(), placement.model_file_name, placement.folder_in_root};
+  const graph::ModelFile model_file{mapped.bytes(), placement.model_file_name, placement.folder_in_root};
   // ORT judges the graph as submitted before any rewrite can hide a node it would refuse: the file's own
   // graph, its weights referenced in place rather than parsed into a copy (a weight whose bytes do not fit
   // its dims is refused all the same, as an external-data size mismatch).
-  const std::vector<uint8_t> original = graph::assemble_model(parsed->parts, graph::with_external_weights(parsed->graph, model_file));
+  const std::vector<uint8_t> original = assemble(parsed->parts, graph::with_external_weights(parsed->graph, model_file), {}, request, model_path);
   // Assembling copies from the mapping: zeros standing in for a shrunk file must never reach ORT.
-  mapped->throw_if_damaged("its graph");
+  mapped.throw_if_damaged("its graph");
   check_original_with_ort(runtime, original, session_options);
   // Once per options object: ORT refuses a second registration of the same domain, and that refusal would
   // then stand in for the real reason of every later attempt, the plain load included.
@@ -136,8 +164,8 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
     opened.rewrites = graph::run_passes(passes, state, held_back);
     if (!state.rewritten()) break;
     const std::vector<uint8_t> model =
-        graph::assemble_model(parsed->parts, graph::with_external_weights(state.view(), model_file), state.extra_opsets());
-    mapped->throw_if_damaged("its graph");
+        assemble(parsed->parts, graph::with_external_weights(state.view(), model_file), state.extra_opsets(), request, model_path);
+    mapped.throw_if_damaged("its graph");
     try {
       opened.session = std::make_unique<Ort::Session>(runtime.env(), model.data(), model.size(), session_options);
       opened.sliced_logits = state.sliced_logits;
@@ -148,7 +176,7 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
       held_back.emplace(blamed->name, std::string("ONNX Runtime refused the rewritten graph (") + error.what() + ")");
     }
   }
-  if (through_root) {
+  if (from_memory) {
     opened.session = std::make_unique<Ort::Session>(runtime.env(), original.data(), original.size(), session_options);
   } else {
     opened.session = load_plain(runtime, model_path, session_options);

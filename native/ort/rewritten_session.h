@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "../graph/initializer_overrides.h"
 #include "../graph/rewrite_pass.h"
 #include "ort_library.h"
 
@@ -24,6 +25,9 @@ struct RewriteRequest {
   // A folder above the model's that its external data may resolve into (onnx/confined_open.h ReadScope): a
   // hub snapshot's repository folder. ORT is then given that folder, and the model from memory.
   std::string read_root;
+  // Initializers replaced in every graph ORT is given, the unmodified one included (graph/initializer_overrides.h):
+  // the model is then always loaded from memory, never from its file.
+  std::vector<graph::InitializerOverride> overrides;
 };
 
 struct OpenedSession {
@@ -34,7 +38,7 @@ struct OpenedSession {
 };
 
 // Throws mlrb::Error(BAD_MODEL) naming the file and tensor when external data read through `read_root` leads
-// outside it, or ORT's Ort::Exception when ORT refuses the unmodified model (before any rewrite is tried) or,
+// outside it or an override names no initializer of the graph, or ORT's Ort::Exception when ORT refuses the unmodified model (before any rewrite is tried) or,
 // after every rewrite was dropped, its plain load.
 [[nodiscard]] OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& model_path,
                                                    Ort::SessionOptions& session_options, const RewriteRequest& request);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../core/packed_batch.h"
+#include "../graph/initializer_overrides.h"
 #include "../graph/rewrite_pass.h"
 #include "device_scorer.h"
 #include "graph_signature.h"
@@ -30,6 +31,8 @@ struct ScoringSessionOptions {
   std::unordered_map<std::string, bool> rewrites;
   // A folder above the model's that its external data may resolve into (onnx/confined_open.h ReadScope).
   std::string read_root;
+  // Initializers to replace in the loaded graph (the DRAM measurement's rebuilt rotary caches); empty: none.
+  std::vector<graph::InitializerOverride> initializer_overrides;
 };
 
 struct BatchScores {

@@ -10,14 +10,14 @@ clean model's logits, so a fixture is a model that works, not just a graph that 
 
 The manifest's expectations come from what this script built, never from the TypeScript under test:
   verdict              pass / fail
-  dataFlowTensors      integer tensors whose values become weights in an input-independent way (the
-                       ones this script wrote, or the ones onnxruntime's quantizer fed to its ops), each
-                       with the op type that reads it as a weight
+  dataFlowTensors      integer tensors weights are made of (the ones this script wrote, or the ones
+                       onnxruntime's quantizer fed to its ops), each with the op type of the node where
+                       its values first meet an input-dependent value (the allow-list's weight reader)
   dataFlowPaths        for the chains this script wrote, the op types from the tensor to that reader
-                       (for an integer lookup table, on to the Cast that makes its rows float)
   quantizationOps      op types of the quantization nodes present
-  integerValueShare    bytes of integer tensors that carry values into the float computation (not only
-                       shapes, indices or mask conditions) over the stored tensor bytes held at run time
+  integerValueShare    bytes of integer tensors that carry values into the float computation (or choose
+                       table rows as Gather indices; not shapes or mask conditions) over the stored tensor
+                       bytes held at run time
   storageTensors       those integer tensors
   storageVerdict       that share against the check's 10% threshold
 
@@ -29,6 +29,7 @@ import json
 import os
 import re
 import tempfile
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +48,8 @@ VOCAB = 64
 STORAGE_SHARE_LIMIT = 0.10
 # Integer tensors smaller than this are shape / axis / index constants, never weight storage (same rule as the check).
 MIN_SOURCE_ELEMENTS = 16
+# The allow-list's size rule for constants (src/inspect/weight-provenance.ts), stated in the manifest.
+SMALL_CONSTANT = {'floatElements': 256, 'otherElements': 64}
 
 torch.manual_seed(0)
 np.random.seed(0)
@@ -267,7 +270,7 @@ def sequence_slice_end(model: onnx.ModelProto, prefix: str) -> str:
     return f'{prefix}_len'
 
 
-def gpt2_legit_integers(model: onnx.ModelProto) -> None:
+def gpt2_legit_integers(model: onnx.ModelProto) -> str:
     """A position-id buffer sliced to the sequence and read as Gather indices, and a uint8 causal table used
     as a Where condition before each Softmax: integer tensors that are indices and masks, never weights."""
     inits = initializers(model)
@@ -295,6 +298,7 @@ def gpt2_legit_integers(model: onnx.ModelProto) -> None:
         insert_before(model, softmax, [helper.make_node('Where', ['legit_causal', scores, 'masked_score'], [masked], name=f'legit_mask_{index}')])
         softmax.input[0] = masked
     drop_unused_initializers(model)
+    return 'position_ids_buffer'  # its values choose position-table rows
 
 
 def llama_position_buffer(model: onnx.ModelProto) -> str:
@@ -402,6 +406,27 @@ def input_dependent(model: onnx.ModelProto) -> set[str]:
     return dependent
 
 
+def meeting_reader(model: onnx.ModelProto, tensor: str) -> tuple[str, list[str]]:
+    """Where a stored tensor's values first meet an input-dependent value: breadth first through nodes that read only
+    input-independent values, to the first node that also reads an input-dependent one. Its op type, and the op types
+    from the tensor to it."""
+    dependent = input_dependent(model)
+    queue, seen = deque([(tensor, [])]), {tensor}
+    while queue:
+        value, path = queue.popleft()
+        for node in model.graph.node:
+            if value not in node.input:
+                continue
+            ops = path + [node.op_type]
+            if any(name in dependent for name in node.input):
+                return node.op_type, ops
+            for output in node.output:
+                if output and output not in seen:
+                    seen.add(output)
+                    queue.append((output, ops))
+    raise SystemExit(f'{tensor} never meets an input-dependent value')
+
+
 def held_at_run_time(model: onnx.ModelProto, name: str, dependent: set[str]) -> bool:
     """An output, or read by a node that also reads an input-dependent value (onnxruntime cannot fold it), directly or
     after ops that only re-present the tensor. Tensors read by nothing or only by constant computation are dropped or
@@ -448,29 +473,32 @@ def main() -> None:
     fixtures: list[tuple[Fixture, onnx.ModelProto]] = []
     fixtures.append((Fixture('llama-fp32', 'clean Llama, fp32 weights', llama, 'pass'), llama))
     fixtures.append((Fixture('llama-fp16', 'clean Llama exported in half precision', tiny_llama(half=True), 'pass', tolerance=0.05), llama))
-    gpt2_ints, _ = edited(gpt2, gpt2_legit_integers)
-    fixtures.append((Fixture('gpt2-legit-integers', 'clean GPT-2 (Gemm) with an int64 position-id buffer read as Gather indices and a uint8 causal table used as a Where condition', gpt2_ints, 'pass'), gpt2))
+    gpt2_ints, position_buffer = edited(gpt2, gpt2_legit_integers)
+    fixtures.append((Fixture('gpt2-legit-integers', 'clean GPT-2 (Gemm) with an int64 position-id buffer read as Gather indices and a uint8 causal table used as a Where condition', gpt2_ints, 'pass',
+                             value_tensors=[position_buffer]), gpt2))
     buffered, buffer = edited(llama, llama_position_buffer)
     fixtures.append((Fixture('llama-position-buffer', 'clean Llama whose positions are a Slice of an int64 buffer (sliced to the input length) feeding the rotary MatMul', buffered, 'pass', value_tensors=[buffer]), llama))
     for how, op_note in [('dynamic', 'quantize_dynamic (MatMulInteger)'), ('qdq', 'quantize_static QDQ'), ('nbits', 'MatMulNBitsQuantizer 4-bit')]:
         quantized = ort_quantized(llama, how)
-        readers = integer_inputs_of_quantization_ops(quantized)
+        sources = integer_inputs_of_quantization_ops(quantized)
+        readers = {name: meeting_reader(quantized, name)[0] for name in sources}
         fixtures.append((Fixture(f'llama-ort-{how}', f'onnxruntime.quantization {op_note}', quantized, 'fail', readers, list(readers), tolerance=0.5), llama))
 
-    def evasion(name: str, description: str, edit, reader: str, path: list[str], data_flow: bool = True) -> None:
+    def evasion(name: str, description: str, edit, reader: str, path: list[str]) -> None:
         model, names = edited(llama, edit)
-        readers = {tensor: reader for tensor in names} if data_flow else {}
-        paths = {tensor: path for tensor in names} if data_flow else {}
-        fixtures.append((Fixture(name, description, model, 'fail', readers, names, paths, tolerance=0.05), llama))
+        for tensor in names:
+            if meeting_reader(model, tensor) != (reader, path):
+                raise SystemExit(f'{name}: {tensor} meets the input at {meeting_reader(model, tensor)}, not {(reader, path)} as written')
+        fixtures.append((Fixture(name, description, model, 'fail', {tensor: reader for tensor in names}, names, {tensor: path for tensor in names}, tolerance=0.05), llama))
 
     evasion('llama-int8-flat-reshape', 'int8 weights stored 1-D, Reshape -> Cast -> Mul(scale) -> MatMul', int8_flat_reshape,
             'MatMul', ['Reshape', 'Cast', 'Mul', 'MatMul'])
     evasion('llama-int8-packed-int32', 'int8 weights packed four to an int32, unpacked by Cast(uint32) -> BitShift -> Mod -> Cast -> Sub -> Reshape -> Mul -> MatMul',
             int8_packed_int32, 'MatMul', ['Cast', 'Unsqueeze', 'BitShift', 'Mod', 'Cast', 'Sub', 'Reshape', 'Mul', 'MatMul'])
     evasion('llama-int8-embedding', 'token embedding stored int8: Gather(int8 table) -> Cast -> Mul(scale)', int8_embedding,
-            'Gather', ['Gather', 'Cast'])
-    evasion('llama-int8-input-dependent', 'int8 flat weights with 0 * f(attention_mask) added, so the weights look input-dependent: only the storage share catches it',
-            lambda m: int8_flat_reshape(m, disguise=True), 'MatMul', [], data_flow=False)
+            'Gather', ['Gather'])
+    evasion('llama-int8-input-dependent', 'int8 flat weights with 0 * f(attention_mask) added, so the weights look input-dependent: they meet the input at the Add',
+            lambda m: int8_flat_reshape(m, disguise=True), 'Add', ['Reshape', 'Cast', 'Mul', 'Add'])
 
     manifest = []
     for fixture, reference in fixtures:
@@ -493,7 +521,7 @@ def main() -> None:
         })
         print(f'{file:36s} {fixture.verdict}  share {share:.3f}  |dlogits| {difference:.2e}  {os.path.getsize(OUT / file)} B')
     (OUT / 'manifest.json').write_text(json.dumps({'storageShareLimit': STORAGE_SHARE_LIMIT, 'minSourceElements': MIN_SOURCE_ELEMENTS,
-                                                   'fixtures': manifest}, indent=2) + '\n')
+                                                   'smallConstant': SMALL_CONSTANT, 'fixtures': manifest}, indent=2) + '\n')
 
 
 if __name__ == '__main__':

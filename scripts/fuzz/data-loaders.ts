@@ -1,16 +1,21 @@
 /**
- * Fuzzes the suite loaders (MMLU CSV, BLiMP JSONL, SuperGLUE JSONL) with mutated rows for SECONDS: each input
- * is a suite folder holding one mutated file, loaded with allowPartial. The loaders' contract is the
- * finding's definition: a row they cannot use is an MlrbError naming the file (and never quoting it);
- * anything else thrown, or a load slower than a few seconds, is a finding, printed with its input saved.
+ * Fuzzes the readers of files from other hands for SECONDS: the suite loaders (MMLU CSV, BLiMP JSONL, SuperGLUE
+ * JSONL) with mutated rows, each input a suite folder holding one mutated file, loaded with allowPartial; and the
+ * readers of run records, shard files and the cache's files (reader-targets.ts), each given one mutated file.
+ * The readers' contracts are the finding's definition: a loader refuses what it cannot use with an MlrbError
+ * naming the file (and never quoting it); a cache reader never fails and never serves another value than the
+ * one stored (reader-targets.ts). Anything else thrown, or a read slower than a few seconds, is a finding,
+ * printed with its input saved.
  *   npx tsx scripts/fuzz/data-loaders.ts [SECONDS] [SEED] [--shared DIR]
- * Seeds: the first rows of ../shared's files when present, else small made-up rows in the same layouts.
+ * Seeds: the first rows of ../shared's files when present, else small made-up rows in the same layouts; for the
+ * other readers, sound files written by the code that writes them.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isMlrbError } from '../../src/errors.js';
 import { loadSuite } from '../../src/tasks/registry.js';
+import { readerTargets, type ReaderTarget } from './reader-targets.js';
 
 type SuiteSeed = { readonly suite: 'mmlu' | 'blimp' | 'boolq'; readonly file: string; readonly text: string };
 
@@ -54,6 +59,23 @@ function seeds(): SuiteSeed[] {
 
 const SPECIALS = ['"', ',', '\n', '\r\n', '{', '}', '[', ']', ':', '\\', '\u0000', '\ufeff', 'null', '1e309', '-1', '99999999999999999999', '\u{1F600}', '""', '\t'];
 
+/** Byte-level edits for binary inputs (SQLite pages, token entries): flips, cuts, repeats and foreign bytes. */
+function mutateBytes(bytes: Uint8Array): Uint8Array {
+  let out = Buffer.from(bytes);
+  const edits = 1 + random(4);
+  for (let edit = 0; edit < edits; edit++) {
+    const at = out.length === 0 ? 0 : random(out.length);
+    switch (random(5)) {
+      case 0: if (out.length > 0) out[at] = (out[at] ?? 0) ^ (1 << random(8)); break;
+      case 1: out = Buffer.concat([out.subarray(0, at), out.subarray(at + 1 + random(64))]); break;
+      case 2: out = out.subarray(0, at); break;
+      case 3: out = Buffer.concat([out.subarray(0, at), out.subarray(at, at + random(256)), out.subarray(at)]); break;
+      default: out = Buffer.concat([out.subarray(0, at), Buffer.from(Array.from({ length: 1 + random(16) }, () => random(256))), out.subarray(at)]); break;
+    }
+  }
+  return out;
+}
+
 function mutate(text: string): string {
   let out = text;
   const edits = 1 + random(4);
@@ -74,12 +96,51 @@ function mutate(text: string): string {
 const root = mkdtempSync(path.join(tmpdir(), 'mlrb-fuzz-data-'));
 const findings = path.join(root, 'findings');
 mkdirSync(findings);
+// The cache key the cache readers use is made in this run's folder, never the user's.
+process.env.XDG_STATE_HOME = path.join(root, 'state');
 const pool = seeds();
+const readers = readerTargets();
+
+/** One input for a reader target: its file written and read in a fresh folder. */
+async function fuzzReader(target: ReaderTarget, input: string | Uint8Array, dir: string): Promise<'read' | 'refused'> {
+  try {
+    await target.run(input, dir);
+    return 'read';
+  } catch (error) {
+    if (isMlrbError(error)) return 'refused';
+    throw error;
+  }
+}
 const deadline = Date.now() + seconds * 1000;
 let runs = 0;
 let refusals = 0;
 try {
   while (Date.now() < deadline) {
+    // Half the inputs go to the suite loaders, half to the other readers.
+    if (random(2) === 0) {
+      const target = readers[random(readers.length)]!;
+      const input = typeof target.seed === 'string' ? mutate(target.seed) : mutateBytes(target.seed);
+      const dir = path.join(root, `reader-${runs % 4}`);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir);
+      const started = Date.now();
+      let failure: string | undefined;
+      try {
+        if ((await fuzzReader(target, input, dir)) === 'refused') refusals += 1;
+      } catch (error) {
+        failure = `${target.name}: ${String(error)}`;
+      }
+      if (failure === undefined && Date.now() - started > 5000) failure = `${target.name} took ${Date.now() - started} ms on one small file`;
+      if (failure !== undefined) {
+        const saved = path.join(findings, `finding-${runs}-${target.name.replaceAll(' ', '-')}`);
+        writeFileSync(saved, input);
+        console.error(`finding: ${failure}; input saved to ${saved}`);
+        process.exitCode = 1;
+        break;
+      }
+      runs += 1;
+      continue;
+    }
     const seed = pool[random(pool.length)]!;
     const text = mutate(seed.text);
     const dataDir = path.join(root, `case-${runs % 4}`);
@@ -110,7 +171,7 @@ try {
     }
     runs += 1;
   }
-  if (process.exitCode !== 1) console.log(`data fuzz: ${runs} inputs (${refusals} refused with MlrbError) in ${seconds} s, no other failure`);
+  if (process.exitCode !== 1) console.log(`data fuzz: ${runs} inputs to ${pool.length} suite files and ${readers.length} other readers (${refusals} refused with MlrbError) in ${seconds} s, no other failure`);
 } finally {
   if (process.exitCode !== 1) rmSync(root, { recursive: true, force: true });
 }

@@ -1,5 +1,6 @@
-// `npm run build:prebuilt` (run by prepack): builds the addon exactly as `npm run build:native` does (the build
-// the tests run, with CUDA kernels where nvcc exists), copies it into the package's prebuilt layout, and puts
+// `npm run build:prebuilt` (run by prepack): builds the addon as `npm run build:native` does, but with the CUDA
+// kernels wherever nvcc exists (MLRB_CUDA=ON: the package's users have GPUs the packing machine may lack; an
+// MLRB_CUDA the packer set wins), copies it into the package's prebuilt layout, and puts
 // ONNX Runtime's library beside it: the pinned onnxruntime-node's, for this platform only, so a consumer installs
 // neither onnxruntime-node nor its libraries for every other platform (288 MB against 45 MB).
 // cmake-js rather than prebuildify: prebuildify drives node-gyp, which downloads Node's headers (or needs a
@@ -30,8 +31,18 @@ if (installedOrt !== pinnedOrt || licenceVersion !== pinnedOrt) {
     `third_party/onnxruntime holds the licence texts of ${licenceVersion}`);
 }
 
+/** Whether a CUDA compiler answers: the one CUDACXX names, else nvcc on the PATH (as CMake looks for it). */
+function cudaCompilerFound() {
+  return spawnSync(process.env.CUDACXX || 'nvcc', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+const cudaMode = process.env.MLRB_CUDA || (cudaCompilerFound() ? 'ON' : 'OFF');
 const cmakeJs = require.resolve('cmake-js/bin/cmake-js', { paths: [packageRoot] });
-const build = spawnSync(process.execPath, [cmakeJs, 'compile', '--out', 'build'], { cwd: packageRoot, stdio: 'inherit' });
+const build = spawnSync(process.execPath, [cmakeJs, 'compile', '--out', 'build'], {
+  cwd: packageRoot,
+  stdio: 'inherit',
+  env: { ...process.env, MLRB_CUDA: cudaMode },
+});
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 const target = prebuiltPath();

@@ -15,7 +15,12 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, type Stats } from 'node:fs';
 import { hostname } from 'node:os';
+import path from 'node:path';
+import { parseBoundedJson } from '../io/bounded-json.js';
+import { readRegularFile } from '../io/regular-file.js';
 
+/** A lock's JSON is ~150 bytes; anything far larger is not a lock. */
+const LOCK_BYTES_CAP = 4096;
 /** A lock file with no readable owner this long after it was created is debris, not a writer mid-write. */
 const UNREADABLE_LOCK_GRACE_MS = 10_000;
 
@@ -145,7 +150,8 @@ function takeOver(file: string, staleContent: string): boolean {
 
 function parseOwner(text: string): LockOwner | undefined {
   try {
-    const value = JSON.parse(text) as Partial<LockOwner>;
+    const value = parseBoundedJson(text, () => new Error('not a lock')) as Partial<LockOwner> | null;
+    if (typeof value !== 'object' || value === null) return undefined;
     if (typeof value.pid !== 'number' || typeof value.host !== 'string' || typeof value.token !== 'string') return undefined;
     return { pid: value.pid, host: value.host, started: typeof value.started === 'string' ? value.started : null, token: value.token };
   } catch {
@@ -155,14 +161,26 @@ function parseOwner(text: string): LockOwner | undefined {
 
 /** Field 22 of /proc/<pid>/stat; null where /proc is absent. */
 function processStartTime(pid: number): string | null {
-  const stat = readText(`/proc/${pid}/stat`);
+  const stat = readProcFile(`/proc/${pid}/stat`);
   if (stat === undefined) return null;
   // The command name (field 2) may hold spaces and parentheses: count fields after its closing one.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return fields[19] ?? null;
 }
 
+/**
+ * A lock file's text, read as any file of a folder others may write: a regular file (no FIFO to block on, no
+ * link to follow) of at most LOCK_BYTES_CAP bytes; undefined for anything else.
+ */
 function readText(file: string): string | undefined {
+  try {
+    return readRegularFile(file, { kind: 'cache', root: path.dirname(file), what: 'cache lock', maxBytes: LOCK_BYTES_CAP }).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readProcFile(file: string): string | undefined {
   try {
     return readFileSync(file, 'utf8');
   } catch {

@@ -1,15 +1,18 @@
 /**
  * Tokenization through the disk cache: a hit returns the stored ids, a miss tokenizes (lm-eval's rules)
  * and stores them. A cache that cannot be written (read-only home, full disk) costs the cache, never the
- * run: the failure is reported through onLog and tokenization proceeds. A damaged entry (failed checksum …)
- * is never used: it is reported as a warning and rebuilt.
+ * run: the failure is reported through onLog and tokenization proceeds. A damaged entry (a MAC that fails:
+ * damaged, or written by anyone but this user …) is never used: it is reported as a warning and rebuilt. Without
+ * a usable cache key (cache-key.ts) or with a cache sub-folder that is a link, the token cache is off, with a
+ * warning.
  */
 import { isTokenWindow, type TextPair, type TokenizedRequest, type TokenWindowRequest } from '../eval/instance.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { tokenizeRequests } from '../eval/score-requests.js';
 import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from '../eval/lm-eval-version.js';
+import { userCacheKey, type CacheKey } from './cache-key.js';
 import { sweepStaleTemporaries } from './stale-temporaries.js';
-import { readTokenCacheEntry, requestsFingerprint, tokenCacheFile, tokenizerFingerprint, writeTokenCache } from './token-cache.js';
+import { readTokenCacheEntry, requestsFingerprint, tokenCacheFile, tokenEntryFolder, tokenizerFingerprint, writeTokenCache } from './token-cache.js';
 
 export interface CachedTokenizeOptions {
   /** Folder of the cache; false turns caching off. */
@@ -37,8 +40,8 @@ export interface TokenCacheEntry {
   store(tokenized: readonly TokenizedRequest[]): void;
 }
 
-/** What the cache key needs from a model: its tokenizer's hash and its prefix (BOS, else EOS) token. */
-export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'>;
+/** What the cache key needs from a model: its tokenizer's hash, its prefix (BOS, else EOS) token and its backend (default causal). */
+export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'> & Partial<Pick<LanguageModel, 'backend'>>;
 
 export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequest[], options: CachedTokenizeOptions): TokenCacheEntry {
   if (options.cacheDir === false) return { cached: undefined, store: () => undefined };
@@ -47,20 +50,28 @@ export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequ
   // v0.4.4–v0.4.8 use the prefix only for an empty context; v0.4.13 also compares every text with its token text.
   const usesPrefix = lmEvalVersion === '0.4.13' || requests.some((request) => !isTokenWindow(request) && request.context === '');
   const prefixTokenId = usesPrefix ? model.prefixTokenId() : -1;
-  sweepStaleTemporaries(options.cacheDir);
-  const file = tokenCacheFile(options.cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion), requestsFingerprint(requests), prefixTokenId);
-  const read = readTokenCacheEntry(file, requests.length, options.cacheDir);
+  const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+  const cacheDir = options.cacheDir;
+  let key: CacheKey;
+  let file: string;
+  try {
+    key = userCacheKey();
+    file = tokenCacheFile(cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion, model.backend), requestsFingerprint(requests), prefixTokenId, key);
+    tokenEntryFolder(cacheDir, file, false);
+  } catch (cause) {
+    warn(`the token cache is off for this run: ${cause instanceof Error ? cause.message : String(cause)}`);
+    return { cached: undefined, store: () => undefined };
+  }
+  sweepStaleTemporaries(cacheDir);
+  const read = readTokenCacheEntry(file, requests.length, cacheDir, key);
   const cached = read.status === 'hit' ? read.requests : undefined;
   if (cached) options.onLog?.(`tokenized requests from the cache: ${file}`);
-  if (read.status === 'corrupt') {
-    const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
-    warn(`token cache entry ${file} is damaged (${read.reason}); tokenizing again and replacing it`);
-  }
+  if (read.status === 'corrupt') warn(`token cache entry ${file} is not used (${read.reason}); tokenizing again and replacing it`);
   return {
     cached,
     store(tokenized) {
       try {
-        writeTokenCache(file, tokenized);
+        writeTokenCache(cacheDir, file, tokenized, key);
         options.onLog?.(`tokenized requests cached in ${file}`);
       } catch (cause) {
         options.onLog?.(`could not write the token cache ${file}: ${String(cause)}`);

@@ -8,19 +8,23 @@
  * Batch size, padding and row sharing are not in the key: they never change a row's numbers (README "Design").
  *
  * The cache never costs the run and never serves a wrong number. Any failure to open, lock or write it turns
- * it off for the run with one warning; a damaged file is set aside (score-store.ts); a batch whose checksum
- * fails is dropped and its requests scored again; a cache another live process holds is left alone.
+ * it off for the run with one warning; a damaged file is set aside (score-store.ts); a batch whose MAC fails
+ * (damaged, or not written by this user: the folder may be shared) is dropped with a warning and its requests
+ * scored again; a cache another live process holds is left alone. Each user's batches live in a namespace of
+ * their own (the cache key's id is part of it), so users sharing a folder never drop each other's batches.
  */
-import { mkdirSync, utimesSync } from 'node:fs';
+import { utimesSync } from 'node:fs';
 import path from 'node:path';
 import type { LoglikelihoodResult } from '../eval/instance.js';
 import type { ModelInput } from '../eval/request-encoding.js';
 import type { LanguageModel } from '../model/onnx-model.js';
+import { ensureCacheFolder } from './cache-folders.js';
+import { userCacheKey, type CacheKey } from './cache-key.js';
 import { acquireCacheLock, type CacheLock } from './cache-lock.js';
 import { databaseBytes, LOCK_SUFFIX, removeScoreDatabase, scoreDatabaseFile, scoreDatabases, SCORES_FOLDER } from './score-folder.js';
 import { scoreNamespace, type ScoreNamespace } from './score-namespace.js';
-import { digestKey, RECORD_BYTES, requestDigest, type ScoredRecord } from './score-records.js';
-import { ScoreStore } from './score-store.js';
+import { batchMac, digestKey, RECORD_BYTES, requestDigest, type ScoredRecord } from './score-records.js';
+import { ScoreStore, type RecordsMac } from './score-store.js';
 
 export const DEFAULT_SCORE_CACHE_MAX_BYTES = 1024 * 1024 * 1024;
 
@@ -70,7 +74,7 @@ export async function openScoreCache(model: LanguageModel, options: ScoreCacheOp
   if (options.cacheDir === false) return DISABLED;
   let namespace: ScoreNamespace;
   try {
-    namespace = await scoreNamespace(model, path.resolve(options.cacheDir));
+    namespace = await scoreNamespace(model, path.resolve(options.cacheDir), { onWarning: options.onWarning });
   } catch (cause) {
     options.onWarning(`the score cache is off for this run: ${describe(cause)}`);
     return DISABLED;
@@ -84,8 +88,9 @@ export function openScoreCacheFor(namespace: ScoreNamespace, options: ScoreCache
   let lock: CacheLock | undefined;
   let store: ScoreStore | undefined;
   try {
+    const key = userCacheKey();
     const cacheDir = path.resolve(options.cacheDir);
-    mkdirSync(path.join(cacheDir, SCORES_FOLDER), { recursive: true });
+    ensureCacheFolder(cacheDir, [SCORES_FOLDER]);
     const file = scoreDatabaseFile(cacheDir, namespace.modelDigest);
     const attempt = acquireCacheLock(file + LOCK_SUFFIX);
     if (!attempt.acquired) {
@@ -95,7 +100,7 @@ export function openScoreCacheFor(namespace: ScoreNamespace, options: ScoreCache
     }
     lock = attempt.lock;
     store = ScoreStore.open(file, options.onWarning);
-    return new OpenScoreCache(file, store, lock, namespace, options);
+    return new OpenScoreCache(file, store, lock, namespace, key, options);
   } catch (cause) {
     closeQuietly(store);
     lock?.release();
@@ -108,7 +113,7 @@ class OpenScoreCache implements ScoreCache {
   readonly enabled = true;
   private readonly known = new Map<string, LoglikelihoodResult>();
   private readonly namespaceId: number;
-  private readonly checksumKey: string;
+  private readonly macOf: RecordsMac;
   private hits = 0;
   private misses = 0;
   private writing = true;
@@ -120,14 +125,19 @@ class OpenScoreCache implements ScoreCache {
     private readonly database: ScoreStore,
     private readonly lock: CacheLock,
     namespace: ScoreNamespace,
+    key: CacheKey,
     private readonly options: ScoreCacheOptions,
   ) {
-    this.checksumKey = `${namespace.modelDigest}\n${namespace.scorer}`;
-    this.namespaceId = database.namespace(namespace.scorer);
-    const loaded = database.load(this.namespaceId, this.checksumKey);
+    // The writer's key id keeps each user's batches apart; the MAC binds a batch to its model and scorer.
+    const identity = `writer ${key.id}\n${namespace.scorer}`;
+    this.macOf = (records) => batchMac(key, `${namespace.modelDigest}\n${identity}`, records);
+    this.namespaceId = database.namespace(identity);
+    const loaded = database.load(this.namespaceId, this.macOf);
     for (const record of loaded.records) this.known.set(digestKey(record.digest), record.result);
     if (loaded.damagedBatches > 0) {
-      options.onWarning(`score cache ${file}: ${loaded.damagedBatches} stored batch(es) failed their checksum; dropped, their requests are scored again`);
+      options.onWarning(
+        `score cache ${file}: ${loaded.damagedBatches} stored batch(es) failed their MAC (damaged, or not written by this user); dropped, their requests are scored again`,
+      );
     }
     options.onLog?.(`score cache ${file}: ${this.known.size.toLocaleString('en-US')} scores of this model and scorer`);
     touch(file);
@@ -151,7 +161,7 @@ class OpenScoreCache implements ScoreCache {
     }
     if (!this.lock.stillHeld()) return this.stopWriting(`another process took over its lock ${this.lock.file}`);
     try {
-      this.database.append(this.namespaceId, this.checksumKey, records);
+      this.database.append(this.namespaceId, this.macOf, records);
       this.projectedBytes += bytes;
     } catch (cause) {
       this.stopWriting(describe(cause));

@@ -11,7 +11,7 @@ import { toolVersion } from '../eval/fingerprint.js';
 import { modelContentSha256 } from '../eval/model-digest.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { loadBinding, loadedAddonPath } from '../native/binding.js';
-import { rememberedSha256 } from './file-digests.js';
+import { rememberedSha256, type RememberOptions } from './file-digests.js';
 
 /** Bump when anything in how a batch is scored changes its numbers without changing the tool version. */
 const SCORING_RULES_VERSION = 1;
@@ -25,17 +25,17 @@ export interface ScoreNamespace {
 }
 
 /** `cacheDir` is where file hashes are remembered (false: hash every time). */
-export async function scoreNamespace(model: LanguageModel, cacheDir: string | false): Promise<ScoreNamespace> {
+export async function scoreNamespace(model: LanguageModel, cacheDir: string | false, options: RememberOptions = {}): Promise<ScoreNamespace> {
   const scorer = JSON.stringify({
     rules: SCORING_RULES_VERSION,
     tool: toolVersion(),
-    addon: await rememberedSha256(loadedAddonPath(), cacheDir),
+    addon: await rememberedSha256(loadedAddonPath(), cacheDir, options),
     ort: model.runtime.version,
     provider: model.provider,
     device: deviceName(model),
     attentionFused: model.attentionFused,
   });
-  return { modelDigest: await modelContentSha256(model.modelPath, cacheDir), scorer };
+  return { modelDigest: await modelContentSha256(model.graphFiles, cacheDir, options), scorer };
 }
 
 function deviceName(model: LanguageModel): string {

@@ -1,11 +1,13 @@
 /**
  * The bytes the score cache stores for a batch of scored requests, and the keys it finds them by.
  *   record = sha256 of the request's model input (32 bytes) · loglik (float64, little-endian) · greedy (1 byte)
- * A batch's records are one SQLite BLOB with a sha256 checksum beside it, taken over the namespace it belongs
- * to and the records. A cached number is served only when that checksum holds, so a flipped byte in a loglik,
- * a truncated blob or a row moved to another model's namespace is never read as a score.
+ * A batch's records are one SQLite BLOB with a MAC beside it: an HMAC under the user's cache key (cache-key.ts)
+ * over the namespace it belongs to and the records. A cached number is served only when that MAC holds, so a
+ * flipped byte in a loglik, a truncated blob, a row moved to another model's namespace, or a batch anyone but
+ * its writer put there (the folder may be shared) is never read as a score.
  */
-import { createHash, hash } from 'node:crypto';
+import { hash } from 'node:crypto';
+import type { CacheKey } from './cache-key.js';
 import type { LoglikelihoodResult } from '../eval/instance.js';
 import type { ModelInput } from '../eval/request-encoding.js';
 
@@ -62,7 +64,7 @@ export function decodeRecords(bytes: Uint8Array): ScoredRecord[] | undefined {
   return records;
 }
 
-/** The checksum stored beside a batch: binds its records to the namespace (model and scorer) they belong to. */
-export function batchChecksum(namespace: string, records: Uint8Array): Buffer {
-  return createHash('sha256').update(`${namespace.length}:${namespace}`).update(records).digest();
+/** The MAC stored beside a batch: binds its records to the namespace (model and scorer) and to the writer's key. */
+export function batchMac(key: CacheKey, namespace: string, records: Uint8Array): Buffer {
+  return key.mac('score batch', namespace, records);
 }

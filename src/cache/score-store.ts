@@ -1,7 +1,7 @@
 /**
  * One model's score-cache database (SQLite, through node-sqlite3-wasm: see README "Design"). Scores are
  * grouped by namespace, the scorer that produced them (score-cache.ts builds its identity), and stored a
- * forward-pass batch per row: one BLOB of records (score-records.ts) with its checksum. A row per batch
+ * forward-pass batch per row: one BLOB of records (score-records.ts) with its MAC. A row per batch
  * rather than per request because this SQLite runs as WebAssembly, where each statement costs tens of
  * microseconds: 134,000 BLiMP requests took 3–5 s as rows and take milliseconds as ~200 blobs.
  *
@@ -13,11 +13,13 @@
  * A file that is not a database of ours, or that SQLite finds damaged, is moved aside with a warning naming
  * it, and a fresh one takes its place.
  */
-import { lstatSync, readdirSync, renameSync, rmSync, rmdirSync } from 'node:fs';
+import { timingSafeEqual } from 'node:crypto';
+import { lstatSync, readdirSync, renameSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Sqlite from 'node-sqlite3-wasm';
-import { batchChecksum, decodeRecords, encodeRecords, type ScoredRecord } from './score-records.js';
+import { CACHE_NAMES, removeCacheName } from './cache-folders.js';
+import { decodeRecords, encodeRecords, type ScoredRecord } from './score-records.js';
 
 type Database = InstanceType<typeof Sqlite.Database>;
 
@@ -31,8 +33,11 @@ function sqlite(): typeof Sqlite {
 
 /** 'MLRB' in PRAGMA application_id: a SQLite file that is not ours is never mistaken for a cache. */
 const APPLICATION_ID = 0x4d4c5242;
-/** Bump with any change to the tables or the record layout; files of other versions are replaced quietly. */
-const SCHEMA_VERSION = 1;
+/**
+ * Bump with any change to the tables or the record layout; files of other versions are replaced quietly.
+ * 2: batches carry a MAC under the user's cache key instead of a plain sha256.
+ */
+const SCHEMA_VERSION = 2;
 
 const SCHEMA = `
   CREATE TABLE namespaces (
@@ -45,7 +50,7 @@ const SCHEMA = `
     namespace INTEGER NOT NULL REFERENCES namespaces(id) ON DELETE CASCADE,
     request_count INTEGER NOT NULL,
     records BLOB NOT NULL,
-    checksum BLOB NOT NULL
+    mac BLOB NOT NULL
   );
   CREATE INDEX batches_by_namespace ON batches(namespace);
   PRAGMA application_id = ${APPLICATION_ID};
@@ -58,9 +63,12 @@ const VFS_LOCK_SUFFIX = '.lock';
 
 export interface LoadedRecords {
   readonly records: ScoredRecord[];
-  /** Batches whose checksum or layout failed: removed, their requests are scored again. */
+  /** Batches whose MAC or layout failed: removed, their requests are scored again. */
   readonly damagedBatches: number;
 }
+
+/** A batch's MAC over its records' bytes (score-records.ts batchMac, bound to the namespace and the key). */
+export type RecordsMac = (records: Uint8Array) => Buffer;
 
 export class ScoreStore {
   private constructor(readonly file: string, private readonly db: Database) {}
@@ -92,17 +100,15 @@ export class ScoreStore {
     return Number(row?.id);
   }
 
-  load(namespaceId: number, identity: string): LoadedRecords {
+  load(namespaceId: number, macOf: RecordsMac): LoadedRecords {
     const records: ScoredRecord[] = [];
     const damaged: number[] = [];
-    const statement = this.db.prepare('SELECT id, request_count, records, checksum FROM batches WHERE namespace = ? ORDER BY id');
+    const statement = this.db.prepare('SELECT id, request_count, records, mac FROM batches WHERE namespace = ? ORDER BY id');
     try {
       for (const row of statement.iterate(namespaceId)) {
         const blob = row.records;
-        const checksum = row.checksum;
-        const decoded = blob instanceof Uint8Array && checksum instanceof Uint8Array && Buffer.from(checksum).equals(batchChecksum(identity, blob))
-          ? decodeRecords(blob)
-          : undefined;
+        const mac = row.mac;
+        const decoded = blob instanceof Uint8Array && mac instanceof Uint8Array && macMatches(mac, macOf(blob)) ? decodeRecords(blob) : undefined;
         if (decoded === undefined || decoded.length !== Number(row.request_count)) damaged.push(Number(row.id));
         else records.push(...decoded);
       }
@@ -114,15 +120,10 @@ export class ScoreStore {
   }
 
   /** One transaction: the batch is stored whole or, if the process dies first, not at all. */
-  append(namespaceId: number, identity: string, records: readonly ScoredRecord[]): void {
+  append(namespaceId: number, macOf: RecordsMac, records: readonly ScoredRecord[]): void {
     if (records.length === 0) return;
     const blob = encodeRecords(records);
-    this.db.run('INSERT INTO batches (namespace, request_count, records, checksum) VALUES (?, ?, ?, ?)', [
-      namespaceId,
-      records.length,
-      blob,
-      batchChecksum(identity, blob),
-    ]);
+    this.db.run('INSERT INTO batches (namespace, request_count, records, mac) VALUES (?, ?, ?, ?)', [namespaceId, records.length, blob, macOf(blob)]);
   }
 
   /** Requests stored, over all namespaces. */
@@ -197,17 +198,23 @@ function refuseNonRegular(file: string): string | undefined {
   return undefined;
 }
 
-/** Keeps the latest damaged copy of a database (to look into), not every one ever set aside. */
+/**
+ * Keeps the latest damaged copy of a database (to look into), not every one ever set aside. Only the names the
+ * cache makes are removed, one file at a time (cache-folders.ts).
+ */
 function setAside(file: string, reason: string, onWarning: (message: string) => void): void {
   const folder = path.dirname(file);
   const earlier = `${path.basename(file)}.damaged-`;
-  for (const name of readdirSync(folder)) if (name.startsWith(earlier)) rmSync(path.join(folder, name), { force: true, recursive: true });
+  for (const name of readdirSync(folder)) {
+    if (!name.startsWith(earlier)) continue;
+    removeCacheName(folder, name, CACHE_NAMES.scoreFile) || removeCacheName(folder, name, CACHE_NAMES.scoreVfsLock, true);
+  }
   const aside = `${file}.damaged-${Date.now()}`;
   for (const suffix of ['', ...SIDE_FILE_SUFFIXES]) {
     try {
       renameSync(file + suffix, aside + suffix);
     } catch {
-      rmSync(file + suffix, { force: true, recursive: true });
+      removeCacheName(folder, path.basename(file + suffix), CACHE_NAMES.scoreFile);
     }
   }
   removeVfsLock(file);
@@ -215,11 +222,11 @@ function setAside(file: string, reason: string, onWarning: (message: string) => 
 }
 
 function removeVfsLock(file: string): void {
-  try {
-    rmdirSync(file + VFS_LOCK_SUFFIX);
-  } catch {
-    // Absent: the usual case.
-  }
+  removeCacheName(path.dirname(file), path.basename(file + VFS_LOCK_SUFFIX), CACHE_NAMES.scoreVfsLock, true);
+}
+
+function macMatches(stored: Uint8Array, expected: Buffer): boolean {
+  return stored.length === expected.length && timingSafeEqual(stored, expected);
 }
 
 function describe(cause: unknown): string {

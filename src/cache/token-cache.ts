@@ -2,18 +2,22 @@
  * Tokenized requests cached on disk, so a second run over the same data with the same tokenizer pays no
  * tokenization. The key hashes the tokenizer files as loaded, the encoding rules' version, the lm-eval release
  * whose rules built the ids (so ids built for one release never serve another) and the exact request texts (which pin the data files, the prompt template and the few-shot choice at once). One file per
- * key (token-cache-format.ts), checksummed, read under the file policy (a regular file inside the cache
- * folder, capped) and written atomically; temporary files a crashed writer left behind are swept.
+ * key (token-cache-format.ts), MAC'd under the user's cache key (cache-key.ts), read under the file policy (a
+ * regular file inside the cache folder, capped) and written atomically into checked folders (cache-folders.ts);
+ * temporary files a crashed writer left behind are swept.
  */
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { isTokenWindow, type TextPair, type TokenizedRequest, type TokenWindowRequest } from '../eval/instance.js';
+import type { ModelBackend } from '../model/language-model.js';
 import type { LmEvalVersion } from '../eval/lm-eval-version.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { FILE_SIZE_CAPS, formatBytes } from '../io/file-policy.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
-import { decodeEntry, encodeEntry, type DecodedEntry } from './token-cache-format.js';
+import { cacheFolder, ensureCacheFolder, TOKENS_FOLDER } from './cache-folders.js';
+import type { CacheKey } from './cache-key.js';
+import { decodeEntry, encodeEntry, type DecodedEntry, type PayloadMac } from './token-cache-format.js';
 
 /**
  * Bump when request-encoding.ts changes what ids a request gets. 2: an empty context is always the prefix token
@@ -31,8 +35,10 @@ export function defaultCacheDir(): string {
  * `tokenizerSha256` is TextTokenizer.sha256: the bytes the tokenizer was built from, not a second read of its
  * files. `lmEvalVersion` names the release whose rules (lm-eval-version.ts) turned texts into ids.
  */
-export function tokenizerFingerprint(tokenizerSha256: string, lmEvalVersion: LmEvalVersion): string {
-  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\nlm-eval ${lmEvalVersion}\n${tokenizerSha256}`).digest('hex');
+export function tokenizerFingerprint(tokenizerSha256: string, lmEvalVersion: LmEvalVersion, backend: ModelBackend = 'causal'): string {
+  // An encoder-decoder's requests are encoded by other rules from the same tokenizer; causal keys stay as they were.
+  const seq2seq = backend === 'seq2seq' ? '\nbackend seq2seq' : '';
+  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\nlm-eval ${lmEvalVersion}${seq2seq}\n${tokenizerSha256}`).digest('hex');
 }
 
 /**
@@ -57,18 +63,25 @@ export function requestsFingerprint(requests: readonly (TextPair | TokenWindowRe
   return hash.digest('hex');
 }
 
-export function tokenCacheFile(cacheDir: string, tokenizerKey: string, requestsKey: string, prefixTokenId: number): string {
-  const key = createHash('sha256').update(`${tokenizerKey}\n${requestsKey}\n${prefixTokenId}`).digest('hex');
-  return path.join(cacheDir, 'tokens', `${key.slice(0, 2)}`, `${key}.bin`);
+/** The entry's file; the key's id is part of its name, so users sharing a folder never share an entry. */
+export function tokenCacheFile(cacheDir: string, tokenizerKey: string, requestsKey: string, prefixTokenId: number, key: CacheKey): string {
+  const name = createHash('sha256').update(`${tokenizerKey}\n${requestsKey}\n${prefixTokenId}\nwriter ${key.id}`).digest('hex');
+  return path.join(cacheDir, TOKENS_FOLDER, `${name.slice(0, 2)}`, `${name}.bin`);
 }
 
 export type TokenCacheRead = DecodedEntry | { readonly status: 'absent' };
 
+/** The MAC of an entry's payload, bound to its file name: an entry copied under another name does not verify. */
+function entryMac(file: string, key: CacheKey): PayloadMac {
+  const name = path.basename(file);
+  return (payload) => key.mac('token-cache entry', name, payload);
+}
+
 /**
  * The entry at `file` (inside `cacheDir`), classified: a hit, absent, stale (another format or request count),
- * or corrupt with the reason (a failed checksum, a FIFO or a link out of the cache, an oversized file).
+ * or corrupt with the reason (a MAC that fails, a FIFO or a link out of the cache, an oversized file).
  */
-export function readTokenCacheEntry(file: string, count: number, cacheDir: string): TokenCacheRead {
+export function readTokenCacheEntry(file: string, count: number, cacheDir: string, key: CacheKey): TokenCacheRead {
   if (!pathEntryExists(file)) return { status: 'absent' };
   let bytes: Buffer;
   try {
@@ -76,20 +89,34 @@ export function readTokenCacheEntry(file: string, count: number, cacheDir: strin
   } catch (cause) {
     return { status: 'corrupt', reason: cause instanceof Error ? cause.message : String(cause) };
   }
-  return decodeEntry(bytes, count);
+  return decodeEntry(bytes, count, entryMac(file, key));
 }
 
 /** The cached requests, or undefined for anything but a sound entry of `count` requests. */
-export function readTokenCache(file: string, count: number): TokenizedRequest[] | undefined {
-  const entry = readTokenCacheEntry(file, count, path.dirname(file));
+export function readTokenCache(file: string, count: number, key: CacheKey): TokenizedRequest[] | undefined {
+  const entry = readTokenCacheEntry(file, count, path.dirname(file), key);
   return entry.status === 'hit' ? entry.requests : undefined;
 }
 
-/** Writes the entry atomically; one too large to read back is not written (it would only be refused later). */
-export function writeTokenCache(file: string, requests: readonly TokenizedRequest[]): void {
-  const bytes = encodeEntry(requests);
+/**
+ * Writes the entry atomically into `<cacheDir>/tokens/<shard>/` after checking those folders (no link is
+ * written through); one too large to read back is not written (it would only be refused later).
+ */
+export function writeTokenCache(cacheDir: string, file: string, requests: readonly TokenizedRequest[], key: CacheKey): void {
+  const bytes = encodeEntry(requests, entryMac(file, key));
   if (bytes.length > FILE_SIZE_CAPS.cache) {
     throw new RangeError(`the entry would be ${formatBytes(bytes.length)}, over the ${formatBytes(FILE_SIZE_CAPS.cache)} a cache entry may hold`);
   }
-  writeFileAtomic(file, bytes);
+  const folder = tokenEntryFolder(cacheDir, file, true) as string;
+  writeFileAtomic(path.join(folder, path.basename(file)), bytes);
+}
+
+/**
+ * The folder of an entry's file, each folder from the cache root down checked to be a real folder (created
+ * when `create`); undefined when one is missing. A CacheFolderError when one is a link.
+ */
+export function tokenEntryFolder(cacheDir: string, file: string, create: boolean): string | undefined {
+  const parts = path.relative(path.resolve(cacheDir), path.dirname(path.resolve(file))).split(path.sep);
+  if (parts.some((part) => part === '..' || part === '' || path.isAbsolute(part))) throw new RangeError(`${file} is not inside the cache folder ${cacheDir}`);
+  return create ? ensureCacheFolder(cacheDir, parts) : cacheFolder(cacheDir, parts, false);
 }

@@ -6,11 +6,14 @@
 import { z } from 'zod';
 import { checkTrack } from '../inspect/track-check.js';
 import { formatTrackReport } from '../inspect/track-format.js';
-import { TRACK_NAMES } from '../inspect/track-options.js';
+import type { DramProbeProgress } from '../inspect/dram-measure.js';
+import { TRACK_NAMES, type TrackCheckProgress } from '../inspect/track-options.js';
+import { formatCount } from '../inspect/units.js';
 import { resolveModelFile } from '../model/model-path.js';
 import { byteSizeOption, dramProviderOption, onlyModel } from './command-args.js';
 import { parseCommandLine, printUsage, type FlagConfig } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
+import { commandStatus, formatDuration, QUIET_FLAG, type CommandStatus } from './progress.js';
 
 export const CHECK_TRACK_USAGE = `usage: mlrb-eval check-track ${TRACK_NAMES.join('|')} MODEL [options]
   edge-compression: no quantization, DRAM within 12 GB, structurally pruned from Phi-2 (or --base)
@@ -23,11 +26,12 @@ export const CHECK_TRACK_USAGE = `usage: mlrb-eval check-track ${TRACK_NAMES.joi
   --dram-budget BYTES   operator override of the track's DRAM limit (e.g. 8GB, 1.5GiB)
   --threads N           threads for ONNX Runtime and the zero scan
   --ort-library PATH    ONNX Runtime shared library to use
+  --quiet               no progress on stderr: the report, warnings and errors only
 `;
 
 const FLAGS: FlagConfig = {
   base: { type: 'string' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, provider: { type: 'string' },
-  'skip-dram': { type: 'boolean' }, 'dram-budget': { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' },
+  'skip-dram': { type: 'boolean' }, 'dram-budget': { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, ...QUIET_FLAG,
 };
 
 const optionsSchema = z.object({
@@ -39,6 +43,7 @@ const optionsSchema = z.object({
   'dram-budget': byteSizeOption.optional(),
   threads: z.coerce.number().int().nonnegative().optional(),
   'ort-library': z.string().min(1).optional(),
+  quiet: z.boolean().default(false),
 });
 
 export async function runCheckTrackCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -61,7 +66,27 @@ export async function runCheckTrackCommand(argv: readonly string[], io: CliIo): 
     provider: o.provider,
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
+    ...(o.quiet ? {} : { onProgress: trackProgress(commandStatus(io, { quiet: false }), knownTrack) }),
   });
   io.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatTrackReport(report));
   return o.strict && report.verdict.status === 'fail' ? 1 : 0;
+}
+
+/** check-track's progress as notes: each check as it starts, and the DRAM measurement's stages with their times. */
+export function trackProgress(status: CommandStatus, track: string): (progress: TrackCheckProgress) => void {
+  return (progress) => {
+    if (progress.check === 'pruning') status.note(`check-track ${track}: comparing the graph with its base (pruning)`);
+    else if (progress.check === 'graph') status.note(`check-track ${track}: reading the graph (quantization, parameters, DRAM estimate)`);
+    else dramProbeProgress(status)(progress);
+  };
+}
+
+/** The DRAM measurement's stages as notes, probe by probe (check-track, inspect, mlrb's edge tasks). */
+export function dramProbeProgress(status: CommandStatus): (progress: DramProbeProgress) => void {
+  return (progress) => {
+    const which = `DRAM probe ${progress.index} of ${progress.count} (${progress.probe})`;
+    if (progress.stage === 'loading') status.note(`${which}: loading the model as submitted in a child process, for one ${formatCount(progress.tokens)}-token pass`);
+    else if (progress.stage === 'running') status.note(`${which}: loaded in ${formatDuration(progress.elapsedMs)}; running the ${formatCount(progress.tokens)}-token pass`);
+    else status.note(`${which}: measured in ${formatDuration(progress.elapsedMs)}`);
+  };
 }

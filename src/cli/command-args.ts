@@ -36,6 +36,17 @@ export const byteSizeOption = z.string().transform((text, context) => {
   }
 });
 
+/**
+ * lm-eval's `--limit`: a count of documents per task, or below 1 that fraction of each task. A negative or zero
+ * value says so in those words (`--limit -3` used to be read as a flag, and the hint offered `--limit=-3`).
+ */
+export const limitOption = z.string().transform((text, context) => {
+  const value = /^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  if (Number.isNaN(value)) context.addIssue({ code: 'custom', message: `--limit expects a count or a fraction below 1, got ${JSON.stringify(text)}` });
+  else if (value <= 0) context.addIssue({ code: 'custom', message: `--limit must be above 0 (a count of documents, or a fraction below 1), got ${text}` });
+  return value;
+});
+
 /** Where a DRAM measurement runs; 'auto' is not offered: a measurement must say where it ran. */
 export const dramProviderOption = z
   .enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` })

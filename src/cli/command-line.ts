@@ -54,8 +54,9 @@ function flagProblem(token: FlagToken, flags: FlagConfig): string | undefined {
   if (type === undefined) return `unknown flag ${token.rawName}`;
   if (type === 'boolean') return token.value === undefined ? undefined : `${token.rawName} takes no value`;
   if (token.value === undefined) return `${token.rawName} needs a value`;
-  // As strict parsing does: `--data --json` more likely forgot the value than means a folder named "--json".
-  if (!token.inlineValue && token.value.length > 1 && token.value.startsWith('-')) {
+  // As strict parsing does: `--data --json` more likely forgot the value than means a folder named "--json". A
+  // negative number is a value, though (`--limit -3`): the flag's own check then says what it accepts.
+  if (!token.inlineValue && token.value.length > 1 && token.value.startsWith('-') && !/^-(\d|\.\d)/.test(token.value)) {
     return `${token.rawName} needs a value (${JSON.stringify(token.value)} looks like a flag; write --${token.name}=${token.value} if it is the value)`;
   }
   return undefined;

@@ -8,9 +8,12 @@ import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { parseShardSpec } from '../eval/shard.js';
-import { normalizeFlagSpelling, onlyModel } from './command-args.js';
+import { limitOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
 import { parseCommandLine, type FlagConfig } from './command-line.js';
 import { UsageError } from './exit-error.js';
+import { resolveTaskNames, UnknownTaskError } from '../tasks/task-names.js';
+import { didYouMean } from '../text/closest-names.js';
+import { TASK_LISTINGS, type TaskListing } from './task-list.js';
 import { outputsFromFlags, resultFlags, resultFlagsShape, type EvalOutputs } from './result-flags.js';
 
 const STRING_FLAGS = [
@@ -31,7 +34,7 @@ function evalFlags(args: readonly string[]): FlagConfig {
 /** Usage errors name the command that `mlrb-eval MODEL …` runs. */
 const usageError = (problem: string): UsageError => new UsageError('eval', problem);
 
-const wholeNumber = (flag: string) =>
+export const wholeNumber = (flag: string) =>
   z.string().regex(/^\d+$/, { error: (issue) => `--${flag} expects a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
 
 /** lm-eval's `auto:N` re-tunes the batch size N times; our auto planner sizes every batch, so it means auto. */
@@ -40,11 +43,6 @@ const batchSizeFlag = z.union([
   z.string().regex(/^auto:\d+$/).transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: true })),
   wholeNumber('batch-size').transform((batchSize) => ({ batchSize, lmEvalAuto: false })),
 ], { error: (issue) => `--batch-size expects N, auto or auto:N, got ${JSON.stringify(issue.input)}` });
-
-const limitFlag = z
-  .string()
-  .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--limit expects a count or a fraction below 1, got ${JSON.stringify(issue.input)}` })
-  .transform(Number);
 
 const shardFlag = z.string().transform((text, context) => {
   try {
@@ -62,7 +60,7 @@ const flagsSchema = z.strictObject({
   tokenizer: z.string().optional(),
   config: z.string().optional(),
   'num-fewshot': wholeNumber('num-fewshot').optional(),
-  limit: limitFlag.optional(),
+  limit: limitOption.optional(),
   'batch-size': batchSizeFlag.optional(),
   'memory-budget-mb': wholeNumber('memory-budget-mb').optional(),
   'max-length': wholeNumber('max-length').optional(),
@@ -106,18 +104,35 @@ function cacheFolderFlag(values: z.output<typeof flagsSchema>): string | false |
   return values['no-cache'] ? false : named[0];
 }
 
-/** --help, or the command line read. */
-export type ParsedEvalArgs = { readonly help: true } | ({ readonly help: false } & EvalArgs);
+/** --help, `--tasks list` (lm-eval's listing; no MODEL needed), or the command line read. */
+export type ParsedEvalArgs =
+  | { readonly help: true }
+  | { readonly help: false; readonly list: TaskListing }
+  | ({ readonly help: false; readonly list?: undefined } & EvalArgs);
+
+/** Task names checked before anything is opened; an unknown one is a usage error with the names nearest it. */
+function checkTaskNames(names: string): void {
+  try {
+    resolveTaskNames(names);
+  } catch (error) {
+    if (!(error instanceof UnknownTaskError)) throw usageError((error as Error).message);
+    const described = error.unknown.map(({ name, suggestions }) => `unknown task ${JSON.stringify(name)}${suggestions.length > 0 ? `; ${didYouMean(suggestions)}` : ''}`);
+    throw usageError(`${described.join('\n')}\n'mlrb-eval --tasks list' lists every task, group and tag`);
+  }
+}
 
 export function parseEvalArgs(argv: readonly string[]): ParsedEvalArgs {
   const args = normalizeFlagSpelling(argv);
   const line = parseCommandLine(args, { command: 'eval', flags: evalFlags(args), schema: flagsSchema });
   if (line.help) return line;
   const values = line.options;
-  const model = onlyModel('eval', line.positionals);
   if (values.suite !== undefined && values.tasks !== undefined) throw usageError('give --suite or --tasks, not both (they take the same names)');
   const suite = values.tasks ?? values.suite;
+  const listing = TASK_LISTINGS.find((name) => name === suite);
+  if (listing !== undefined) return { help: false, list: listing };
+  const model = onlyModel('eval', line.positionals);
   if (suite === undefined) throw usageError('--tasks (or --suite) is required');
+  checkTaskNames(suite);
   const outputs = outputsFromFlags('eval', values);
   if (values.shard !== undefined) checkShardOutputs(values);
   const cacheDir = cacheFolderFlag(values);

@@ -7,11 +7,12 @@ import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { evaluate } from '../eval/evaluate.js';
 import { printUsage } from './command-line.js';
 import { parseEvalArgs } from './eval-args.js';
-import { createProgressReporter } from './progress.js';
+import { commandStatus } from './progress.js';
 import { describeTaskNames } from '../tasks/task-names.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 import { runShardEval } from './shard-eval.js';
 import { scoreCacheNote } from './score-cache-note.js';
+import { renderTaskList } from './task-list.js';
 import type { CliIo } from './exit-error.js';
 import type { LmEvalResults } from '../eval/results.js';
 
@@ -24,7 +25,7 @@ function tasksHelp(): string {
   const names = describeTaskNames();
   const text =
     `comma-separated task, group and tag names. lm-eval's: ${names.lmEval.join(', ')}; ` +
-    `BabyLM 2024's: ${names.babyLm.join(', ')}; ours: ${names.ours.join(', ')} (--suite is the same flag)`;
+    `BabyLM 2024's: ${names.babyLm.join(', ')}; ours: ${names.ours.join(', ')} (--suite is the same flag; --tasks list lists every name)`;
   const lines: string[] = [];
   let line = '';
   for (const word of text.split(' ')) {
@@ -40,6 +41,7 @@ function tasksHelp(): string {
 }
 
 export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR] [options]
+       mlrb-eval --tasks list|list_groups|list_subtasks|list_tags
 
   MODEL                 an ONNX causal LM, or its folder (model.onnx, else its only .onnx file)
   --tasks NAMES         ${tasksHelp()}
@@ -78,43 +80,37 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR
                         (today's lm-eval: BOS before contexts where the tokenizer adds one, and
                         0.4.13's results layout)
   --verbose             say what loading decided (LM-head slicing, fusion, prefix reuse, cache)
-  --quiet               no progress output
+  --quiet               no progress or notes on stderr: the tables, warnings and errors only
   Every flag may also be spelled with underscores (--num_fewshot, --output_path).`;
-
-function progressFor(io: CliIo): NonNullable<EvaluateOptions['onProgress']> {
-  const reporters = new Map<string, ReturnType<typeof createProgressReporter>>();
-  return (progress) => {
-    let reporter = reporters.get(progress.label);
-    if (!reporter) {
-      reporter = createProgressReporter(progress.label, io.stderr as NodeJS.WriteStream);
-      reporters.set(progress.label, reporter);
-    }
-    reporter(progress);
-  };
-}
 
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseEvalArgs(argv);
   if (args.help) return printUsage(io, EVAL_USAGE);
+  if (args.list !== undefined) {
+    io.stdout.write(renderTaskList(args.list));
+    return 0;
+  }
+  const status = commandStatus(io, { quiet: args.quiet });
+  // --verbose is asked for explicitly, so its notes print even with --quiet.
   const log = args.verbose ? (message: string) => io.stderr.write(`${message}\n`) : undefined;
   for (const note of args.notes) log?.(note);
   // Every path is checked before any work: an hour of scoring must not end in an unwritable path.
   const files = planResultFiles(args.outputs, args.options.model, new Date());
   const options: EvaluateOptions = {
     ...args.options,
-    ...(args.quiet ? {} : { onProgress: progressFor(io) }),
+    ...(args.quiet ? {} : { onProgress: status.scoring }),
     ...(log ? { onLog: log } : {}),
-    onWarning: (message: string) => io.stderr.write(`warning: ${message}\n`),
+    onWarning: status.warn,
   };
-  if (options.shard !== undefined) return runShardEval(options, args.outputs, io);
+  if (options.shard !== undefined) return runShardEval(options, args.outputs, status);
   const evaluated = await evaluate(options);
   printResultTables(evaluated, args.showBreakdowns, io);
   const info = evaluated.results.mlrb;
-  io.stderr.write(
+  status.note(
     `scored ${info.tokens_scored.toLocaleString('en-US')} tokens in ${info.wall_time_s.toFixed(1)} s ` +
-      `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}${scoreCacheNote(info.score_cache)}${generationNote(info['generation'])}\n`,
+      `(${Math.round(info.tokens_per_s).toLocaleString('en-US')} tok/s) on ${info.provider}${scoreCacheNote(info.score_cache)}${generationNote(info['generation'])}`,
   );
-  writeResultFiles(evaluated, files, io);
+  writeResultFiles(evaluated, files, status.note);
   return 0;
 }
 

@@ -11,6 +11,7 @@ import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { parseModelCommand } from './command-args.js';
 import { printUsage, type FlagConfig } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
+import { commandStatus, QUIET_FLAG } from './progress.js';
 import { readPromptsFile } from './prompts-file.js';
 
 export const GENERATE_USAGE = `usage: mlrb-eval generate MODEL (--prompt TEXT â€¦ | --prompts-file FILE) [options]
@@ -29,13 +30,14 @@ export const GENERATE_USAGE = `usage: mlrb-eval generate MODEL (--prompt TEXT â€
   --no-cpu-fusion        run attention as exported (same tokens, slower)
   --tokenizer FILE       tokenizer.json (default: beside the model)
   --ort-library PATH     ONNX Runtime shared library to use
+  --quiet                no progress on stderr: the generations, warnings and errors only
 `;
 
 const FLAGS: FlagConfig = {
   prompt: { type: 'string', multiple: true }, 'prompts-file': { type: 'string' }, 'max-new-tokens': { type: 'string' },
   stop: { type: 'string', multiple: true }, temperature: { type: 'string' }, 'top-k': { type: 'string' }, seed: { type: 'string' },
   'batch-size': { type: 'string' }, 'add-special-tokens': { type: 'boolean' }, output: { type: 'string' }, provider: { type: 'string' },
-  threads: { type: 'string' }, 'no-cpu-fusion': { type: 'boolean' }, tokenizer: { type: 'string' }, 'ort-library': { type: 'string' },
+  threads: { type: 'string' }, 'no-cpu-fusion': { type: 'boolean' }, tokenizer: { type: 'string' }, 'ort-library': { type: 'string' }, ...QUIET_FLAG,
 };
 
 const flagsSchema = z
@@ -55,6 +57,7 @@ const flagsSchema = z
     'no-cpu-fusion': z.boolean().default(false),
     tokenizer: z.string().min(1).optional(),
     'ort-library': z.string().min(1).optional(),
+    quiet: z.boolean().default(false),
   })
   .refine((flags) => flags.temperature !== undefined || (flags['top-k'] === undefined && flags.seed === undefined), {
     message: '--top-k and --seed only apply to sampling: give --temperature too',
@@ -102,6 +105,7 @@ export async function runGenerateCommand(argv: readonly string[], io: CliIo): Pr
   const o = parsed.options;
   const prompts = [...o.prompt, ...(o['prompts-file'] !== undefined ? readPromptsFile(o['prompts-file']) : [])];
   const sampling = o.temperature !== undefined ? { temperature: o.temperature, topK: o['top-k'] ?? 0, seed: o.seed ?? 0 } : undefined;
+  const status = commandStatus(io, { quiet: o.quiet });
   let options;
   try {
     options = parseGenerateOptions({
@@ -117,7 +121,8 @@ export async function runGenerateCommand(argv: readonly string[], io: CliIo): Pr
       ...(o['no-cpu-fusion'] ? { cpuFusion: false } : {}),
       ...(o.tokenizer !== undefined ? { tokenizer: o.tokenizer } : {}),
       ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
-      onWarning: (message: string) => io.stderr.write(`warning: ${message}\n`),
+      onWarning: status.warn,
+      ...(o.quiet ? {} : { onProgress: status.generation('generate') }),
     });
   } catch (error) {
     throw new UsageError('generate', (error as Error).message);

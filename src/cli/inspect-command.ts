@@ -7,10 +7,14 @@ import { z } from 'zod';
 import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram-check.js';
 import { checkEdgeModel } from '../inspect/edge-check.js';
 import { formatEdgeReport } from '../inspect/format-inspect.js';
-import { resolveModelFile } from '../model/model-path.js';
+import { resolveModelGraphs } from '../model/model-path.js';
+import { formatSeq2SeqEdgeReport } from '../inspect/format-seq2seq.js';
+import { checkSeq2SeqEdgeModel } from '../inspect/seq2seq-edge-check.js';
 import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
+import { dramProbeProgress } from './check-track-command.js';
+import { commandStatus, QUIET_FLAG } from './progress.js';
 
 export const INSPECT_USAGE = `usage: mlrb-eval inspect MODEL [options]
   --json                 print the report as JSON
@@ -26,6 +30,7 @@ export const INSPECT_USAGE = `usage: mlrb-eval inspect MODEL [options]
   --bf16 warn|fail       what bfloat16 weights do to the verdict (default warn)
   --threads N            ONNX Runtime threads for the measurement
   --ort-library PATH     ONNX Runtime shared library to use
+  --quiet                no progress of the measurement on stderr
 `;
 
 const positiveInt = z.coerce.number().int().positive();
@@ -42,6 +47,7 @@ const optionsSchema = z.object({
   provider: dramProviderOption,
   threads: z.coerce.number().int().nonnegative().optional(),
   'ort-library': z.string().min(1).optional(),
+  quiet: z.boolean().default(false),
 });
 
 export async function runInspectCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -51,14 +57,14 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
     flags: {
       json: { type: 'boolean' }, strict: { type: 'boolean' }, tensors: { type: 'boolean' }, track: { type: 'string' },
       'dram-budget': { type: 'string' }, context: { type: 'string' }, measure: { type: 'boolean' }, 'estimate-only': { type: 'boolean' },
-      bf16: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, provider: { type: 'string' },
+      bf16: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, provider: { type: 'string' }, ...QUIET_FLAG,
     },
   });
   if (parsed.help) return printUsage(io, INSPECT_USAGE);
   const o = parsed.options;
   if (o.measure && o['estimate-only']) throw new UsageError('inspect', '--measure and --estimate-only contradict each other');
 
-  const report = await checkEdgeModel(resolveModelFile(parsed.model), {
+  const options = {
     ...(o.track !== undefined ? { track: o.track } : {}),
     ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
     ...(o.context !== undefined ? { contextTokens: o.context } : {}),
@@ -67,7 +73,15 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
     provider: o.provider,
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
-  });
+    ...(o.quiet ? {} : { onDramProgress: dramProbeProgress(commandStatus(io, { quiet: false })) }),
+  };
+  const graphs = resolveModelGraphs(parsed.model);
+  if (graphs.seq2seq !== null) {
+    const report = await checkSeq2SeqEdgeModel(graphs.seq2seq, options);
+    io.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatSeq2SeqEdgeReport(report));
+    return o.strict && report.verdict.status === 'fail' ? 1 : 0;
+  }
+  const report = await checkEdgeModel(graphs.path, options);
   io.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatEdgeReport(report, { tensors: o.tensors }));
   return o.strict && report.verdict.status === 'fail' ? 1 : 0;
 }

@@ -14,11 +14,11 @@ export interface LmEvalOutputFiles {
   samples(task: string): string;
 }
 
-export function lmEvalOutputFiles(outputPath: string, modelNameSanitized: string, now: Date): LmEvalOutputFiles {
+export function lmEvalOutputFiles(outputPath: string, modelFolder: string, now: Date): LmEvalOutputFiles {
   const dateId = pythonIsoformat(now).replaceAll(':', '-');
   const target = path.resolve(outputPath);
   const isFile = path.extname(target) === '.json';
-  const dir = isFile ? path.dirname(target) : path.join(target, modelNameSanitized);
+  const dir = isFile ? path.dirname(target) : path.join(target, modelFolder);
   return {
     results: isFile ? path.join(dir, `${path.basename(target, '.json')}_${dateId}.json`) : path.join(dir, `results_${dateId}.json`),
     samples: (task) => path.join(dir, `samples_${task}_${dateId}.jsonl`),

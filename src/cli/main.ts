@@ -32,6 +32,9 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   generate: async () => async (argv, io) => (await import('./generate-command.js')).runGenerateCommand(argv, io),
 };
 
+/** The words `mlrb-eval WORD …` runs as a command of its own; anything else is a MODEL for the default command. */
+export const SUBCOMMAND_NAMES: readonly string[] = Object.keys(SUBCOMMANDS);
+
 const USAGE = `${EVAL_USAGE}
 
 other commands:

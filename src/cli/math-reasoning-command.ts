@@ -19,6 +19,7 @@ import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
 import { emitJsonReport } from './json-report.js';
+import { commandStatus, QUIET_FLAG } from './progress.js';
 
 export const MATH_REASONING_USAGE = `usage: mlrb-eval math-reasoning MODEL --data FILE.jsonl [options]
   MODEL                   an ONNX causal LM, or its folder
@@ -36,12 +37,13 @@ export const MATH_REASONING_USAGE = `usage: mlrb-eval math-reasoning MODEL --dat
   --provider P            cpu (default), cuda, or auto
   --threads N             ONNX Runtime threads
   --ort-library FILE      another ONNX Runtime shared library
+  --quiet                 no progress or notes on stderr: the report, warnings and errors only
 `;
 
 const FLAGS = {
   data: { type: 'string' }, template: { type: 'string' }, 'max-new-tokens': { type: 'string' }, 'max-prompt-tokens': { type: 'string' },
   limit: { type: 'string' }, lean: { type: 'string' }, 'lean-timeout': { type: 'string' }, 'no-rouge-stemmer': { type: 'boolean' }, output: { type: 'string' },
-  tokenizer: { type: 'string' }, provider: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' },
+  tokenizer: { type: 'string' }, provider: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, ...QUIET_FLAG,
 } as const;
 
 const count = z.string().regex(/^[1-9]\d*$/, { error: (issue) => `expected a whole number ≥ 1, got ${JSON.stringify(issue.input)}` }).transform(Number);
@@ -61,6 +63,7 @@ const optionsSchema = z.strictObject({
   provider: z.enum(PROVIDER_CHOICES).optional(),
   threads: count.optional(),
   'ort-library': z.string().min(1).optional(),
+  quiet: z.boolean().optional(),
 });
 
 export async function runMathReasoningCommand(argv: readonly string[], io: CliIo, openGenerator: OpenTextGenerator = openBuiltInGenerator): Promise<number> {
@@ -75,6 +78,7 @@ export async function runMathReasoningCommand(argv: readonly string[], io: CliIo
   const lean = o.lean === undefined ? undefined : path.resolve(o.lean);
   if (lean !== undefined) checkLeanExecutable(lean);
 
+  const status = commandStatus(io, { quiet: o.quiet === true });
   const session = await openGenerator(parsed.model, {
     ...(o.tokenizer !== undefined ? { tokenizer: o.tokenizer } : {}),
     ...(o.provider !== undefined ? { provider: o.provider } : {}),
@@ -93,11 +97,13 @@ export async function runMathReasoningCommand(argv: readonly string[], io: CliIo
       ...(o.limit !== undefined ? { limit: o.limit } : {}),
       ...(o['no-rouge-stemmer'] === true ? { rougeStemmer: false } : {}),
       ...(lean !== undefined ? { lean: { executable: lean, ...(o['lean-timeout'] !== undefined ? { timeoutS: o['lean-timeout'] } : {}) } } : {}),
+      onProgress: status.generation('generating'),
+      onCompileProgress: status.counter('Lean', 'outputs'),
     });
   } finally {
     await session.close();
   }
-  io.stderr.write(summarizeMathReasoning(report));
-  emitJsonReport(io, report, o.output, 'report');
+  status.note(summarizeMathReasoning(report).trimEnd());
+  emitJsonReport(io, report, o.output, 'report', status.note);
   return 0;
 }

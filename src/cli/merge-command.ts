@@ -1,15 +1,19 @@
 /**
  * `mlrb-eval merge SHARD.json …`: joins the shard files of one run (`--shard I/N`) into the results the
  * unsharded run writes: the same tables on stdout and the same results JSON and samples files
- * (src/eval/merge-shards.ts says which facts of the processes differ).
+ * (src/eval/merge-shards.ts says which facts of the processes differ). With `--verify K` it first re-scores K
+ * random documents of each shard with the model and refuses the merge on any difference (src/eval/verify-shards.ts).
  */
 import { z } from 'zod';
 import { mergeShards, type ShardFile } from '../eval/merge-shards.js';
 import { readShardRecord } from '../eval/shard-record.js';
+import { verifyShards } from '../eval/verify-shards.js';
 import { realPathOrSelf } from '../io/hub-snapshot.js';
 import { normalizeFlagSpelling } from './command-args.js';
+import { wholeNumber } from './eval-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
+import { commandStatus, QUIET_FLAG } from './progress.js';
 import { outputsFromFlags, resultFlags, resultFlagsShape } from './result-flags.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 
@@ -25,39 +29,82 @@ export const MERGE_USAGE = `usage: mlrb-eval merge SHARD.json… [options]
                         a .json PATH); with --log-samples, samples_<task>_<date>.jsonl beside it
   --log-samples FILE    write per-document records as JSON lines (a switch with --output-path)
   --show-breakdowns     also print BLiMP's tables by field and linguistics_term
-  Shards of different runs (model, tokenizer, data, options, tool version), a shard given twice and
-  a missing shard are refused (error BAD_SHARD, naming the file and the field).`;
+  --verify K            re-score K random documents of each shard with the model and refuse the merge
+                        when any differs from what the shard holds (a merge alone cannot tell whether a
+                        shard's numbers came from the model)
+  --model PATH          the model for --verify, when it is not where the shards name it
+  --verify-seed N       draw --verify's documents from seed N (printed by every --verify, to replay it)
+  --quiet               no progress or notes on stderr: the tables, warnings and errors only
+  Shards of different runs (model, tokenizer, data, options, tool version), a shard given twice, a
+  missing shard and a log-likelihood that is no log-probability (NaN, Infinity, above 0) are refused
+  (error BAD_SHARD, naming the file and the field).`;
 
-const optionsSchema = z.object({ data: z.string().optional(), 'allow-partial': z.boolean().default(false), ...resultFlagsShape });
+const optionsSchema = z.object({
+  data: z.string().optional(),
+  'allow-partial': z.boolean().default(false),
+  verify: wholeNumber('verify').refine((count) => count >= 1, '--verify expects at least 1 document per shard').optional(),
+  model: z.string().optional(),
+  'verify-seed': wholeNumber('verify-seed').optional(),
+  quiet: z.boolean().default(false),
+  ...resultFlagsShape,
+});
 
 export async function runMergeCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = normalizeFlagSpelling(argv);
   const line = parseCommandLine(args, {
     command: 'merge',
     schema: optionsSchema,
-    flags: { data: { type: 'string' }, 'allow-partial': { type: 'boolean' }, ...resultFlags(args) },
+    flags: {
+      data: { type: 'string' },
+      'allow-partial': { type: 'boolean' },
+      verify: { type: 'string' },
+      model: { type: 'string' },
+      'verify-seed': { type: 'string' },
+      ...QUIET_FLAG,
+      ...resultFlags(args),
+    },
   });
   if (line.help) return printUsage(io, MERGE_USAGE);
   const { positionals, options: values } = line;
   if (positionals.length === 0) throw new UsageError('merge', 'expected the shard files to join');
+  if (values.verify === undefined && (values.model !== undefined || values['verify-seed'] !== undefined)) {
+    throw new UsageError('merge', '--model and --verify-seed belong to --verify K');
+  }
   const outputs = outputsFromFlags('merge', values);
   refuseOverwritingShards(positionals, [[outputs.output, '--output'], [outputs.samplesFile, '--log-samples']]);
-  const shards: ShardFile[] = positionals.map((file) => ({ file, record: readShardRecord(file) }));
+  const status = commandStatus(io, { quiet: values.quiet });
+  const reading = status.counter('merge: reading', 'shards');
+  const shards: ShardFile[] = positionals.map((file, index) => {
+    const shard = { file, record: readShardRecord(file) };
+    reading(index + 1, positionals.length);
+    return shard;
+  });
   // The merge is quick, but a bad path is still refused before it; the files are named after the lowest shard's model.
   const lowest = shards.reduce((best, shard) => (shard.record.shard.index < best.record.shard.index ? shard : best));
   const files = planResultFiles(outputs, lowest.record.run.model_path, new Date());
+  status.note(`merge: loading the tasks' data from ${values.data ?? lowest.record.run.data_dir} and computing the metrics`);
   const merged = await mergeShards(shards, {
     ...(values.data !== undefined ? { dataDir: values.data } : {}),
     allowPartial: values['allow-partial'],
     logSamples: outputs.samplesFile !== undefined || outputs.samplesBesideResults,
   });
+  if (values.verify !== undefined) {
+    const verified = await verifyShards(shards, {
+      documentsPerShard: values.verify,
+      model: values.model,
+      dataDir: values.data,
+      seed: values['verify-seed'],
+    });
+    const checked = [...verified.checked.values()].reduce((sum, count) => sum + count, 0);
+    status.note(`verified ${checked} documents of ${verified.checked.size} shards against the model: all agree (seed ${verified.seed})`);
+  }
   printResultTables(merged, values['show-breakdowns'] === true, io);
   const missing = merged.missingShards;
-  io.stderr.write(
-    `merged ${shards.length} of ${merged.shardCount} shards` +
-      `${missing.length > 0 ? ` (missing: ${missing.join(', ')}; the results cover the given shards' documents only)` : ''}\n`,
-  );
-  writeResultFiles(merged, files, io);
+  const summary = `merged ${shards.length} of ${merged.shardCount} shards`;
+  // Missing shards are a problem even in a quiet run: the results cover part of the documents.
+  if (missing.length > 0) status.warn(`${summary} (missing: ${missing.join(', ')}; the results cover the given shards' documents only)`);
+  else status.note(summary);
+  writeResultFiles(merged, files, status.note);
   return 0;
 }
 

@@ -16,9 +16,12 @@ import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { MLRB_LATENCY_RUNS, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
-import { byteSizeOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
+import { byteSizeOption, limitOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { emitJsonReport } from './json-report.js';
+import { trackProgress } from './check-track-command.js';
+import { modelMetricsProgress } from './model-metrics-command.js';
+import { commandStatus, QUIET_FLAG, type CommandStatus } from './progress.js';
 import { UsageError, type CliIo } from './exit-error.js';
 
 export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] [options]
@@ -65,6 +68,7 @@ export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agen
   --cache-dir DIR       tokenized-request cache (default ~/.cache/mlrb-eval)
   --no-cache            do not read or write the token cache
   --lm-eval-version V   ${LM_EVAL_VERSIONS.join(' or ')} (default ${LM_EVAL_VERSIONS[0]})
+  --quiet               no progress or summary on stderr: the record, warnings and errors only
 `;
 
 const FLAGS = {
@@ -76,6 +80,7 @@ const FLAGS = {
   lean: { type: 'string' }, 'lean-timeout': { type: 'string' }, 'no-rouge-stemmer': { type: 'boolean' },
   'model-metrics': { type: 'boolean' }, 'wikitext-dir': { type: 'string' }, 'perplexity-text': { type: 'string' },
   'tps-warmup': { type: 'string' }, 'tps-runs': { type: 'string' }, 'latency-warmup': { type: 'string' }, 'latency-runs': { type: 'string' },
+  ...QUIET_FLAG,
 } as const;
 
 /** The flags that only math_reasoning's generation reads. */
@@ -91,7 +96,7 @@ const optionsSchema = z.strictObject({
   data: z.string().min(1).optional(),
   agent: z.string().min(1).optional(),
   output: z.string().min(1).optional(),
-  limit: z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--limit expects a count or a fraction below 1, got ${JSON.stringify(issue.input)}` }).transform(Number).optional(),
+  limit: limitOption.optional(),
   'num-fewshot': count.optional(),
   'allow-partial': z.boolean().optional(),
   base: z.string().min(1).optional(),
@@ -117,10 +122,21 @@ const optionsSchema = z.strictObject({
   'tps-runs': count.refine((value) => value >= 1, 'expected at least 1').optional(),
   'latency-warmup': count.optional(),
   'latency-runs': count.refine((value) => value >= 1, 'expected at least 1').optional(),
+  quiet: z.boolean().optional(),
   'lean-timeout': z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--lean-timeout expects seconds, got ${JSON.stringify(issue.input)}` }).transform(Number).refine((value) => value > 0, '--lean-timeout must be above 0').optional(),
 });
 
 const usageError = (problem: string): UsageError => new UsageError('mlrb', problem);
+
+/** The task, or a usage error naming the nearest known ones. */
+function resolvedTask(task: string): ReturnType<typeof resolveMlrbTask> {
+  try {
+    return resolveMlrbTask(task);
+  } catch (error) {
+    if (error instanceof RangeError) throw usageError(error.message);
+    throw error;
+  }
+}
 
 export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGenerator: OpenTextGenerator = openBuiltInGenerator): Promise<number> {
   const line = parseCommandLine(normalizeFlagSpelling(argv), { command: 'mlrb', schema: optionsSchema, flags: FLAGS });
@@ -128,7 +144,7 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
   // The first positional is the task and the second the model, wherever the flags sit.
   const [task, ...rest] = line.positionals;
   if (task === undefined) throw usageError('expected a TASK first');
-  const { variant, mlrbName } = resolveMlrbTask(task); // an unknown task is a RangeError naming the known ones (exit 2), before MODEL is looked at
+  const { variant, mlrbName } = resolvedTask(task); // before MODEL is looked at
   const model = onlyModel('mlrb', rest);
   const o = line.options;
   const mathFlag = MATH_FLAGS.find((flag) => o[flag] !== undefined);
@@ -142,6 +158,8 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
   if (metricsFlag !== undefined && o['model-metrics'] !== true && !metricsAlways) throw usageError(`--${metricsFlag} needs --model-metrics`);
   if (o['wikitext-dir'] !== undefined && o['perplexity-text'] !== undefined) throw usageError('give --wikitext-dir or --perplexity-text, not both');
 
+  const status = commandStatus(io, { quiet: o.quiet === true });
+  const metricsProgress = modelMetricsProgress(status);
   const evaluate: NonNullable<MlrbRunOptions['evaluate']> = {
     ...(o.limit !== undefined ? { limit: o.limit } : {}),
     ...(o['num-fewshot'] !== undefined ? { numFewshot: o['num-fewshot'] } : {}),
@@ -152,7 +170,8 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
     ...(o['no-cache'] ? { cacheDir: false as const } : o['cache-dir'] !== undefined ? { cacheDir: o['cache-dir'] } : {}),
     ...(o['lm-eval-version'] !== undefined ? { lmEvalVersion: o['lm-eval-version'] } : {}),
-    onWarning: (message: string) => io.stderr.write(`warning: ${message}\n`),
+    onWarning: status.warn,
+    ...(status.quiet ? {} : { onProgress: status.scoring }),
   };
   const record = await runMlrbTask({
     task,
@@ -164,13 +183,21 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
       ...(o.base !== undefined ? { base: o.base } : {}),
       ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
       measureDram: o['skip-dram'] !== true,
+      ...(status.quiet ? {} : { onProgress: trackProgress(status, variant.eligibility.kind === 'track' ? variant.eligibility.track : task) }),
     },
-    ...(o['math-data'] !== undefined ? { mathReasoning: mathReasoningOptions(o, o['math-data'], openGenerator) } : {}),
-    ...(o['model-metrics'] === true || metricsAlways ? { modelMetrics: modelMetricsOptions(o) } : {}),
+    ...(o['math-data'] !== undefined ? { mathReasoning: { ...mathReasoningOptions(o, o['math-data'], openGenerator), ...generationProgress(status) } } : {}),
+    ...(o['model-metrics'] === true || metricsAlways ? { modelMetrics: { ...modelMetricsOptions(o), ...(status.quiet ? {} : { onProgress: metricsProgress.update }) } } : {}),
+    onStage: status.note,
   });
-  io.stderr.write(summarize(record));
-  emitJsonReport(io, record, o.output, 'run record');
+  metricsProgress.finish();
+  status.note(summarize(record).trimEnd());
+  emitJsonReport(io, record, o.output, 'run record', status.note);
   return 0;
+}
+
+/** math_reasoning's progress: the generation, then the Lean compiles. */
+function generationProgress(status: CommandStatus): Pick<MlrbMathReasoningOptions, 'onProgress' | 'onCompileProgress'> {
+  return status.quiet ? {} : { onProgress: status.generation('generating'), onCompileProgress: status.counter('Lean', 'outputs') };
 }
 
 function mathReasoningOptions(o: z.output<typeof optionsSchema>, data: string, openGenerator: OpenTextGenerator): MlrbMathReasoningOptions {

@@ -4,7 +4,7 @@
  * timing metrics generate through the `generation` argument (default: the built-in engine).
  */
 import { z } from 'zod';
-import { MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions } from '../config/model-metrics-options.js';
+import { MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions, type ModelMetricsProgress } from '../config/model-metrics-options.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { GENERATION_ENGINE } from '../model-metrics/generation-engine.js';
 import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
@@ -13,7 +13,7 @@ import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
 import { emitJsonReport } from './json-report.js';
 import { UsageError, type CliIo } from './exit-error.js';
-import { createProgressReporter } from './progress.js';
+import { commandStatus, QUIET_FLAG, type CommandStatus, type CountProgress } from './progress.js';
 
 export const MODEL_METRICS_USAGE = `usage: mlrb-eval model-metrics MODEL [--data-dir DIR | --text FILE] [--only METRICS] [--output FILE] [options]
   MODEL                 an ONNX causal LM, or its folder
@@ -34,13 +34,14 @@ export const MODEL_METRICS_USAGE = `usage: mlrb-eval model-metrics MODEL [--data
   --threads N           ONNX Runtime threads
   --provider P          cpu (default), cuda, or auto
   --ort-library FILE    another ONNX Runtime shared library
+  --quiet               no progress or notes on stderr: the JSON, warnings and errors only
 `;
 
 const FLAGS = {
   'data-dir': { type: 'string' }, text: { type: 'string' }, only: { type: 'string' }, warmup: { type: 'string' }, runs: { type: 'string' },
   'latency-warmup': { type: 'string' }, 'latency-runs': { type: 'string' }, 'max-length': { type: 'string' }, seed: { type: 'string' },
   output: { type: 'string' }, tokenizer: { type: 'string' }, config: { type: 'string' }, 'batch-size': { type: 'string' },
-  threads: { type: 'string' }, provider: { type: 'string' }, 'ort-library': { type: 'string' },
+  threads: { type: 'string' }, provider: { type: 'string' }, 'ort-library': { type: 'string' }, ...QUIET_FLAG,
 } as const;
 
 const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
@@ -73,6 +74,7 @@ const optionsSchema = z.strictObject({
   threads: count.optional(),
   provider: z.enum(PROVIDER_CHOICES).optional(),
   'ort-library': filePath.optional(),
+  quiet: z.boolean().optional(),
 });
 
 export async function runModelMetricsCommand(argv: readonly string[], io: CliIo, generation: GenerationSubjectFactory = GENERATION_ENGINE): Promise<number> {
@@ -82,7 +84,8 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
   if (o['data-dir'] !== undefined && o.text !== undefined) throw new UsageError('model-metrics', 'give --data-dir or --text, not both');
   const metrics = o.only ?? [...MODEL_METRIC_NAMES];
 
-  const reportScoring = createProgressReporter('perplexity', io.stderr);
+  const status = commandStatus(io, { quiet: o.quiet === true });
+  const progress = modelMetricsProgress(status);
   const options: ModelMetricsOptions = {
     model: parsed.model,
     metrics,
@@ -99,16 +102,8 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
     ...(o.provider !== undefined ? { provider: o.provider } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
     generation,
-    onWarning: (message) => io.stderr.write(`warning: ${message}\n`),
-    onProgress: (progress) => {
-      if (progress.metric !== 'perplexity') {
-        if (progress.index === 0) io.stderr.write(`${progress.metric}: ${progress.total} ${progress.phase === 'warmup' ? 'warm-up' : 'timed'} run(s)\n`);
-      } else if ('tokenizing' in progress) {
-        io.stderr.write(`perplexity: tokenizing ${progress.tokenizing.characters.toLocaleString('en-US')} characters\n`);
-      } else {
-        reportScoring(progress.scoring);
-      }
-    },
+    onWarning: status.warn,
+    ...(status.quiet ? {} : { onProgress: progress.update }),
   };
   let report: ModelMetricsReport;
   try {
@@ -118,9 +113,37 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
     if (error instanceof TypeError && error.message.startsWith('invalid model-metrics options')) throw new UsageError('model-metrics', error.message);
     throw error;
   }
-  io.stderr.write(summarize(report));
-  emitJsonReport(io, report, o.output, 'model metrics');
+  progress.finish();
+  status.note(summarize(report).trimEnd());
+  emitJsonReport(io, report, o.output, 'model metrics', status.note);
   return 0;
+}
+
+/**
+ * Progress of the model metrics, as `model-metrics` and `mlrb --model-metrics` show it: perplexity's tokenizing
+ * and scoring, then one bar per timing metric and phase (warm-up, timed). A run is reported as it starts, so a
+ * bar is completed when the next phase starts, or by finish() once all are measured.
+ */
+export function modelMetricsProgress(status: CommandStatus): { update: (progress: ModelMetricsProgress) => void; finish: () => void } {
+  let current: { readonly key: string; readonly total: number; readonly update: CountProgress } | undefined;
+  const finish = (): void => {
+    current?.update(current.total, current.total);
+    current = undefined;
+  };
+  const update = (progress: ModelMetricsProgress): void => {
+    if (progress.metric === 'perplexity') {
+      if ('tokenizing' in progress) status.note(`perplexity: tokenizing ${progress.tokenizing.characters.toLocaleString('en-US')} characters`);
+      else status.scoring({ ...progress.scoring, label: 'perplexity' });
+      return;
+    }
+    const key = `${progress.metric} ${progress.phase === 'warmup' ? 'warm-up' : 'timed'}`;
+    if (current?.key !== key) {
+      finish();
+      current = { key, total: progress.total, update: status.counter(key, 'runs') };
+    }
+    current.update(progress.index, progress.total);
+  };
+  return { update, finish };
 }
 
 /** The headline figures as MLRB prints them (perplexity to 4 places, the timings to 2). */

@@ -6,29 +6,33 @@ import { z } from 'zod';
 import { writeReport } from '../report/write-report.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
+import { commandStatus, QUIET_FLAG } from './progress.js';
 
 export const REPORT_USAGE = `usage: mlrb-eval report RUN.json… [--out DIR] [--include-partial]
 
   RUN.json           run records written by mlrb-eval mlrb TASK MODEL --agent NAME --output RUN.json
   --out DIR          the report folder (default ./mlrb-report): report.html, charts/*.png, runs.csv, summary.csv
   --include-partial  count partial runs (--limit, missing subtasks) in mean and best; still marked partial
+  --quiet            no progress or notes on stderr: the summary, warnings and errors only
   Runs are grouped by MLRB task (mini tasks apart) and agent. A run is successful when its headline was
   scored on all of its data and the model is not ineligible; mean and best are over successful runs.`;
 
-const optionsSchema = z.object({ out: z.string().default('mlrb-report'), 'include-partial': z.boolean().default(false) });
+const optionsSchema = z.object({ out: z.string().default('mlrb-report'), 'include-partial': z.boolean().default(false), quiet: z.boolean().default(false) });
 
 export async function runReportCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const line = parseCommandLine(argv, { command: 'report', schema: optionsSchema, flags: { out: { type: 'string' }, 'include-partial': { type: 'boolean' } } });
+  const line = parseCommandLine(argv, { command: 'report', schema: optionsSchema, flags: { out: { type: 'string' }, 'include-partial': { type: 'boolean' }, ...QUIET_FLAG } });
   if (line.help) return printUsage(io, REPORT_USAGE);
   if (line.positionals.length === 0) throw new UsageError('report', 'expected the run records to report on');
-  const { out: outDir, 'include-partial': includePartial } = line.options;
-  const report = await writeReport({ recordFiles: [...line.positionals], outDir, includePartial });
+  const { out: outDir, 'include-partial': includePartial, quiet } = line.options;
+  const status = commandStatus(io, { quiet });
+  const bars = { records: status.counter('report: reading', 'records'), charts: status.counter('report: drawing', 'charts') };
+  const report = await writeReport({ recordFiles: [...line.positionals], outDir, includePartial, onProgress: ({ stage, done, total }) => bars[stage](done, total) });
   for (const group of report.summaries) {
     const mean = group.mean === null ? '—' : group.mean.toFixed(4);
     const best = group.best === null ? '—' : `${group.best.label}${group.best.partial ? ' (partial)' : ''}`;
     io.stdout.write(`${group.task}\t${group.agent}\tsuccessful ${group.successful}/${group.runs}\tpartial ${group.partial}\tcounted ${group.counted}\tmean ${mean}\tbest ${best}\n`);
   }
-  for (const { chart, warning } of report.chartWarnings) io.stderr.write(`warning: chart ${chart}: ${warning}\n`);
-  io.stderr.write(`report of ${report.runCount} runs written to ${outDir}: ${report.files.join(', ')}\n`);
+  for (const { chart, warning } of report.chartWarnings) status.warn(`chart ${chart}: ${warning}`);
+  status.note(`report of ${report.runCount} runs written to ${outDir}: ${report.files.join(', ')}`);
   return 0;
 }

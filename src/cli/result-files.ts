@@ -7,7 +7,7 @@ import { statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { EvaluateResult } from '../eval/run-results.js';
 import { stringifyResults } from '../eval/results-json.js';
-import { sanitizeModelName } from '../eval/run-facts.js';
+import { outputFolderName } from '../eval/run-facts.js';
 import { writeResultOutput } from '../io/result-output.js';
 import type { EvalOutputs } from './result-flags.js';
 import type { CliIo } from './exit-error.js';
@@ -26,7 +26,7 @@ export interface ResultFilesPlan {
  * after, so every path is checked up front.
  */
 export function planResultFiles(outputs: EvalOutputs, modelName: string, startedAt: Date): ResultFilesPlan {
-  const layout = outputs.outputPath === undefined ? undefined : lmEvalOutputFiles(outputs.outputPath, sanitizeModelName(modelName), startedAt);
+  const layout = outputs.outputPath === undefined ? undefined : lmEvalOutputFiles(outputs.outputPath, outputFolderName(modelName), startedAt);
   checkOutputPath(outputs.output, '--output');
   checkOutputPath(layout?.results, '--output-path');
   checkOutputPath(outputs.samplesFile, '--log-samples');
@@ -39,21 +39,22 @@ export function printResultTables({ results }: EvaluateResult, showBreakdowns: b
   if (showBreakdowns) for (const table of renderBreakdownTables(results.mlrb.breakdowns)) io.stdout.write(`\n${table}\n`);
 }
 
-export function writeResultFiles({ results, samples }: EvaluateResult, { outputs, layout }: ResultFilesPlan, io: CliIo): void {
+/** Writes the files; `note` says where each went (a command's CommandStatus.note, silent under --quiet). */
+export function writeResultFiles({ results, samples }: EvaluateResult, { outputs, layout }: ResultFilesPlan, note: (line: string) => void): void {
   const json = stringifyResults(results);
   for (const [file, flag] of [[outputs.output, '--output'], [layout?.results, '--output-path']] as const) {
     if (file === undefined) continue;
     writeResultOutput(file, json, flag);
-    io.stderr.write(`results written to ${file}\n`);
+    note(`results written to ${file}`);
   }
   if (outputs.samplesFile && samples) {
     const lines = [...samples].flatMap(([task, records]) => records.map((record) => JSON.stringify({ task, ...record })));
     writeResultOutput(outputs.samplesFile, `${lines.join('\n')}\n`, '--log-samples');
-    io.stderr.write(`samples written to ${outputs.samplesFile}\n`);
+    note(`samples written to ${outputs.samplesFile}`);
   }
   if (layout && outputs.samplesBesideResults && samples) {
     for (const [task, records] of samples) writeResultOutput(layout.samples(task), `${records.map(lmEvalSampleLine).join('\n')}\n`, '--log-samples');
-    io.stderr.write(`samples written beside ${layout.results}\n`);
+    note(`samples written beside ${layout.results}`);
   }
 }
 

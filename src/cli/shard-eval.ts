@@ -9,20 +9,20 @@ import { stringifyShardRecord } from '../eval/shard-record.js';
 import { formatShardSpec } from '../eval/shard.js';
 import { writeResultOutput } from '../io/result-output.js';
 import type { EvalOutputs } from './result-flags.js';
-import type { CliIo } from './exit-error.js';
+import type { CommandStatus } from './progress.js';
 import { scoreCacheNote } from './score-cache-note.js';
 
-export async function runShardEval(options: EvaluateOptions, outputs: EvalOutputs, io: CliIo): Promise<number> {
+export async function runShardEval(options: EvaluateOptions, outputs: EvalOutputs, status: CommandStatus): Promise<number> {
   const record = await evaluateShard(options);
   const file = outputs.output as string;
   writeResultOutput(file, stringifyShardRecord(record), '--output');
   const documents = Object.values(record.documents).reduce((sum, task) => sum + task.docs.length, 0);
   const tasks = Object.keys(record.documents).length;
   const { run } = record;
-  io.stderr.write(
+  status.note(
     `shard ${formatShardSpec(record.shard)}: ${documents.toLocaleString('en-US')} documents of ${tasks} tasks, ` +
       `${run.requests.toLocaleString('en-US')} requests scored in ${run.wall_time_s.toFixed(1)} s on ${record.identity.provider}${scoreCacheNote(run.score_cache)}; ` +
-      `written to ${file} (join the shards with mlrb-eval merge)\n`,
+      `written to ${file} (join the shards with mlrb-eval merge)`,
   );
   return 0;
 }

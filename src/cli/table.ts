@@ -4,16 +4,14 @@
  *   |Tasks|Version|Filter|n-shot|Metric|   |Value |   |Stderr|
  * Rows are ordered and indented as lm-eval 0.4.13's make_table does from `group_subtasks` (roots sorted, then
  * each group's subtasks sorted, depth d prefixed by d spaces and "- "); metrics within a row are sorted by key;
- * numbers are right-aligned, text left-aligned, headers centred like Python's str.center. Unlike make_table,
- * a name too long for a 100-column terminal is shortened with "…" (the JSON keeps it whole).
+ * numbers are right-aligned, text left-aligned, headers centred like Python's str.center. Names are printed
+ * whole, as make_table prints them, however wide the table gets: a terminal wraps a long line, while a name cut
+ * short can read as another task's (three BLiMP paradigms once printed as the same "…" row).
  */
 import type { LmEvalResults } from '../eval/results.js';
 
 export type TableSource = Pick<LmEvalResults, 'results' | 'groups' | 'versions' | 'n-shot' | 'higher_is_better'> &
   Partial<Pick<LmEvalResults, 'group_subtasks'>>;
-
-/** The widest line the CLI prints. */
-export const TABLE_WIDTH = 100;
 
 const HIGHER_IS_BETTER_SYMBOLS = { true: '↑', false: '↓' } as const;
 
@@ -46,7 +44,7 @@ export function renderResultsTable(source: TableSource, column: 'results' | 'gro
       shots = '';
     }
   }
-  return renderMarkdown(headers, fitFirstColumn(headers, rows));
+  return renderMarkdown(headers, rows);
 }
 
 /** lm_eval.utils._build_hierarchy_info (0.4.13): depth of every name, and the display order of `available`. */
@@ -68,13 +66,6 @@ export function hierarchy(groupSubtasks: Readonly<Record<string, readonly string
 /** Python's sorted() on str: by code point, not by UTF-16 unit or locale. */
 function byCodePoint(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Shortens first-column cells so that every line stays within TABLE_WIDTH. */
-function fitFirstColumn(headers: readonly string[], rows: readonly (readonly string[])[]): string[][] {
-  const otherWidths = headers.slice(1).reduce((sum, header, index) => sum + Math.max(3, header.length, ...rows.map((row) => (row[index + 1] ?? '').length)), 0);
-  const room = Math.max(headers[0]?.length ?? 0, 3, TABLE_WIDTH - otherWidths - (headers.length + 1));
-  return rows.map(([first = '', ...rest]) => [first.length > room ? `${first.slice(0, room - 1)}…` : first, ...rest]);
 }
 
 /** Python's `"%.4f" % value`: exact ties round half to even, where Number#toFixed rounds them up. */
@@ -102,7 +93,8 @@ function splitOnce(text: string, separator: string): [string, string] {
   return at === -1 ? [text, ''] : [text.slice(0, at), text.slice(at + separator.length)];
 }
 
-function renderMarkdown(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+/** A Markdown table as pytablewriter writes lm-eval's: padded columns, numbers right-aligned, headers centred. */
+export function renderMarkdown(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((header, column) => Math.max(3, header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const rightAligned = headers.map((_, column) => {
     const cells = rows.map((row) => (row[column] ?? '').trim()).filter((cell) => cell !== '');
@@ -150,7 +142,7 @@ export function renderBreakdownTables(breakdowns: unknown): string[] {
       }
     }
     const headers = [tag, 'Subtasks', 'n', 'Metric', 'Value', '', 'Stderr'];
-    return [renderMarkdown(headers, fitFirstColumn(headers, rows))];
+    return [renderMarkdown(headers, rows)];
   });
 }
 

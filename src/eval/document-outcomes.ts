@@ -13,7 +13,8 @@ type Sums = { logliks: number[]; isGreedy: boolean[] };
 
 /**
  * Every selected document's outcome, by task, in document order. `results[i]` is the result of `requests[i]`;
- * `selected` (a shard's documents) limits which documents are expected; absent, all are.
+ * `selected` (a shard's documents) limits which documents are expected (a task it does not name has none); absent,
+ * all are.
  */
 export function documentOutcomes(
   tasks: readonly Task[],
@@ -36,7 +37,7 @@ export function documentOutcomes(
       const docs = sums.get(task.name) ?? new Map<number, Sums>();
       const counts = resultsPerDocument(task);
       const outcomes = task.docs.flatMap((doc): DocOutcome[] => {
-        if (!(selected?.get(task.name)?.has(doc.docId) ?? true)) return [];
+        if (selected !== undefined && selected.get(task.name)?.has(doc.docId) !== true) return [];
         const scored = docs.get(doc.docId);
         if (scored !== undefined) return [{ docId: doc.docId, ...scored }];
         const count = counts.get(doc.docId) ?? 0;

@@ -2,9 +2,9 @@
  * evaluate(): suites in, lm-eval-compatible results out. Every log-likelihood request of every task goes to the
  * model at once (as lm-eval's evaluator does), so batching and row sharing work across tasks; then every
  * generate_until request goes through the generation route (generation-route.ts). evaluateShard() scores one
- * shard's documents (src/eval/shard.ts) for mergeShards() to join.
+ * shard's documents (src/eval/shard.ts) for mergeShards() to join; scoreDocuments() scores any chosen documents
+ * (the merge's --verify re-scores a sample of each shard's).
  */
-import path from 'node:path';
 import { parseEvaluateOptions, requestedRewrites, type EvaluateOptions, type ResolvedEvaluateOptions } from '../config/evaluate-options.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
@@ -13,19 +13,18 @@ import { documentOutcomes } from './document-outcomes.js';
 import { loadSuites } from './load-suites.js';
 import type { Suite, Task } from '../tasks/types.js';
 import { splitMemoryPeaks, wholeRunPeakRssBytes } from './memory-peaks.js';
-import { modelContentSha256 } from './model-digest.js';
+import { modelContentSha256, modelFilesLabel, modelFilesSha256 } from './model-digest.js';
 import { cpuRunFacts, environmentSummary } from './run-facts.js';
 import { buildRunResults, type EvaluateResult, type ScoredRun } from './run-results.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { openTokenCache } from '../cache/cached-tokenize.js';
-import { rememberedSha256 } from '../cache/file-digests.js';
 import { DEFAULT_SCORE_CACHE_MAX_BYTES, openScoreCache, type ScoreCache } from '../cache/score-cache.js';
 import { cachedScorer } from './cached-scoring.js';
 import { tokenizeAndScore } from './pipelined-scoring.js';
 import { encodingRulesFor, modelInputFor, type EncodingRules } from './request-encoding.js';
 import type { ScoreOptions } from './score-requests.js';
 import { buildShardRecord, type ShardRecord } from './shard-record.js';
-import { shardDocuments, type ShardSpec } from './shard.js';
+import { shardDocuments } from './shard.js';
 import { requestsForTask, scoringRequests, type ScoringContext } from './task-kinds.js';
 import { checkGenerationFits, checkGenerationTasks, runGenerationRoute } from './generation-route.js';
 
@@ -44,8 +43,14 @@ async function loadSuitesWhile(modelLoading: Promise<LanguageModel>, options: Re
   }
 }
 
-/** Loads the suites and the model and scores every document, or the shard's documents when one is given. */
-async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Promise<ScoredRun> {
+/**
+ * Which documents of each task to score, by task name (a task without an entry scores none); undefined: all.
+ * Requests are still built for whole tasks first: few-shot draws depend on every earlier document.
+ */
+export type DocumentSelection = (tasks: readonly Task[]) => ReadonlyMap<string, ReadonlySet<number>>;
+
+/** Loads the suites and the model and scores every document, or the selected documents when a selection is given. */
+async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelection): Promise<ScoredRun> {
   const started = performance.now();
   const startedAtUnixSeconds = Date.now() / 1000;
   // The model's session is built on a native worker while the data is read here, so the two overlap. A data
@@ -68,7 +73,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   const model: LanguageModel = await modelLoading;
   try {
     // Refused before any model time (and before hashing the model starts).
-    checkGenerationFits(tasks, model.maxLength);
+    checkGenerationFits(tasks, model.maxLength, model.backend);
   } catch (error) {
     model.dispose();
     throw error;
@@ -77,19 +82,19 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const warn = options.onWarning ?? options.onLog ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   // Hashing a multi-GB model takes seconds (remembered between runs); it starts once the file is known good.
-  const modelHash = rememberedSha256(model.modelPath, cacheDir);
-  const modelContentHash = modelContentSha256(model.modelPath, cacheDir);
+  const modelHash = modelFilesSha256(model.graphFiles, cacheDir, { onWarning: warn });
+  const modelContentHash = modelContentSha256(model.graphFiles, cacheDir, { onWarning: warn });
   let scoreCache: ScoreCache | undefined;
   try {
     const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
-    const selected = shard === undefined ? undefined : shardDocuments(tasks, shard);
+    const selected = select?.(tasks);
     let rules: EncodingRules | undefined;
     const scoringContext: ScoringContext = {
-      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId())),
+      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId(), model.backend)),
       maxLength: model.maxLength,
     };
     const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) =>
-      scoringRequests(taskRequests, (docId) => selected?.get(taskName)?.has(docId) ?? true, scoringContext),
+      scoringRequests(taskRequests, (docId) => selected === undefined || selected.get(taskName)?.has(docId) === true, scoringContext),
     );
     const describe = (index: number): string => {
       const request = requests[index];
@@ -105,6 +110,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
     const tokenCache = openTokenCache(model, requests, {
       cacheDir,
       lmEvalVersion: options.lmEvalVersion,
+      onWarning: warn,
       ...(options.onLog ? { onLog: options.onLog } : {}),
     });
     const cached = tokenCache.cached;
@@ -121,12 +127,12 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
       requests.length === 0
         ? undefined
         : cached
-          ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index))), scoreOptions, describe)
+          ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index), model.backend)), scoreOptions, describe)
           : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe, scoreInputs).then((output) => {
               tokenCache.store(output.tokenized);
               return output;
             });
-    const generated = await runGenerationRoute(model, tasks, requestsByTask, (taskName, docId) => selected?.get(taskName)?.has(docId) ?? true, {
+    const generated = await runGenerationRoute(model, tasks, requestsByTask, (taskName, docId) => selected === undefined || selected.get(taskName)?.has(docId) === true, {
       rules: scoringContext.rules,
       batchSize: options.batchSize === 'auto' ? undefined : options.batchSize,
       onWarning: warn,
@@ -142,7 +148,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, shard?: ShardSpec): Pr
       outcomes,
       model: {
         modelPath: options.model,
-        modelFile: path.basename(model.modelPath),
+        modelFile: modelFilesLabel(model.graphFiles),
         modelSha256: await modelHash,
         modelContentSha256: await modelContentHash,
         tokenizerSha256: model.requireTokenizer().sha256,
@@ -192,5 +198,15 @@ export function evaluateShard(options: EvaluateOptions): Promise<ShardRecord> {
   const resolved = parseEvaluateOptions(options);
   const { shard } = resolved;
   if (shard === undefined) throw new TypeError('evaluateShard() needs the shard option ({ index, count })');
-  return scoreRun(resolved, shard).then((scored) => buildShardRecord({ ...scored, shard, options: resolved }));
+  return scoreRun(resolved, (tasks) => shardDocuments(tasks, shard)).then((scored) => buildShardRecord({ ...scored, shard, options: resolved }));
+}
+
+/**
+ * Scores the documents `select` chooses, as a run with these options scores them (the same prompts, truncation
+ * and scorer), and returns the scored run: its outcomes hold those documents only.
+ */
+export function scoreDocuments(options: EvaluateOptions, select: DocumentSelection): Promise<ScoredRun> {
+  const resolved = parseEvaluateOptions(options);
+  if (resolved.shard !== undefined) throw new TypeError('scoreDocuments() takes its documents from `select`, not from a shard option');
+  return scoreRun(resolved, select);
 }

@@ -102,9 +102,21 @@ export function lmEvalRunFacts(input: RunFactsInput): LmEvalRunFacts {
   };
 }
 
-/** lm_eval.utils.sanitize_model_name: runs of `"<>:/|\?*[]` become `__` (the output folder's name). */
+/** lm_eval.utils.sanitize_model_name: runs of `"<>:/|\?*[]` become `__`. */
 export function sanitizeModelName(name: string): string {
   return name.replace(/["<>:/|\\?*[\]]+/g, '__');
+}
+
+/**
+ * The folder `--output-path DIR` writes into: lm-eval's sanitized model name, made visible. lm-eval names it
+ * after the model argument as typed, so `../shared/models/stories260K` gives the hidden `..__shared__models__…`
+ * (and `..` itself would climb out of DIR). Leading `./` and `../` steps name no part of the model, so they are
+ * dropped first; a name that still starts with a dot loses its leading dots; and a model named by such steps
+ * alone (`.`, `..`) goes by its absolute path, which lm-eval sanitizes to a visible `__…` name.
+ */
+export function outputFolderName(model: string): string {
+  const visible = sanitizeModelName(model.replace(/^(\.\.?(\/+|$))+/, '')).replace(/^\.+/, '');
+  return visible !== '' ? visible : sanitizeModelName(path.resolve(model));
 }
 
 /** One line per fact, as torch's collect_env does for a Python stack. */

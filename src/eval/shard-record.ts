@@ -9,7 +9,11 @@
  * every earlier document of the task) is refused instead of merged.
  *
  * Log-likelihoods round-trip exactly: JSON writes a double's shortest decimal form, which parses back to the same
- * double; the non-finite values JSON lacks are written as the strings "NaN", "Infinity" and "-Infinity".
+ * double; -Infinity (log 0: the CPU scorer gives it for a target whose logit is -inf) is written as the string
+ * "-Infinity". A shard may come from untrusted hands, so only log-probabilities are read back: a number ≤ 0 or
+ * "-Infinity". NaN, +Infinity and positive values (which the scorer never gives: it fails with NUMERIC first)
+ * are refused as BAD_SHARD naming the field; argmax over NaN would otherwise count every document as correct.
+ * What a merge can and cannot prove beyond that: src/eval/verify-shards.ts.
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -30,9 +34,12 @@ export const SHARD_FORMAT_VERSION = 1;
 
 const count = z.number().int().nonnegative();
 const tokenSchema = z.strictObject({ text: z.string().nullable(), id: z.number().int().nullable() });
-// Literals, not z.enum: an enum's declaration would key its values by name, and TypeScript emits the key
+// A literal, not z.enum: an enum's declaration would key its values by name, and TypeScript emits the key
 // '-Infinity' as a computed property a consumer's compiler rejects (TS1170).
-const loglikSchema = z.union([z.number(), z.literal('NaN'), z.literal('Infinity'), z.literal('-Infinity')]);
+const NOT_A_LOG_PROBABILITY = 'a log-likelihood is a number ≤ 0 or "-Infinity" (NaN, Infinity and positive values are no log-probabilities)';
+const loglikSchema = z.union([z.number({ error: NOT_A_LOG_PROBABILITY }).max(0, { error: NOT_A_LOG_PROBABILITY }), z.literal('-Infinity')], {
+  error: NOT_A_LOG_PROBABILITY,
+});
 
 /** Everything that decides the scores or the results file's content; it must be equal in every shard. */
 const identitySchema = z.strictObject({
@@ -230,13 +237,15 @@ export function readShardRecord(file: string): ShardRecord {
   );
 }
 
-function encodeLoglik(value: number): number | 'NaN' | 'Infinity' | '-Infinity' {
-  if (Number.isFinite(value)) return value;
-  return Number.isNaN(value) ? 'NaN' : value > 0 ? 'Infinity' : '-Infinity';
+/** The scorer gives log-probabilities only (NUMERIC otherwise), so anything else here is a bug upstream. */
+function encodeLoglik(value: number): number | '-Infinity' {
+  if (value === -Infinity) return '-Infinity';
+  if (Number.isFinite(value) && value <= 0) return value;
+  throw new MlrbError('INTERNAL', `a scored log-likelihood is ${value}, which is no log-probability`, { value });
 }
 
-function decodeLoglik(value: number | 'NaN' | 'Infinity' | '-Infinity'): number {
-  return typeof value === 'number' ? value : Number(value);
+function decodeLoglik(value: number | '-Infinity'): number {
+  return typeof value === 'number' ? value : -Infinity;
 }
 
 /** A task's requests from a run's map; a task without an entry is a bug in whoever built the map. */

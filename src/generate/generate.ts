@@ -5,6 +5,7 @@
 import { parseGenerateOptions, type GenerateOptions } from '../config/generate-options.js';
 import { loadModel } from '../model/onnx-model.js';
 import { generationLoadOptions } from './load-options.js';
+import { checkPromptLength } from './text-bounds.js';
 import { createTextGenerator } from './text-generator.js';
 import type { Generation } from './types.js';
 
@@ -18,6 +19,7 @@ export interface GenerateResult {
 
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const resolved = parseGenerateOptions(options);
+  resolved.prompts.forEach((text, index) => checkPromptLength(text, `prompt ${index}`, { prompt: index }));
   const model = await loadModel(generationLoadOptions(resolved.model, resolved));
   try {
     const tokenizer = model.requireTokenizer();
@@ -35,7 +37,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       },
       resolved.onProgress,
     );
-    return { generations, usedKvCache: model.supportsPrefix, seconds: (performance.now() - started) / 1000 };
+    return { generations, usedKvCache: model.decodesWithKvCache, seconds: (performance.now() - started) / 1000 };
   } finally {
     model.dispose();
   }

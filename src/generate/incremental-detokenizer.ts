@@ -60,6 +60,11 @@ export class IncrementalDetokenizer {
     return this.allIds;
   }
 
+  /** text.length, without joining the settled pieces. */
+  get length(): number {
+    return this.settledLength + this.pending.length;
+  }
+
   /** Exactly decode(ids). */
   get text(): string {
     return this.settledPieces.join('') + this.pending;

@@ -6,20 +6,17 @@
  */
 import type { DramEstimate } from './dram-estimate.js';
 import type { DramMeasurement } from './dram-measure.js';
+import { EDGE_TRACKS, limitFigures, type EdgeTrack, type LimitFigures } from './track-rules.js';
 import { formatBytes, formatCount } from './units.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
-export const EDGE_TRACKS = {
-  'edge-training': { budgetBytes: 1e9, description: 'Edge-LLM training track: a model trained from scratch within 1 GB of DRAM' },
-  'edge-compression': { budgetBytes: 12e9, description: 'Edge-LLM compression track: Phi-2 compressed to fit 12 GB of DRAM' },
-} as const;
+export { EDGE_TRACKS, type EdgeTrack } from './track-rules.js';
 
-export type EdgeTrack = keyof typeof EDGE_TRACKS;
-
-export interface DramBudget {
-  readonly bytes: number;
+export interface DramBudget extends LimitFigures {
   /** The track's name, or 'custom' for --dram-budget. */
   readonly source: EdgeTrack | 'custom';
+  /** Where the limit comes from: the rule quoted with its source, or the operator's override. */
+  readonly rule: string;
 }
 
 export interface DramCheck {
@@ -43,8 +40,8 @@ export function resolveBudget(track: EdgeTrack | undefined, dramBudgetBytes: num
     throw new RangeError(`dramBudgetBytes must be a positive integer, got ${dramBudgetBytes}`);
   }
   // An explicit budget overrides the track's.
-  if (dramBudgetBytes !== undefined) return { bytes: dramBudgetBytes, source: 'custom' };
-  return track === undefined ? null : { bytes: EDGE_TRACKS[track].budgetBytes, source: track };
+  if (dramBudgetBytes !== undefined) return { ...limitFigures(dramBudgetBytes), source: 'custom', rule: 'operator override (--dram-budget / dramBudgetBytes)' };
+  return track === undefined ? null : { ...limitFigures(EDGE_TRACKS[track].budgetBytes), source: track, rule: EDGE_TRACKS[track].limitSource };
 }
 
 export function checkDramBudget(

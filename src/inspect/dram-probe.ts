@@ -1,6 +1,6 @@
 /**
- * The child process `measureDram` runs. It loads the submitted graph as submitted and runs one plain
- * batch-1 forward pass of exactly N tokens, as the Edge-LLM kit measured: no LM-head slicing (the logits
+ * The child process `measureDram` runs, once per probe (dram-probes.ts). It loads the submitted graph as submitted
+ * and runs one plain batch-1 forward pass of exactly the probe's tokens, as the Edge-LLM kit measured: no LM-head slicing (the logits
  * [1, N, vocab] are computed in full), no CPU attention fusion and so no last-block row pruning. Those
  * load-time rewrites are mlrb-eval's scoring optimisations; measured through them, a model whose logits
  * alone exceed a track's budget would pass it. It reports the peak RSS over its baseline (and, on 'cuda',
@@ -14,7 +14,7 @@ import { isMlrbError, MlrbError } from '../errors.js';
 import { loadModel, type LanguageModel } from '../model/onnx-model.js';
 import { loadBinding, type CudaDeviceInfo, type PackedBatch } from '../native/binding.js';
 import { initOrtRuntime } from '../native/ort-library.js';
-import { PROBE_ERROR_MARKER, PROBE_RESULT_MARKER, type ProbeRequest, type ProbeResult } from './dram-probe-protocol.js';
+import { PROBE_ERROR_MARKER, PROBE_LOADED_MARKER, PROBE_RESULT_MARKER, type ProbeInput, type ProbeRequest, type ProbeResult } from './dram-probe-protocol.js';
 
 function memoryStatus(): { rss: number; hwm: number } {
   const status = readFileSync('/proc/self/status', 'utf8');
@@ -41,14 +41,19 @@ function readDevice(device: CudaDeviceInfo | null): CudaDeviceInfo {
   throw new MlrbError('CUDA_UNAVAILABLE', `device memory cannot be read: ${why}`);
 }
 
+/** The input's ids plus one (the last position's target); random and repeated ids are drawn from the vocabulary here. */
+function inputIds(input: ProbeInput, vocab: number): Int32Array {
+  if (input.kind === 'ids') return Int32Array.from(input.ids);
+  if (input.kind === 'random') return Int32Array.from({ length: input.tokens + 1 }, () => randomInt(vocab));
+  return new Int32Array(input.tokens + 1).fill(randomInt(vocab));
+}
+
 /**
- * One row of `tokens` ids and one request that scores every position after the first token, so each row of
- * the logits is read: nothing the pass computes is dead. The ids are drawn at random for each measurement:
- * memory should depend on the length, not on the text, and a graph that could recognise a fixed probe input
- * could take a cheap path for it alone (allocate its real working memory only for other ids).
+ * One row of ids and one request that scores every position after the first token, so each row of the logits is
+ * read: nothing the pass computes is dead.
  */
-function wholeRowBatch(tokens: number, vocab: number): PackedBatch {
-  const ids = Int32Array.from({ length: tokens + 1 }, () => randomInt(vocab));
+function wholeRowBatch(ids: Int32Array): PackedBatch {
+  const tokens = ids.length - 1;
   return {
     tokens: ids.subarray(0, tokens),
     rowOffsets: Int32Array.of(0, tokens),
@@ -80,20 +85,24 @@ async function probe(request: ProbeRequest): Promise<ProbeResult> {
   const model = await loadModel({
     model: request.model, threads: request.threads, ortLibrary: request.ortLibrary ?? undefined, provider: request.provider,
     sliceLmHead: false, cpuFusion: false, tokenizer: null,
+    initializerOverrides: request.initializerOverrides.map(({ base64, ...tensor }) => ({ ...tensor, data: new Uint8Array(Buffer.from(base64, 'base64')) })),
   });
   const loadMs = performance.now() - loadStarted;
+  process.stdout.write(`${PROBE_LOADED_MARKER}\n`);
   requirePlainGraph(model);
   const device = onCuda ? readDevice(deviceBefore) : null; // (the process ends on failure, the model with it)
   const afterLoad = memoryStatus();
+  const ids = inputIds(request.input, model.vocabSize ?? 2);
   const forwardStarted = performance.now();
-  const scores = await model.scoreBatch(wholeRowBatch(request.tokens, model.vocabSize ?? 2));
+  const scores = await model.scoreBatch(wholeRowBatch(ids));
   const forwardMs = performance.now() - forwardStarted;
   const peak = memoryStatus();
   const deviceAfter = device ? readDevice(loadBinding().cudaDevice()) : null;
   const { signature } = model;
   model.dispose();
   return {
-    tokens: request.tokens,
+    tokens: ids.length - 1,
+    distinctIds: new Set(ids.subarray(0, -1)).size,
     logitRows: scores.logitRows,
     vocabSize: signature.vocabSize,
     logitsType: signature.logitsType,
@@ -110,9 +119,15 @@ async function probe(request: ProbeRequest): Promise<ProbeResult> {
   };
 }
 
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function main(): Promise<void> {
   try {
-    const request = JSON.parse(process.argv[2] ?? '') as ProbeRequest;
+    const request = JSON.parse(await readStdin()) as ProbeRequest;
     process.stdout.write(`${PROBE_RESULT_MARKER}${JSON.stringify(await probe(request))}\n`);
   } catch (error) {
     const code = isMlrbError(error) ? error.code : 'INTERNAL';

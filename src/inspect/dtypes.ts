@@ -56,7 +56,7 @@ export function dtypeFacts(code: number): DtypeFacts {
  * (int8 / uint8 / int16 / uint16 also hold masks and ids, so for those the graph use decides.)
  */
 export function isAlwaysQuantized(dtype: string): boolean {
-  return /^(float8|float6|float4|u?int4$|u?int2$)/.test(dtype);
+  return /^(float8|float6e|float4e|u?int4$|u?int2$)/.test(dtype); // float6e…, not float64
 }
 
 /** A Cast `to` code that yields fp16 / fp32 / bf16 / fp64 values. */
@@ -64,7 +64,10 @@ export function isFloatDtypeCode(code: number): boolean {
   return dtypeFacts(code).category === 'float';
 }
 
-/** Storage a quantized weight can hide in: the low-precision types and the wider integers values are packed into. */
-export function isIntegerStorage(category: DtypeCategory): boolean {
-  return category === 'low-precision' || category === 'integer';
+/**
+ * Storage a quantized weight can hide in: the low-precision types, the wider integers values are packed into, bool
+ * bit-planes and strings (a string tensor casts to floats).
+ */
+export function isCodeStorage(category: DtypeCategory): boolean {
+  return category === 'low-precision' || category === 'integer' || category === 'bool' || category === 'string';
 }

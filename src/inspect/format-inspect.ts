@@ -1,5 +1,7 @@
 /** The `inspect` report as text for a terminal; `--json` prints the objects themselves instead. */
+import type { DramCheck } from './dram-check.js';
 import type { EdgeCheckReport } from './edge-check.js';
+import { formatDramMeasurement } from './format-dram.js';
 import { formatVerdict } from './format-verdict.js';
 import type { InspectReport, ValueSummary } from './inspect-report.js';
 import { formatBytes, formatCount } from './units.js';
@@ -31,8 +33,9 @@ function describeModel(report: InspectReport): string[] {
 /** What the graph allows, and where config.json claims otherwise (warnings: the graph is what runs). */
 function graphLines(report: InspectReport): string[] {
   const limit = report.graph.positionLimit;
+  const rotary = report.graph.rotaryCaches.map((cache) => `${cache.tensor} ${formatCount(cache.rows)} rows`);
   return [
-    `Graph: longest input ${limit ? `${formatCount(limit.rows)} tokens (position table ${limit.tensor})` : 'not limited by a position table'} · attention ${report.graph.attention} · logits ${report.graph.logitsType ?? '?'}`,
+    `Graph: longest input ${limit ? `${formatCount(limit.rows)} tokens (position table ${limit.tensor})` : 'not limited by a position table'} · attention ${report.graph.attention} · logits ${report.graph.logitsType ?? '?'}${rotary.length > 0 ? ` · rotary caches ${rotary.join(', ')} (rebuilt for the DRAM measurement when shorter)` : ''}`,
     ...report.configWarnings.map((warning) => `  ! ${warning}`),
   ];
 }
@@ -47,21 +50,23 @@ export function formatEdgeReport(report: EdgeCheckReport, options: { readonly te
   const lines = [...describeModel(report.inspect)];
   if (options.tensors) lines.push('Tensors:', ...formatTensorTable(report.inspect));
   lines.push('', ...formatVerdict('Quantization (weights must be fp16/fp32)', report.quantization.verdict));
-  lines.push('', `DRAM estimate (batch 1, ${formatCount(dram.estimate.contextTokens)} tokens): ${dram.estimate.formula}`);
-  for (const assumption of dram.estimate.assumptions.filter((a) => !report.inspect.architecture.assumptions.includes(a))) lines.push(`  (${assumption})`);
-  const m = dram.measurement;
-  lines.push(m
-    ? `DRAM measured (batch 1, ${formatCount(m.tokens)} tokens, plain forward with full logits [1, ${formatCount(m.logitRows)}, ${m.vocabSize === null ? '?' : formatCount(m.vocabSize)}] ${m.logitsType}, child process${m.provider === 'cuda' ? ', CUDA' : ''}): peak RSS ${formatBytes(m.peakRssBytes)}, ${formatBytes(m.peakDeltaBytes)} over the ${formatBytes(m.baselineRssBytes)} baseline (load ${m.loadMs.toFixed(0)} ms, forward ${m.forwardMs.toFixed(0)} ms${m.peakResetSupported ? '' : '; peak not resettable, figure may include startup'})`
-    : dram.measurementError ? `DRAM measured: FAILED (${dram.measurementError.code}: ${dram.measurementError.message})`
-      : 'DRAM measured: not run (pass --measure, or a --track / --dram-budget)');
-  if (m?.devicePeakBytes != null) {
-    lines.push(`Device memory measured (${m.deviceName ?? 'CUDA device'}): peak ${formatBytes(m.devicePeakBytes)} (free before loading ${formatBytes(m.deviceBaselineFreeBytes ?? 0)} minus free after scoring)`);
-  }
+  lines.push(...formatVerdict('Weight types (FP16 or FP32)', report.weightDtypes.verdict));
+  lines.push('', ...formatDram(dram, report.inspect.architecture.assumptions));
+  lines.push('', ...formatVerdict('Verdict', report.verdict));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The DRAM estimate, the measurement and the budget's verdict; `shown` are assumptions already printed. */
+export function formatDram(dram: DramCheck, shown: readonly string[]): string[] {
+  const lines: string[] = [];
+  lines.push(`DRAM estimate (batch 1, ${formatCount(dram.estimate.contextTokens)} tokens): ${dram.estimate.formula}`);
+  for (const assumption of dram.estimate.assumptions.filter((a) => !shown.includes(a))) lines.push(`  (${assumption})`);
+  if (dram.measurement) lines.push(...formatDramMeasurement(dram.measurement));
+  else lines.push(dram.measurementError ? `DRAM measured: FAILED (${dram.measurementError.code}: ${dram.measurementError.message})` : 'DRAM measured: not run (pass --measure, or a --track / --dram-budget)');
   if (dram.budget) {
     const label = dram.budget.source === 'custom' ? 'budget' : `${dram.budget.source} budget`;
     const what = dram.basis === 'measured-device' ? `Device memory vs ${label} ${formatBytes(dram.budget.bytes)} (peak device memory` : `DRAM vs ${label} ${formatBytes(dram.budget.bytes)} (${dram.basis}`;
     lines.push(...formatVerdict(`${what} ${formatBytes(dram.usedBytes)})`, dram.verdict));
   }
-  lines.push('', ...formatVerdict('Verdict', report.verdict));
-  return `${lines.join('\n')}\n`;
+  return lines;
 }

@@ -28,7 +28,7 @@ export function formatPruningReport(report: PruningReport): string {
   lines.push(report.consistencyIssues.length === 0 ? 'Consistency: q/k/v/o and MLP widths agree, head_dim and vocabulary unchanged' : `Consistency: ${report.consistencyIssues.length} issue(s)`);
   lines.push(`Zero scan: ${formatBytes(fake.scannedBytes)} in ${fake.scanMs.toFixed(1)} ms (${fake.gbPerSecond.toFixed(2)} GB/s) · sparsity ${(fake.sparsity * 100).toFixed(3)}% · fake pruning ${fake.detected ? 'DETECTED' : 'not found'}`);
   if (report.unusedInitializers.length > 0) {
-    lines.push(`Unused initializers (reach no output, not counted): ${report.unusedInitializers.slice(0, 5).join(', ')}${report.unusedInitializers.length > 5 ? `, … (${report.unusedInitializers.length} in all)` : ''}`);
+    lines.push(`Unused initializers (reach no output; stored, so counted): ${report.unusedInitializers.slice(0, 5).join(', ')}${report.unusedInitializers.length > 5 ? `, … (${report.unusedInitializers.length} in all)` : ''}`);
   }
   lines.push(`Quantization (weights must be fp16/fp32): ${report.quantization.verdict.status === 'pass' ? 'none' : 'FOUND'}`);
   lines.push(forward === null ? 'Forward pass: skipped'

@@ -6,17 +6,19 @@
  */
 import type { ModelShape } from './architecture.js';
 import { dtypeFacts } from './dtypes.js';
-import type { ModelGraph, ModelTensor } from './model-graph.js';
+import { findPositionTables, type PositionTable } from './graph-position-tables.js';
+import type { ModelGraph } from './model-graph.js';
 
-/** A table read at the token positions: the input can be at most `rows` tokens long. */
-export interface PositionTable {
-  readonly tensor: string;
-  readonly rows: number;
-}
+export type { PositionTable } from './graph-position-tables.js';
 
 export interface GraphFacts {
-  /** The most restrictive position table (learned positions, rotary cos/sin caches); null when none. */
+  /**
+   * The learned position table with the fewest rows: the longest input the graph (and the Hugging Face model it was
+   * exported from) can run. null when there is none.
+   */
   readonly positionLimit: PositionTable | null;
+  /** Rotary cos/sin caches the graph reads by position: an export's artefact, whatever their rows (graph-position-tables). */
+  readonly rotaryCaches: readonly PositionTable[];
   /**
    * 'fused': an ONNX Runtime attention op (Attention, MultiHeadAttention, GroupQueryAttention …) holds one
    * [heads, T, T] buffer; 'decomposed': MatMul, scale, mask and Softmax nodes, each with its own [heads, T, T]
@@ -31,29 +33,6 @@ export interface GraphFacts {
 
 const FUSED_ATTENTION_OPS = new Set(['Attention', 'MultiHeadAttention', 'GroupQueryAttention', 'PackedAttention', 'PackedMultiHeadAttention', 'DecoderMaskedMultiHeadAttention']);
 
-const isFloatTable = (tensor: ModelTensor | undefined): tensor is ModelTensor =>
-  tensor !== undefined && tensor.dims.length === 2 && (tensor.category === 'float' || tensor.category === 'low-precision');
-
-/**
- * Tables whose rows are indexed by position: Gathers of a non-token table (token-type tables excluded: their
- * indices come from token_type_ids), EmbedLayerNormalization's position_embedding, and rotary cos/sin caches
- * that are sliced to the sequence length.
- */
-function positionTables(graph: ModelGraph, shape: ModelShape): PositionTable[] {
-  const tables: PositionTable[] = [];
-  const add = (name: string | undefined): void => {
-    const tensor = name === undefined ? undefined : graph.tensorByName.get(name);
-    if (isFloatTable(tensor) && !tables.some((table) => table.tensor === tensor.name)) tables.push({ tensor: tensor.name, rows: tensor.dims[0]! });
-  };
-  for (const node of graph.info.nodes) {
-    const [data, indices] = node.inputs;
-    if (node.opType === 'Gather' && node.domain === '' && data !== shape.tokenEmbedding && !/token_type/i.test(indices ?? '')) add(data);
-    if (node.opType === 'EmbedLayerNormalization') add(node.inputs[3]);
-    if (node.opType === 'Slice' && data !== undefined && /(^|[^a-z])(cos|sin)/i.test(data)) add(data);
-  }
-  return tables;
-}
-
 function logitsType(graph: ModelGraph, shape: ModelShape): string | null {
   const outputs = graph.info.outputs;
   const logits = outputs.find((output) => /logits/i.test(output.name))
@@ -62,12 +41,15 @@ function logitsType(graph: ModelGraph, shape: ModelShape): string | null {
 }
 
 export function readGraphFacts(graph: ModelGraph, shape: ModelShape): GraphFacts {
-  const limit = positionTables(graph, shape).reduce<PositionTable | null>((least, table) => (least === null || table.rows < least.rows ? table : least), null);
+  const tables = findPositionTables(graph);
+  const limit = tables.filter((table) => table.kind === 'learned')
+    .reduce<PositionTable | null>((least, table) => (least === null || table.rows < least.rows ? table : least), null);
   const fused = graph.info.nodes.filter((node) => FUSED_ATTENTION_OPS.has(node.opType));
   const heads = fused.map((node) => node.intAttributes.num_heads).filter((value): value is number => value !== undefined && value > 0);
   const decomposed = graph.info.nodes.some((node) => node.opType === 'Softmax');
   return {
     positionLimit: limit,
+    rotaryCaches: tables.filter((table) => table.kind === 'rotary'),
     attention: fused.length > 0 ? 'fused' : decomposed ? 'decomposed' : 'none',
     fusedHeads: heads.length > 0 ? Math.max(...heads) : null,
     logitsType: logitsType(graph, shape),

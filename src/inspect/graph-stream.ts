@@ -1,11 +1,12 @@
 /**
- * The residual stream of a decoder, read off the graph: the token embedding Gather (its indices come from a
- * graph input), then from each stream value the residual Add whose other operand was computed from it. The
+ * The residual stream of a decoder, read off the graph: the token embedding Gather (its indices computed from the
+ * token ids, input_ids: graph-input-dependence), then from each stream value the residual Add whose other operand was computed from it. The
  * nodes feeding that operand since the previous stream value are one block (attention, MLP, or both in
  * parallel as in Phi). An Add of something not computed from the stream (position or token-type embedding)
  * continues the stream without a block. Fused SkipLayerNormalization carries the sum in its 4th output.
  */
 import { descendants, nodesBack, readersOf, SHAPE_OPS, weightBehind, type GraphFlow } from './graph-flow.js';
+import { inputDependence, readKey } from './graph-input-dependence.js';
 
 export interface StreamBlock {
   readonly streamIn: string;
@@ -44,6 +45,8 @@ interface TableRead {
   readonly table: string;
   readonly output: string;
   readonly fromInput: boolean;
+  /** Its rows are chosen by the token ids' values (input_ids): the token embedding, whatever its size. */
+  readonly fromTokenIds: boolean;
   readonly rows: number;
   /** Tables an EmbedLayerNormalization adds in with this one (positions, segments). */
   readonly fused: readonly string[];
@@ -51,12 +54,16 @@ interface TableRead {
 
 function embeddingTables(flow: GraphFlow): TableRead[] {
   const reads: TableRead[] = [];
+  const dependenceOf = inputDependence(flow);
   for (const node of flow.nodes) {
     if (node.opType === EMBED_NORM && node.inputs[2]) {
       const table = flow.graph.tensorByName.get(node.inputs[2]);
       const output = node.outputs[2] || node.outputs[0];
       if (table?.dims.length === 2 && output) {
-        reads.push({ table: table.name, output, fromInput: true, rows: table.dims[0]!, fused: [node.inputs[3], node.inputs[4]].filter((name): name is string => !!name) });
+        reads.push({
+          table: table.name, output, fromInput: true, fromTokenIds: readKey(dependenceOf, [node.inputs[0] ?? '']) === 'tokens', rows: table.dims[0]!,
+          fused: [node.inputs[3], node.inputs[4]].filter((name): name is string => !!name),
+        });
       }
       continue;
     }
@@ -64,7 +71,11 @@ function embeddingTables(flow: GraphFlow): TableRead[] {
     const weight = weightBehind(flow, node.inputs[0] ?? '');
     const tensor = weight === null ? undefined : flow.graph.tensorByName.get(weight.name);
     if (!tensor || tensor.dims.length !== 2 || (tensor.category !== 'float' && tensor.category !== 'low-precision')) continue;
-    reads.push({ table: tensor.name, output: node.outputs[0], fromInput: indicesFromGraphInput(flow, node.inputs[1] ?? ''), rows: tensor.dims[0]!, fused: [] });
+    const indices = node.inputs[1] ?? '';
+    reads.push({
+      table: tensor.name, output: node.outputs[0], fromInput: indicesFromGraphInput(flow, indices), fromTokenIds: readKey(dependenceOf, [indices]) === 'tokens',
+      rows: tensor.dims[0]!, fused: [],
+    });
   }
   return reads;
 }
@@ -95,6 +106,21 @@ const VALUE_PASS = new Set(['Cast', 'Identity', 'Dropout']);
 
 interface NextValue { readonly value: string; readonly final: boolean }
 
+/**
+ * SliceGPT carries the residual from one layer's rotated basis into the next through a stored matrix: the stream
+ * goes on through MatMul(stream, shortcut) into the Add that sums it with the block's output (computed from the
+ * stream). The Add's output and the block's output, or null when `node` is no such MatMul.
+ */
+function rotatedResidual(flow: GraphFlow, node: GraphFlow['nodes'][number], inputIndex: number, stream: string): { sum: string; block: string } | null {
+  const output = node.outputs[0];
+  if (node.opType !== 'MatMul' || inputIndex !== 0 || !output || weightBehind(flow, node.inputs[1] ?? '') === null) return null;
+  for (const { node: add, inputIndex: side } of readersOf(flow, output)) {
+    const block = add.opType === 'Add' && add.inputs.length === 2 ? add.inputs[1 - side]! : '';
+    if (block !== '' && add.outputs[0] && computedFrom(flow, block, stream)) return { sum: add.outputs[0], block };
+  }
+  return null;
+}
+
 function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly TableRead[], tokenTable: string, blocks: StreamBlock[], auxEmbeddings: string[]): NextValue | null {
   const candidates = [stream];
   for (let index = 0; index < candidates.length && index < 8; index++) {
@@ -120,6 +146,11 @@ function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly Table
         blocks.push({ streamIn: current, streamOut: sum || node.outputs[0]!, floor: floorOf(flow, current), nodes: nodesBack(flow, other, floorOf(flow, current)) });
         return { value: sum || node.outputs[0]!, final: sum === '' };
       }
+      const rotated = rotatedResidual(flow, node, inputIndex, stream);
+      if (rotated !== null) {
+        blocks.push({ streamIn: stream, streamOut: rotated.sum, floor: floorOf(flow, stream), nodes: nodesBack(flow, rotated.block, floorOf(flow, stream)) });
+        return { value: rotated.sum, final: false };
+      }
       if (VALUE_PASS.has(node.opType) && node.outputs[0]) candidates.push(node.outputs[0]);
     }
   }
@@ -128,7 +159,8 @@ function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly Table
 
 export function findResidualStream(flow: GraphFlow): ResidualStream | null {
   const tables = embeddingTables(flow);
-  const token = [...tables].sort((a, b) => Number(b.fromInput) - Number(a.fromInput) || b.rows - a.rows)[0];
+  // The table read at the token ids; by rows only among tables read at some input when the ids' input is not named input_ids.
+  const token = [...tables].sort((a, b) => Number(b.fromTokenIds) - Number(a.fromTokenIds) || Number(b.fromInput) - Number(a.fromInput) || b.rows - a.rows)[0];
   if (!token) return null;
   // Every output of the embedding's node carries activations (a fused one's normalized output too).
   const producer = flow.producer.get(token.output);

@@ -28,17 +28,17 @@ export function hasReadableValues(tensor: ModelTensor): boolean {
   return storedInFile(tensor);
 }
 
-/**
- * Opens without blocking and insists on a regular file: the native reader checked the file when it read the
- * model, but an agent's folder can change since, and a FIFO swapped in must fail, not hang the check.
- */
 /** The tensor's bytes lie inside a regular file (metadata-only test models point at files that do not exist). */
 function storedInFile(tensor: ModelTensor): boolean {
   const stats = statSync(tensor.realFile ?? tensor.file, { throwIfNoEntry: false });
   return stats !== undefined && stats.isFile() && stats.size >= tensor.offset + tensor.length;
 }
 
-function openTensorFile(tensor: ModelTensor): number {
+/**
+ * Opens without blocking and insists on a regular file: the native reader checked the file when it read the
+ * model, but an agent's folder can change since, and a FIFO swapped in must fail, not hang the check.
+ */
+export function openTensorFile(tensor: ModelTensor): number {
   let descriptor: number;
   try {
     // The real path, not the name: a hub snapshot's files are links into its blobs/, which the reader
@@ -64,8 +64,9 @@ function readExact(descriptor: number, tensor: ModelTensor, target: Uint8Array, 
   }
 }
 
-function readBytes(tensor: ModelTensor): Buffer {
-  const bytes = Buffer.allocUnsafe(tensor.length);
+/** The tensor's stored bytes, or the first `length` of them. */
+function readBytes(tensor: ModelTensor, length = tensor.length): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
   const descriptor = openTensorFile(tensor);
   try {
     readExact(descriptor, tensor, bytes, tensor.offset);
@@ -152,14 +153,25 @@ export function readByteValues(tensor: ModelTensor): Int8Array | Uint8Array | nu
   return tensor.dtype === 'int8' ? new Int8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount) : new Uint8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount);
 }
 
-/** A small int64 / int32 tensor's values (shape constants), or null when they are not plain bytes on disk. */
-export function readIntegerValues(tensor: ModelTensor): number[] | null {
-  if ((tensor.location !== 'raw' && tensor.location !== 'external') || !['int64', 'int32'].includes(tensor.dtype)) return null;
+const INTEGER_READERS: Readonly<Record<string, [number, (bytes: Buffer, offset: number) => number]>> = {
+  bool: [1, (bytes, offset) => bytes.readUInt8(offset)], uint8: [1, (bytes, offset) => bytes.readUInt8(offset)], int8: [1, (bytes, offset) => bytes.readInt8(offset)],
+  uint16: [2, (bytes, offset) => bytes.readUInt16LE(offset)], int16: [2, (bytes, offset) => bytes.readInt16LE(offset)],
+  uint32: [4, (bytes, offset) => bytes.readUInt32LE(offset)], int32: [4, (bytes, offset) => bytes.readInt32LE(offset)],
+  uint64: [8, (bytes, offset) => Number(bytes.readBigUInt64LE(offset))], int64: [8, (bytes, offset) => Number(bytes.readBigInt64LE(offset))],
+};
+
+/**
+ * An integer or bool tensor's values (shape constants, position buffers, masks), or null when they are not plain
+ * bytes on disk or there are more than `maxElements` of them; `firstElements` reads only the start.
+ */
+export function readIntegerValues(tensor: ModelTensor, maxElements = Number.MAX_SAFE_INTEGER, firstElements = tensor.elementCount): number[] | null {
+  const reader = INTEGER_READERS[tensor.dtype];
+  if ((tensor.location !== 'raw' && tensor.location !== 'external') || reader === undefined || tensor.elementCount > maxElements) return null;
   if (!storedInFile(tensor)) return null;
-  const bytes = readBytes(tensor);
+  const [width, read] = reader;
+  const count = Math.min(firstElements, tensor.elementCount);
+  const bytes = readBytes(tensor, count * width);
   const values: number[] = [];
-  for (let index = 0; index < tensor.elementCount; index++) {
-    values.push(tensor.dtype === 'int64' ? Number(bytes.readBigInt64LE(index * 8)) : bytes.readInt32LE(index * 4));
-  }
+  for (let index = 0; index < count; index++) values.push(read(bytes, index * width));
   return values;
 }

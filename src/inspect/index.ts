@@ -4,7 +4,11 @@
 export { describeShape, isParameter, type LayerShape, type ModelShape, type Projection } from './architecture.js';
 export { checkDramBudget, EDGE_TRACKS, resolveBudget, type DramBudget, type DramCheck, type EdgeTrack } from './dram-check.js';
 export { DEFAULT_CONTEXT_TOKENS, estimateDram, type DramEstimate, type DramEstimateOptions } from './dram-estimate.js';
-export { DRAM_PROVIDERS, measureDram, type DramMeasurement, type DramProvider, type MeasureDramOptions } from './dram-measure.js';
+export {
+  DRAM_PROBE_KINDS, DRAM_PROVIDERS, measureDram, type DramMeasurement, type DramProbe, type DramProbeKind, type DramProvider, type MeasureDramOptions,
+} from './dram-measure.js';
+export { DRAM_TEXT_SOURCE } from './dram-text.js';
+export { type RebuiltRotaryCache } from './rotary-cache.js';
 export { checkEdgeModel, type EdgeCheckOptions, type EdgeCheckReport } from './edge-check.js';
 export { DEFAULT_SPARSITY_THRESHOLD, detectFakePruning, type FakePruningReport, type LayerZeros } from './fake-pruning.js';
 export { formatEdgeReport } from './format-inspect.js';
@@ -22,9 +26,12 @@ export { openSafetensorsCheckpoint, type SafetensorsCheckpoint } from './safeten
 export { checkPruning, type PruningCheckOptions, type PruningReport } from './pruning-check.js';
 export { type PruningLayerReport } from './pruning-layers.js';
 export {
-  checkQuantization, isQuantizationOp, type IntegerStorage, type IntegerWeight, type PathStep, type QuantizationCheck, type QuantizationNode,
-  type QuantizationOptions, type QuantizedTensor,
+  checkQuantization, checkWeights, isQuantizationOp, type IntegerStorage, type LowCardinalityWeight, type PathStep, type QuantizationCheck,
+  type QuantizationNode, type QuantizationOptions, type QuantizedTensor, type WeightChecks, type WeightDtypeCheck, type WeightFinding,
 } from './quantization-check.js';
+export { SMALL_CONSTANT } from './weight-provenance.js';
+export { EDGE_TRACKS as EDGE_TRACK_RULES, limitFigures, type LimitFigures, type TrackRules } from './track-rules.js';
+export { judgeDerivation, type DerivationCheck } from './derivation-check.js';
 export { classifyTensors, type TensorRole } from './tensor-roles.js';
 export { formatBytes, parseByteSize } from './units.js';
 export { combineVerdicts, verdictOf, type Verdict } from './verdict.js';

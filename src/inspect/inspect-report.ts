@@ -117,7 +117,7 @@ export function buildInspectReport(graph: ModelGraph, config: HfArchitecture | n
     // IR < 4 lists initializers among the inputs; they are not inputs a caller feeds.
     inputs: graph.info.inputs.filter((input) => !initializerNames.has(input.name)).map(value),
     outputs: graph.info.outputs.map(value),
-    parameters: countParameters(graph, shape, config?.tieWordEmbeddings ?? null),
+    parameters: countParameters(graph, shape),
     bytesByDtype: totalsByDtype(graph),
     tensorBytes: graph.tensors.reduce((sum, tensor) => sum + tensor.length, 0),
     nodeCount: graph.info.nodes.length,

@@ -171,9 +171,20 @@ export function layerSimilarity(pruned: UnitVectors, base: UnitVectors, probes =
 
 /**
  * Pruned layer → base layer (or -1), in order, maximizing the summed similarity of the matched pairs; pairs below
- * MATCH_THRESHOLD are never matched.
+ * MATCH_THRESHOLD are never matched. A layer the ordered pass leaves unmatched then takes the base layer it is most
+ * like, if that one reaches MATCH_THRESHOLD, even one another layer already came from: cross-layer sharing (a
+ * layer that reuses another's weights, copied) derives from the base layer both came from.
  */
 export function alignLayers(scores: readonly (readonly number[])[], baseCount: number): number[] {
+  const origin = alignInOrder(scores, baseCount);
+  return origin.map((matched, row) => {
+    if (matched >= 0) return matched;
+    const best = scores[row]!.reduce((found, score, column) => (score >= MATCH_THRESHOLD && (found < 0 || score > scores[row]![found]!) ? column : found), -1);
+    return best;
+  });
+}
+
+function alignInOrder(scores: readonly (readonly number[])[], baseCount: number): number[] {
   const rows = scores.length;
   const gain = (i: number, j: number): number => (scores[i]![j]! >= MATCH_THRESHOLD ? scores[i]![j]! : Number.NEGATIVE_INFINITY);
   const best = Array.from({ length: rows + 1 }, () => new Float64Array(baseCount + 1));

@@ -13,7 +13,8 @@ import { hasReadableValues } from './graph-tensor-values.js';
 import { MATCH_THRESHOLD } from './lineage-assign.js';
 import { alignHidden } from './lineage-hidden.js';
 import { traceLayers } from './lineage-layers.js';
-import { lineageVerdict, unitTotals, type LineageReport } from './lineage-report.js';
+import { lineageVerdict, unitTotals, type LayerLineage, type LineageReport, type UnitLineage } from './lineage-report.js';
+import { traceRotatedLayers } from './lineage-rotation.js';
 import { lineageBaseKind, openWeightSource, type LineageBaseKind, type WeightSource } from './lineage-source.js';
 import { verdictOf } from './verdict.js';
 
@@ -41,15 +42,31 @@ export async function checkLineage(modelPath: string, basePath: string, options?
     return notChecked(pruned.path, base.path, kind, `projection weights cannot be read as float values (quantized, or not stored as raw bytes): ${unreadable.slice(0, 3).join(', ')}`, true, started);
   }
   const alignment = alignHidden(pruned, base);
-  if (!alignment.aligned) return notChecked(pruned.path, base.path, kind, alignment.note, true, started);
-  const layers = traceLayers(pruned, base, alignment, headDim);
+  const byChannels = alignment.aligned ? traceLayers(pruned, base, alignment, headDim) : null;
+  const channelsReport = (layers: readonly LayerLineage[], hidden: UnitLineage | null, sampled: LineageReport['sampledHiddenChannels']) =>
+    report(pruned, base, kind, 'channels', layers, hidden, sampled, started);
+  if (alignment.aligned && byChannels && lineageVerdict(pruned.path, base.path, byChannels, alignment.hidden).status === 'derived') {
+    return channelsReport(byChannels, alignment.hidden, { attention: alignment.attention.pruned.length, ffn: alignment.ffn.pruned.length });
+  }
+  // Hidden channels that match nothing may be a rotated basis (SliceGPT): compare what no rotation changes. A model
+  // that derives neither way is reported as traced over hidden channels when they could be aligned.
+  const rotated = traceRotatedLayers(pruned, base, headDim);
+  if (!alignment.aligned || !byChannels || lineageVerdict(pruned.path, base.path, rotated, null).status === 'derived') {
+    return report(pruned, base, kind, 'rotation-invariant', rotated, null, { attention: 0, ffn: 0 }, started);
+  }
+  return channelsReport(byChannels, alignment.hidden, { attention: alignment.attention.pruned.length, ffn: alignment.ffn.pruned.length });
+}
+
+function report(
+  pruned: WeightSource, base: WeightSource, kind: LineageBaseKind, comparedBy: LineageReport['comparedBy'], layers: readonly LayerLineage[],
+  hidden: UnitLineage | null, sampled: LineageReport['sampledHiddenChannels'], started: number,
+): LineageReport {
   const keptBase = new Set(layers.map((layer) => layer.baseLayer));
-  const { status, verdict } = lineageVerdict(pruned.path, base.path, layers, alignment.hidden);
+  const { status, verdict } = lineageVerdict(pruned.path, base.path, layers, hidden);
   return {
-    status, model: pruned.path, base: base.path, baseKind: kind, note: null,
-    sampledHiddenChannels: { attention: alignment.attention.pruned.length, ffn: alignment.ffn.pruned.length }, threshold: MATCH_THRESHOLD,
-    hiddenChannels: alignment.hidden, layers, removedLayers: base.shape.layers.map((layer) => layer.index).filter((index) => !keptBase.has(index)),
-    units: unitTotals(layers, alignment.hidden), ms: performance.now() - started, verdict,
+    status, model: pruned.path, base: base.path, baseKind: kind, note: null, comparedBy, sampledHiddenChannels: sampled, threshold: MATCH_THRESHOLD,
+    hiddenChannels: hidden, layers, removedLayers: base.shape.layers.map((layer) => layer.index).filter((index) => !keptBase.has(index)),
+    units: unitTotals(layers, hidden), ms: performance.now() - started, verdict,
   };
 }
 
@@ -61,7 +78,7 @@ function unreadableProjections(source: WeightSource): string[] {
 
 function notChecked(model: string, base: string, baseKind: LineageBaseKind, note: string, warn: boolean, started: number): LineageReport {
   return {
-    status: 'not-checked', model, base, baseKind, note, sampledHiddenChannels: { attention: 0, ffn: 0 }, threshold: MATCH_THRESHOLD,
+    status: 'not-checked', model, base, baseKind, note, comparedBy: null, sampledHiddenChannels: { attention: 0, ffn: 0 }, threshold: MATCH_THRESHOLD,
     hiddenChannels: null, layers: [], removedLayers: [], units: { total: 0, matched: 0 }, ms: performance.now() - started,
     verdict: verdictOf([], warn ? [`lineage not checked: ${note}`] : []),
   };

@@ -41,6 +41,12 @@ export interface LineageReport {
   readonly baseKind: LineageBaseKind;
   /** Why lineage was not checked; null when it was. */
   readonly note: string | null;
+  /**
+   * How units were compared: over the same sampled hidden channels ('channels'), or, when those match nothing, by
+   * signatures no rotation of the hidden basis changes ('rotation-invariant', lineage-rotation: SliceGPT rotates
+   * each layer's basis); null when not checked.
+   */
+  readonly comparedBy: 'channels' | 'rotation-invariant' | null;
   /** Hidden channels the similarities are computed over (all of them up to the sample size). */
   readonly sampledHiddenChannels: { readonly attention: number; readonly ffn: number };
   readonly threshold: number;

@@ -16,6 +16,20 @@ export interface SampledUnits {
   readonly values: Float32Array;
 }
 
+/** A 2-D tensor's values as segments of one stored row each: (row, first column, values), streamed once. */
+export function forEachRowSegment(tensor: ModelTensor, cols: number, visit: (row: number, col: number, values: Float32Array | Float64Array) => void): void {
+  forEachValueChunk(tensor, (chunk, firstElement) => {
+    for (let index = 0; index < chunk.length;) {
+      const element = firstElement + index;
+      const row = Math.floor(element / cols);
+      const col = element - row * cols;
+      const span = Math.min(chunk.length - index, cols - col);
+      visit(row, col, chunk.subarray(index, index + span));
+      index += span;
+    }
+  });
+}
+
 /** Up to `wanted` hidden channels, evenly spread (all of them when the hidden size is smaller). */
 export function sampleChannels(hidden: number, wanted: number): number[] {
   const count = Math.min(hidden, wanted);
@@ -41,21 +55,14 @@ export function sampleUnits(tensor: ModelTensor, sampledIsColumns: boolean, chan
   const samples = channels.length;
   const count = sampledIsColumns ? rows : cols;
   const values = new Float32Array(count * samples);
-  forEachValueChunk(tensor, (chunk, firstElement) => {
-    // Row segments: only the sampled channels of a row are touched, so the cost is the read, not the copy.
-    for (let index = 0; index < chunk.length;) {
-      const element = firstElement + index;
-      const row = Math.floor(element / cols);
-      const col = element - row * cols;
-      const span = Math.min(chunk.length - index, cols - col);
-      if (sampledIsColumns) {
-        channels.forEach((channel, slot) => {
-          if (channel >= col && channel < col + span) values[row * samples + slot] = chunk[index + channel - col]!;
-        });
-      } else if (slotOf[row]! >= 0) {
-        for (let offset = 0; offset < span; offset++) values[(col + offset) * samples + slotOf[row]!] = chunk[index + offset]!;
-      }
-      index += span;
+  // Row segments: only the sampled channels of a row are touched, so the cost is the read, not the copy.
+  forEachRowSegment(tensor, cols, (row, col, segment) => {
+    if (sampledIsColumns) {
+      channels.forEach((channel, slot) => {
+        if (channel >= col && channel < col + segment.length) values[row * samples + slot] = segment[channel - col]!;
+      });
+    } else if (slotOf[row]! >= 0) {
+      for (let offset = 0; offset < segment.length; offset++) values[(col + offset) * samples + slotOf[row]!] = segment[offset]!;
     }
   });
   return { count, samples, values };

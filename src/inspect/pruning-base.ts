@@ -62,7 +62,7 @@ async function onnxBase(basePath: string, options: BaseOptions): Promise<Pruning
     intermediate: width((layer) => (layer.projections.up ?? layer.projections.gate)?.outDim, config?.intermediateSize ?? 4 * shape.hidden),
     layerCount: shape.layers.length,
     layers: new Map(shape.layers.map((layer) => [layer.index, { shape: layer, params: layer.params }])),
-    totalParams: countParameters(graph, shape, config?.tieWordEmbeddings ?? null).total,
+    totalParams: countParameters(graph, shape).total,
   };
 }
 

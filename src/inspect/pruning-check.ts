@@ -8,7 +8,6 @@
 import { describeShape, type ModelShape } from './architecture.js';
 import { detectFakePruning, type FakePruningReport } from './fake-pruning.js';
 import { checkForwardPass, type ForwardCheck } from './forward-check.js';
-import { optionalConfigBeside } from './inspect-report.js';
 import { checkLineage } from './lineage-check.js';
 import { layerOrigins, type LineageReport } from './lineage-report.js';
 import { structuralBasePath } from './lineage-source.js';
@@ -16,8 +15,8 @@ import { matchLayersByWeights, renumberLayers } from './graph-layer-match.js';
 import { readModelGraph, type ModelGraph } from './model-graph.js';
 import { countParameters } from './parameters.js';
 import { loadPruningBase, type PruningBase } from './pruning-base.js';
-import { compareLayers, type LayerMapping, type PruningLayerReport } from './pruning-layers.js';
-import { checkQuantization, type QuantizationCheck } from './quantization-check.js';
+import { compareLayers, type LayerComparison, type LayerMapping, type PruningLayerReport } from './pruning-layers.js';
+import { checkWeights, type QuantizationCheck, type WeightDtypeCheck } from './quantization-check.js';
 import { verdictOf, type Verdict } from './verdict.js';
 
 export interface PruningCheckOptions {
@@ -45,7 +44,8 @@ export interface PruningReport {
   readonly consistencyIssues: readonly string[];
   readonly fakePruning: FakePruningReport;
   readonly quantization: QuantizationCheck;
-  /** Initializers of the pruned model that no output depends on: not counted as parameters. */
+  readonly weightDtypes: WeightDtypeCheck;
+  /** Initializers of the pruned model that no output depends on (stored, so counted as parameters). */
   readonly unusedInitializers: readonly string[];
   /** How layers and parameters were recognized: the graph's residual stream, or tensor names. */
   readonly rolesFrom: ModelShape['rolesFrom'];
@@ -65,8 +65,8 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
   const lineage = await checkLineage(graph.info.path, options.base, { headDim: base.headDim });
   const matched = (base.kind === 'onnx' ? await matchWithOnnxBase(graph, described, base.source) : null) ?? layerOrigins(lineage);
   const shape = matched === null ? described : renumberLayers(described, matched);
-  const params = countParameters(graph, shape, optionalConfigBeside(modelPath).config?.tieWordEmbeddings ?? null).total;
-  const quantization = checkQuantization(graph, options.bf16 === undefined ? {} : { bf16: options.bf16 });
+  const params = countParameters(graph, shape).total;
+  const { quantization, weightDtypes } = checkWeights(graph, options.bf16 === undefined ? {} : { bf16: options.bf16 });
   const fakePruning = await detectFakePruning(graph, shape, {
     headDim: base.headDim,
     ...(options.sparsityThreshold !== undefined ? { sparsityThreshold: options.sparsityThreshold } : {}),
@@ -83,18 +83,22 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
   const reasons = [
     ...comparison.issues, ...fakePruning.reasons.map((reason) => `fake pruning: ${reason}`),
     ...quantization.verdict.reasons.map((reason) => `quantization: ${reason}`),
+    ...weightDtypes.verdict.reasons.map((reason) => `dtype: ${reason}`),
     ...lineage.verdict.reasons.map((reason) => `lineage: ${reason}`),
   ];
-  if (paramsRemoved <= 0) reasons.push(`no parameters were removed (${params.toLocaleString('en-US')} vs ${base.totalParams.toLocaleString('en-US')} in the base)`);
+  if (paramsRemoved <= 0 || !prunedAnything(comparison, shape, base)) {
+    reasons.push(`no parameters were removed (${params.toLocaleString('en-US')} stored vs ${base.totalParams.toLocaleString('en-US')} in the base; no layer, layer weight, hidden width or vocabulary entry is gone)`);
+  }
   if (forwardPass && !forwardPass.ok) reasons.push(`the pruned model does not run: ${forwardPass.error?.message ?? 'unknown failure'}`);
   const warnings: string[] = [];
   if (comparison.mapping === 'renumbered-or-tail') {
     warnings.push(`layers are numbered 0..${shape.layers.length - 1}: the last ${comparison.removedLayers.length} were removed, unless the export renumbered them (names cannot tell)`);
   }
   if (shape.unusedInitializers.length > 0) {
-    warnings.push(`${shape.unusedInitializers.length} initializer(s) reach no graph output and are not counted: ${shape.unusedInitializers.slice(0, 5).join(', ')}`);
+    warnings.push(`${shape.unusedInitializers.length} initializer(s) reach no graph output (stored, so counted as parameters): ${shape.unusedInitializers.slice(0, 5).join(', ')}`);
   }
   warnings.push(...quantization.verdict.warnings.map((warning) => `quantization: ${warning}`));
+  warnings.push(...weightDtypes.verdict.warnings.map((warning) => `dtype: ${warning}`));
   warnings.push(...lineage.verdict.warnings.map((warning) => `lineage: ${warning}`));
   if (fakePruning.unscanned.length > 0) warnings.push(`${fakePruning.unscanned.length} tensor(s) could not be zero-scanned: ${fakePruning.unscanned.slice(0, 5).join(', ')}`);
   const { layers: _layers, ...baseSummary } = base;
@@ -110,12 +114,23 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
     consistencyIssues: comparison.issues,
     fakePruning,
     quantization,
+    weightDtypes,
     unusedInitializers: shape.unusedInitializers,
     rolesFrom: shape.rolesFrom,
     forwardPass,
     lineage,
     verdict: verdictOf(reasons, warnings),
   };
+}
+
+/**
+ * Whether the model lost any of the base's structure: a layer, weights within a layer (heads, channels, factors), the
+ * hidden width or vocabulary entries. The stored count alone cannot say: two exporters store different shape
+ * constants and caches, so an unpruned re-export can hold fewer elements than its base.
+ */
+function prunedAnything(comparison: LayerComparison, shape: ModelShape, base: PruningBase): boolean {
+  const layerShrank = comparison.layers.some(({ params }) => params.base !== null && params.kept !== null && params.kept < params.base);
+  return comparison.removedLayers.length > 0 || layerShrank || (shape.vocab !== null && shape.vocab < base.vocab) || (shape.hidden !== null && shape.hidden < base.hidden);
 }
 
 /** Pruned layer → base layer by weights; null when the base's weights cannot decide (see graph-layer-match). */

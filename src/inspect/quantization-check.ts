@@ -1,28 +1,35 @@
 /**
- * The compression track's "no quantization" rule: weights must be fp16 or fp32. Three views, each catching what
- * the others can miss:
- * - the graph's ops and stored types: quantization nodes in every domain (ai.onnx and com.microsoft alike,
- *   subgraphs and functions included) and low-precision matrices read as weights;
- * - data flow (quantization-dataflow.ts): integer tensors whose values reach a weight slot, however reshaped,
- *   unpacked or scaled on the way, reported with the path;
- * - storage (quantization-storage.ts): the share of stored bytes that is integer data carrying values.
- * bfloat16 is reported and, as configured, warns or fails.
+ * The edge tracks' "no quantization" rule, by allow-list: what a weight may be is defined (weight-provenance.ts:
+ * stored float data reaching its reader through layout-only ops, small constants, tables read by position) and
+ * everything else fails, named with its path and the reason. Two views back it up:
+ * - the graph's ops and stored types: quantization nodes in every domain (subgraphs and functions included) and
+ *   low-bit tensors anywhere;
+ * - storage (quantization-storage.ts): the share of stored bytes that is integer, bool or string data whose values
+ *   enter float computation, which a graph cannot hide by making its weights look input-dependent.
+ * Float weights on a small grid (fake quantization) are a warning. Weights that are floats but not FP16/FP32
+ * (bfloat16, float64) are no quantization: the weight-dtype check (weight-dtypes.ts, returned by checkWeights from
+ * the same provenance) judges them, warn or fail as configured; this verdict only lists them (`bf16Tensors`).
  */
 import { isAlwaysQuantized } from './dtypes.js';
-import { isParameter } from './architecture.js';
 import { effectiveConsumers, type ModelGraph, type ModelTensor } from './model-graph.js';
-import { inputDependentValues, traceIntegerTensors, type IntegerTrace, type PathStep } from './quantization-dataflow.js';
+import { inputDependentValues, traceIntegerTensors } from './quantization-dataflow.js';
 import { isQuantizationOp } from './quantization-ops.js';
-import { measureIntegerStorage, type IntegerStorage } from './quantization-storage.js';
+import { INTEGER_STORAGE_SHARE_LIMIT, measureIntegerStorage, type IntegerStorage } from './quantization-storage.js';
 import { subgraphOwners } from './subgraph-owners.js';
 import { verdictOf, type Verdict } from './verdict.js';
+import { FAKE_QUANTIZATION_MAX_DISTINCT, lowCardinalityWeights, type LowCardinalityWeight } from './weight-cardinality.js';
+import { checkWeightDtypes, type WeightDtypeCheck } from './weight-dtypes.js';
+import { SMALL_CONSTANT, traceWeightProvenance, type WeightFinding } from './weight-provenance.js';
 
 export { isQuantizationOp } from './quantization-ops.js';
-export type { PathStep } from './quantization-dataflow.js';
+export type { PathStep } from './path-step.js';
 export type { IntegerStorage } from './quantization-storage.js';
+export type { WeightFinding } from './weight-provenance.js';
+export type { LowCardinalityWeight } from './weight-cardinality.js';
+export type { WeightDtypeCheck } from './weight-dtypes.js';
 
 export interface QuantizationOptions {
-  /** What bfloat16 weights do to the verdict. Default 'warn'. */
+  /** What weights that are floats but not FP16/FP32 (bfloat16, float64) do to the weight-dtype verdict. Default 'warn'. */
   readonly bf16?: 'warn' | 'fail';
 }
 
@@ -41,97 +48,86 @@ export interface QuantizationNode {
   readonly graph: string;
 }
 
-/** A stored integer tensor (or integer codes stored as floats) whose values become a weight without depending on any input. */
-export interface IntegerWeight {
-  readonly name: string;
-  readonly dtype: string;
-  readonly shape: readonly number[];
-  /** The node that reads the values as a weight (MatMul, Gemm, Gather's table, a quantization op …). */
-  readonly reader: PathStep;
-  /** The nodes from the tensor to the reader (for an integer lookup table, on to the node that made it float). */
-  readonly path: readonly PathStep[];
-  /** "tensor → OpType node → … → MatMul node". */
-  readonly route: string;
-  /** Weight slots its values reach (the first of them is `reader`). */
-  readonly weightSlots: number;
-}
-
 export interface QuantizationCheck {
   readonly verdict: Verdict;
-  /** Low-precision matrices read as weights (by type and rank; integerWeights follows the values instead). */
+  /** The rules as applied: the size rule for constants, the storage limit, the fake-quantization grid. */
+  readonly rules: { readonly smallConstant: typeof SMALL_CONSTANT; readonly storageShareLimit: number; readonly fakeQuantizationMaxDistinct: number };
+  /** Stored low-bit tensors (fp8, int4 …) anywhere, and 8/16-bit integer matrices that weights are made of. */
   readonly quantizedTensors: readonly QuantizedTensor[];
   readonly quantizationNodes: readonly QuantizationNode[];
-  /** Integer tensors of any rank and width whose values reach a weight slot: found by data flow. */
-  readonly integerWeights: readonly IntegerWeight[];
-  /** The share of stored bytes held as integers that carry values, against its limit. */
+  /** Weights the allow-list does not admit, one per stored tensor they are made of, with path and reason. */
+  readonly disallowedWeights: readonly WeightFinding[];
+  /** The share of stored bytes held as integer, bool or string data that carries values, against its limit. */
   readonly integerStorage: IntegerStorage;
+  /** Float weight matrices with at most fakeQuantizationMaxDistinct distinct values: a warning. */
+  readonly lowCardinalityWeights: readonly LowCardinalityWeight[];
+  /** Weights stored as bfloat16 or cast to it on the way: not FP16/FP32 (listed; checkWeights' weightDtypes judges them). */
   readonly bf16Tensors: readonly string[];
-  /** Float weights that are neither fp16 nor fp32 nor bf16 (float64): allowed, but worth knowing. */
+  /** Weights stored as or read as float64: not FP16/FP32 either (listed the same way). */
   readonly otherFloatTensors: readonly string[];
 }
 
-/**
- * fp8 / int4 / int2 … tensors are quantized whatever they are. int8 / uint8 / int16 / uint16 matrices are
- * weights when their values reach a weight slot; a table read as indices, a shape, a Where condition or an
- * additive mask (it ends in a Softmax) is not. Vectors and scalars of those types are zero points and ids: the
- * quantization nodes that read them are reported on their own, and integerWeights follows any rank.
- */
-function isQuantizedWeight(tensor: ModelTensor, trace: IntegerTrace | undefined): boolean {
-  if (tensor.category !== 'low-precision') return false;
-  if (isAlwaysQuantized(tensor.dtype)) return true;
-  return tensor.dims.length >= 2 && trace !== undefined && trace.uses.length > 0;
+export interface WeightChecks {
+  readonly quantization: QuantizationCheck;
+  readonly weightDtypes: WeightDtypeCheck;
 }
 
-/** Only constant uses count: integers that feed a weight slot through an input (positions, masks) are not weights. */
-function integerWeightOf({ tensor, uses }: IntegerTrace): IntegerWeight[] {
-  const weightUses = uses.filter((use) => use.constant);
-  const first = weightUses[0];
-  if (first === undefined) return [];
-  const route = [tensor.name, ...first.path.map((step) => `${step.opType} ${step.node}`)].join(' → ');
-  return [{ name: tensor.name, dtype: tensor.dtype, shape: tensor.dims, reader: first.reader, path: first.path, route, weightSlots: weightUses.length }];
-}
+const listed = (names: readonly string[]): string => names.slice(0, 8).join(', ') + (names.length > 8 ? `, … (${names.length} in all)` : '');
 
-export function checkQuantization(graph: ModelGraph, options: QuantizationOptions = {}): QuantizationCheck {
-  const bf16Mode = options.bf16 ?? 'warn';
-  if (bf16Mode !== 'warn' && bf16Mode !== 'fail') throw new TypeError(`bf16 must be 'warn' or 'fail', got ${String(bf16Mode)}`);
-  // Which values depend on the input decides both where stored codes go and which stored bytes count.
+/** Both weight rules from one pass over the graph: no quantization, and FP16/FP32 weights. */
+export function checkWeights(graph: ModelGraph, options: QuantizationOptions = {}): WeightChecks {
   const ownersOf = subgraphOwners(graph);
   const dependent = inputDependentValues(graph, ownersOf);
+  const provenance = traceWeightProvenance(graph, dependent);
+  const weightDtypes = checkWeightDtypes(provenance.storedWeights, options.bf16 ?? 'warn');
   const traces = traceIntegerTensors(graph, dependent, ownersOf);
-  const traceByName = new Map(traces.map((trace) => [trace.tensor.name, trace]));
-  const quantizedTensors = graph.tensors.filter((tensor) => isQuantizedWeight(tensor, traceByName.get(tensor.name))).map((tensor) => ({
-    name: tensor.name,
-    dtype: tensor.dtype,
-    shape: tensor.dims,
-    usedBy: effectiveConsumers(graph, tensor.name).map(({ consumer }) => `${consumer.node.opType} ${consumer.node.name}`.trim()),
-  }));
+  const integerStorage = measureIntegerStorage(graph, traces, dependent);
+  const madeInto = new Set(provenance.findings.map((finding) => finding.tensor));
+  const quantizedTensors = graph.tensors
+    .filter((tensor) => isAlwaysQuantized(tensor.dtype) || (tensor.category === 'low-precision' && tensor.dims.length >= 2 && madeInto.has(tensor.name)))
+    .map((tensor) => describeTensor(graph, tensor));
   const quantizationNodes = graph.info.nodes
     .filter((node) => isQuantizationOp(node.opType))
     .map((node) => ({ name: node.name, opType: node.opType, domain: node.domain, graph: node.graph }));
-  const integerWeights = traces.flatMap(integerWeightOf);
-  const integerStorage = measureIntegerStorage(graph, traces, dependent);
-  const bf16Tensors = graph.tensors.filter((tensor) => tensor.dtype === 'bfloat16' && isParameter(tensor)).map((tensor) => tensor.name);
-  const otherFloatTensors = graph.tensors.filter((tensor) => tensor.dtype === 'float64' && isParameter(tensor)).map((tensor) => tensor.name);
+  const lowCardinality = lowCardinalityWeights(provenance.storedWeights.map((read) => read.tensor));
 
   const reasons: string[] = [];
-  const warnings: string[] = [];
-  const listed = (names: readonly string[]): string => names.slice(0, 8).join(', ') + (names.length > 8 ? `, … (${names.length} in all)` : '');
-  if (quantizedTensors.length > 0) {
-    reasons.push(`${quantizedTensors.length} quantized weight tensor(s): ${listed(quantizedTensors.map((t) => `${t.name} (${t.dtype})`))}`);
-  }
+  if (quantizedTensors.length > 0) reasons.push(`${quantizedTensors.length} quantized weight tensor(s): ${listed(quantizedTensors.map((t) => `${t.name} (${t.dtype})`))}`);
   if (quantizationNodes.length > 0) {
     reasons.push(`${quantizationNodes.length} quantization node(s): ${listed(quantizationNodes.map((n) => `${n.opType}${n.domain ? `@${n.domain}` : ''} ${n.name}`.trim()))}`);
   }
-  if (integerWeights.length > 0) {
-    reasons.push(`${integerWeights.length} integer tensor(s) become weights through the graph: ${listed(integerWeights.map((w) => `${w.name} (${w.dtype}) → … → ${w.reader.opType} ${w.reader.node}`))}`);
+  if (provenance.findings.length > 0) {
+    const described = provenance.findings.map((finding) => `${finding.tensor} (${finding.dtype}) → … → ${finding.reader.opType} ${finding.reader.node}: ${finding.reason}`);
+    reasons.push(`${provenance.findings.length} weight(s) are not stored float data read through layout-only ops: ${listed(described)}`);
   }
   if (integerStorage.exceeded) {
     const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
-    reasons.push(`${percent(integerStorage.share)} of the stored tensor bytes are integers whose values enter float computation (limit ${percent(integerStorage.limit)}): ${listed(integerStorage.tensors)}`);
+    reasons.push(`${percent(integerStorage.share)} of the stored tensor bytes are integer, bool or string data whose values enter float computation (limit ${percent(integerStorage.limit)}): ${listed(integerStorage.tensors)}`);
   }
-  if (bf16Tensors.length > 0) {
-    (bf16Mode === 'fail' ? reasons : warnings).push(`${bf16Tensors.length} bfloat16 weight tensor(s) (weights must be fp16 or fp32): ${listed(bf16Tensors)}`);
-  }
-  if (otherFloatTensors.length > 0) warnings.push(`${otherFloatTensors.length} float64 weight tensor(s): ${listed(otherFloatTensors)}`);
-  return { verdict: verdictOf(reasons, warnings), quantizedTensors, quantizationNodes, integerWeights, integerStorage, bf16Tensors, otherFloatTensors };
+  const warnings = lowCardinality.length === 0 ? [] : [
+    `${lowCardinality.length} float weight matrix(es) hold at most ${FAKE_QUANTIZATION_MAX_DISTINCT} distinct values (fake quantization: stored at full width, it saves no memory): ${listed(lowCardinality.map((weight) => `${weight.tensor} (${weight.distinctValues} values)`))}`,
+  ];
+  const isBf16 = (weight: WeightDtypeCheck['offType'][number]): boolean => weight.dtype === 'bfloat16' || weight.storedDtype === 'bfloat16';
+  const bf16Tensors = weightDtypes.offType.filter(isBf16).map((weight) => weight.tensor);
+  const otherFloatTensors = weightDtypes.offType.filter((weight) => !isBf16(weight)).map((weight) => weight.tensor);
+  return {
+    quantization: {
+      verdict: verdictOf(reasons, warnings),
+      rules: { smallConstant: SMALL_CONSTANT, storageShareLimit: INTEGER_STORAGE_SHARE_LIMIT, fakeQuantizationMaxDistinct: FAKE_QUANTIZATION_MAX_DISTINCT },
+      quantizedTensors, quantizationNodes, disallowedWeights: provenance.findings, integerStorage, lowCardinalityWeights: lowCardinality,
+      bf16Tensors, otherFloatTensors,
+    },
+    weightDtypes,
+  };
+}
+
+export function checkQuantization(graph: ModelGraph, options: QuantizationOptions = {}): QuantizationCheck {
+  return checkWeights(graph, options).quantization;
+}
+
+function describeTensor(graph: ModelGraph, tensor: ModelTensor): QuantizedTensor {
+  return {
+    name: tensor.name, dtype: tensor.dtype, shape: tensor.dims,
+    usedBy: effectiveConsumers(graph, tensor.name).map(({ consumer }) => `${consumer.node.opType} ${consumer.node.name}`.trim()),
+  };
 }

@@ -7,9 +7,10 @@
  * graph does with their values does.
  */
 import type { NativeNodeInfo } from '../native/binding.js';
-import { isIntegerStorage } from './dtypes.js';
+import { isCodeStorage } from './dtypes.js';
 import type { ModelGraph, ModelTensor } from './model-graph.js';
-import { isLookupOp, isStandardDomain, makesIntegerCodes, outputIsFloat, slotRole } from './quantization-slots.js';
+import { isLookupIndex, isLookupOp, isStandardDomain, makesIntegerCodes, outputIsFloat, slotRole } from './quantization-slots.js';
+import { stepOf, type PathStep } from './path-step.js';
 import type { SubgraphOwners } from './subgraph-owners.js';
 
 /**
@@ -19,13 +20,7 @@ import type { SubgraphOwners } from './subgraph-owners.js';
  */
 export const MIN_SOURCE_ELEMENTS = 16;
 
-export interface PathStep {
-  readonly opType: string;
-  /** The node's name, or its first output where it has none. */
-  readonly node: string;
-  readonly domain: string;
-  readonly inputIndex: number;
-}
+export type { PathStep } from './path-step.js';
 
 export interface WeightUse {
   /** The node that reads the values as a weight, and the slot. */
@@ -75,21 +70,21 @@ const MAX_USES_PER_TENSOR = 16;
  */
 export function traceIntegerTensors(graph: ModelGraph, dependent: ReadonlySet<string>, ownersOf: SubgraphOwners): IntegerTrace[] {
   return graph.tensors
-    .filter((tensor) => (isIntegerStorage(tensor.category) || tensor.category === 'float') && tensor.elementCount >= MIN_SOURCE_ELEMENTS)
+    .filter((tensor) => (isCodeStorage(tensor.category) || tensor.category === 'float') && tensor.elementCount >= MIN_SOURCE_ELEMENTS)
     .map((tensor) => traceOne(graph, tensor, dependent, ownersOf))
-    .filter((trace) => isIntegerStorage(trace.tensor.category) || trace.carriesValues);
+    .filter((trace) => isCodeStorage(trace.tensor.category) || trace.carriesValues);
 }
 
 function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet<string>, ownersOf: SubgraphOwners): IntegerTrace {
   const uses: WeightUse[] = [];
   let carriesValues = false;
   // fp8 / fp6 / fp4 storage is float already; the integer types become float only through a conversion.
-  const queue: State[] = [{ value: tensor.name, isFloat: tensor.category === 'float' || tensor.dtype.startsWith('float'), lookup: null, coded: isIntegerStorage(tensor.category), codedFromInput: false, hop: null }];
+  const queue: State[] = [{ value: tensor.name, isFloat: tensor.category === 'float' || tensor.dtype.startsWith('float'), lookup: null, coded: isCodeStorage(tensor.category), codedFromInput: false, hop: null }];
   const seen = new Set<string>();
   const record = (reader: Hop, end: Hop, codedFromInput: boolean): void => {
     carriesValues = true;
     const input = reader.node.inputs[reader.inputIndex] ?? '';
-    if (uses.length < MAX_USES_PER_TENSOR) uses.push({ reader: stepOf(reader), path: pathOf(end), constant: !dependent.has(input) && !codedFromInput });
+    if (uses.length < MAX_USES_PER_TENSOR) uses.push({ reader: stepOf(reader.node, reader.inputIndex), path: pathOf(end), constant: !dependent.has(input) && !codedFromInput });
   };
   // Breadth first, so the path kept for each reader is a shortest one.
   for (let next = 0; next < queue.length; next++) {
@@ -97,6 +92,8 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
     for (const { node, inputIndex } of graph.consumers.get(state.value) ?? []) {
       const hop: Hop = { node, inputIndex, previous: state.hop };
       const role = slotRole(node, inputIndex);
+      // Codes that index a table choose the values it hands on (a lookup table, a palette): they carry values.
+      if (role === 'control' && state.coded && isLookupIndex(node, inputIndex)) carriesValues = true;
       if (role === 'control' || role === 'ends') continue;
       // Float values that were never integer codes are what a float model's weights are.
       if (role === 'weight' && !state.coded) continue;
@@ -144,6 +141,13 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
  */
 export function inputDependentValues(graph: ModelGraph, ownersOf: SubgraphOwners): Set<string> {
   const dependent = new Set(graph.info.inputs.map((input) => input.name).filter((name) => !graph.tensorByName.has(name)));
+  // A Loop or Scan body's own inputs (iteration, carried state, scanned slices) are made by no node and stored
+  // nowhere: what the body computes from them changes with the input like anything else it computes.
+  const produced = new Set(graph.info.nodes.flatMap((node) => node.outputs));
+  for (const node of graph.info.nodes) {
+    if (node.graph === '' || node.graph.startsWith('function:')) continue;
+    for (const input of node.inputs) if (input !== '' && !produced.has(input) && !graph.tensorByName.has(input)) dependent.add(input);
+  }
   const queue = [...dependent];
   const visited = new Set<NativeNodeInfo>();
   for (let next = 0; next < queue.length; next++) {
@@ -163,13 +167,8 @@ export function inputDependentValues(graph: ModelGraph, ownersOf: SubgraphOwners
   return dependent;
 }
 
-function stepOf(hop: Hop): PathStep {
-  const { node, inputIndex } = hop;
-  return { opType: node.opType, node: node.name || (node.outputs[0] ?? ''), domain: node.domain, inputIndex };
-}
-
 function pathOf(end: Hop): PathStep[] {
   const steps: PathStep[] = [];
-  for (let hop: Hop | null = end; hop !== null; hop = hop.previous) steps.push(stepOf(hop));
+  for (let hop: Hop | null = end; hop !== null; hop = hop.previous) steps.push(stepOf(hop.node, hop.inputIndex));
   return steps.reverse();
 }

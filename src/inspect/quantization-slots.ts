@@ -90,6 +90,11 @@ export function isLookupOp(node: NativeNodeInfo): boolean {
   return ['Gather', 'GatherElements', 'GatherND'].includes(node.opType);
 }
 
+/** The slot of a table read that holds the indices (Gather's, OneHot's): what selects the values handed on. */
+export function isLookupIndex(node: NativeNodeInfo, inputIndex: number): boolean {
+  return (isLookupOp(node) && inputIndex === 1) || (node.opType === 'OneHot' && inputIndex === 0);
+}
+
 /**
  * Whether the node's outputs are floating point given its value input was `inputIsFloat`. ai.onnx ops keep
  * their input type except Cast and BitCast (their `to`) and CastLike (the type of a second tensor, taken as float); ops of

@@ -1,25 +1,32 @@
 /**
- * `check-track`: one verdict for an Edge-LLM track, from the checks that track's rules need, each run once.
- *   edge-compression: no quantization + DRAM within 12 GB + genuine structural pruning of Phi-2 (or --base)
- *   edge-training:    no quantization + DRAM within 1 GB
- * The checks are the public ones `inspect` and `check-pruning` run (checkEdgeModel, checkPruning); this
- * module only decides which apply and labels their findings. The metadata is read once by each of them:
- * checkPruning reads its model from a path, so sharing one graph would mean re-implementing it here.
+ * `check-track`: one verdict for an Edge-LLM track, gated by exactly the rules its sources state (track-rules.ts):
+ *   both tracks:      no quantization (the allow-list) + weights FP16/FP32 + DRAM within the limit, measured
+ *   edge-compression: + derived from Phi-2 (or --base), judged by the lineage of the weights
+ * Everything else is information: check-pruning's report (% of parameters removed, sparsity, zeros that save
+ * nothing, widths kept) rides along under `pruning` with its own, stricter verdict ("is this a real structural
+ * pruning?"), which gates nothing. Rules no file can prove are listed as `unchecked`. The checks are the public ones
+ * `inspect` and `check-pruning` run (checkEdgeModel, checkPruning); this module decides which apply and labels
+ * their findings.
  */
-import { EDGE_TRACKS, type DramCheck, type EdgeTrack } from './dram-check.js';
+import { judgeDerivation, type DerivationCheck } from './derivation-check.js';
+import type { DramCheck } from './dram-check.js';
 import { checkEdgeModel } from './edge-check.js';
 import type { InspectReport } from './inspect-report.js';
 import { PHI2_CONFIG_PATH } from './phi2-config.js';
 import { checkPruning, type PruningReport } from './pruning-check.js';
-import type { QuantizationCheck } from './quantization-check.js';
+import type { DramProbeProgress } from './dram-measure.js';
+import type { QuantizationCheck, WeightDtypeCheck } from './quantization-check.js';
 import { parseTrackCheckArguments, type TrackCheckOptions } from './track-options.js';
+import { EDGE_TRACKS, type EdgeTrack, type TrackRules } from './track-rules.js';
 import { combineTrackVerdicts, type TrackVerdict } from './track-verdict.js';
 
 export interface TrackChecks {
   readonly quantization: QuantizationCheck;
+  /** Weights FP16 or FP32 (bfloat16 and float64 fail). */
+  readonly dtype: WeightDtypeCheck;
   readonly dram: DramCheck;
-  /** edge-compression only: the training track has no base to compare with. */
-  readonly pruning?: PruningReport;
+  /** edge-compression only: derived from the base (Phi-2 by default). */
+  readonly lineage?: DerivationCheck;
 }
 
 export interface TrackReport {
@@ -29,7 +36,18 @@ export interface TrackReport {
   readonly verdict: TrackVerdict;
   /** What the model is made of (parameters, bytes by dtype, architecture): the DRAM estimate's inputs. */
   readonly inspect: InspectReport;
+  /** The gates, each a rule of the track. */
   readonly checks: TrackChecks;
+  /**
+   * The rule each gate judges, quoted with its source, and the rules no model file can prove (how the model was
+   * trained or compressed): `unchecked`, never a pass.
+   */
+  readonly rules: { readonly gates: TrackRules['gates']; readonly unchecked: readonly string[] };
+  /**
+   * edge-compression only, information: check-pruning against the base. Its verdict is check-pruning's own
+   * ("is this a genuine structural pruning?"), stricter than the track's rules, and gates nothing.
+   */
+  readonly pruning?: PruningReport;
 }
 
 export async function checkTrack(track: EdgeTrack, modelPath: string, options: TrackCheckOptions = {}): Promise<TrackReport> {
@@ -40,30 +58,38 @@ export async function checkTrack(track: EdgeTrack, modelPath: string, options: T
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o.ortLibrary !== undefined ? { ortLibrary: o.ortLibrary } : {}),
   };
-  // Pruning first: it is the cheaper of the two and the likelier to fail outright (a model that cannot be
-  // compared with the base), before the DRAM measurement's child process spends its minutes. Sequential, not
-  // in parallel, so the operator's machine holds one copy of the model at a time.
-  const pruning = parsed.track === 'edge-compression'
+  const rules: TrackRules = EDGE_TRACKS[parsed.track];
+  // Pruning (and its lineage) first: the cheaper of the two, before the DRAM measurement's child processes spend
+  // their minutes. Sequential, not in parallel, so the operator's machine holds one copy of the model at a time.
+  if (rules.gates.lineage !== undefined) o.onProgress?.({ check: 'pruning' });
+  const pruning = rules.gates.lineage !== undefined
     ? await checkPruning(modelPath, { base: o.base ?? PHI2_CONFIG_PATH, ...runtime })
     : undefined;
+  o.onProgress?.({ check: 'graph' });
   const edge = await checkEdgeModel(modelPath, {
     track: parsed.track,
     ...(o.dramBudgetBytes !== undefined ? { dramBudgetBytes: o.dramBudgetBytes } : {}),
     measure: o.measureDram,
     provider: o.provider,
+    bf16: 'fail',
     ...runtime,
+    ...(o.onProgress !== undefined ? { onDramProgress: (progress: DramProbeProgress) => o.onProgress?.({ check: 'dram', ...progress }) } : {}),
   });
+  const lineage = pruning ? judgeDerivation(pruning) : undefined;
   const verdict = combineTrackVerdicts({
     quantization: edge.quantization.verdict,
+    dtype: edge.weightDtypes.verdict,
     dram: edge.dram.verdict,
-    ...(pruning ? { pruning: pruning.verdict } : {}),
+    ...(lineage ? { lineage: lineage.verdict } : {}),
   });
   return {
     track: parsed.track,
-    description: EDGE_TRACKS[parsed.track].description,
+    description: rules.description,
     model: edge.inspect.model,
     verdict,
     inspect: edge.inspect,
-    checks: { quantization: edge.quantization, dram: edge.dram, ...(pruning ? { pruning } : {}) },
+    checks: { quantization: edge.quantization, dtype: edge.weightDtypes, dram: edge.dram, ...(lineage ? { lineage } : {}) },
+    rules: { gates: rules.gates, unchecked: rules.unchecked },
+    ...(pruning ? { pruning } : {}),
   };
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { EDGE_TRACKS, type EdgeTrack } from './dram-check.js';
-import { DRAM_PROVIDERS } from './dram-measure.js';
+import { DRAM_PROVIDERS, type DramProbeProgress } from './dram-measure.js';
 
 /** The edge tracks by name; their DRAM budgets and descriptions live with the DRAM check (EDGE_TRACKS). */
 export const TRACK_NAMES = Object.keys(EDGE_TRACKS) as [EdgeTrack, ...EdgeTrack[]];
@@ -30,7 +30,15 @@ export const trackCheckOptionsSchema = z.strictObject({
   /** Threads for ONNX Runtime (DRAM measurement, forward pass) and the zero scan. */
   threads: z.number().int().nonnegative().optional(),
   ortLibrary: z.string().min(1).optional(),
+  /** Told as each check starts, and of the DRAM measurement's stages (its child process takes the longest). */
+  onProgress: z.custom<(progress: TrackCheckProgress) => void>((value) => typeof value === 'function').optional(),
 });
+
+/** How far checkTrack() has got. */
+export type TrackCheckProgress =
+  | { readonly check: 'pruning' }
+  | { readonly check: 'graph' }
+  | ({ readonly check: 'dram' } & DramProbeProgress);
 
 export type TrackCheckOptions = z.input<typeof trackCheckOptionsSchema>;
 export type ResolvedTrackCheckOptions = z.output<typeof trackCheckOptionsSchema>;

@@ -1,13 +1,14 @@
 /**
  * One verdict for a whole edge track, built from the verdicts of the checks the track needs. Every reason and
  * warning keeps the name of the check it came from, so an operator reading "FAIL" sees at once which rule the
- * model broke. 'warn' is a pass that carries warnings (a DRAM figure from the estimate, bf16 weights, layers
- * that may have been renumbered …): the model meets the track as far as the checks can tell, but a person
+ * model broke. 'warn' is a pass that carries warnings (a DRAM figure from the estimate, a gate that could not be
+ * judged, fake-quantized weights …): the model meets the track as far as the checks can tell, but a person
  * should read the warnings before accepting it.
  */
 import type { Verdict } from './verdict.js';
 
-export const TRACK_CHECK_NAMES = ['quantization', 'dram', 'pruning'] as const;
+/** The gates, in report order: each is a rule of the track (track-rules.ts). */
+export const TRACK_CHECK_NAMES = ['quantization', 'dtype', 'dram', 'lineage'] as const;
 export type TrackCheckName = (typeof TRACK_CHECK_NAMES)[number];
 
 export interface TrackFinding {

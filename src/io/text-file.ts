@@ -1,10 +1,10 @@
 /**
- * Text and JSON on top of readRegularFile. Decoding is strict (undecodable bytes are an error, not U+FFFD)
- * and parse errors are described without quoting the input: V8's JSON.parse messages embed the text they
- * failed on ("Unexpected token 'r', "root:x:0:0"… is not valid JSON"), which would print a foreign file's
- * bytes into a log.
+ * Text and JSON on top of readRegularFile. Decoding is strict (undecodable bytes are an error, not U+FFFD);
+ * JSON goes through the one bounded parser (bounded-json.ts), whose errors never quote the input.
  */
 import { MlrbError } from '../errors.js';
+import { describeJsonProblem, parseBoundedJson } from './bounded-json.js';
+export { describeJsonSyntaxError } from './bounded-json.js';
 import { KIND_ERROR_CODES, type FilePolicy } from './file-policy.js';
 import { GIT_LFS_POINTER_REASON, isGitLfsPointer } from './git-lfs-pointer.js';
 import { readRegularFile } from './regular-file.js';
@@ -23,26 +23,14 @@ export function readTextFileUnder(file: string, policy: FilePolicy): string {
   return text.startsWith('\uFEFF') ? text.slice(1) : text;
 }
 
-/** The file parsed as JSON; a syntax error says where, not what. */
+/**
+ * The file parsed as JSON through the bounded parser (bounded-json.ts): a syntax error says where, not what, and
+ * a value nested deeper than JSON_DEPTH_LIMIT is refused; either is the kind's error code naming the file.
+ */
 export function readJsonFileUnder(file: string, policy: FilePolicy): unknown {
   const text = readTextFileUnder(file, policy);
-  try {
-    return JSON.parse(text);
-  } catch (cause) {
-    const reason = isGitLfsPointer(Buffer.from(text)) ? GIT_LFS_POINTER_REASON : `is not valid JSON (${describeJsonSyntaxError(cause, text.length)})`;
-    throw new MlrbError(KIND_ERROR_CODES[policy.kind], `${policy.what} ${reason}: ${file}`, { file }, { cause });
-  }
-}
-
-/**
- * A content-free account of a JSON.parse failure: its position when V8 gives one. A failure at the text's end
- * (V8 words it several ways: "Unexpected end", "Unterminated string", "Expected ',' … at position <end>") is a
- * truncated file, said so when `textLength` is known.
- */
-export function describeJsonSyntaxError(error: unknown, textLength?: number): string {
-  const message = error instanceof Error ? error.message : '';
-  if (/unexpected end/i.test(message)) return 'it ends too early';
-  const position = /position (\d+)/.exec(message)?.[1];
-  if (position === undefined) return 'a syntax error';
-  return textLength !== undefined && Number(position) >= textLength ? 'it ends too early' : `a syntax error at character ${position}`;
+  return parseBoundedJson(text, (problem, cause) => {
+    const reason = problem.kind === 'syntax' && isGitLfsPointer(Buffer.from(text)) ? GIT_LFS_POINTER_REASON : describeJsonProblem(problem);
+    return new MlrbError(KIND_ERROR_CODES[policy.kind], `${policy.what} ${reason}: ${file}`, { file }, cause === undefined ? undefined : { cause });
+  });
 }

@@ -1,15 +1,17 @@
 /**
- * Does a generated Lean file compile? Model output is hostile input here: it is written to a file whose name
- * comes from the problem's position only, inside a private temporary folder, and handed to the user's `lean`
- * (or `lake env lean`) as one argv entry, never through a shell. The compiler gets a wall-clock limit (its
- * whole process group is killed at the limit: lake starts lean as a child) and its output is kept up to a cap,
- * since a file can make Lean print without end. Nothing here needs Lean unless the caller asks for the check.
+ * Does a generated Lean file compile? Model output is hostile input here: an output that names a construct known to
+ * run code or reach outside Lean is refused before any compiler starts (lean-source-check.ts); the rest is written
+ * to a file whose name comes from the problem's position only, inside a private temporary folder, and handed to the
+ * user's `lean` (or `lake env lean`) as one argv entry, never through a shell, in a box (lean-box.ts): a minimal
+ * environment, no network and no process left running after the compile where the OS allows, a wall-clock limit,
+ * and output kept up to a cap. Nothing here needs Lean unless the caller asks for the check.
  */
-import { spawn } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
+import { detectLeanSandbox, runInLeanBox, type LeanSandbox } from './lean-box.js';
+import { leanSourceRefusal } from './lean-source-check.js';
 
 export interface LeanCheckOptions {
   /** The user's `lean` or `lake` executable (a `lake` runs the file as `lake env lean FILE`). */
@@ -19,6 +21,8 @@ export interface LeanCheckOptions {
   readonly cwd: string;
   /** Output bytes kept per run (stdout and stderr together). */
   readonly maxOutputBytes?: number;
+  /** The box to compile in; default the strongest this host allows (detectLeanSandbox()). */
+  readonly sandbox?: LeanSandbox;
 }
 
 export type LeanOutcome =
@@ -46,16 +50,32 @@ export function checkLeanExecutable(executable: string): void {
 /** One temporary folder for a run's files; `close()` removes it with everything in it. */
 export class LeanWorkspace {
   private readonly folder = mkdtempSync(path.join(tmpdir(), 'mlrb-lean-'));
+  /** The box every compile of this workspace runs in. */
+  readonly sandbox: LeanSandbox;
 
-  constructor(private readonly options: LeanCheckOptions) {}
+  constructor(private readonly options: LeanCheckOptions) {
+    this.sandbox = options.sandbox ?? detectLeanSandbox();
+  }
 
   /** Compiles `source` as problem `index`'s file; the name is `problem_<index>.lean`, whatever the source says. */
   async check(index: number, source: string): Promise<LeanOutcome> {
     if (!Number.isSafeInteger(index) || index < 0) throw new RangeError(`problem index must be a whole number, got ${index}`);
+    const refusal = leanSourceRefusal(source);
+    if (refusal !== null) return { status: 'failed', first_error: refusal };
     const file = path.join(this.folder, `problem_${index}.lean`);
     writeFileSync(file, source, { encoding: 'utf8', flag: 'wx', mode: 0o600 });
     try {
-      return await runLean(this.options, file);
+      const run = await runInLeanBox(this.options.executable, leanArguments(this.options.executable, file), {
+        cwd: this.options.cwd,
+        timeoutMs: this.options.timeoutMs,
+        maxOutputBytes: this.options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+        privateDir: this.folder,
+        sandbox: this.sandbox,
+      });
+      if (run.timedOut) return { status: 'timed_out' };
+      if (run.exitCode === 0) return { status: 'compiled' };
+      const reason = run.signal !== null ? `killed by ${run.signal}` : `exit code ${run.exitCode}`;
+      return { status: 'failed', first_error: firstErrorLine(run.output, file) ?? reason };
     } finally {
       rmSync(file, { force: true });
     }
@@ -69,55 +89,6 @@ export class LeanWorkspace {
 function leanArguments(executable: string, file: string): string[] {
   const base = path.basename(executable).toLowerCase().replace(/\.exe$/u, '');
   return base === 'lake' ? ['env', 'lean', file] : [file];
-}
-
-function runLean(options: LeanCheckOptions, file: string): Promise<LeanOutcome> {
-  const cap = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  return new Promise((resolve, reject) => {
-    const child = spawn(options.executable, leanArguments(options.executable, file), {
-      cwd: options.cwd,
-      shell: false,
-      // Its own process group, so the limit kills lake's lean child as well.
-      detached: process.platform !== 'win32',
-      stdio: ['ignore', 'pipe', 'pipe'],
-      windowsHide: true,
-    });
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    const keep = (chunk: Buffer): void => {
-      if (kept >= cap) return;
-      const part = chunk.subarray(0, cap - kept);
-      chunks.push(part);
-      kept += part.length;
-    };
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup(child.pid);
-    }, options.timeoutMs);
-    child.on('error', (error) => {
-      clearTimeout(timer);
-      reject(new MlrbError('LEAN_RUN', `cannot run ${options.executable}: ${error.message}`, { executable: options.executable }, { cause: error }));
-    });
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (timedOut) return resolve({ status: 'timed_out' });
-      if (code === 0) return resolve({ status: 'compiled' });
-      const output = Buffer.concat(chunks).toString('utf8');
-      resolve({ status: 'failed', first_error: firstErrorLine(output, file) ?? (signal !== null ? `killed by ${signal}` : `exit code ${code}`) });
-    });
-  });
-}
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(process.platform === 'win32' ? pid : -pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 /**

@@ -13,6 +13,7 @@ import { MlrbError } from '../errors.js';
 import type { Generation, GenerationProgress, GenerationSettings, TextGenerator } from '../generate/types.js';
 import { corpusBleu } from './bleu.js';
 import type { PromptEncoder } from './generator-source.js';
+import type { LeanSandbox } from './lean-box.js';
 import { checkLeanExecutable, LeanWorkspace, type LeanOutcome } from './lean-check.js';
 import { DEFAULT_PROMPT_TEMPLATE, parsePromptTemplate } from './prompt-template.js';
 import { readMathProblems, type MathProblem } from './problems.js';
@@ -50,6 +51,8 @@ export const mathReasoningOptionsSchema = z.strictObject({
     })
     .optional(),
   onProgress: z.custom<(progress: GenerationProgress) => void>((value) => typeof value === 'function').optional(),
+  /** Called as each output's Lean compile finishes (one at a time; each may take up to the Lean timeout). */
+  onCompileProgress: z.custom<(compiled: number, total: number) => void>((value) => typeof value === 'function').optional(),
 });
 export type MathReasoningOptions = z.input<typeof mathReasoningOptionsSchema>;
 
@@ -78,6 +81,8 @@ export interface MathReasoningReport {
     readonly max_prompt_tokens: number;
     readonly stop_strings: readonly string[];
     readonly lean_timeout_s: number | null;
+    /** The box the compiles ran in (lean-box.ts says what each one holds back); null when no Lean executable was given. */
+    readonly lean_sandbox: LeanSandbox | null;
     /** ROUGE-L's tokens went through NLTK's Porter stemmer (rouge_score's use_stemmer), as in MLRB. */
     readonly rouge_stemmer: boolean;
   };
@@ -107,7 +112,8 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
     throw new MlrbError('INTERNAL', `the generator returned ${generations.length} generations for ${problems.length} prompts`);
   }
   const outputs = generations.map((generation) => generation.text);
-  const leanOutcomes = o.lean === undefined ? null : await compileAll(outputs, { executable: o.lean.executable, timeoutMs: o.lean.timeoutS * 1000, cwd: o.lean.cwd ?? process.cwd() });
+  const compiled = o.lean === undefined ? null : await compileAll(outputs, { executable: o.lean.executable, timeoutMs: o.lean.timeoutS * 1000, cwd: o.lean.cwd ?? process.cwd() }, o.onCompileProgress);
+  const leanOutcomes = compiled?.outcomes ?? null;
 
   const scores = problems.map((problem, index): ProblemScore => problemScore(problem, prompts[index]?.length ?? 0, o, generations[index]!, leanOutcomes?.[index] ?? null));
   return {
@@ -121,6 +127,7 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
       max_prompt_tokens: o.maxPromptTokens,
       stop_strings: o.stopStrings,
       lean_timeout_s: o.lean?.timeoutS ?? null,
+      lean_sandbox: compiled?.sandbox ?? null,
       rouge_stemmer: o.rougeStemmer,
     },
     metrics: {
@@ -155,12 +162,19 @@ function problemScore(problem: MathProblem, promptTokens: number, { maxPromptTok
 }
 
 /** One file at a time: Lean with mathlib takes gigabytes, and parallel runs would only fight for them. */
-async function compileAll(outputs: readonly string[], options: ConstructorParameters<typeof LeanWorkspace>[0]): Promise<LeanOutcome[]> {
+async function compileAll(
+  outputs: readonly string[],
+  options: ConstructorParameters<typeof LeanWorkspace>[0],
+  onCompiled: ((compiled: number, total: number) => void) | undefined,
+): Promise<{ outcomes: LeanOutcome[]; sandbox: LeanSandbox }> {
   const workspace = new LeanWorkspace(options);
   try {
     const outcomes: LeanOutcome[] = [];
-    for (const [index, output] of outputs.entries()) outcomes.push(await workspace.check(index, output));
-    return outcomes;
+    for (const [index, output] of outputs.entries()) {
+      outcomes.push(await workspace.check(index, output));
+      onCompiled?.(index + 1, outputs.length);
+    }
+    return { outcomes, sandbox: workspace.sandbox };
   } finally {
     workspace.close();
   }

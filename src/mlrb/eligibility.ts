@@ -1,8 +1,10 @@
 /**
  * Whether a model may be counted for its task. The edge tasks have rules a model file shows, judged by the
- * track check (check-track), whose verdict is used as it stands, gate by gate. Eligibility is never granted by
- * an estimate: a DRAM figure that was not measured (--skip-dram) judges nothing, so that gate is `not_judged`
- * and the record is not eligible, whichever side of the budget the estimate fell. The other tasks' rules are
+ * track check (check-track), whose gates are exactly those rules (no quantization, FP16/FP32 weights, DRAM within
+ * the limit, and for compression derived from Phi-2), used as they stand, gate by gate. Eligibility is never
+ * granted by an estimate or an open question: a DRAM figure that was not measured (--skip-dram), or a lineage that
+ * could not be traced (a config.json base has no weights), judges nothing, so that gate is `not_judged` and the
+ * record is not eligible. The other tasks' rules are
  * about how the model was made, so the record says they are unchecked and lists them, rather than implying a pass.
  */
 import type { TrackReport } from '../inspect/track-check.js';
@@ -54,6 +56,9 @@ function gateOf(report: TrackReport, check: TrackCheckName): EligibilityGate {
       return { check, status: 'not_judged', reason: `DRAM was not measured; the estimate (${formatBytes(dram.estimate.totalBytes)}${budget}) judges nothing: ${MEASURE_DRAM}` };
     }
   }
+  // Derivation from the base needs its weights: a config.json base leaves the gate open, never passed.
+  const notJudged = check === 'lineage' ? report.checks.lineage?.notJudged ?? null : null;
+  if (notJudged !== null) return { check, status: 'not_judged', reason: notJudged };
   const failed = report.verdict.reasons.some((item) => item.check === check);
   return { check, status: failed ? 'fail' : 'pass', reason: null };
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { MLRB_SOURCES, type MlrbSourceId } from './sources.js';
 import { fetchSchema, finding, modelMetricOutcomeFields, modelMetricsReportSchema, RUN_RECORD_SCHEMA, sharedRecordFields } from './run-record-parts.js';
+import { headlineValueProblem } from './headline-ranges.js';
 import { foreignJsonReason, runRecordV1Schema, runRecordV2Schema } from './run-record-legacy.js';
 
 export { RUN_RECORD_SCHEMA };
@@ -39,9 +40,12 @@ export const headlineSchema = z.strictObject({
    * was not there. unavailable: there is no number to give (MLRB defines none for the mini tasks).
    */
   status: z.enum(['scored', 'partial', 'not_scored', 'unavailable']),
-  /** Present exactly when status is `scored`. */
+  /** Present exactly when status is `scored`, and within its metric's range (headline-ranges.ts). */
   value: z.number().nullable(),
   reasons: z.array(z.string()),
+}).superRefine((headline, context) => {
+  const problem = headlineValueProblem(headline);
+  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, path: ['value'] });
 });
 
 export const eligibilityGateSchema = z.strictObject({
@@ -135,5 +139,8 @@ export function parseRunRecord(value: unknown): RunRecord {
   if (foreign !== null) throw new TypeError(`${expected}: ${foreign}`);
   const parsed = anyRunRecordSchema.safeParse(value);
   if (!parsed.success) throw new TypeError(`${expected}:\n${z.prettifyError(parsed.error)}`);
+  // Checked again in this version's shape: older versions' headlines are read with their own schema.
+  const problem = headlineValueProblem(parsed.data.headline);
+  if (problem !== undefined) throw new TypeError(`${expected}:\n✖ ${problem}\n  → at headline.value`);
   return parsed.data;
 }

@@ -10,16 +10,20 @@
  * loads it again; the second read is cheap beside scoring, and it keeps evaluate() the one path that produces
  * results.
  */
+import path from 'node:path';
 import type { EvaluateOptions } from '../config/evaluate-options.js';
 import { isMlrbError } from '../errors.js';
 import { evaluate } from '../eval/evaluate.js';
 import { loadSelection } from '../eval/load-suites.js';
-import { sha256File, toolVersion } from '../eval/fingerprint.js';
+import { toolVersion } from '../eval/fingerprint.js';
+import { modelFilesSha256 } from '../eval/model-digest.js';
 import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
 import type { LmEvalResults } from '../eval/results.js';
+import { readConfigParameters } from '../inspect/config-parameters.js';
 import { inspectModel } from '../inspect/inspect-report.js';
 import { checkTrack, type TrackReport } from '../inspect/track-check.js';
-import { resolveModelFile } from '../model/model-path.js';
+import type { TrackCheckOptions } from '../inspect/track-options.js';
+import { resolveModelGraphs } from '../model/model-path.js';
 import { resolveTaskNames } from '../tasks/task-names.js';
 import { judgeEligibility, type TrackOutcome } from './eligibility.js';
 import { computeHeadline, type GeneratedOutcome } from './headline.js';
@@ -42,10 +46,11 @@ export interface TrackRunOptions {
   /** false judges the DRAM estimate instead of a measurement (the verdict then warns). */
   readonly measureDram?: boolean;
   readonly dramBudgetBytes?: number;
+  readonly onProgress?: TrackCheckOptions['onProgress'];
 }
 
 /** math_reasoning's generation: the problems, the engine, and the scoring options of scoreMathReasoning(). */
-export type MlrbMathReasoningOptions = Omit<MathReasoningOptions, 'generator' | 'encoder' | 'limit' | 'onProgress'> & {
+export type MlrbMathReasoningOptions = Omit<MathReasoningOptions, 'generator' | 'encoder' | 'limit'> & {
   readonly openGenerator: OpenTextGenerator;
 };
 
@@ -67,6 +72,8 @@ export interface MlrbRunOptions {
    * always, with these options or MLRB's defaults.
    */
   readonly modelMetrics?: MlrbModelMetricsOptions;
+  /** Told as each stage starts (suites, track, generation, model metrics), in words for a person. */
+  readonly onStage?: (stage: string) => void;
 }
 
 /** Why a run record without model metrics has none. */
@@ -79,15 +86,23 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const startedAt = new Date();
   const started = performance.now();
   const evaluateOptions = options.evaluate ?? {};
-  const modelFile = resolveModelFile(options.model);
+  // One graph, or an encoder-decoder's folder: the edge checks and the parameter count read `path`.
+  const graphs = resolveModelGraphs(options.model);
+  const modelFile = graphs.path;
 
+  const stage = (what: string): void => options.onStage?.(`${task.mlrbName}: ${what}`);
+  if (variant.suites.length > 0) stage(`reading the data of ${variant.suites.map((suite) => suite.name).join(', ')}`);
   const suites = await probeSuites(variant, options.dataDir, evaluateOptions);
-  const track = await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {});
+  if (variant.eligibility.kind === 'track') stage(`checking the ${variant.eligibility.track} track`);
+  const track = graphs.seq2seq === null ? await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {}) : seq2seqTrack(task);
   const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
+  if (scored.length > 0) stage(`scoring ${scored.join(', ')}`);
   const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
-  const parameters = await parameterCount(track, modelFile);
+  const parameters = graphs.seq2seq === null ? await parameterCount(track, modelFile) : seq2seqParameterCount(graphs.path);
+  if (variant.headline.kind === 'generated' && options.mathReasoning !== undefined) stage('generating the proofs');
   const generated = variant.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
   const metricsOptions = options.modelMetrics ?? (variant.modelMetrics === 'always' ? {} : undefined);
+  if (metricsOptions !== undefined) stage("measuring agent-eval's model metrics");
   const measured = metricsOptions === undefined ? undefined : await runModelMetrics(options, metricsOptions, evaluateOptions);
   const metricsNotAsked: Unavailable[] = measured === undefined ? AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, kind: 'metric', reason: MODEL_METRICS_NOT_ASKED })) : [];
 
@@ -112,7 +127,7 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
     math_reasoning: generated?.kind === 'scored' ? jsonCopy<NonNullable<RunRecord['math_reasoning']>>(generated.report) : null,
     model_metrics: measured === undefined ? null : jsonCopy<ModelMetricsSection>(measured),
     track_check: track?.kind === 'report' ? jsonCopy<NonNullable<RunRecord['track_check']>>(track.report) : null,
-    model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await sha256File(modelFile)), parameters: parameters.total },
+    model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await modelFilesSha256(graphs.graphFiles, false)), parameters: parameters.total },
     run: {
       tool_version: toolVersion(),
       started_at: startedAt.toISOString(),
@@ -197,11 +212,28 @@ async function runTrackCheck(
       provider: evaluateOptions.provider === 'cuda' ? 'cuda' : 'cpu',
       ...(evaluateOptions.threads !== undefined ? { threads: evaluateOptions.threads } : {}),
       ...(evaluateOptions.ortLibrary !== undefined ? { ortLibrary: evaluateOptions.ortLibrary } : {}),
+      ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
     });
     return { kind: 'report', report };
   } catch (error) {
     if (!isMlrbError(error)) throw error;
     return { kind: 'not_run', reason: `check-track ${rule.track} could not judge the model (${error.code}): ${error.message}` };
+  }
+}
+
+/** The edge tracks' checks (lineage, pruning) read one causal graph; an encoder-decoder's track is not judged. */
+function seq2seqTrack(task: ResolvedMlrbTask): TrackOutcome | undefined {
+  if (task.variant.eligibility.kind !== 'track') return undefined;
+  return { kind: 'not_run', reason: `check-track ${task.variant.eligibility.track} reads one causal graph; this is an encoder-decoder export (\`mlrb-eval inspect\` gives its parameters, quantization and DRAM)` };
+}
+
+/** agent-eval's parameter count of an encoder-decoder: config.json's, as transformers' num_parameters() counts it. */
+function seq2seqParameterCount(folder: string): { total: number | null; unavailable?: Unavailable } {
+  try {
+    return { total: readConfigParameters(path.join(folder, 'config.json')).total };
+  } catch (error) {
+    if (!isMlrbError(error)) throw error;
+    return { total: null, unavailable: { name: 'parameters', kind: 'metric', reason: `config.json could not be counted (${error.code}): ${error.message}` } };
   }
 }
 

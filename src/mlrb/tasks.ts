@@ -11,6 +11,7 @@ import { llmMerging } from './definitions/llm-merging.js';
 import { mathReasoning } from './definitions/math-reasoning.js';
 import { minipile } from './definitions/minipile.js';
 import type { MlrbTaskDefinition, VariantDefinition } from './task-definition.js';
+import { closestNames, didYouMean } from '../text/closest-names.js';
 
 export type { EligibilityRule, HeadlineRule, MlrbTaskDefinition, TaskSuite, VariantDefinition } from './task-definition.js';
 
@@ -76,7 +77,10 @@ export function resolveMlrbTask(name: string): ResolvedMlrbTask {
   const whole = baseOf(name);
   const mini = whole === undefined && name.startsWith(MINI_PREFIX) ? baseOf(name.slice(MINI_PREFIX.length)) : undefined;
   const base = whole ?? mini;
-  if (base === undefined) throw new RangeError(`unknown MLRB task ${JSON.stringify(name)}; known: ${mlrbTaskNames().join(', ')}`);
+  if (base === undefined) {
+    const suggestion = didYouMean(closestNames(name, [...mlrbTaskNames(), ...Object.keys(ALIASES)]));
+    throw new RangeError(`unknown MLRB task ${JSON.stringify(name)}${suggestion === '' ? '' : `; ${suggestion}`}; known: ${mlrbTaskNames().join(', ')}`);
+  }
   const definition = DEFINITIONS[base];
   const isMini = whole === undefined;
   return { definition, mini: isMini, variant: isMini ? definition.mini : definition.full, mlrbName: isMini ? `${MINI_PREFIX}${definition.mlrbName}` : definition.mlrbName };

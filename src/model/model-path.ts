@@ -8,6 +8,8 @@ import { readdirSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { MlrbError } from '../errors.js';
 import { GIT_LFS_POINTER_REASON, regularFileIsGitLfsPointer } from '../io/git-lfs-pointer.js';
+import { checkpointFormatOf, checkpointsIn, onnxExportHint } from './checkpoint-format.js';
+import { seq2seqFilesFor, seq2seqGraphFiles, type Seq2SeqFiles } from './seq2seq-files.js';
 
 /** The file name exporters (optimum, transformers.js, onnxruntime-genai) give the main graph. */
 const DEFAULT_MODEL_FILE = 'model.onnx';
@@ -19,16 +21,17 @@ export function resolveModelFile(model: string): string {
   if (stats === null) throw new MlrbError('BAD_MODEL', `model file ${target} does not exist`, { file: target });
   if (!stats.isDirectory()) {
     if (!stats.isFile()) throw new MlrbError('BAD_MODEL', `model ${target} is not a regular file or a folder`, { file: target });
-    return refuseGitLfsPointer(target);
+    return refuseNonOnnx(target);
   }
   const preferred = path.join(target, DEFAULT_MODEL_FILE);
-  if (statOrNull(preferred)?.isFile()) return refuseGitLfsPointer(preferred);
-  const candidates = readdirSync(target)
-    .filter((name) => name.toLowerCase().endsWith('.onnx') && statOrNull(path.join(target, name))?.isFile())
-    .sort();
+  if (statOrNull(preferred)?.isFile()) return refuseNonOnnx(preferred);
+  const names = readdirSync(target);
+  const candidates = names.filter((name) => name.toLowerCase().endsWith('.onnx') && statOrNull(path.join(target, name))?.isFile()).sort();
   const [only, ...others] = candidates;
   if (only === undefined) {
-    throw new MlrbError('BAD_MODEL', `model folder ${target} holds no .onnx file (expected ${DEFAULT_MODEL_FILE})`, { file: target });
+    const [checkpoint] = checkpointsIn(target, names);
+    const hint = checkpoint === undefined ? '' : `; ${onnxExportHint(checkpoint.format, checkpoint.file)}`;
+    throw new MlrbError('BAD_MODEL', `model folder ${target} holds no .onnx file (expected ${DEFAULT_MODEL_FILE})${hint}`, { file: target });
   }
   if (others.length > 0) {
     throw new MlrbError(
@@ -37,12 +40,17 @@ export function resolveModelFile(model: string): string {
       { file: target, candidates },
     );
   }
-  return refuseGitLfsPointer(path.join(target, only));
+  return refuseNonOnnx(path.join(target, only));
 }
 
-/** ONNX Runtime would say only "Protobuf parsing failed" of a pointer left by a clone without git-lfs. */
-function refuseGitLfsPointer(modelFile: string): string {
+/**
+ * ONNX Runtime would say only "Protobuf parsing failed" of a pointer left by a clone without git-lfs, or of
+ * weights in another format, so those are named here, with what to do.
+ */
+function refuseNonOnnx(modelFile: string): string {
   if (regularFileIsGitLfsPointer(modelFile)) throw new MlrbError('BAD_MODEL', `model file ${modelFile} ${GIT_LFS_POINTER_REASON}`, { file: modelFile });
+  const format = checkpointFormatOf(modelFile);
+  if (format !== null) throw new MlrbError('BAD_MODEL', onnxExportHint(format, modelFile), { file: modelFile, format });
   return modelFile;
 }
 
@@ -52,4 +60,21 @@ function statOrNull(file: string): Stats | null {
   } catch {
     return null;
   }
+}
+
+/** What MODEL names: one graph, or an encoder-decoder export's graphs (src/model/seq2seq-files.ts). */
+export interface ModelGraphs {
+  /** The ONNX file, or the folder of an encoder-decoder export (lm-eval's pretrained=). */
+  readonly path: string;
+  /** Every graph the model runs, in load order. */
+  readonly graphFiles: readonly string[];
+  readonly seq2seq: Seq2SeqFiles | null;
+}
+
+/** The graphs `model` names (absolute); BAD_MODEL as resolveModelFile, or for a half encoder-decoder export. */
+export function resolveModelGraphs(model: string): ModelGraphs {
+  const seq2seq = seq2seqFilesFor(model);
+  if (seq2seq !== null) return { path: seq2seq.folder, graphFiles: seq2seqGraphFiles(seq2seq), seq2seq };
+  const file = resolveModelFile(model);
+  return { path: file, graphFiles: [file], seq2seq: null };
 }

@@ -14,7 +14,7 @@ import type { FileKind } from '../io/file-policy.js';
 import { GIT_LFS_POINTER_REASON, isGitLfsPointer } from '../io/git-lfs-pointer.js';
 import { hubSnapshotReadRoot } from '../io/hub-snapshot.js';
 import { pathEntryExists, readRegularFile } from '../io/regular-file.js';
-import { describeJsonSyntaxError } from '../io/text-file.js';
+import { describeJsonProblem, parseBoundedJson } from '../io/bounded-json.js';
 import { withBpeWordSplit } from './bpe-word-split.js';
 import { describeTokenizerLibraryRefusal, tokenizerJsonProblem } from './tokenizer-json-problems.js';
 
@@ -51,15 +51,15 @@ interface JsonObjectFile {
  */
 function readJsonObject(file: string, root: string, kind: FileKind): JsonObjectFile {
   const bytes = readRegularFile(file, { kind, root, what: path.basename(file) });
-  let text = '';
-  let value: unknown;
+  const invalid = (reason: string, cause?: unknown): MlrbError =>
+    new MlrbError('BAD_TOKENIZER', isGitLfsPointer(bytes) ? `${file} ${GIT_LFS_POINTER_REASON}` : `${file} is not a valid tokenizer JSON file (${reason})`, { file }, cause === undefined ? undefined : { cause });
+  let text: string;
   try {
     text = utf8.decode(bytes);
-    value = JSON.parse(text);
   } catch (cause) {
-    if (isGitLfsPointer(bytes)) throw new MlrbError('BAD_TOKENIZER', `${file} ${GIT_LFS_POINTER_REASON}`, { file }, { cause });
-    throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (${describeJsonSyntaxError(cause, text.length)})`, { file }, { cause });
+    throw invalid('it is not UTF-8', cause);
   }
+  const value = parseBoundedJson(text, (problem, cause) => invalid(problem.kind === 'syntax' ? problem.description : describeJsonProblem(problem), cause));
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new MlrbError('BAD_TOKENIZER', `${file} is not a valid tokenizer JSON file (not a JSON object)`, { file });
   }
@@ -91,13 +91,34 @@ export function loadTokenizer(tokenizerPath: string): TextTokenizer {
   }
   const hash = createHash('sha256').update(json.bytes);
   if (config !== undefined) hash.update('\u0000tokenizer_config.json\u0000').update(config.bytes);
+  const encode = (text: string, specials: boolean): number[] => withinLimits(file, `encoding a text of ${count(text.length)} characters`, () => tokenizer.encode(text, { add_special_tokens: specials }).ids);
+  const decode = (ids: readonly number[], skipSpecials: boolean): string => withinLimits(file, `decoding ${count(ids.length)} ids`, () => tokenizer.decode([...ids], { skip_special_tokens: skipSpecials }));
   return {
     path: file,
     sha256: hash.digest('hex'),
-    encode: (text) => tokenizer.encode(text, { add_special_tokens: false }).ids,
-    encodeWithSpecialTokens: (text) => tokenizer.encode(text, { add_special_tokens: true }).ids,
-    tokenText: (id) => tokenizer.decode([id], { skip_special_tokens: false }),
+    encode: (text) => encode(text, false),
+    encodeWithSpecialTokens: (text) => encode(text, true),
+    tokenText: (id) => decode([id], false),
     tokenToId: (token) => tokenizer.token_to_id(token),
-    decode: (ids, options) => tokenizer.decode([...ids], { skip_special_tokens: options?.skipSpecialTokens ?? true }),
+    decode: (ids, options) => decode(ids, options?.skipSpecialTokens ?? true),
   };
+}
+
+/**
+ * Runs the tokenizer library on hostile input: a text or a tokenizer.json can make it build a string past V8's
+ * longest (a decoder that expands a token into megabytes) or recurse past the stack (one word of megabytes). Both
+ * surface as a RangeError from inside the library, reported here as the data's fault, naming the tokenizer.
+ */
+function withinLimits<T>(file: string, what: string, run: () => T): T {
+  try {
+    return run();
+  } catch (cause) {
+    if (!(cause instanceof RangeError)) throw cause;
+    // The library's RangeError (kept as the cause) is V8's: "Invalid string length", "Maximum call stack size exceeded".
+    throw new MlrbError('BAD_DATA', `the tokenizer ${file} failed ${what}: the text, or the work to build it, is past what a JavaScript string or stack holds`, { file }, { cause });
+  }
+}
+
+function count(value: number): string {
+  return value.toLocaleString('en-US');
 }

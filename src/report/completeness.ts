@@ -5,6 +5,7 @@
  * everything. The report reads completeness here once, so every table and chart marks such runs the same way.
  */
 import { z } from 'zod';
+import { headlineValueProblem } from '../mlrb/headline-ranges.js';
 import type { RunRecord } from '../mlrb/run-record.js';
 import { PARTIAL_SUFFIX } from '../tasks/partial.js';
 
@@ -44,14 +45,20 @@ const metricEntry = z.record(z.string(), z.unknown());
 export function partialHeadlineValue(record: RunRecord): number | null {
   const { headline } = record;
   if (headline.status !== 'partial' || headline.source === null) return null;
-  if (headline.source.kind === 'math_reasoning') {
+  const value = partialSourceValue(record, headline.source);
+  // Held to the headline's range as a scored number is (headline-ranges.ts): out of it, there is no number.
+  return value !== null && headlineValueProblem({ status: 'scored', value, source: headline.source }) === undefined ? value : null;
+}
+
+function partialSourceValue(record: RunRecord, source: NonNullable<RunRecord['headline']['source']>): number | null {
+  if (source.kind === 'math_reasoning') {
     const metrics = record.math_reasoning?.metrics;
-    return (headline.source.metric === 'rouge_l' ? metrics?.rouge_l : metrics?.lean?.compile_rate) ?? null;
+    return (source.metric === 'rouge_l' ? metrics?.rouge_l : metrics?.lean?.compile_rate) ?? null;
   }
   const results = record.lm_eval?.results ?? {};
-  for (const name of [headline.source.entry, `${headline.source.entry}${PARTIAL_SUFFIX}`]) {
+  for (const name of [source.entry, `${source.entry}${PARTIAL_SUFFIX}`]) {
     const entry = metricEntry.safeParse(results[name]);
-    const value = entry.success ? entry.data[headline.source.metric] : undefined;
+    const value = entry.success ? entry.data[source.metric] : undefined;
     if (typeof value === 'number') return value;
   }
   return null;

@@ -1,7 +1,8 @@
 /**
  * runs.csv (one row per run) and summary.csv (one row per task × agent), RFC 4180: comma-separated, CRLF line
  * ends, fields quoted when they hold a comma, quote or line break. Numbers are written in full precision and
- * absent ones as empty fields, so a spreadsheet or pandas reads them as numbers and missing values. summary.csv's
+ * absent ones as empty fields, so a spreadsheet or pandas reads them as numbers and missing values; text that a
+ * spreadsheet would run as a formula is neutralised (csvField). summary.csv's
  * mean and best are over its `counted` runs: the successful ones, and the partial ones only with --include-partial.
  */
 import { marginOf, type ConstraintUse } from './constraints.js';
@@ -45,8 +46,15 @@ function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): s
   return [header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n') + '\r\n';
 }
 
+/**
+ * One field. Text comes from run records (file names, agent names, reasons), which their writer chose: a text
+ * cell starting with = + - @, a tab or a carriage return would be a live formula in a spreadsheet (OWASP's
+ * CSV-injection rule), so it gets a leading `'`, which spreadsheets show as text. Numbers are written as numbers.
+ */
 export function csvField(value: Cell): string {
   if (value === null) return '';
-  const text = String(value);
+  const text = typeof value === 'string' && FORMULA_START.test(value) ? `'${value}` : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
+
+const FORMULA_START = /^[=+\-@\t\r]/;

@@ -14,6 +14,7 @@ import { PARTIAL_SUFFIX } from '../tasks/partial.js';
 import { incompleteReasons, isSuitePartial, partialHeadlineValue } from './completeness.js';
 import { dramConstraint, parameterConstraint, type ConstraintUse } from './constraints.js';
 import { isSuccessfulRun } from './statistics.js';
+import { MINI_PREFIX } from '../mlrb/tasks.js';
 
 /** lm-eval's four MMLU categories, in its own order, with the labels its tables print. */
 export const MMLU_CATEGORIES = [
@@ -29,7 +30,11 @@ export const UNNAMED_AGENT = '(no agent)';
 export interface ReportRun {
   /** The record file as given on the command line. */
   readonly file: string;
-  /** MLRB's task name as run (`mini_llm_merging`): a mini task is a task of its own in MLRB's tables. */
+  /**
+   * The task as mlrb-eval names it, `mini_` before a mini variant (`minipile`, `mini_minipile`): a mini task is a
+   * task of its own in MLRB's tables. Not MLRB's spelling, whose full tasks `mini_pile` and `baby_lm` read as
+   * mini variants.
+   */
   readonly task: string;
   readonly agent: string;
   /** `agent #n`: the run's place among its task × agent runs (by start time), for chart axes. */
@@ -83,9 +88,9 @@ export interface ReportModelMetrics {
  * in its mean and its success rate. Two runs never write the same record (each has its own start time and
  * wall time), so equal content is the same run.
  */
-export function readRunRecords(files: readonly string[]): { readonly file: string; readonly record: RunRecord }[] {
+export function readRunRecords(files: readonly string[], onRead?: (done: number, total: number) => void): { readonly file: string; readonly record: RunRecord }[] {
   const fileByContent = new Map<string, string>();
-  return files.map((file) => {
+  return files.map((file, index) => {
     const json = readRecordJson(file);
     const content = createHash('sha256').update(JSON.stringify(json)).digest('hex');
     const earlier = fileByContent.get(content);
@@ -93,7 +98,9 @@ export function readRunRecords(files: readonly string[]): { readonly file: strin
       throw new MlrbError('BAD_RECORD', `${file}: the same run as ${earlier} (the file given twice, or a copy of it); each run counts once`, { file, sameAs: earlier });
     }
     fileByContent.set(content, file);
-    return { file, record: parseRecordOf(file, json) };
+    const record = parseRecordOf(file, json);
+    onRead?.(index + 1, files.length);
+    return { file, record };
   });
 }
 
@@ -116,13 +123,14 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
   const counts = new Map<string, number>();
   return ordered.map(({ file, record }) => {
     const agent = record.agent ?? UNNAMED_AGENT;
-    const key = `${record.mlrb_task}\u0000${agent}`;
+    const task = `${record.mini ? MINI_PREFIX : ''}${record.task}`;
+    const key = `${task}\u0000${agent}`;
     const number = (counts.get(key) ?? 0) + 1;
     counts.set(key, number);
     const incomplete = incompleteReasons(record);
     return {
       file,
-      task: record.mlrb_task,
+      task,
       agent,
       label: `${agent} #${number}`,
       headlineLabel: record.headline.label,
@@ -144,7 +152,8 @@ export function toReportRuns(records: readonly { readonly file: string; readonly
   });
 }
 
-const accuracyEntry = z.looseObject({ 'acc,none': z.number() });
+/** An accuracy outside [0, 1] is no accuracy: such an entry shows no bar. */
+const accuracyEntry = z.looseObject({ 'acc,none': z.number().min(0).max(1) });
 
 /**
  * A category that lost subjects is `<category>_partial` (src/tasks/partial.ts) and is read as partial; under

@@ -2,22 +2,26 @@
  * MLRB's statistics per task and agent: how many runs succeeded out of all, the mean score over the counted
  * runs, and the best of them.
  *
- * A run is successful when it has a headline number (status `scored`: the whole of the headline's data was
- * scored) and its eligibility is `eligible`, or `unchecked` where no check of a model file can judge the task's
- * rules. An ineligible model, or one whose gates were not judged (a DRAM estimate), would not be counted by
- * MLRB, and a run without a headline has nothing to average; all of them still count among all runs.
+ * A run is successful when it has a headline number (status `scored`), all of its data was scored (no --limit,
+ * no missing suites or subtasks: completeness.ts, read from the record's run facts, not from the headline's own
+ * status, which a record could claim for a --limit run) and its eligibility is `eligible`, or `unchecked` where no
+ * check of a model file can judge the task's rules. An ineligible model, or one whose gates were not judged (a
+ * DRAM estimate), would not be counted by MLRB, and a run without a headline has nothing to average; all of them
+ * still count among all runs.
  *
  * A partial run (headline status `partial`: `--limit`, or a suite lacking subtasks) is not successful: its
  * number comes from part of the data, so an agent scored on an easy subset would outrank one scored on all of
  * it. Partial runs are counted, and said to be, only where asked (`includePartial`).
  */
 import type { RunRecord } from '../mlrb/run-record.js';
+import { incompleteReasons } from './completeness.js';
 
 /** Eligibility statuses a successful run may have: an allow-list, so a status added later counts only when named here. */
 const COUNTED_ELIGIBILITY: ReadonlySet<RunRecord['eligibility']['status']> = new Set(['eligible', 'unchecked']);
 
-export function isSuccessfulRun(record: Pick<RunRecord, 'headline' | 'eligibility'>): boolean {
-  return record.headline.status === 'scored' && record.headline.value !== null && COUNTED_ELIGIBILITY.has(record.eligibility.status);
+export function isSuccessfulRun(record: RunRecord): boolean {
+  const scored = record.headline.status === 'scored' && record.headline.value !== null;
+  return scored && incompleteReasons(record).length === 0 && COUNTED_ELIGIBILITY.has(record.eligibility.status);
 }
 
 /** What the statistics need of a run. */

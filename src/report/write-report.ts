@@ -20,6 +20,14 @@ export interface ReportOptions {
   readonly includePartial?: boolean;
   /** For reproducible output in tests; defaults to now. */
   readonly generatedAt?: Date;
+  /** Told as each record is read and each chart drawn (drawing is the slow part of a small report). */
+  readonly onProgress?: (progress: ReportProgress) => void;
+}
+
+export interface ReportProgress {
+  readonly stage: 'records' | 'charts';
+  readonly done: number;
+  readonly total: number;
 }
 
 export interface WrittenReport {
@@ -34,13 +42,15 @@ export interface WrittenReport {
 export async function writeReport(options: ReportOptions): Promise<WrittenReport> {
   if (options.recordFiles.length === 0) throw new RangeError('writeReport needs at least one run record');
   // All records are read and validated before anything is written: a bad file leaves no half report.
-  const runs = toReportRuns(readRunRecords(options.recordFiles));
+  const runs = toReportRuns(readRunRecords(options.recordFiles, (done, total) => options.onProgress?.({ stage: 'records', done, total })));
   const summaryOptions = { includePartial: options.includePartial ?? false };
   const summaries = summarizeByTaskAndAgent(runs, summaryOptions);
   const rendered: RenderedChart[] = [];
-  for (const chart of reportCharts(runs, summaries, summaryOptions)) {
+  const charts = reportCharts(runs, summaries, summaryOptions);
+  for (const chart of charts) {
     const drawn = chart.spec === null ? null : await renderChartSvg(chart.spec);
     rendered.push({ chart, svg: drawn?.svg ?? null, warnings: drawn?.warnings ?? [] });
+    options.onProgress?.({ stage: 'charts', done: rendered.length, total: charts.length });
   }
 
   const files: string[] = [];

@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { MlrbError } from '../errors.js';
 import { limitedCount } from './data-files.js';
 import { DATA_ROW_CAP_CHARS } from '../io/file-policy.js';
-import { describeJsonSyntaxError } from '../io/text-file.js';
+import { describeJsonProblem, parseBoundedJson } from '../io/bounded-json.js';
 import { inRowOrder } from './row-order.js';
 
 export interface NumberedRow<T> {
@@ -84,13 +84,10 @@ function isBlank(content: string, start: number, end: number): boolean {
 }
 
 function parseRow<Schema extends z.ZodType>(text: string, file: string, line: number, schema: Schema): z.output<Schema> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error: unknown) {
-    // The reason is described, never quoted: V8's message would echo the line's bytes.
-    throw new MlrbError('BAD_DATA', `${file} line ${line}: not valid JSON (${describeJsonSyntaxError(error)})`, { file, line }, { cause: error });
-  }
+  // The reason is described, never quoted: V8's message would echo the line's bytes.
+  const value = parseBoundedJson(text, (problem, cause) =>
+    new MlrbError('BAD_DATA', `${file} line ${line}: ${problem.kind === 'syntax' ? `not valid JSON (${problem.description})` : describeJsonProblem(problem)}`, { file, line }, cause === undefined ? undefined : { cause }),
+  );
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -26,6 +26,8 @@ export interface CompletenessCheck {
   /** Subtasks that are there; none at all is an error even with allowPartial (there is nothing to score). */
   readonly present: number;
   readonly allowPartial: boolean | undefined;
+  /** Which files the missing subtasks need in this folder's layout, and where to get them (for the message). */
+  readonly howToComplete?: string;
 }
 
 /** Throws BAD_DATA listing the missing subtasks, unless nothing is missing or partial runs are allowed. */
@@ -34,7 +36,7 @@ export function refuseIncomplete(check: CompletenessCheck): void {
   throw new MlrbError(
     'BAD_DATA',
     `${check.suiteLabel} data in ${check.dir} is incomplete: ${check.missing.length} of ${check.expected} subtasks are missing ` +
-      `(${check.missing.join(', ')}); --allow-partial (library: allowPartial) scores the rest as a partial suite`,
+      `(${check.missing.join(', ')})${check.howToComplete === undefined ? '' : `; ${check.howToComplete}`}; --allow-partial (library: allowPartial) scores the rest as a partial suite`,
     { file: check.dir, missing: [...check.missing] },
   );
 }

@@ -54,10 +54,14 @@ export type SuiteName = keyof SuiteOptionsByName;
  */
 export type SuiteNameOrigin = 'lm-eval' | 'babylm' | 'ours' | 'alias';
 
+/** What the suite's name names, as lm-eval's task listing sorts names: a group (an aggregate over subtasks) or a task. */
+export type SuiteNameKind = 'group' | 'task';
+
 interface SuiteEntry<Options> {
   /** Its Suite type says which kind of task the suite holds (a multiple-choice suite: Suite<MultipleChoiceTask>). */
   readonly load: (options: Options) => Promise<Suite>;
   readonly origin: SuiteNameOrigin;
+  readonly kind: SuiteNameKind;
 }
 
 type SuiteEntries = { readonly [Name in SuiteName]: SuiteEntry<SuiteOptionsByName[Name]> };
@@ -65,12 +69,13 @@ type SuiteEntries = { readonly [Name in SuiteName]: SuiteEntry<SuiteOptionsByNam
 const superGlueTask = (name: SuperGlueTaskName): SuiteEntry<SuperGlueLoadOptions> => ({
   load: (options) => loadSuperGlueTaskSuite(name, options),
   origin: 'lm-eval',
+  kind: 'task',
 });
 
 const SUITES = {
-  mmlu: { load: loadMmluSuite, origin: 'lm-eval' },
-  blimp: { load: loadBlimpSuite, origin: 'lm-eval' },
-  superglue: { load: loadSuperGlueSuite, origin: 'ours' },
+  mmlu: { load: loadMmluSuite, origin: 'lm-eval', kind: 'group' },
+  blimp: { load: loadBlimpSuite, origin: 'lm-eval', kind: 'group' },
+  superglue: { load: loadSuperGlueSuite, origin: 'ours', kind: 'group' },
   boolq: superGlueTask('boolq'),
   cb: superGlueTask('cb'),
   copa: superGlueTask('copa'),
@@ -80,16 +85,16 @@ const SUITES = {
   rte: { ...superGlueTask('sglue_rte'), origin: 'alias' },
   wic: superGlueTask('wic'),
   wsc: superGlueTask('wsc'),
-  hellaswag: { load: (options) => loadSingleTaskSuite(hellaswag, options), origin: 'lm-eval' },
-  arc_easy: { load: (options) => loadSingleTaskSuite(arcEasy, options), origin: 'lm-eval' },
-  arc_challenge: { load: (options) => loadSingleTaskSuite(arcChallenge, options), origin: 'lm-eval' },
-  piqa: { load: (options) => loadSingleTaskSuite(piqa, options), origin: 'lm-eval' },
-  winogrande: { load: (options) => loadSingleTaskSuite(winogrande, options), origin: 'lm-eval' },
-  wikitext: { load: loadWikitextSuite, origin: 'lm-eval' },
-  gsm8k: { load: loadGsm8kSuite, origin: 'lm-eval' },
-  blimp_filtered: { load: (options) => loadBabyLmSuite('blimp_filtered', options), origin: 'babylm' },
-  blimp_supplement: { load: (options) => loadBabyLmSuite('blimp_supplement', options), origin: 'babylm' },
-  ewok_filtered: { load: (options) => loadBabyLmSuite('ewok_filtered', options), origin: 'babylm' },
+  hellaswag: { load: (options) => loadSingleTaskSuite(hellaswag, options), origin: 'lm-eval', kind: 'task' },
+  arc_easy: { load: (options) => loadSingleTaskSuite(arcEasy, options), origin: 'lm-eval', kind: 'task' },
+  arc_challenge: { load: (options) => loadSingleTaskSuite(arcChallenge, options), origin: 'lm-eval', kind: 'task' },
+  piqa: { load: (options) => loadSingleTaskSuite(piqa, options), origin: 'lm-eval', kind: 'task' },
+  winogrande: { load: (options) => loadSingleTaskSuite(winogrande, options), origin: 'lm-eval', kind: 'task' },
+  wikitext: { load: loadWikitextSuite, origin: 'lm-eval', kind: 'task' },
+  gsm8k: { load: loadGsm8kSuite, origin: 'lm-eval', kind: 'task' },
+  blimp_filtered: { load: (options) => loadBabyLmSuite('blimp_filtered', options), origin: 'babylm', kind: 'group' },
+  blimp_supplement: { load: (options) => loadBabyLmSuite('blimp_supplement', options), origin: 'babylm', kind: 'group' },
+  ewok_filtered: { load: (options) => loadBabyLmSuite('ewok_filtered', options), origin: 'babylm', kind: 'group' },
 } as const satisfies SuiteEntries;
 
 /** The suite a name loads, with the kind of its tasks. */
@@ -100,6 +105,12 @@ export const SUITE_NAMES: readonly SuiteName[] = Object.keys(SUITES) as SuiteNam
 /** The suite names whose name comes from `origin`, in registry order. */
 export function suiteNamesFrom(origin: SuiteNameOrigin): SuiteName[] {
   return SUITE_NAMES.filter((name) => SUITES[name].origin === origin);
+}
+
+/** Whether the suite's name names a group or a task, and whose name it is. */
+export function suiteNameFacts(name: SuiteName): { readonly kind: SuiteNameKind; readonly origin: SuiteNameOrigin } {
+  const { kind, origin } = SUITES[name];
+  return { kind, origin };
 }
 
 export function isSuiteName(name: string): name is SuiteName {

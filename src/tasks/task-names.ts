@@ -4,8 +4,9 @@
  * our own suite names (`superglue`, `blimp_filtered` …). As in lm-eval, naming a task runs that task alone:
  * its group is reported only when the group itself is named, and a tag is a list of tasks with no aggregate.
  */
-import type { SuiteName } from './registry.js';
-import { isSuiteName, suiteNamesFrom } from './registry.js';
+import { closestNames, didYouMean } from '../text/closest-names.js';
+import type { SuiteName, SuiteNameOrigin } from './registry.js';
+import { isSuiteName, SUITE_NAMES, suiteNameFacts, suiteNamesFrom } from './registry.js';
 import { BLIMP_PARADIGMS } from './blimp/paradigms.js';
 import { MMLU_CATEGORIES, MMLU_SUBJECT_CATEGORIES, isMmluSubject, type MmluCategory } from './mmlu/subjects.js';
 import type { Suite } from './types.js';
@@ -79,9 +80,47 @@ export function describeTaskNames(): TaskNameVocabulary {
   return { lmEval, babyLm, ours: suiteNamesFrom('ours') };
 }
 
+/** One name --tasks accepts, as lm-eval's task listing shows it: a group, a tag or a task, and the suite it loads. */
+export interface ListedTaskName {
+  readonly name: string;
+  readonly kind: 'group' | 'tag' | 'task';
+  readonly suite: SuiteName;
+  /** Whose name it is (an alias is another spelling of one of the suite's names). */
+  readonly origin: SuiteNameOrigin;
+}
+
 /**
- * Comma-separated names → one selection per suite, in first-named order. Unknown names are one RangeError
- * naming them all, before any file is read.
+ * Every name --tasks accepts, built from the registry and the suites' own name lists (MMLU's subjects and
+ * categories, BLiMP's paradigms). BabyLM's subtasks depend on the data downloaded, so they are not here; usage
+ * text shows their patterns (describeTaskNames). The source of `--tasks list` and of "did you mean".
+ */
+export function listTaskNames(): ListedTaskName[] {
+  const listed: ListedTaskName[] = [];
+  for (const suite of SUITE_NAMES) {
+    const { kind, origin } = suiteNameFacts(suite);
+    listed.push({ name: suite, kind, suite, origin });
+    if (suite === 'mmlu') {
+      listed.push(...MMLU_CATEGORIES.map((category) => ({ name: `mmlu_${category}`, kind: 'group' as const, suite, origin })));
+      listed.push(...Object.keys(MMLU_SUBJECT_CATEGORIES).map((subject) => ({ name: `mmlu_${subject}`, kind: 'task' as const, suite, origin })));
+    }
+    if (suite === 'blimp') listed.push(...BLIMP_PARADIGMS.map((paradigm) => ({ name: `blimp_${paradigm}`, kind: 'task' as const, suite, origin })));
+  }
+  listed.push({ name: SUPERGLUE_TAG, kind: 'tag', suite: 'superglue', origin: 'lm-eval' });
+  return listed;
+}
+
+/** Names --tasks does not know, each with the known names nearest it (a RangeError: the caller's mistake). */
+export class UnknownTaskError extends RangeError {
+  constructor(readonly unknown: readonly { readonly name: string; readonly suggestions: readonly string[] }[]) {
+    const described = unknown.map(({ name, suggestions }) => `${JSON.stringify(name)}${suggestions.length > 0 ? ` (${didYouMean(suggestions)})` : ''}`);
+    super(`unknown task ${described.join(', ')}; listTaskNames() (on the command line: --tasks list) gives every name`);
+    this.name = 'UnknownTaskError';
+  }
+}
+
+/**
+ * Comma-separated names → one selection per suite, in first-named order. Unknown names are one
+ * UnknownTaskError naming them all, each with the nearest known names, before any file is read.
  */
 export function resolveTaskNames(spec: string): SuiteSelection[] {
   const names = [...new Set(spec.split(',').map((name) => name.trim()).filter((name) => name.length > 0))];
@@ -89,10 +128,8 @@ export function resolveTaskNames(spec: string): SuiteSelection[] {
   const requests = names.map((name) => ({ name, request: requestFor(name) }));
   const unknown = requests.filter(({ request }) => request === undefined).map(({ name }) => name);
   if (unknown.length > 0) {
-    const known = describeTaskNames();
-    throw new RangeError(
-      `unknown task(s) ${unknown.map((name) => JSON.stringify(name)).join(', ')}; known: ${[...known.lmEval, ...known.babyLm, ...known.ours].join(', ')}`,
-    );
+    const known = listTaskNames().map((entry) => entry.name);
+    throw new UnknownTaskError(unknown.map((name) => ({ name, suggestions: closestNames(name, known) })));
   }
   const bySuite = new Map<SuiteName, Request[]>();
   for (const { request } of requests) {

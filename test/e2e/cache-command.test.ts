@@ -13,7 +13,8 @@ describe('mlrb-eval cache', () => {
     const model = writeTinyCausalLm(path.join(dir, 'model')).modelPath;
     const data = writeTinyBlimp(path.join(dir, 'blimp'));
     const cache = path.join(dir, 'cache');
-    const run = () => runCli([model, '--tasks', 'blimp', '--allow-partial', '--data', data, '--quiet', '--use-cache', cache]);
+    // Not --quiet: the run's summary line says how many scores came from the cache.
+    const run = () => runCli([model, '--tasks', 'blimp', '--allow-partial', '--data', data, '--use-cache', cache]);
     expect((await run()).code).toBe(0);
 
     const info = await runCli(['cache', 'info', '--use_cache', cache]);

@@ -29,7 +29,8 @@ interface ResultsFile {
 
 async function scoreBlimp(provider: string): Promise<{ code: number; stderr: string; results: ResultsFile | null }> {
   const output = path.join(workDir, `${provider}.json`);
-  const run = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--provider', provider, '--output', output, '--quiet', '--no-cache']);
+  // Not --quiet: the summary line says where the run scored.
+  const run = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--provider', provider, '--output', output, '--no-cache']);
   return { code: run.code, stderr: run.stderr, results: run.code === 0 ? (JSON.parse(readFileSync(output, 'utf8')) as ResultsFile) : null };
 }
 

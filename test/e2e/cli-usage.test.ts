@@ -67,3 +67,24 @@ describe.each(COMMANDS)('$command: $line', ({ command, line, help, valueFlag, us
     }
   });
 });
+
+describe('negative numbers are values, and the flag says what it accepts', () => {
+  it.each([
+    ['--limit', '-3'],
+    ['--limit=-3', undefined],
+  ])('BAD CALL – %s %s: the same message either way, which suggests nothing invalid', async (flag, value) => {
+    for (const line of [['model.onnx', '--tasks', 'blimp'], ['mlrb', 'blimp', 'model.onnx']]) {
+      const run = await runCli([...line, flag, ...(value === undefined ? [] : [value])]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('--limit must be above 0 (a count of documents, or a fraction below 1), got -3\n');
+      expect(run.stderr).not.toContain('--limit=');
+    }
+  });
+
+  it('BAD CALL – zero, a word and a real flag in the value\'s place each get their own message', async () => {
+    expect((await runCli(['model.onnx', '--tasks', 'blimp', '--limit', '0'])).stderr).toContain('--limit must be above 0');
+    expect((await runCli(['model.onnx', '--tasks', 'blimp', '--limit', 'ten'])).stderr).toContain('--limit expects a count or a fraction below 1, got "ten"');
+    expect((await runCli(['model.onnx', '--tasks', 'blimp', '--limit', '--quiet'])).stderr).toContain('--limit needs a value');
+    expect((await runCli(['math-reasoning', 'model.onnx', '--data', 'x.jsonl', '--limit', '-3'])).stderr).toContain('expected a whole number ≥ 1, got "-3"');
+  });
+});

@@ -133,7 +133,7 @@ describe('mlrb-eval CLI', () => {
     expect(unknownFlag.stderr).toMatch(/frobnicate/);
     const badSuite = await runCli([modelPath, '--suite', 'nonesuch', '--data', blimpDir]);
     expect(badSuite.code).toBe(2);
-    expect(badSuite.stderr).toMatch(/unknown task\(s\) "nonesuch"/);
+    expect(badSuite.stderr).toMatch(/unknown task "nonesuch"/);
     const badNumber = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--limit', 'ten']);
     expect(badNumber.code).toBe(2);
   });

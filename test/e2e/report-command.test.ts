@@ -120,7 +120,7 @@ interface ExpectedSummary {
  * and is not ineligible, and if partial only with includePartial; runs are labelled `#n` in designed order.
  */
 function expectedSummary(task: string, agent: string, includePartial: boolean): ExpectedSummary {
-  const group = designed.filter((run) => mlrbTaskDefinition(run.task).mlrbName === task && run.agent === agent);
+  const group = designed.filter((run) => run.task === task && run.agent === agent);
   const labelled = group.map((run, index) => ({ run, label: `${agent} #${index + 1}` }));
   const withNumber = labelled.filter(({ run }) => run.score !== null && run.eligibility !== 'ineligible');
   const counted = withNumber.filter(({ run }) => run.partial === undefined || includePartial);
@@ -176,7 +176,7 @@ describe('mlrb-eval report', () => {
     expect(Number(beta?.best_score)).toBeCloseTo(0.48, 12);
     const gamma = byKey.get('edge_llm_compression/agent-gamma');
     expect([gamma?.runs, gamma?.successful, gamma?.mean]).toEqual(['3', '0', '']);
-    expect([byKey.get('baby_lm/agent-alpha')?.runs, byKey.get('baby_lm/agent-alpha')?.successful]).toEqual(['4', '2']);
+    expect([byKey.get('babylm/agent-alpha')?.runs, byKey.get('babylm/agent-alpha')?.successful]).toEqual(['4', '2']);
     expect([byKey.get('math_reasoning/agent-alpha')?.runs, byKey.get('math_reasoning/agent-alpha')?.successful]).toEqual(['3', '0']);
     const runsCsv = readFileSync(path.join(outDir, 'runs.csv'), 'utf8').trimEnd().split('\r\n');
     expect(runsCsv).toHaveLength(1 + designed.length + REAL_TASKS.length);
@@ -208,7 +208,8 @@ describe('mlrb-eval report', () => {
       // Complete: every suite scored whole without --limit; runs without data (score null) are not.
       const complete = run.score !== null && run.partial === undefined;
       expect(row?.complete, `synthetic-${index}`).toBe(String(complete));
-      if (run.partial === 'limit') expect(row?.incomplete).toBe('--limit 50');
+      // A text cell starting with '-' gets a leading quote, so no spreadsheet reads it as a formula.
+      if (run.partial === 'limit') expect(row?.incomplete).toBe("'--limit 50");
       if (run.partial === 'missing-subtasks') expect(row?.incomplete).toBe('mmlu partial: without mmlu_abstract_algebra');
     });
     const html = readFileSync(path.join(outDir, 'report.html'), 'utf8');

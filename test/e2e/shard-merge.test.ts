@@ -3,7 +3,7 @@
  * the unsharded run's results, samples and tables; mismatched, repeated and missing shards are refused.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
@@ -16,6 +16,7 @@ import { makeTempDir } from '../support/temp-dirs.js';
 import { writeTinyBlimp } from '../support/tiny-datasets.js';
 import { runCli } from '../support/run-cli.js';
 import { withoutProcessFacts } from '../support/process-facts.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 const bin = path.join(repoRoot, 'bin', 'mlrb-eval.js');
 
@@ -44,7 +45,8 @@ const cases = [
 
 describe('--shard I/N and mlrb-eval merge', () => {
   for (const [caseIndex, { name, flags }] of cases.entries()) {
-    it(`${name}: 3 shard processes merged = the unsharded run (results, samples, tables)`, async () => {
+    // One suite shows the processes' merge in the quick tier; the full tier merges each kind of task.
+    it.runIf(caseIndex === 0 || FULL_TIER)(`${name}: 3 shard processes merged = the unsharded run (results, samples, tables)`, async () => {
       const dir = path.join(workDir, `case-${caseIndex}`);
       const common = [model, ...flags, '--quiet', '--no-cache', '--batch-size', '2'];
       const shardFiles = [0, 1, 2].map((index) => path.join(dir, `shard-${index}.json`));
@@ -56,9 +58,11 @@ describe('--shard I/N and mlrb-eval merge', () => {
       expect(whole?.code).toBe(0);
       for (const shard of shards) expect(shard.code, shard.stderr).toBe(0);
       // Given in any order.
-      const merge = await runBin(['merge', shardFiles[2]!, shardFiles[0]!, shardFiles[1]!, '--output', path.join(dir, 'merged.json'), '--log-samples', path.join(dir, 'merged.jsonl')]);
+      // --verify re-scores 2 documents of each shard (few-shot prompts and rolling windows rebuilt as the shards built them).
+      const merge = await runBin(['merge', shardFiles[2]!, shardFiles[0]!, shardFiles[1]!, '--verify', '2', '--output', path.join(dir, 'merged.json'), '--log-samples', path.join(dir, 'merged.jsonl')]);
       expect(merge.code, merge.stderr).toBe(0);
       expect(merge.stderr).toMatch(/merged 3 of 3 shards/);
+      expect(merge.stderr).toMatch(/verified \d+ documents of 3 shards against the model: all agree/);
       expect(merge.stdout).toBe(whole?.stdout);
 
       const wholeResults = readJson(path.join(dir, 'whole.json'));
@@ -74,7 +78,7 @@ describe('--shard I/N and mlrb-eval merge', () => {
 
 // The tiny model's log-likelihoods barely depend on far context; stories260K's do, so a prompt out of step would
 // show in its numbers. Full BLiMP (67,000 pairs) was checked by hand: README, "Scale-out".
-describe.skipIf(!hasShared)('stories260K on real data: 3 shards merged = the unsharded run', () => {
+describe.runIf(FULL_TIER && hasShared)('stories260K on real data: 3 shards merged = the unsharded run', () => {
   const runs = [
     { name: 'BLiMP, 20 pairs per paradigm', options: { suite: 'blimp', dataDir: sharedPaths.blimp, limit: 20 } },
     { name: 'SuperGLUE CB, COPA and WiC 2-shot, 12 documents each', options: { suite: 'cb,copa,wic', dataDir: sharedPaths.superglue, numFewshot: 2, limit: 12 } },
@@ -191,5 +195,43 @@ describe('merge refusals', () => {
     expect(readFileSync(shardFiles[1]!).equals(shardBytes)).toBe(true);
     expect(() => evaluate({ model, suite: 'blimp', dataDir: blimpDir, shard: { index: 0, count: 2 } })).toThrow(/evaluateShard\(\)/);
     expect(() => evaluate({ model, suite: 'blimp', dataDir: blimpDir, shard: { index: 2, count: 2 } })).toThrow(TypeError);
+  });
+
+  it('EXPECTED FAILURE – a log-likelihood that is no log-probability ("NaN", "Infinity", a positive number) is refused, naming the file and the field', async () => {
+    for (const [name, value] of [['nan', 'NaN'], ['infinity', 'Infinity'], ['positive', 0.5], ['huge', '1e999']] as const) {
+      const file = path.join(dir, `forged-${name}.json`);
+      const text = readFileSync(shardFiles[0]!, 'utf8');
+      const record = JSON.parse(text) as { documents: Record<string, { docs: { logliks: unknown[] }[] }> };
+      const task = Object.keys(record.documents)[0]!;
+      record.documents[task]!.docs[0]!.logliks[1] = name === 'huge' ? 0 : value;
+      // 1e999 parses as Infinity: written as a bare number, not the writer's form.
+      writeFileSync(file, name === 'huge' ? JSON.stringify(record).replace(/"logliks":\[([^,\]]+),0\]/, '"logliks":[$1,1e999]') : JSON.stringify(record));
+      const run = await runCli(['merge', file, shardFiles[1]!, shardFiles[2]!]);
+      expect(run.code, name).toBe(1);
+      expect(run.stderr, name).toMatch(new RegExp(`error \\[BAD_SHARD\\]: ${file.replaceAll(/[.\\/]/g, '\\$&')} is not a valid shard file: documents\\.${task}\\.docs\\.0\\.logliks\\.1: a log-likelihood is a number ≤ 0 or "-Infinity"`));
+    }
+  });
+
+  it('--verify K re-scores K random documents per shard: honest shards pass (and say the seed), a forged one is refused, naming it', async () => {
+    const honest = await runCli(['merge', ...shardFiles, '--verify', '2']);
+    expect(honest.code, honest.stderr).toBe(0);
+    expect(honest.stderr).toMatch(/verified 6 documents of 3 shards against the model: all agree \(seed \d+\)/);
+    // Shard 1 with every document's two log-likelihoods swapped: still log-probabilities, every answer flipped.
+    const forged = edited(1, (record) => {
+      for (const task of Object.values(record.documents)) for (const doc of task.docs) doc.logliks.reverse();
+      return record;
+    })[1]!;
+    const forgedFile = path.join(dir, 'forged-shard-1.json');
+    writeFileSync(forgedFile, JSON.stringify(forged));
+    expect((await runCli(['merge', shardFiles[0]!, forgedFile, shardFiles[2]!])).code).toBe(0); // what a merge alone cannot see
+    const caught = await runCli(['merge', shardFiles[0]!, forgedFile, shardFiles[2]!, '--verify', '1', '--output', path.join(dir, 'never.json')]);
+    expect(caught.code).toBe(1);
+    expect(caught.stderr).toMatch(/error \[BAD_SHARD\]: .*forged-shard-1\.json: re-scoring document \d+ of blimp_toy_\w+ gives other results than the shard holds: choice \d's log-likelihood is -?[\d.e-]+, recomputed -?[\d.e-]+; the shard's numbers did not come from this model/);
+    expect(existsSync(path.join(dir, 'never.json'))).toBe(false);
+    const otherModel = writeTinyCausalLm(path.join(dir, 'other-model'), { seed: 77 }).modelPath;
+    const wrongModel = await runCli(['merge', ...shardFiles, '--verify', '1', '--model', otherModel]);
+    expect(wrongModel.code).toBe(1);
+    expect(wrongModel.stderr).toMatch(/the model verified with \(.*other-model.*\) is not the one the shards name: its model_sha256 is/);
+    expect((await runCli(['merge', ...shardFiles, '--model', otherModel])).code).toBe(2);
   });
 });

@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { loadSuite } from '../../src/tasks/registry.js';
 import { compareSuiteWithReference } from '../support/compare-with-reference.js';
 import { hasShared, sharedPaths } from '../support/shared-data.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 describe.skipIf(!hasShared)('stories260K on real data matches the independent path', () => {
-  it('MMLU 0-shot, 2 questions per subject', async () => {
+  it.runIf(FULL_TIER)('MMLU 0-shot, 2 questions per subject', async () => {
     const suite = await loadSuite('mmlu', { dataDir: sharedPaths.mmlu, limit: 2 });
     const comparison = await compareSuiteWithReference(sharedPaths.stories, suite);
     expect(comparison.documents).toBe(114);

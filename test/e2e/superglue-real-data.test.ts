@@ -9,11 +9,12 @@ import { loadSuite } from '../../src/tasks/registry.js';
 import { compareSuiteWithReference } from '../support/compare-with-reference.js';
 import { hasShared, sharedPaths } from '../support/shared-data.js';
 import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 const SHARED_TASKS = ['boolq', 'cb', 'copa', 'multirc', 'sglue_rte', 'wic', 'wsc'];
 
 describe.skipIf(!hasShared)('stories260K on SuperGLUE matches the independent path', () => {
-  it('0-shot, 30 documents per task, all seven shared tasks', async () => {
+  it.runIf(FULL_TIER)('0-shot, 30 documents per task, all seven shared tasks', async () => {
     const suite = await loadSuite('superglue', { dataDir: sharedPaths.superglue, limit: 30, allowPartial: true });
     expect(suite.tasks.map((task) => task.name)).toEqual(SHARED_TASKS);
     const comparison = await compareSuiteWithReference(sharedPaths.stories, suite);

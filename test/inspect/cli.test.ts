@@ -4,13 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { runCheckPruningCommand } from '../../src/cli/check-pruning-command.js';
 import { runInspectCommand } from '../../src/cli/inspect-command.js';
 import { ExitError } from '../../src/cli/exit-error.js';
-import { buildEdgeBase, pruneHeads, quantizeWeightsInt8, writeEdgeModel, zeroHeads } from '../support/model-builders/edge-fixtures.js';
+import { buildEdgeBase, pruneHeads, quantizeWeightsInt8, storedElements, writeEdgeModel, zeroHeads } from '../support/model-builders/edge-fixtures.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const tempPath = useTempDirectory('cli');
 const base = buildEdgeBase();
 const basePath = writeEdgeModel(tempPath('base'), base, base.model);
-const quantizedPath = writeEdgeModel(tempPath('quantized'), base, quantizeWeightsInt8(base.model));
+const quantized = quantizeWeightsInt8(base.model);
+const quantizedPath = writeEdgeModel(tempPath('quantized'), base, quantized);
 
 type Command = typeof runInspectCommand;
 
@@ -36,7 +37,8 @@ describe('mlrb-eval inspect', () => {
   it('prints a readable report and a verdict; exit 0 without --strict even when it fails', async () => {
     const { code, stdout } = await run(runInspectCommand, [quantizedPath, '--tensors']);
     expect(code).toBe(0);
-    expect(stdout).toContain('Parameters: 31,840 total'); // int8 weights are parameters too
+    // Counted from storage: the int8 weights, their scales and the shape constants are parameters too.
+    expect(stdout).toContain(`Parameters: ${storedElements(quantized).toLocaleString('en-US')} total`);
     expect(stdout).toContain('Quantization (weights must be fp16/fp32): FAIL');
     expect(stdout).toContain('layers.0.query.weight_quantized  int8 [32, 32]');
     expect(stdout).toMatch(/DRAM estimate \(batch 1, 2,000 tokens\): weights .* \+ KV cache 0 \(not returned\) .* \+ logits C·V·4 = 2,000·/);
@@ -51,7 +53,7 @@ describe('mlrb-eval inspect', () => {
     const report = JSON.parse(clean.stdout) as { verdict: { status: string }; dram: { budget: { bytes: number }; basis: string }; inspect: { parameters: { total: number } } };
     expect(report.verdict.status).toBe('pass');
     expect(report.dram).toMatchObject({ budget: { bytes: 2 ** 30 }, basis: 'estimate' });
-    expect(report.inspect.parameters.total).toBe(31_840);
+    expect(report.inspect.parameters.total).toBe(storedElements(base.model));
     expect((await run(runInspectCommand, [basePath, '--strict', '--dram-budget', '100kB', '--estimate-only'])).code).toBe(1);
   });
 

@@ -26,7 +26,7 @@ describe('config.json vs the graph', () => {
   it('a config that matches the graph gives no warnings, and the graph\'s own limits are reported', async () => {
     const report = await inspectModel(writeWithConfig('matching', {}));
     expect(report.configWarnings).toEqual([]);
-    expect(report.graph).toEqual({ positionLimit: { tensor: 'position_embedding', rows: 64 }, attention: 'decomposed', fusedHeads: null, logitsType: 'float32' });
+    expect(report.graph).toEqual({ positionLimit: { tensor: 'position_embedding', rows: 64, kind: 'learned' }, rotaryCaches: [], attention: 'decomposed', fusedHeads: null, logitsType: 'float32' });
   });
 
   it('EXPECTED FAILURE – every disagreement is a warning naming the key, both figures and where the graph says so', async () => {

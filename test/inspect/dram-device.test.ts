@@ -9,7 +9,7 @@ import { runInspectCommand } from '../../src/cli/inspect-command.js';
 import { ExitError } from '../../src/cli/exit-error.js';
 import { isMlrbError, type MlrbError } from '../../src/errors.js';
 import { buildEdgeBase, initializerBytes, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
-import { checkDramBudget } from '../../src/inspect/dram-check.js';
+import { checkDramBudget, resolveBudget } from '../../src/inspect/dram-check.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
 import { measureDram, type DramMeasurement } from '../../src/inspect/dram-measure.js';
 import { checkEdgeModel, type EdgeCheckReport } from '../../src/inspect/edge-check.js';
@@ -57,37 +57,46 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe('the device-memory verdict', () => {
-  /** A measurement as the probe reports it on CUDA (the figures are made up; the verdict's logic is under test). */
-  const onDevice = (devicePeakBytes: number): DramMeasurement => ({
-    tokens: 64, logitRows: 64, vocabSize: 64, logitsType: 'float32', baselineRssBytes: 50e6, afterLoadRssBytes: 60e6, peakRssBytes: 70e6, peakDeltaBytes: 20e6, loadMs: 1, forwardMs: 1,
-    peakResetSupported: true, provider: 'cuda', deviceName: 'NVIDIA H100 80GB HBM3', deviceBaselineFreeBytes: 80e9, devicePeakBytes,
-  });
+  /** A measurement as the probes report it on CUDA (the figures are made up; the verdict's logic is under test). */
+  const onDevice = (devicePeakBytes: number, provider: 'cpu' | 'cuda' = 'cuda'): DramMeasurement => {
+    const device = provider === 'cuda' ? { deviceName: 'NVIDIA H100 80GB HBM3', deviceBaselineFreeBytes: 80e9, devicePeakBytes } : { deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null };
+    const probe = {
+      kind: 'text', description: '64 tokens of the text from paragraph 0', tokens: 64, distinctIds: 30, logitRows: 64, vocabSize: 64, logitsType: 'float32',
+      baselineRssBytes: 50e6, afterLoadRssBytes: 60e6, peakRssBytes: 70e6, peakDeltaBytes: 20e6, loadMs: 1, forwardMs: 1, peakResetSupported: true, provider, ...device,
+    } as const;
+    return {
+      tokens: 64, provider, peakDeltaBytes: 20e6, devicePeakBytes: device.devicePeakBytes, decidingProbe: 'text', probes: [probe],
+      text: { file: 'text.txt', source: 'test', licence: 'test', tokenizer: 'tokenizer.json' }, rebuiltRotaryCaches: [],
+    };
+  };
 
   it('judges peak device memory, not the host RSS, and says so', async () => {
     const estimate = estimateDram(await inspectModel(basePath));
-    const budget = { bytes: 1e9, source: 'edge-training' } as const;
+    const budget = resolveBudget('edge-training', undefined)!;
     const fits = checkDramBudget(estimate, onDevice(400e6), budget);
     expect(fits).toMatchObject({ basis: 'measured-device', usedBytes: 400e6, verdict: { status: 'pass' } });
     const over = checkDramBudget(estimate, onDevice(1.5e9), budget); // the host's 20 MB would fit
     expect(over.verdict.status).toBe('fail');
     expect(over.verdict.reasons[0]).toBe('measured peak device memory 1.50 GB exceeds the edge-training budget of 1.00 GB by 500.00 MB');
     const quantization = { verdict: verdictOf([]) } as EdgeCheckReport['quantization'];
-    const text = formatEdgeReport({ inspect: await inspectModel(basePath), quantization, dram: over, verdict: over.verdict });
-    expect(text).toContain('Device memory measured (NVIDIA H100 80GB HBM3): peak 1.50 GB (free before loading 80.00 GB minus free after scoring)');
+    const weightDtypes = { verdict: verdictOf([]) } as EdgeCheckReport['weightDtypes'];
+    const text = formatEdgeReport({ inspect: await inspectModel(basePath), quantization, weightDtypes, dram: over, verdict: over.verdict });
+    expect(text).toContain('peak device memory 1.50 GB (NVIDIA H100 80GB HBM3: free before loading 80.00 GB minus free after scoring), from probe text');
     expect(text).toContain('Device memory vs edge-training budget 1.00 GB (peak device memory 1.50 GB): FAIL');
   });
 
   it('a CPU measurement is judged by peak DRAM as before', async () => {
     const estimate = estimateDram(await inspectModel(basePath));
-    const cpu: DramMeasurement = { ...onDevice(0), provider: 'cpu', deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null };
-    const check = checkDramBudget(estimate, cpu, { bytes: 1e6, source: 'custom' });
+    const cpu = onDevice(0, 'cpu');
+    const check = checkDramBudget(estimate, cpu, resolveBudget(undefined, 1e6)!);
     expect(check).toMatchObject({ basis: 'measured', usedBytes: 20e6 });
     expect(check.verdict.reasons[0]).toMatch(/^measured peak DRAM 20.00 MB exceeds the DRAM budget/);
   });
 
   it('cpu measurements carry no device figures', async () => {
     const measurement = await measureDram(basePath, { threads: 1, tokens: TOKENS });
-    expect(measurement).toMatchObject({ provider: 'cpu', deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null });
+    expect(measurement).toMatchObject({ provider: 'cpu', devicePeakBytes: null });
+    for (const probe of measurement.probes) expect(probe).toMatchObject({ provider: 'cpu', deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null });
   });
 
   it('BAD CALL – a provider other than cpu or cuda is a RangeError before any work', async () => {
@@ -129,11 +138,13 @@ describe.skipIf(!hasCuda)(`on the GPU: peak device memory${hasCuda ? '' : ' (SKI
   it('measures the device footprint of one batch-1 pass: more than the weights, on a named device', async () => {
     const measurement = await measureDram(basePath, { provider: 'cuda', tokens: TOKENS });
     expect(measurement.provider).toBe('cuda');
-    expect(measurement.deviceName).toBeTruthy();
-    expect(measurement.deviceBaselineFreeBytes).toBeGreaterThan(0);
+    const deciding = measurement.probes.find((probe) => probe.kind === measurement.decidingProbe)!;
+    expect(deciding.deviceName).toBeTruthy();
+    expect(deciding.deviceBaselineFreeBytes).toBeGreaterThan(0);
+    expect(measurement.devicePeakBytes).toBe(Math.max(...measurement.probes.map((probe) => probe.devicePeakBytes ?? 0)));
     expect(measurement.devicePeakBytes).toBeGreaterThan(initializerBytes(base.model));
-    expect(measurement.devicePeakBytes).toBeLessThan(measurement.deviceBaselineFreeBytes ?? 0);
-    expect(measurement).toMatchObject({ tokens: TOKENS, logitRows: TOKENS }); // full logits on the device too
+    expect(measurement.devicePeakBytes).toBeLessThan(deciding.deviceBaselineFreeBytes ?? 0);
+    expect(measurement.probes[0]).toMatchObject({ kind: 'text', tokens: TOKENS, logitRows: TOKENS }); // full logits on the device too
   });
 
   it('the verdict judges the device bytes, and the CLI says peak device memory', async () => {

@@ -3,6 +3,8 @@
  * hidden 32, FFN 64, vocab 64, a learned position table of 64 rows). Expected figures are computed here from
  * the fixture's dimensions and the formula the README states, not read back from the estimate.
  */
+import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildEdgeBase, initializerBytes, pruneHeads, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
 import { writeTinyCausalLm } from '../support/model-builders/tiny-causal-lm.js';
@@ -35,7 +37,7 @@ describe('DRAM estimate', () => {
     expect(estimate.activationBytes).toBe(attention + hidden); // 512 kB of logits fit in the freed attention memory
     expect(estimate.totalBytes).toBe(weights + 15e6 + weights / 2 + attention + hidden);
     expect(estimate.formula).toContain(`= ${formatBytes(estimate.totalBytes)}`);
-    expect(estimate.inputLimit).toEqual({ tensor: 'position_embedding', rows: POSITIONS });
+    expect(estimate.inputLimit).toEqual({ tensor: 'position_embedding', rows: POSITIONS, kind: 'learned' });
     expect(estimate.assumptions).toContain('the graph\'s position table position_embedding has 64 rows: it cannot run 2,000 tokens');
   });
 
@@ -54,21 +56,23 @@ describe('DRAM estimate', () => {
 
   it('EXPECTED FAILURE – a budget one byte under the estimate fails it; the estimate itself passes', async () => {
     const estimate = estimateDram(await inspectModel(basePath), { contextTokens: 16 });
-    const failing = checkDramBudget(estimate, null, { bytes: estimate.totalBytes - 1, source: 'custom' });
+    const failing = checkDramBudget(estimate, null, resolveBudget(undefined, estimate.totalBytes - 1)!);
     expect(failing.verdict.status).toBe('fail');
     expect(failing.verdict.reasons[0]).toBe(`estimated DRAM ${formatBytes(estimate.totalBytes)} exceeds the DRAM budget of ${formatBytes(estimate.totalBytes - 1)} by 1 B`);
-    expect(checkDramBudget(estimate, null, { bytes: estimate.totalBytes, source: 'custom' }).verdict.status).toBe('pass');
+    expect(checkDramBudget(estimate, null, resolveBudget(undefined, estimate.totalBytes)!).verdict.status).toBe('pass');
   });
 
   it('warns, judged on the estimate, that the graph cannot run the input', async () => {
-    const check = checkDramBudget(estimateDram(await inspectModel(basePath)), null, { bytes: 1e9, source: 'edge-training' });
+    const check = checkDramBudget(estimateDram(await inspectModel(basePath)), null, resolveBudget('edge-training', undefined));
     expect(check.verdict.warnings).toContain('the graph cannot run the 2,000-token input: its position table position_embedding has 64 rows');
   });
 
   it('takes budgets from the tracks or explicitly, and parses sizes', () => {
-    expect(resolveBudget('edge-training', undefined)).toEqual({ bytes: 1e9, source: 'edge-training' });
-    expect(resolveBudget('edge-compression', undefined)).toEqual({ bytes: 12e9, source: 'edge-compression' });
-    expect(resolveBudget('edge-compression', 5)).toEqual({ bytes: 5, source: 'custom' });
+    // Each limit in bytes, GB (10^9) and GiB (2^30), with where it comes from.
+    expect(resolveBudget('edge-training', undefined)).toMatchObject({ bytes: 1e9, gb: 1, gib: 1e9 / 1073741824, source: 'edge-training', rule: expect.stringContaining("MLRB's edge_llm_training prompt") });
+    expect(resolveBudget('edge-training', undefined)?.rule).toContain('the Edge-LLM challenge itself says 12 GB');
+    expect(resolveBudget('edge-compression', undefined)).toMatchObject({ bytes: 12e9, gb: 12, gib: 12e9 / 1073741824, source: 'edge-compression' });
+    expect(resolveBudget('edge-compression', 5)).toMatchObject({ bytes: 5, source: 'custom', rule: expect.stringContaining('operator override') });
     expect(resolveBudget(undefined, undefined)).toBeNull();
     expect(() => resolveBudget('edge-mystery' as never, undefined)).toThrow(RangeError);
     expect(() => resolveBudget(undefined, 0)).toThrow(RangeError);
@@ -79,14 +83,37 @@ describe('DRAM estimate', () => {
 });
 
 describe('DRAM measurement (child process)', () => {
-  it('runs exactly the tokens asked for, with a logits row per token', async () => {
+  it('runs four probes of exactly the tokens asked for (the text, random ids, one repeated id, the text at a shorter length), a logits row per token, and takes the largest', async () => {
     const measurement = await measureDram(basePath, { threads: 1, tokens: POSITIONS });
-    expect(measurement).toMatchObject({ tokens: 64, logitRows: 64, vocabSize: V, logitsType: 'float32' });
-    expect(measurement.baselineRssBytes).toBeGreaterThan(10e6);
-    expect(measurement.peakRssBytes).toBeGreaterThanOrEqual(measurement.afterLoadRssBytes);
-    expect(measurement.peakDeltaBytes).toBe(measurement.peakRssBytes - measurement.baselineRssBytes);
-    expect(measurement.peakDeltaBytes).toBeGreaterThan(initializerBytes(base.model));
-    expect(measurement.peakDeltaBytes).toBeLessThan(1e9);
+    expect(measurement.tokens).toBe(64);
+    expect(measurement.probes.map((probe) => probe.kind)).toEqual(['text', 'random-ids', 'repeated-id', 'text-other-length']);
+    for (const probe of measurement.probes) {
+      expect(probe).toMatchObject({ logitRows: probe.tokens, vocabSize: V, logitsType: 'float32' });
+      expect(probe.baselineRssBytes).toBeGreaterThan(10e6);
+      expect(probe.peakRssBytes).toBeGreaterThanOrEqual(probe.afterLoadRssBytes);
+      expect(probe.peakDeltaBytes).toBe(probe.peakRssBytes - probe.baselineRssBytes);
+      expect(probe.peakDeltaBytes).toBeGreaterThan(initializerBytes(base.model));
+      expect(probe.peakDeltaBytes).toBeLessThan(1e9);
+    }
+    const [text, random, repeated, shorter] = measurement.probes;
+    expect([text!.tokens, random!.tokens, repeated!.tokens]).toEqual([64, 64, 64]);
+    expect(shorter!.tokens).toBeGreaterThanOrEqual(32);
+    expect(shorter!.tokens).toBeLessThan(64);
+    expect(repeated!.distinctIds).toBe(1);
+    expect(random!.distinctIds).toBeGreaterThan(20); // 64 draws from 64 ids: about 41 distinct
+    expect(text!.description).toMatch(/^64 tokens of the text from paragraph \d+$/);
+    const largest = Math.max(...measurement.probes.map((probe) => probe.peakDeltaBytes));
+    expect(measurement.peakDeltaBytes).toBe(largest);
+    expect(measurement.probes.find((probe) => probe.kind === measurement.decidingProbe)!.peakDeltaBytes).toBe(largest);
+    expect(measurement.text).toMatchObject({ licence: expect.stringContaining('CC BY-SA 3.0'), tokenizer: path.join(path.dirname(basePath), 'tokenizer.json') });
+  });
+
+  it('EXPECTED FAILURE – without the model\'s tokenizer there is no real text to feed: BAD_TOKENIZER naming where it looked', async () => {
+    const folder = path.dirname(writeEdgeModel(tempPath('no-tokenizer'), base, base.model));
+    rmSync(path.join(folder, 'tokenizer.json'));
+    await expect(measureDram(folder, { tokens: 16 })).rejects.toMatchObject({
+      code: 'BAD_TOKENIZER', message: expect.stringContaining(`no tokenizer at ${path.join(folder, 'tokenizer.json')}: the DRAM measurement feeds real text`),
+    });
   });
 
   it('feeds ids a graph cannot foresee: a graph that keeps 200 MB of working memory for any input but a fixed probe input is measured with it', async () => {
@@ -122,12 +149,13 @@ describe('DRAM measurement (child process)', () => {
     };
     const measurement = await measureDram(writeEdgeModel(tempPath('probe-aware'), base, probeAware), { threads: 1, tokens: POSITIONS });
     expect(measurement.peakDeltaBytes).toBeGreaterThan(200e6);
+    // (Not every probe: 64 ids can sum to the predictable input's sum by chance, and that probe then takes the cheap path.)
   });
 
   it('EXPECTED FAILURE – a graph whose position table is shorter than 2,000 rows is refused, naming the limit, never measured shorter', async () => {
     const failure = await measureDram(basePath).then(() => null, (error: unknown) => error);
     expect(failure).toMatchObject({ code: 'BAD_MODEL', details: { tensor: 'position_embedding', positionLimit: 64, tokens: 2000 } });
-    expect((failure as Error).message).toContain('cannot run the 2,000-token input the DRAM measurement needs: its position table position_embedding has 64 rows');
+    expect((failure as Error).message).toContain('cannot run the 2,000-token input the DRAM measurement needs: its learned position table position_embedding has 64 rows');
     await expect(measureDram(basePath, { tokens: 65 })).rejects.toMatchObject({ code: 'BAD_MODEL', details: { positionLimit: 64, tokens: 65 } });
   });
 
@@ -142,6 +170,7 @@ describe('DRAM measurement (child process)', () => {
     const report = await checkEdgeModel(basePath, { track: 'edge-training', threads: 1, contextTokens: POSITIONS });
     expect(report.dram.basis).toBe('measured');
     expect(report.dram.measurement?.tokens).toBe(64);
+    expect(report.dram.measurement?.probes.filter((probe) => probe.kind !== 'text-other-length').every((probe) => probe.tokens === 64)).toBe(true);
     expect(report.dram.estimate.contextTokens).toBe(64);
     expect(report.verdict.status).toBe('pass');
     const tiny = await checkEdgeModel(basePath, { dramBudgetBytes: 1000, threads: 1, contextTokens: POSITIONS });

@@ -159,13 +159,15 @@ describe('check-pruning folds lineage in', () => {
 });
 
 describe('check-track edge-compression with a weights base', () => {
-  it('EXPECTED FAILURE – the unrelated model fails the [pruning] check on lineage; the pruned one has no lineage reason', async () => {
+  it('EXPECTED FAILURE – the unrelated model fails the [lineage] gate; the pruned one passes it', async () => {
     const failing = await checkTrack('edge-compression', at(unrelated.file), { base: at(base.safetensors), measureDram: false });
     expect(failing.verdict.status).toBe('fail');
-    expect(failing.verdict.reasons).toEqual([{ check: 'pruning', message: expect.stringMatching(/^lineage: .* does not derive from /) }]);
+    expect(failing.verdict.reasons).toEqual([{ check: 'lineage', message: expect.stringMatching(/ does not derive from /) }]);
+    expect(failing.checks.lineage).toMatchObject({ status: 'not-derived', baseKind: 'safetensors', notJudged: null });
     const passing = await checkTrack('edge-compression', at(pruned.file), { base: at(base.safetensors), measureDram: false });
     expect(passing.verdict.reasons).toEqual([]);
-    expect(passing.checks.pruning?.lineage.status).toBe('derived');
+    expect(passing.checks.lineage?.status).toBe('derived');
+    expect(passing.pruning?.lineage.status).toBe('derived');
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeShape } from '../../src/inspect/architecture.js';
-import { checkDramBudget, EDGE_TRACKS } from '../../src/inspect/dram-check.js';
+import { checkDramBudget, resolveBudget } from '../../src/inspect/dram-check.js';
 import { estimateDram } from '../../src/inspect/dram-estimate.js';
 import { readHfArchitecture } from '../../src/model/hf-config.js';
 import { buildInspectReport } from '../../src/inspect/inspect-report.js';
@@ -31,8 +31,8 @@ describe.each(['hf-gemm', 'optimum-matmul'] as const)('Phi-2 metadata (%s export
 
   it('counts 2,779,683,840 parameters, the embedding apart, untied LM head', () => {
     expect(phi2Parameters(Array(32).fill(32), Array(32).fill(PHI2.intermediate))).toBe(PHI2_PARAMETERS);
-    const totals = countParameters(graph, shape, false);
-    expect(totals).toEqual({ total: PHI2_PARAMETERS, embedding: PHI2.vocab * PHI2.hidden, nonEmbedding: PHI2_PARAMETERS - PHI2.vocab * PHI2.hidden, tiedEmbeddings: 'untied' });
+    const totals = countParameters(graph, shape);
+    expect(totals).toMatchObject({ total: PHI2_PARAMETERS, embedding: PHI2.vocab * PHI2.hidden, nonEmbedding: PHI2_PARAMETERS - PHI2.vocab * PHI2.hidden, tiedEmbeddings: 'untied' });
   });
 
   it('reads every layer\'s projection widths in the right orientation', () => {
@@ -62,7 +62,7 @@ describe.each(['hf-gemm', 'optimum-matmul'] as const)('Phi-2 metadata (%s export
     expect(comparison.layers[1]!.ffnChannels).toEqual({ base: 10240, kept: 8192 });
     const kept = Array.from({ length: 32 }, (_, index) => index).filter((index) => index !== 5 && index !== 31);
     const expected = phi2Parameters(kept.map(heads), kept.map(ffn));
-    expect(countParameters(pruned, prunedShape, false).total).toBe(expected);
+    expect(countParameters(pruned, prunedShape).total).toBe(expected);
   });
 });
 
@@ -84,7 +84,7 @@ describe('Phi-2 DRAM estimate against the compression track', () => {
     expect(estimate.logitsBytes).toBe(logits);
     expect(estimate.activationBytes).toBe(attention + hidden + logits);
     expect(estimate.totalBytes).toBe(1.5 * 2 * PHI2_PARAMETERS + 15e6 + attention + hidden + logits);
-    const check = checkDramBudget(estimate, null, { bytes: EDGE_TRACKS['edge-compression'].budgetBytes, source: 'edge-compression' });
+    const check = checkDramBudget(estimate, null, resolveBudget('edge-compression', undefined));
     expect(check.verdict.status).toBe('pass');
     expect(check.basis).toBe('estimate');
   });
@@ -93,7 +93,7 @@ describe('Phi-2 DRAM estimate against the compression track', () => {
     const report = buildInspectReport(buildModelGraph(phi2Info({ dataType: 1 })), config);
     const estimate = estimateDram(report);
     expect(estimate.weightBytes).toBe(4 * PHI2_PARAMETERS);
-    const check = checkDramBudget(estimate, null, { bytes: EDGE_TRACKS['edge-compression'].budgetBytes, source: 'edge-compression' });
+    const check = checkDramBudget(estimate, null, resolveBudget('edge-compression', undefined));
     expect(check.verdict.status).toBe('fail');
     expect(check.verdict.reasons[0]).toContain('exceeds the edge-compression budget of 12.00 GB');
   });

@@ -16,6 +16,7 @@ import { readModelGraph } from '../../src/inspect/model-graph.js';
 import { checkQuantization, type QuantizationCheck } from '../../src/inspect/quantization-check.js';
 import { MIN_SOURCE_ELEMENTS } from '../../src/inspect/quantization-dataflow.js';
 import { INTEGER_STORAGE_SHARE_LIMIT } from '../../src/inspect/quantization-storage.js';
+import { SMALL_CONSTANT } from '../../src/inspect/weight-provenance.js';
 
 interface ManifestEntry {
   readonly file: string;
@@ -34,6 +35,7 @@ interface ManifestEntry {
 interface Manifest {
   readonly storageShareLimit: number;
   readonly minSourceElements: number;
+  readonly smallConstant: { readonly floatElements: number; readonly otherElements: number };
   readonly fixtures: readonly ManifestEntry[];
 }
 
@@ -48,9 +50,9 @@ const entryNamed = (file: string): ManifestEntry => {
 
 function expectAsBuilt(check: QuantizationCheck, entry: ManifestEntry): void {
   expect(check.verdict.status).toBe(entry.verdict);
-  expect(Object.fromEntries(check.integerWeights.map((weight) => [weight.name, weight.reader.opType]))).toEqual(entry.dataFlowTensors);
+  expect(Object.fromEntries(check.disallowedWeights.map((weight) => [weight.tensor, weight.reader.opType]))).toEqual(entry.dataFlowTensors);
   for (const [tensor, opTypes] of Object.entries(entry.dataFlowPaths)) {
-    const weight = check.integerWeights.find((candidate) => candidate.name === tensor);
+    const weight = check.disallowedWeights.find((candidate) => candidate.tensor === tensor);
     expect(weight?.path.map((step) => step.opType), tensor).toEqual(opTypes);
   }
   expect([...new Set(check.quantizationNodes.map((node) => node.opType))].sort()).toEqual(entry.quantizationOps);
@@ -78,6 +80,7 @@ describe('no-quantization check on exported models (manifest from build_quant_fi
   it('the script and the check agree on the storage limit and the smallest weight-sized tensor', () => {
     expect(manifest.storageShareLimit).toBe(INTEGER_STORAGE_SHARE_LIMIT);
     expect(manifest.minSourceElements).toBe(MIN_SOURCE_ELEMENTS);
+    expect(manifest.smallConstant).toEqual(SMALL_CONSTANT);
     expect(manifest.fixtures.map((entry) => entry.verdict).sort()).toEqual([...Array(4).fill('pass'), ...Array(7).fill('fail')].sort());
   });
 
@@ -90,12 +93,12 @@ describe('no-quantization check on exported models (manifest from build_quant_fi
   it('names each path from the tensor to the node that reads it, and says so in the reasons', async () => {
     const entry = entryNamed('llama-int8-packed-int32.onnx');
     const check = checkQuantization(await readModelGraph(fixturePath(entry)));
-    for (const weight of check.integerWeights) {
-      expect(weight.route.startsWith(`${weight.name} → Cast `)).toBe(true);
+    for (const weight of check.disallowedWeights) {
+      expect(weight.route.startsWith(`${weight.tensor} → Cast `)).toBe(true);
       expect(weight.route.endsWith(`→ MatMul ${weight.reader.node}`)).toBe(true);
-      expect(weight.weightSlots).toBe(1);
+      expect(weight.weightReads).toBe(1);
     }
-    expect(check.verdict.reasons.join('\n')).toContain(`${Object.keys(entry.dataFlowTensors).length} integer tensor(s) become weights through the graph`);
+    expect(check.verdict.reasons.join('\n')).toContain(`${Object.keys(entry.dataFlowTensors).length} weight(s) are not stored float data read through layout-only ops`);
   });
 
   it('the type-and-rank view alone misses weights stored 1-D or packed into int32: data flow is what fails them', async () => {
@@ -122,7 +125,7 @@ describe('mlrb-eval inspect on the same fixtures', () => {
       const named = Object.keys(entry.dataFlowTensors);
       // The reasons list the first eight; any of the manifest's tensors among them shows the text names real ones.
       if (named.length > 0) expect(named.some((tensor) => text.stdout.includes(`${tensor} (`))).toBe(true);
-      if (entry.storageVerdict === 'fail') expect(text.stdout).toMatch(/% of the stored tensor bytes are integers whose values enter float computation \(limit 10\.0%\)/);
+      if (entry.storageVerdict === 'fail') expect(text.stdout).toMatch(/% of the stored tensor bytes are integer, bool or string data whose values enter float computation \(limit 10\.0%\)/);
     });
   }
 });

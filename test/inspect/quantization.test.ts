@@ -4,19 +4,20 @@ import { describe, expect, it } from 'vitest';
 import { buildEdgeBase, quantizeWeightsInt8, writeEdgeModel } from '../support/model-builders/edge-fixtures.js';
 import { intAttribute, makeTensor, writeModelFiles, type NodeProto, type TensorProto } from '../support/model-builders/onnx-builder.js';
 import { readModelGraph } from '../../src/inspect/model-graph.js';
-import { checkQuantization, isQuantizationOp } from '../../src/inspect/quantization-check.js';
+import { checkQuantization, checkWeights, isQuantizationOp } from '../../src/inspect/quantization-check.js';
 import { encodeRawModel, type RawModel, type RawNode } from './support/raw-model.js';
 import { useTempDirectory } from './support/tmp-dir.js';
 
 const tempPath = useTempDirectory('quantization');
 const base = buildEdgeBase();
 
-async function checkRaw(name: string, model: RawModel, bf16: 'warn' | 'fail' = 'warn') {
+async function checkRawWeights(name: string, model: RawModel, bf16: 'warn' | 'fail' = 'warn') {
   const directory = tempPath(name);
   mkdirSync(directory, { recursive: true });
   writeFileSync(join(directory, 'model.onnx'), encodeRawModel(model));
-  return checkQuantization(await readModelGraph(join(directory, 'model.onnx')), { bf16 });
+  return checkWeights(await readModelGraph(join(directory, 'model.onnx')), { bf16 });
 }
+const checkRaw = async (name: string, model: RawModel) => (await checkRawWeights(name, model)).quantization;
 
 const tensor = (name: string, dataType: number, dims: number[], bytesPerElement = 1) =>
   ({ name, dataType, dims, raw: new Uint8Array(Math.ceil(dims.reduce((p, d) => p * d, 1) * bytesPerElement)) });
@@ -25,6 +26,31 @@ describe('no-quantization check', () => {
   it('passes the fp32 tiny LM', async () => {
     const check = checkQuantization(await readModelGraph(writeEdgeModel(tempPath('fp32'), base, base.model)));
     expect(check.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
+  });
+
+  it('warns, never fails, on fake quantization: a float matrix on a grid of at most 256 values, with the count', async () => {
+    // Values snapped to a grid of `levels` steps: the distinct count is the test's own, from the values it wrote.
+    const onGrid = (tensor: TensorProto, levels: number): TensorProto => {
+      const values = Array.from({ length: tensor.dims.reduce((p, d) => p * d, 1) }, (_, index) => ((index * 7919) % levels) / levels - 0.5);
+      expect(new Set(values).size).toBe(levels);
+      return makeTensor(tensor.name, 'float32', tensor.dims, values);
+    };
+    const gridded = {
+      ...base.model,
+      graph: {
+        ...base.model.graph,
+        initializers: base.model.graph.initializers.map((tensor) => tensor.name === 'layers.0.query.weight' ? onGrid(tensor, 16)
+          : tensor.name === 'layers.0.mlp_up.weight' ? onGrid(tensor, 257) : tensor.name === 'layers.1.query.weight' ? onGrid(tensor, 256) : tensor),
+      },
+    };
+    const check = checkQuantization(await readModelGraph(writeEdgeModel(tempPath('fake-quantized'), base, gridded)));
+    expect(check.verdict.status).toBe('pass');
+    expect(check.verdict.reasons).toEqual([]);
+    expect(check.lowCardinalityWeights).toEqual([
+      { tensor: 'layers.0.query.weight', dtype: 'float32', shape: [32, 32], distinctValues: 16 },
+      { tensor: 'layers.1.query.weight', dtype: 'float32', shape: [32, 32], distinctValues: 256 },
+    ]);
+    expect(check.verdict.warnings).toEqual([expect.stringContaining('2 float weight matrix(es) hold at most 256 distinct values (fake quantization: stored at full width, it saves no memory): layers.0.query.weight (16 values), layers.1.query.weight (256 values)')]);
   });
 
   it('fails its int8 + DequantizeLinear variant, listing the tensors and the nodes', async () => {
@@ -52,6 +78,50 @@ describe('no-quantization check', () => {
     ]);
   });
 
+  it('tables read by position: a causal triangle, a position buffer and an id map gathered by input_ids pass; bit-planes and computed ids fail', async () => {
+    const bytes = (values: number[], width: 1 | 8): Uint8Array => {
+      if (width === 1) return Uint8Array.from(values);
+      const raw = new Uint8Array(values.length * 8);
+      values.forEach((value, index) => new DataView(raw.buffer).setBigInt64(index * 8, BigInt(value), true));
+      return raw;
+    };
+    const n = 32;
+    const cells = Array.from({ length: n * n }, (_, index) => [Math.floor(index / n), index % n] as const);
+    const ids = Array.from({ length: 128 }, (_, index) => (index * 37) % 128);
+    // A float matrix as large as a small layer, so the tables are the small share of storage they are in a real model.
+    const weight = { name: 'w', dataType: 1, dims: [256, 256], raw: Uint8Array.from({ length: 256 * 256 * 4 }, (_, index) => (index * 131) % 251) };
+    const model = (table: { dataType: number; dims: number[]; raw: Uint8Array }, read: 'slice' | 'gather-ids' | 'gather-computed'): RawModel => ({
+      tensors: [
+        weight, { name: 'table', ...table }, { name: 'zero', dataType: 7, dims: [1], raw: bytes([0], 8) }, { name: 'one', dataType: 7, dims: [1], raw: bytes([1], 8) },
+        { name: 'two', dataType: 7, dims: [1], raw: bytes([2], 8) },
+      ],
+      inputs: ['input_ids', 'x'],
+      nodes: [{ opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }, ...(read === 'slice' ? [
+        { opType: 'Shape', inputs: ['input_ids'], outputs: ['shape'] },
+        { opType: 'Slice', inputs: ['shape', 'one', 'two'], outputs: ['length'] },
+        { opType: 'Slice', name: 'select', inputs: ['table', 'zero', 'length', 'zero'], outputs: ['rows'] },
+        { opType: 'Cast', inputs: ['rows'], outputs: ['rows_float'], ints: { to: 1 } },
+      ] : [
+        ...(read === 'gather-computed' ? [{ opType: 'Add', inputs: ['input_ids', 'one'], outputs: ['indices'] }] : []),
+        { opType: 'Gather', name: 'select', inputs: ['table', read === 'gather-ids' ? 'input_ids' : 'indices'], outputs: ['rows'] },
+      ])],
+    });
+    const BOOL = 9;
+    const INT64 = 7;
+    const causal = { dataType: BOOL, dims: [1, 1, n, n], raw: bytes(cells.map(([row, column]) => Number(column <= row)), 1) };
+    const window = { dataType: BOOL, dims: [n, n], raw: bytes(cells.map(([row, column]) => Number(column <= row && row - column < 4)), 1) };
+    const positions = { dataType: INT64, dims: [1, 256], raw: bytes(Array.from({ length: 256 }, (_, index) => index + 2), 8) };
+    const planes = { dataType: BOOL, dims: [n, n], raw: bytes(cells.map(([row, column]) => ((row * 7 + column * 13) >> 2) & 1), 1) };
+    const idMap = { dataType: INT64, dims: [128], raw: bytes(ids, 8) };
+    for (const [name, table, read] of [['causal', causal, 'slice'], ['window', window, 'slice'], ['positions', positions, 'slice'], ['id-map', idMap, 'gather-ids']] as const) {
+      expect((await checkRaw(`table-${name}`, model(table, read))).verdict.reasons, name).toEqual([]);
+    }
+    const bitPlanes = await checkRaw('table-planes', model(planes, 'slice'));
+    expect(bitPlanes.disallowedWeights.map((weight) => [weight.tensor, weight.reader.node, weight.violation])).toEqual([['table', 'select', 'bool-data']]);
+    const computed = await checkRaw('table-computed-ids', model(idMap, 'gather-computed'));
+    expect(computed.disallowedWeights.map((weight) => [weight.tensor, weight.reader.node, weight.violation])).toEqual([['table', 'select', 'integer-codes']]);
+  });
+
   it('does not take a uint8 mask read only by mask logic for a weight', async () => {
     const check = await checkRaw('mask', {
       tensors: [tensor('causal_mask', 2, [16, 16]), tensor('w', 1, [4, 4], 4)],
@@ -60,14 +130,51 @@ describe('no-quantization check', () => {
     expect(check.verdict.status).toBe('pass');
   });
 
-  it('reports bfloat16 weights as a warning, or a failure when configured', async () => {
-    const model: RawModel = { tensors: [tensor('w_bf16', 16, [4, 4], 2)], nodes: [{ opType: 'MatMul', inputs: ['x', 'w_bf16'], outputs: ['y'] }] };
-    const warned = await checkRaw('bf16-warn', model, 'warn');
-    expect(warned.verdict.status).toBe('pass');
-    expect(warned.verdict.warnings[0]).toContain('1 bfloat16 weight tensor(s)');
-    const failed = await checkRaw('bf16-fail', model, 'fail');
-    expect(failed.verdict.status).toBe('fail');
-    expect(failed.bf16Tensors).toEqual(['w_bf16']);
+  it('reports bfloat16 weights by the dtype rule, as a warning or a failure when configured, never as quantization', async () => {
+    const model: RawModel = { tensors: [tensor('w_bf16', 16, [4, 4], 2)], inputs: ['x'], nodes: [{ opType: 'MatMul', inputs: ['x', 'w_bf16'], outputs: ['y'] }] };
+    const warned = await checkRawWeights('bf16-warn', model, 'warn');
+    expect(warned.weightDtypes.verdict).toMatchObject({ status: 'pass', warnings: [expect.stringContaining('1 weight tensor(s) are not FP16/FP32')] });
+    const failed = await checkRawWeights('bf16-fail', model, 'fail');
+    expect(failed.weightDtypes.verdict.status).toBe('fail');
+    expect(failed.weightDtypes.offType).toEqual([{ tensor: 'w_bf16', dtype: 'bfloat16', storedDtype: 'bfloat16' }]);
+    for (const checked of [warned, failed]) {
+      // bfloat16 is no quantization: listed, and left to the dtype rule.
+      expect(checked.quantization.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
+      expect(checked.quantization.bf16Tensors).toEqual(['w_bf16']);
+    }
+  });
+
+  it('EXPECTED FAILURE – a weight stored as bfloat16 and cast to float32 before its MatMul is not FP16/FP32: the stored type counts', async () => {
+    const model: RawModel = {
+      tensors: [tensor('w_bf16', 16, [4, 4], 2), tensor('v_fp16', 10, [4, 4], 2)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'Cast', inputs: ['w_bf16'], outputs: ['w_fp32'], ints: { to: 1 } },
+        { opType: 'MatMul', inputs: ['x', 'w_fp32'], outputs: ['y'] },
+        { opType: 'Cast', inputs: ['v_fp16'], outputs: ['v_fp32'], ints: { to: 1 } }, // fp16 stored, fp32 read: both allowed
+        { opType: 'MatMul', inputs: ['y', 'v_fp32'], outputs: ['z'] },
+      ],
+    };
+    const checked = await checkRawWeights('stored-bf16', model, 'fail');
+    expect(checked.weightDtypes.offType).toEqual([{ tensor: 'w_bf16', dtype: 'float32', storedDtype: 'bfloat16' }]);
+    expect(checked.weightDtypes.verdict.reasons).toEqual(['1 weight tensor(s) are not FP16/FP32 (weights must be FP16 or FP32): w_bf16 (bfloat16 cast to float32)']);
+    expect(checked.quantization.bf16Tensors).toEqual(['w_bf16']);
+  });
+
+  it('fails an fp32 weight cast to bfloat16 (or float64) on its way to the MatMul: what the reader gets is what counts', async () => {
+    const model: RawModel = {
+      tensors: [tensor('w', 1, [4, 4], 4), tensor('v', 10, [4, 4], 2)],
+      inputs: ['x'],
+      nodes: [
+        { opType: 'Cast', inputs: ['w'], outputs: ['w_bf16'], ints: { to: 16 } },
+        { opType: 'MatMul', inputs: ['x', 'w_bf16'], outputs: ['y'] },
+        { opType: 'Cast', inputs: ['v'], outputs: ['v_f64'], ints: { to: 11 } },
+        { opType: 'MatMul', inputs: ['y', 'v_f64'], outputs: ['z'] },
+      ],
+    };
+    const checked = await checkRawWeights('cast-bf16', model, 'warn');
+    expect(checked.weightDtypes.offType).toEqual([{ tensor: 'w', dtype: 'bfloat16', storedDtype: 'float32' }, { tensor: 'v', dtype: 'float64', storedDtype: 'float16' }]);
+    expect(checked.quantization).toMatchObject({ bf16Tensors: ['w'], otherFloatTensors: ['v'], disallowedWeights: [], verdict: { status: 'pass' } });
   });
 
   it('knows the quantization op families by name', () => {
@@ -116,7 +223,9 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
       ...embedAndProject('embed.weight', 'kept_ids'),
     ], [ints('vocab_map', 'int64', [vocab], (i) => i % 8), floats('embed.weight', [8, hidden]), floats('lm_head.weight', [hidden, vocab])]);
     expect(result.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
-    expect(result.integerStorage.tensors).toEqual([]);
+    expect(result.disallowedWeights).toEqual([]);
+    // Its values choose embedding rows, so they count toward the storage share: 256 bytes, well under the limit.
+    expect(result.integerStorage).toMatchObject({ tensors: ['vocab_map'], integerValueBytes: vocab * 8, exceeded: false });
   });
 
   it('fails an embedding packed four int8 to an int32 and unpacked after the Gather, naming the table and the Gather', async () => {
@@ -129,12 +238,14 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
       { opType: 'Reshape', name: 'rows', inputs: ['rows_float', 'hidden_shape'], outputs: ['hidden'] },
       { opType: 'MatMul', name: 'lm_head', inputs: ['hidden', 'lm_head.weight'], outputs: ['logits'] },
     ], [
-      ints('embed.packed', 'int32', [vocab, hidden / 4], (i) => i), ints('last_axis', 'int64', [1], () => -1),
+      // Codes, not a progression: a table of 0, 1, 2 … would be a position buffer, which holds no weights.
+      ints('embed.packed', 'int32', [vocab, hidden / 4], (i) => (i * 7919) % 65_521), ints('last_axis', 'int64', [1], () => -1),
       ints('shifts', 'int64', [4], (i) => i * 8), ints('hidden_shape', 'int64', [3], (i) => [0, -1, hidden][i]!), floats('lm_head.weight', [hidden, vocab]),
     ]);
     expect(result.verdict.status).toBe('fail');
-    expect(result.integerWeights.map((w) => [w.name, w.reader.opType, w.reader.node, w.reader.inputIndex])).toEqual([['embed.packed', 'Gather', 'embed_packed', 0]]);
-    expect(result.integerWeights[0]!.route).toBe('embed.packed → Gather embed_packed → Cast as_u32 → Unsqueeze column → BitShift shift → Cast to_float');
+    // A matrix of codes indexed by token ids is an embedding stored as integers: the Gather is where it meets the input.
+    expect(result.disallowedWeights.map((w) => [w.tensor, w.reader.opType, w.reader.node, w.reader.inputIndex, w.violation])).toEqual([['embed.packed', 'Gather', 'embed_packed', 0, 'integer-codes']]);
+    expect(result.disallowedWeights[0]!.route).toBe('embed.packed → Gather embed_packed');
   });
 
   it('follows values through an op of an unknown domain: int8 read by com.example Dequantize then MatMul fails', async () => {
@@ -143,7 +254,7 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
       { opType: 'Dequantize', domain: 'com.example', name: 'custom', inputs: ['lm_head.q', 'lm_head.scale'], outputs: ['lm_head.weight'] },
       ...embedAndProject('embed.weight', 'input_ids').slice(1),
     ], [floats('embed.weight', [vocab, hidden]), ints('lm_head.q', 'int8', [hidden * vocab], (i) => (i % 255) - 127), floats('lm_head.scale', [1])]);
-    expect(result.integerWeights.map((w) => w.path.map((step) => `${step.opType} ${step.node}`))).toEqual([['Dequantize custom', 'MatMul lm_head']]);
+    expect(result.disallowedWeights.map((w) => w.path.map((step) => `${step.opType} ${step.node}`))).toEqual([['Dequantize custom', 'MatMul lm_head']]);
     expect(result.verdict.status).toBe('fail');
   });
 
@@ -163,7 +274,7 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
       floats('embed.weight', [vocab, hidden]), floats('lm_head.weight', [hidden, vocab]), floats('one', [1]), floats('minus_big', [1]),
       ints('causal', 'uint8', [8, 8], (i) => (i % 8 <= Math.floor(i / 8) ? 1 : 0)),
     ]);
-    expect(result.integerWeights).toEqual([]);
+    expect(result.disallowedWeights).toEqual([]);
     // Its values do enter float math (counted in the storage share), at 64 bytes of the model's 4,168.
     expect(result.integerStorage.tensors).toEqual(['causal']);
     expect(result.verdict.status).toBe('pass');
@@ -176,6 +287,7 @@ describe('no-quantization check: stored data a model could hide weights in', () 
     const indices = { name: 'ignored_indices', dataType: 7, dims: [256], raw: new Uint8Array(new BigInt64Array(256).map((_, index) => BigInt(index)).buffer) };
     const check = await checkRaw('constant-sparse', {
       tensors: [],
+      inputs: ['x'],
       nodes: [
         { opType: 'Constant', inputs: [], outputs: ['w_sparse'], constant: { attribute: 'sparse_value', values, indices, dims: [16, 16] } },
         { opType: 'Cast', inputs: ['w_sparse'], outputs: ['w'] },
@@ -183,13 +295,14 @@ describe('no-quantization check: stored data a model could hide weights in', () 
       ],
     });
     expect(check.quantizedTensors.map((t) => `${t.name}:${t.dtype}:${t.shape.join('x')}`)).toEqual(['w_sparse:int8:16x16']);
-    expect(check.integerWeights.map((w) => w.route)).toEqual(['w_sparse → Cast w → MatMul proj']);
+    expect(check.disallowedWeights.map((w) => w.route)).toEqual(['w_sparse → Cast w → MatMul proj']);
     expect(check.verdict.status).toBe('fail');
   });
 
   it('reads a Constant value_ints as a stored int64 vector that becomes a weight through Reshape and Cast', async () => {
     const check = await checkRaw('constant-ints', {
-      tensors: [],
+      tensors: [tensor('shape', 7, [2], 8)],
+      inputs: ['x'],
       nodes: [
         { opType: 'Constant', inputs: [], outputs: ['w_ints'], constant: { attribute: 'value_ints', values: Array.from({ length: 256 }, (_, index) => (index % 255) - 127) } },
         { opType: 'Reshape', inputs: ['w_ints', 'shape'], outputs: ['w_square'] },
@@ -197,8 +310,8 @@ describe('no-quantization check: stored data a model could hide weights in', () 
         { opType: 'MatMul', name: 'proj', inputs: ['x', 'w'], outputs: ['y'] },
       ],
     });
-    expect(check.integerWeights.map((w) => `${w.name}:${w.dtype}:${w.shape.join('x')} → ${w.reader.opType}`)).toEqual(['w_ints:int64:256 → MatMul']);
-    expect(check.integerStorage).toMatchObject({ integerValueBytes: 2048, storedBytes: 2048, share: 1 });
+    expect(check.disallowedWeights.map((w) => `${w.tensor}:${w.dtype}:${w.shape.join('x')} → ${w.reader.opType}`)).toEqual(['w_ints:int64:256 → MatMul']);
+    expect(check.integerStorage).toMatchObject({ integerValueBytes: 2048, storedBytes: 2048 + 16 }); // the codes and the shape the Reshape reads
     expect(check.verdict.status).toBe('fail');
   });
 
@@ -230,7 +343,8 @@ describe('no-quantization check: stored data a model could hide weights in', () 
           ...readers,
         ],
       });
-      expect(check.integerWeights).toEqual([]);
+      // The allow-list sees through the disguise too: the int8 weights meet the input in the Mul by the disguised scale.
+      expect(check.disallowedWeights.filter((w) => w.tensor === 'w_flat').map((w) => `${w.route}: ${w.violation}`)).toEqual(['w_flat → Reshape w_int8 → Cast w_float → Mul w: integer-codes']);
       expect(check.integerStorage).toMatchObject({ integerValueBytes: 1024, storedBytes: 1024, droppedBytes: 16384, tensors: ['w_flat'], exceeded: true });
       expect(check.verdict.status).toBe('fail');
     });
@@ -258,7 +372,7 @@ describe('no-quantization check: data flow through subgraphs', () => {
   it('follows int8 weights dequantized inside an If branch out through the If, whose input-dependent condition only picks the branch', async () => {
     // 256 int8 bytes against 4,096 of fp32 weights read with activations: 5.9 %, under the storage limit, so only data flow can tell.
     const check = await checkRaw('if-branch', {
-      tensors: [tensor('w_flat', 3, [256]), tensor('embed', 1, [1024], 4)],
+      tensors: [tensor('w_flat', 3, [256]), tensor('embed', 1, [1024], 4), tensor('shape', 7, [2], 8)],
       inputs: ['x'],
       nodes: [
         { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
@@ -276,7 +390,7 @@ describe('no-quantization check: data flow through subgraphs', () => {
       ],
     });
     expect(check.integerStorage).toMatchObject({ integerValueBytes: 256, storedBytes: 256 + 4096, exceeded: false });
-    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['w_flat → Reshape w_square → If pick → MatMul proj']);
+    expect(check.disallowedWeights.map((weight) => `${weight.route}: ${weight.violation}`)).toEqual(['w_flat → If pick → MatMul proj: subgraph']);
     expect(check.verdict.status).toBe('fail');
   });
 
@@ -296,7 +410,7 @@ describe('no-quantization check: data flow through subgraphs', () => {
         { opType: 'MatMul', name: 'scores', inputs: ['h', 'scaled'], outputs: ['y'] },
       ],
     });
-    expect(check.integerWeights).toEqual([]);
+    expect(check.disallowedWeights).toEqual([]);
     expect(check.verdict.status).toBe('pass');
   });
 });
@@ -321,7 +435,7 @@ describe('no-quantization check: integer codes stored as floats', () => {
         { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
       ],
     });
-    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['packed → Mod code_2 → Concat codes → Sub centered → Reshape w_square → Mul w → MatMul proj']);
+    expect(check.disallowedWeights.map((weight) => weight.route)).toEqual(['packed → Div high → Floor code_0 → Concat codes → Sub centered → Reshape w_square → Mul w → MatMul proj']);
     expect(check.integerStorage.tensors).toEqual(['packed']);
     expect(check.verdict.status).toBe('fail');
   });
@@ -340,7 +454,7 @@ describe('no-quantization check: integer codes stored as floats', () => {
         { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
       ],
     });
-    expect(check.integerWeights.map((weight) => weight.route)).toEqual(['packed → BitCast pairs → BitShift high → Cast high_float → Reshape w → MatMul proj']);
+    expect(check.disallowedWeights.map((weight) => weight.route)).toEqual(['packed → BitCast pairs → BitShift high → Cast high_float → Reshape w → MatMul proj']);
     expect(check.verdict.status).toBe('fail');
   });
 
@@ -356,7 +470,7 @@ describe('no-quantization check: integer codes stored as floats', () => {
         { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
       ],
     });
-    expect(check.integerWeights).toEqual([]);
+    expect(check.disallowedWeights).toEqual([]);
     // The bias reaches Round through the activations: its 256 bytes count toward the share, 0.7 % of the model.
     expect(check.integerStorage).toMatchObject({ tensors: ['bias'], integerValueBytes: 256, exceeded: false });
     expect(check.verdict.status).toBe('pass');
@@ -378,7 +492,7 @@ describe('no-quantization check: integer codes stored as floats', () => {
         { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
       ],
     });
-    expect(check.integerWeights).toEqual([]);
+    expect(check.disallowedWeights).toEqual([]);
     expect(check.integerStorage).toMatchObject({ tensors: ['packed'], integerValueBytes: 1368, exceeded: true });
     expect(check.verdict.status).toBe('fail');
   });

@@ -79,6 +79,26 @@ describe('streaming ONNX reader', () => {
     expect(constantGraph.tensorByName.get('folded_weight')).toMatchObject({ source: 'constant_node', dims: [3, 2], dtype: 'float32', length: 24 });
   });
 
+  it('reads 4-bit tensors in int32_data, two elements packed to an entry as onnx.proto says, and refuses one value per entry', async () => {
+    const directory = tempPath('int4-typed');
+    mkdirSync(directory, { recursive: true });
+    const INT4 = 22;
+    const UINT4 = 21;
+    writeFileSync(join(directory, 'model.onnx'), encodeRawModel({
+      tensors: [
+        { name: 'packed', dataType: INT4, dims: [3, 3], int32s: [0x21, 0x43, 0x65, 0x87, 0x09] }, // 9 elements: 5 bytes
+        { name: 'packed_unsigned', dataType: UINT4, dims: [4], int32s: [0xf0, 0x1e] },
+      ],
+      nodes: [],
+    }));
+    const graph = await readModelGraph(join(directory, 'model.onnx'));
+    expect(graph.tensors.map((tensor) => [tensor.name, tensor.dtype, tensor.elementCount, tensor.length, tensor.location])).toEqual([
+      ['packed', 'int4', 9, 5, 'typed'], ['packed_unsigned', 'uint4', 4, 2, 'typed'],
+    ]);
+    writeFileSync(join(directory, 'unpacked.onnx'), encodeRawModel({ tensors: [{ name: 'one_per_entry', dataType: INT4, dims: [4], int32s: [1, 2, 3, 4] }], nodes: [] }));
+    await expectBadModel(readModelGraph(join(directory, 'unpacked.onnx')), "tensor 'one_per_entry'", '4 elements (2 typed entries) but its typed data holds 4');
+  });
+
   it('handles external data beyond 2 GB without reading it (sparse 3 GB weights file)', async () => {
     const directory = tempPath('huge');
     mkdirSync(directory, { recursive: true });

@@ -122,6 +122,33 @@ describe('EXPECTED FAILURE – bad scoring calls', () => {
     await expect(loadModel({ model: tinyModelPath, cpuFusion: 'yes' as never })).rejects.toThrow(/cpuFusion must be a boolean/);
   });
 
+  it('initializer overrides replace a tensor in the loaded graph only: a zero LM head gives every token log(1/vocab)', async () => {
+    const { hiddenSize, vocabSize } = { hiddenSize: model.metadata.hiddenSize!, vocabSize: model.vocabSize! };
+    const zeroHead = { name: 'lm_head.weight', elementType: 1, dims: [hiddenSize, vocabSize], data: new Uint8Array(hiddenSize * vocabSize * 4) };
+    const overridden = await loadModel({ model: tinyModelPath, initializerOverrides: [zeroHead] });
+    try {
+      const scores = await overridden.scoreBatch(validBatch());
+      expect(scores.logliks[0]).toBeCloseTo(-Math.log(vocabSize), 5);
+      expect((await model.scoreBatch(validBatch())).logliks[0]).not.toBeCloseTo(-Math.log(vocabSize), 3); // the file is unchanged
+    } finally {
+      overridden.dispose();
+    }
+  });
+
+  it('BAD CALL – initializer overrides are checked before any work; a name the graph does not hold is BAD_MODEL', async () => {
+    const load = (overrides: unknown) => loadBinding().loadSession(tinyModelPath, { initializerOverrides: overrides as never });
+    const tensor = { name: 'lm_head.weight', elementType: 1, dims: [2, 2], data: new Uint8Array(16) };
+    expect(() => load(tensor)).toThrow(new TypeError('options.initializerOverrides must be an array'));
+    expect(() => load([{ ...tensor, name: '' }])).toThrow(new TypeError('options.initializerOverrides[0].name must be a non-empty string'));
+    expect(() => load([{ ...tensor, elementType: 7 }])).toThrow(new RangeError('options.initializerOverrides[0].elementType must be 1 (float), 10 (float16) or 16 (bfloat16)'));
+    expect(() => load([{ ...tensor, dims: [2, -1] }])).toThrow(new RangeError('options.initializerOverrides[0].dims must hold integers in [0, 2^30]'));
+    expect(() => load([{ ...tensor, data: new Float32Array(4) }])).toThrow(new TypeError('options.initializerOverrides[0].data must be a Uint8Array'));
+    expect(() => load([{ ...tensor, data: new Uint8Array(15) }])).toThrow(new RangeError('options.initializerOverrides[0].data holds 15 bytes; its dims and type need 16'));
+    await expect(loadModel({ model: tinyModelPath, initializerOverrides: [{ ...tensor, name: 'no.such.tensor' }] })).rejects.toMatchObject({
+      code: 'BAD_MODEL', message: expect.stringContaining("the graph has no initializer named 'no.such.tensor' to replace"),
+    });
+  });
+
   it('BAD CALL – the rewrites object is checked against the addon\'s pass list', async () => {
     const load = (rewrites: unknown) => loadBinding().loadSession(tinyModelPath, { rewrites: rewrites as never });
     expect(() => load('cpuFusion')).toThrow(new TypeError('options.rewrites must be an object of booleans by pass name (cpuFusion, sliceLmHead, pruneLastBlock)'));

@@ -27,6 +27,7 @@ import { writeNanLogitsModel } from '../support/odd-models.js';
 import { randomModelInputs, seededRandom } from '../support/random-requests.js';
 import { hasShared, sharedPaths } from '../support/shared-data.js';
 import { isMultipleChoice } from '../../src/tasks/types.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 const workDir = mkdtempSync(path.join(tmpdir(), 'mlrb-fusion-'));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -164,7 +165,7 @@ describe('CPU graph fusion', () => {
     expect(stories.notes).toMatch(/rewrite pruneLastBlock: applied \(the last attention and the 22 nodes after it run only on the scored positions/);
   });
 
-  it.skipIf(!hasShared)(`gives stories260K's unfused logliks on real MMLU and BLiMP rows ${fusedAgreementLabel}`, async () => {
+  it.runIf(FULL_TIER && hasShared)(`gives stories260K's unfused logliks on real MMLU and BLiMP rows ${fusedAgreementLabel}`, async () => {
     const suites = [await loadSuite('mmlu', { dataDir: sharedPaths.mmlu, limit: 2 }), await loadSuite('blimp', { dataDir: sharedPaths.blimp, limit: 4 })];
     const fused = await loadModel({ model: sharedPaths.stories });
     const plain = await loadModel({ model: sharedPaths.stories, cpuFusion: false });

@@ -5,11 +5,12 @@
  * now the default path refuses it with ORT's own message, the one `--no-cpu-fusion` gives. Quantized graphs
  * are not fused, so their default logliks are the unfused graph's, checked against the independent path.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
 import { scoreModelInputs } from '../../src/eval/score-requests.js';
@@ -82,6 +83,23 @@ describe('hostile graphs ORT only refuses when it runs them', () => {
     const modelPath = writeRepeatMergeMutant(mkdtempSync(path.join(workDir, 'merge-')), merge);
     expect(await scoreOrFail(modelPath, false)).toBe(outcome);
     expect(await scoreOrFail(modelPath, true)).toBe(outcome);
+  });
+});
+
+describe("ONNX Runtime's own log", () => {
+  const child = fileURLToPath(new URL('../support/ort-run-failure-child.ts', import.meta.url));
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  const run = (env: NodeJS.ProcessEnv): { stdout: string; stderr: string } => {
+    const result = spawnSync(process.execPath, ['--import', tsx, child, mkdtempSync(path.join(workDir, 'log-'))], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 });
+    return { stdout: result.stdout, stderr: result.stderr };
+  };
+
+  it('EXPECTED FAILURE – a run ORT refuses is one ORT_RUN error carrying ORT\'s message, and no red log line on stderr', () => {
+    const quiet = run({ MLRB_ORT_LOG_LEVEL: '' });
+    expect(JSON.parse(quiet.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ code: 'ORT_RUN', message: expect.stringContaining('cannot be reshaped to the requested shape') });
+    expect(quiet.stderr).not.toMatch(/\[E:onnxruntime/);
+    // The same failure logged at ORT's usual level: the line the default keeps off the test output and the user's.
+    expect(run({ MLRB_ORT_LOG_LEVEL: 'error' }).stderr).toMatch(/\[E:onnxruntime:.*cannot be reshaped/);
   });
 });
 

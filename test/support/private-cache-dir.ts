@@ -8,3 +8,5 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 
 process.env.MLRB_CACHE_DIR = mkdtempSync(path.join(tmpdir(), 'mlrb-cache-'));
+// The cache key (src/cache/cache-key.ts) lives under $XDG_STATE_HOME: one per test file, never the user's.
+process.env.XDG_STATE_HOME = mkdtempSync(path.join(tmpdir(), 'mlrb-state-'));

@@ -6,6 +6,7 @@
  */
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseEvalArgs, type EvalArgs } from '../../src/cli/eval-args.js';
 
 export interface RecordingCommands {
   /** A PATH that finds the stand-ins first, then node, then the system's commands. */
@@ -41,4 +42,11 @@ if (process.env.FAKE_ALSO_WRITE) fs.writeFileSync(process.env.FAKE_ALSO_WRITE, J
       return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]);
     },
   };
+}
+
+/** A recorded `mlrb-eval` call read back by the CLI's own parser: the options and outputs it would run with. */
+export function evalArgsOf(call: readonly string[] | undefined): EvalArgs {
+  const parsed = parseEvalArgs(call ?? []);
+  if (parsed.help || parsed.list !== undefined) throw new Error(`not a scoring run: mlrb-eval ${(call ?? []).join(' ')}`);
+  return parsed;
 }

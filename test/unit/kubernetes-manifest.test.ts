@@ -11,8 +11,7 @@ import { Job } from 'kubernetes-models/batch/v1';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { parseEvalArgs } from '../../src/cli/eval-args.js';
-import { installRecordingCommands } from '../support/recording-commands.js';
+import { evalArgsOf, installRecordingCommands } from '../support/recording-commands.js';
 import { repoRoot } from '../support/shared-data.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
@@ -116,8 +115,7 @@ describe('examples/kubernetes/indexed-job.yaml', () => {
     expect(first.code, first.stderr).toBe(0);
     const out = path.join(folder, 'claim', 'out');
     const [call] = commands.calls('mlrb-eval');
-    const parsed = parseEvalArgs(call ?? []);
-    if (parsed.help) throw new Error('parsed as --help');
+    const parsed = evalArgsOf(call);
     expect(parsed.options).toMatchObject({ suite: 'mmlu', numFewshot: 5, shard: { index: 3, count: manifest.spec.completions }, cacheDir: path.join(out, 'cache', `shard-3-of-${shards}`) });
     expect(readdirSync(path.join(out, 'shards'))).toEqual([`shard-3-of-${shards}.json`]);
 

@@ -140,7 +140,7 @@ describe('headline', () => {
       data_file: 'p.jsonl',
       problems_scored: scoredProblems,
       problems_in_file: inFile,
-      settings: { template: 't', decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512, stop_strings: [], lean_timeout_s: null, rouge_stemmer: true },
+      settings: { template: 't', decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512, stop_strings: [], lean_timeout_s: null, lean_sandbox: null, rouge_stemmer: true },
       metrics: { rouge_l: 0.375, bleu: 12.5, lean },
       problems: [],
     });
@@ -172,7 +172,8 @@ function dramCheck(usedOrEstimate: number, kind: 'measured' | 'estimate' | 'fail
 
 function trackReport(dram: ReturnType<typeof dramCheck>, quantizationReasons: readonly string[] = []): TrackReport {
   const quantization = { verdict: verdictOf(quantizationReasons) };
-  return { track: 'edge-training', verdict: combineTrackVerdicts({ quantization: quantization.verdict, dram: dram.verdict }), checks: { quantization, dram } } as unknown as TrackReport;
+  const dtype = { verdict: verdictOf([]) };
+  return { track: 'edge-training', verdict: combineTrackVerdicts({ quantization: quantization.verdict, dtype: dtype.verdict, dram: dram.verdict }), checks: { quantization, dtype, dram } } as unknown as TrackReport;
 }
 
 describe('eligibility', () => {
@@ -183,7 +184,7 @@ describe('eligibility', () => {
     expect(judge(trackReport(dramCheck(2e8, 'measured')))).toEqual({
       status: 'eligible',
       rule: 'check-track edge-training',
-      gates: [{ check: 'quantization', status: 'pass', reason: null }, { check: 'dram', status: 'pass', reason: null }],
+      gates: [{ check: 'quantization', status: 'pass', reason: null }, { check: 'dtype', status: 'pass', reason: null }, { check: 'dram', status: 'pass', reason: null }],
       reasons: [],
       warnings: [],
     });
@@ -191,17 +192,17 @@ describe('eligibility', () => {
 
   it('is ineligible when a measured gate fails, each finding kept with its check', () => {
     const overBudget = judge(trackReport(dramCheck(3e9, 'measured')));
-    expect(overBudget).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'pass' }, { check: 'dram', status: 'fail' }] });
+    expect(overBudget).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'pass' }, { check: 'dtype', status: 'pass' }, { check: 'dram', status: 'fail' }] });
     expect(overBudget.reasons).toEqual([expect.objectContaining({ check: 'dram', message: expect.stringMatching(/measured peak DRAM .* exceeds/) })]);
     expect(judge(trackReport(dramCheck(2e8, 'measured'), ['3 quantized weight tensor(s)']))).toMatchObject({ status: 'ineligible', reasons: [{ check: 'quantization', message: '3 quantized weight tensor(s)' }] });
     // A measurement that failed is a finding of the measurement: the model could not be shown to fit.
-    expect(judge(trackReport(dramCheck(2e8, 'failed')))).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'pass' }, { check: 'dram', status: 'fail' }] });
+    expect(judge(trackReport(dramCheck(2e8, 'failed')))).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'pass' }, { check: 'dtype', status: 'pass' }, { check: 'dram', status: 'fail' }] });
   });
 
   it('EXPECTED FAILURE – an estimate never grants eligibility (--skip-dram): the DRAM gate is not_judged and says how to measure', () => {
     const underBudget = judge(trackReport(dramCheck(2e8, 'estimate')));
     expect(underBudget.status).toBe('not_judged');
-    expect(underBudget.gates).toEqual([{ check: 'quantization', status: 'pass', reason: null }, { check: 'dram', status: 'not_judged', reason: expect.stringContaining('run without --skip-dram') }]);
+    expect(underBudget.gates).toEqual([{ check: 'quantization', status: 'pass', reason: null }, { check: 'dtype', status: 'pass', reason: null }, { check: 'dram', status: 'not_judged', reason: expect.stringContaining('run without --skip-dram') }]);
     expect(underBudget.reasons).toEqual([{ check: 'dram', message: expect.stringContaining('DRAM was not measured') }]);
   });
 
@@ -213,7 +214,7 @@ describe('eligibility', () => {
   });
 
   it('an estimated DRAM beside a measured failing gate is ineligible: what was measured decides', () => {
-    expect(judge(trackReport(dramCheck(2e8, 'estimate'), ['int8 weights']))).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'fail' }, { check: 'dram', status: 'not_judged' }] });
+    expect(judge(trackReport(dramCheck(2e8, 'estimate'), ['int8 weights']))).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'fail' }, { check: 'dtype', status: 'pass' }, { check: 'dram', status: 'not_judged' }] });
   });
 
   it('is not_judged when the track check could not run; unchecked when the rules are about training', () => {

@@ -3,7 +3,7 @@
  * scores the rest, and every group that lost a member is reported as `<group>_partial`, with `mlrb.partial`
  * listing the missing tasks, so a partial score cannot pass for the suite's.
  */
-import { rmSync, writeFileSync } from 'node:fs';
+import { cpSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { MlrbError } from '../../src/errors.js';
@@ -17,6 +17,7 @@ import { writeSuperGlueFixture } from '../support/superglue-fixtures.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 import { writeTinyMmlu } from '../support/tiny-datasets.js';
 import { refusedWith } from '../support/expect-mlrb-error.js';
+import { repoRoot } from '../support/shared-data.js';
 
 const root = makeTempDir('partial');
 
@@ -108,9 +109,21 @@ describe('MMLU folders', () => {
 describe('SuperGLUE folders', () => {
   const withoutWsc = writeSuperGlueFixture({ folders: ['BoolQ', 'CB', 'COPA', 'MultiRC', 'ReCoRD', 'RTE', 'WiC'] });
 
-  it('EXPECTED FAILURE – a folder without WSC is refused', async () => {
+  it('EXPECTED FAILURE – a folder without WSC is refused, naming the file its layout needs and where it comes from', async () => {
     const error = await refusal(loadSuite('superglue', { dataDir: withoutWsc }));
     expect(error.message).toMatch(/SuperGLUE data in .* is incomplete: 1 of 8 subtasks are missing \(wsc\)/);
+    expect(error.message).toContain(`this folder is in the release layout and lacks WSC/val.jsonl: unzip https://dl.fbaipublicfiles.com/glue/superglue/data/v2/WSC.zip into ${withoutWsc}`);
+    expect(error.message).toContain("the Hugging Face hub's layout (aps/super_glue: <task>/validation-00000-of-00001.parquet)");
+  });
+
+  it('EXPECTED FAILURE – a hub download without record names the parquet file and the hf download that fetches it', async () => {
+    const hub = path.join(makeTempDir('superglue-hub'), 'superglue');
+    cpSync(path.join(repoRoot, 'test', 'fixtures', 'hub', 'parquet', 'superglue'), hub, { recursive: true });
+    rmSync(path.join(hub, 'record'), { recursive: true });
+    const error = await refusal(loadSuite('superglue', { dataDir: hub }));
+    expect(error.message).toContain(
+      `this folder is in the Hugging Face hub's layout (aps/super_glue) and lacks record/validation-00000-of-00001.parquet: hf download aps/super_glue --repo-type dataset --include 'record/*' --local-dir ${hub}`,
+    );
   });
 
   it('with allowPartial: superglue_partial over the seven, saying which is missing', async () => {

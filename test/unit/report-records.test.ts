@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MlrbError } from '../../src/errors.js';
-import { readRunRecords } from '../../src/report/report-run.js';
+import { readRunRecords, toReportRuns } from '../../src/report/report-run.js';
 import { writeReport } from '../../src/report/write-report.js';
 import { asVersion1Json, syntheticRunRecord, type SyntheticRun } from '../support/run-records.js';
 
@@ -88,5 +88,52 @@ describe('reading the run records of a report', () => {
     const { headline: _lost, ...record } = syntheticRunRecord(RUN);
     const file = writeJson('damaged.json', record);
     expect((await refusal([file])).message).toMatch(new RegExp(`^${file}: not an MLRB run record \\(schema mlrb-eval/mlrb-run v1, v2, v3\\):\\n[^]*headline`));
+  });
+
+  it('EXPECTED FAILURE – a headline outside its metric\'s range (an accuracy of 7.5, −3 or 1.7e308) is refused, naming the file', async () => {
+    for (const [name, value] of [['seven', 7.5], ['negative', -3], ['huge', 1.7e308]] as const) {
+      const record = syntheticRunRecord({ ...RUN, startMinute: 20 });
+      const file = writeJson(`range-${name}.json`, { ...record, headline: { ...record.headline, value } });
+      const error = await refusal([first, file]);
+      expect(error.code, name).toBe('BAD_RECORD');
+      expect(error.message, name).toMatch(new RegExp(`^${file}: not an MLRB run record [^]*the headline acc is ${String(value).replace(/[.+]/g, '\\$&')}, outside its range \\[0, 1\\]`));
+    }
+    // A version 1 record is held to the same ranges.
+    const older = asVersion1Json(syntheticRunRecord({ ...RUN, startMinute: 21 })) as { headline: Record<string, unknown> };
+    const olderFile = writeJson('range-v1.json', { ...older, headline: { ...older.headline, value: 42 } });
+    expect((await refusal([olderFile])).message).toMatch(/the headline acc is 42, outside its range \[0, 1\]/);
+  });
+
+  it('EXPECTED FAILURE – a record nested 200,000 deep is BAD_RECORD naming the file, not a stack overflow', async () => {
+    const file = path.join(dir, 'deep.json');
+    const record = JSON.stringify(syntheticRunRecord({ ...RUN, startMinute: 30 }));
+    writeFileSync(file, record.replace('"agent":', `"extra":${'['.repeat(200_000)}${']'.repeat(200_000)},"agent":`));
+    const error = await refusal([first, file]);
+    expect(error.code).toBe('BAD_RECORD');
+    expect(error.message).toBe(`MLRB run record nests deeper than 64 levels (no real file does): ${file}`);
+  });
+
+  it('EXPECTED FAILURE – a --limit run that claims a scored headline counts neither in the mean nor as best', async () => {
+    const honest = writeJson('honest.json', syntheticRunRecord({ ...RUN, score: 0.4, startMinute: 40 }));
+    const limited = syntheticRunRecord({ ...RUN, score: 0.9, startMinute: 41 });
+    const claimed = writeJson('claimed.json', { ...limited, run: { ...limited.run, limit: 5 } });
+    const written = await writeReport({ recordFiles: [honest, claimed], outDir: path.join(dir, 'limited-report') });
+    expect(written.summaries).toEqual([expect.objectContaining({ runs: 2, successful: 1, counted: 1, mean: 0.4, best: expect.objectContaining({ score: 0.4 }) })]);
+  });
+});
+
+describe('task labels', () => {
+  it("are mlrb-eval's task names, mini_ only before a mini variant (MLRB spells full MiniPile and BabyLM mini_pile and baby_lm)", () => {
+    const full = (task: SyntheticRun['task']) => syntheticRunRecord({ ...RUN, task });
+    const miniPile = { ...full('minipile'), mini: true, mlrb_task: 'mini_mini_pile' };
+    const runs = toReportRuns([
+      { file: 'a.json', record: full('minipile') },
+      { file: 'b.json', record: full('babylm') },
+      { file: 'c.json', record: miniPile },
+      { file: 'd.json', record: full('llm_merging') },
+    ]);
+    expect(full('minipile').mlrb_task).toBe('mini_pile');
+    expect(full('babylm').mlrb_task).toBe('baby_lm');
+    expect(Object.fromEntries(runs.map((run) => [run.file, run.task]))).toEqual({ 'a.json': 'minipile', 'b.json': 'babylm', 'c.json': 'mini_minipile', 'd.json': 'llm_merging' });
   });
 });

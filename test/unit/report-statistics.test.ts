@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { marginOf } from '../../src/report/constraints.js';
 import { csvField } from '../../src/report/csv.js';
 import { isSuccessfulRun, summarizeByTaskAndAgent, type ScoredRun } from '../../src/report/statistics.js';
+import { syntheticRunRecord } from '../support/run-records.js';
 
 const run = (agent: string, label: string, score: number | null, successful: boolean, task = 'llm_merging'): ScoredRun => ({ task, agent, label, score, successful, partialScore: null, eligibility: 'eligible' });
 /** A run whose headline is partial: no score, its number from part of the data. */
@@ -64,10 +65,10 @@ describe('partial runs in summarizeByTaskAndAgent', () => {
 });
 
 describe('isSuccessfulRun', () => {
-  const record = (status: 'scored' | 'partial' | 'not_scored' | 'unavailable', value: number | null, eligibility: 'eligible' | 'ineligible' | 'not_judged' | 'unchecked') => ({
-    headline: { label: 'MMLU accuracy', source: null, status, value, reasons: [] },
-    eligibility: { status: eligibility, rule: 'unverifiable', gates: [], reasons: [], warnings: [] },
-  });
+  const record = (status: 'scored' | 'partial' | 'not_scored' | 'unavailable', value: number | null, eligibility: 'eligible' | 'ineligible' | 'not_judged' | 'unchecked') => {
+    const base = syntheticRunRecord({ task: 'llm_merging', agent: 'a', score: 0.61, eligibility, parameters: 1e9, startMinute: 0 });
+    return { ...base, headline: { ...base.headline, status, value } };
+  };
   it.each([
     ['scored', 0.61, 'eligible', true],
     ['scored', 0.61, 'unchecked', true],
@@ -79,6 +80,14 @@ describe('isSuccessfulRun', () => {
     ['unavailable', null, 'unchecked', false],
   ] as const)('headline %s %s, %s → %s', (status, value, eligibility, expected) => {
     expect(isSuccessfulRun(record(status, value, eligibility))).toBe(expected);
+  });
+
+  it('EXPECTED FAILURE – a record that claims a scored headline for a --limit run, or without its headline suite, is not successful', () => {
+    const limited = record('scored', 0.61, 'eligible');
+    expect(isSuccessfulRun({ ...limited, run: { ...limited.run, limit: 50 } })).toBe(false);
+    const withoutSuite = record('scored', 0.61, 'eligible');
+    const suites = withoutSuite.suites.map((suite) => (suite.role === 'headline' ? { ...suite, status: 'not_scored' as const, reason: 'no data' } : suite));
+    expect(isSuccessfulRun({ ...withoutSuite, suites })).toBe(false);
   });
 });
 
@@ -95,5 +104,16 @@ describe('report tables', () => {
     expect(csvField('two\nlines')).toBe('"two\nlines"');
     expect(csvField(null)).toBe('');
     expect(csvField(0.5)).toBe('0.5');
+  });
+
+  it('EXPECTED FAILURE – a text cell a spreadsheet would run as a formula gets a leading quote; numbers stay numbers', () => {
+    expect(csvField('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
+    expect(csvField('+1+cmd|\' /C calc\'!A0')).toBe("'+1+cmd|' /C calc'!A0");
+    expect(csvField('-2+3')).toBe("'-2+3");
+    expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvField('\t=1')).toBe("'\t=1");
+    expect(csvField('\r=1')).toBe('"\'\r=1"');
+    expect(csvField('agent-7')).toBe('agent-7');
+    expect(csvField(-0.25)).toBe('-0.25');
   });
 });

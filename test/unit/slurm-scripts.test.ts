@@ -7,8 +7,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseEvalArgs } from '../../src/cli/eval-args.js';
-import { installRecordingCommands, type RecordingCommands } from '../support/recording-commands.js';
+import { evalArgsOf, installRecordingCommands, type RecordingCommands } from '../support/recording-commands.js';
 import { repoRoot } from '../support/shared-data.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
@@ -39,19 +38,13 @@ function arrayTask(index: string, extra: Record<string, string> = {}): { run: st
   return { run, commands, env };
 }
 
-function parsedEval(args: readonly string[]) {
-  const parsed = parseEvalArgs(args);
-  if (parsed.help) throw new Error('parsed as --help');
-  return parsed;
-}
-
 describe('examples/slurm/shard.sbatch', () => {
   it('runs mlrb-eval for shard I of N with its own cache folder, then links the shard file into place', async () => {
     const { run, commands, env } = arrayTask('2');
     const result = await runScript('shard.sbatch', [run, '4', ...EVAL_ARGS], env);
     expect(result.code, result.stderr).toBe(0);
     const [call] = commands.calls('mlrb-eval');
-    const parsed = parsedEval(call ?? []);
+    const parsed = evalArgsOf(call);
     const attempt = path.join(run, 'shards', '.shard-2-of-4.job-77.attempt-0.json');
     expect(parsed.options).toMatchObject({ model: '/models/model.onnx', suite: 'blimp', limit: 20, shard: { index: 2, count: 4 }, cacheDir: path.join(run, 'cache', 'shard-2-of-4') });
     // The passes follow the task's CPU affinity (one per CPU); a --threads would make them one pass of many threads.
@@ -66,7 +59,7 @@ describe('examples/slurm/shard.sbatch', () => {
     const { run, commands, env } = arrayTask('0', { SLURM_RESTART_COUNT: '2' });
     const result = await runScript('shard.sbatch', [run, '4', ...EVAL_ARGS, '--threads=1'], env);
     expect(result.code, result.stderr).toBe(0);
-    const parsed = parsedEval(commands.calls('mlrb-eval')[0] ?? []);
+    const parsed = evalArgsOf(commands.calls('mlrb-eval')[0]);
     expect(parsed.options.threads).toBe(1);
     expect(parsed.outputs.output).toBe(path.join(run, 'shards', '.shard-0-of-4.job-77.attempt-2.json'));
     expect(result.stdout).toContain('attempt 3,');

@@ -1,12 +1,14 @@
 /**
- * The token cache never feeds a damaged entry to the scorer: each entry carries a sha256 of its ids, a
- * mismatch is a warning and a rebuild; entries of the old format are replaced quietly; temporary files a
- * crashed writer left are swept once they are stale.
+ * The token cache never feeds a damaged or forged entry to the scorer: each entry carries an HMAC of its ids
+ * under the user's cache key, a mismatch is a warning and a rebuild; entries of the old format are replaced
+ * quietly; temporary files a crashed writer left are swept once they are stale.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openTokenCache, type CacheKeyModel } from '../../src/cache/cached-tokenize.js';
+import { CacheKey, userCacheKey } from '../../src/cache/cache-key.js';
 import { STALE_TEMPORARY_MS, sweepStaleTemporaries } from '../../src/cache/stale-temporaries.js';
 import { readTokenCacheEntry, writeTokenCache } from '../../src/cache/token-cache.js';
 import { makeTempDir } from '../support/temp-dirs.js';
@@ -61,22 +63,41 @@ describe('token cache integrity', () => {
     const warnings: string[] = [];
     const reopened = openTokenCache(model, requests, { cacheDir, onWarning: (message) => warnings.push(message) });
     expect(reopened.cached).toBeUndefined();
-    expect(warnings).toEqual([expect.stringMatching(/token cache entry .*\.bin is damaged \(its checksum does not match its content\); tokenizing again/)]);
+    expect(warnings).toEqual([expect.stringMatching(/token cache entry .*\.bin is not used \(its MAC does not match its content \(damaged, or not written by this user\)\); tokenizing again/)]);
     reopened.store(tokenized);
     expect(openTokenCache(model, requests, { cacheDir, onWarning: (message) => warnings.push(message) }).cached).toEqual(tokenized);
     expect(warnings).toHaveLength(1);
   });
 
+  it('EXPECTED FAILURE – a forged entry (an id changed and the checksum recomputed, or one written under another key) is not used', () => {
+    for (const forge of ['recomputed', 'other key'] as const) {
+      const { cacheDir, file } = storedEntry(`forged-${forge}`);
+      const bytes = readFileSync(file);
+      if (forge === 'recomputed') {
+        // What anyone who can write a shared folder can do to a plain checksum: change an id, hash the payload again.
+        bytes.writeInt32LE(11, bytes.length - 4);
+        createHash('sha256').update(bytes.subarray(44)).digest().copy(bytes, 12);
+        writeFileSync(file, bytes);
+      } else {
+        writeTokenCache(cacheDir, file, [tokenized[0]!, { contextTokens: [5, 6, 7], continuationTokens: [9, 11] }], new CacheKey(Buffer.alloc(32, 1)));
+      }
+      const warnings: string[] = [];
+      expect(openTokenCache(model, requests, { cacheDir, onWarning: (message) => warnings.push(message) }).cached).toBeUndefined();
+      expect(warnings).toEqual([expect.stringMatching(/is not used \(its MAC does not match its content \(damaged, or not written by this user\)\)/)]);
+    }
+  });
+
   it('a sound entry reads back exactly; a truncated one is damaged; an old-format one is replaced without a warning', () => {
     const { cacheDir, file } = storedEntry('formats');
-    expect(readTokenCacheEntry(file, 2, cacheDir)).toEqual({ status: 'hit', requests: tokenized });
+    const key = userCacheKey();
+    expect(readTokenCacheEntry(file, 2, cacheDir, key)).toEqual({ status: 'hit', requests: tokenized });
     writeFileSync(file, readFileSync(file).subarray(0, 20));
-    expect(readTokenCacheEntry(file, 2, cacheDir)).toEqual({ status: 'corrupt', reason: 'it is truncated' });
+    expect(readTokenCacheEntry(file, 2, cacheDir, key)).toEqual({ status: 'corrupt', reason: 'it is truncated' });
     const oldFormat = Buffer.alloc(12);
-    oldFormat.write('MLRBTOK1', 0, 'latin1');
+    oldFormat.write('MLRBTOK2', 0, 'latin1');
     oldFormat.writeInt32LE(2, 8);
     writeFileSync(file, oldFormat);
-    expect(readTokenCacheEntry(file, 2, cacheDir)).toEqual({ status: 'stale' });
+    expect(readTokenCacheEntry(file, 2, cacheDir, key)).toEqual({ status: 'stale' });
     const warnings: string[] = [];
     expect(openTokenCache(model, requests, { cacheDir, onWarning: (message) => warnings.push(message) }).cached).toBeUndefined();
     expect(warnings).toEqual([]);
@@ -84,12 +105,12 @@ describe('token cache integrity', () => {
 
   it('EXPECTED FAILURE – an entry that links out of the cache folder is damaged, not read', () => {
     const cacheDir = path.join(root, 'escape');
-    const outside = path.join(root, 'outside.bin');
-    writeTokenCache(outside, tokenized);
+    const outside = path.join(root, 'outside', 'entry.bin');
+    writeTokenCache(root, outside, tokenized, userCacheKey());
     const { file } = storedEntry('escape');
     rmSync(file);
     symlinkSync(outside, file);
-    const read = readTokenCacheEntry(file, 2, cacheDir);
+    const read = readTokenCacheEntry(file, 2, cacheDir, userCacheKey());
     expect(read).toMatchObject({ status: 'corrupt', reason: expect.stringMatching(/resolves outside/) });
   });
 
@@ -97,9 +118,10 @@ describe('token cache integrity', () => {
     const cacheDir = path.join(root, 'sweep');
     const shard = path.join(cacheDir, 'tokens', 'ab');
     mkdirSync(shard, { recursive: true });
-    const stale = path.join(shard, '.abcd.bin.4242.0a0b0c.tmp');
-    const fresh = path.join(shard, '.abcd.bin.4243.0d0e0f.tmp');
-    const entry = path.join(shard, 'abcd.bin');
+    const name = `ab${'c'.repeat(62)}.bin`;
+    const stale = path.join(shard, `.${name}.4242.0a0b0c0d0e0f.tmp`);
+    const fresh = path.join(shard, `.${name}.4243.0d0e0f0a0b0c.tmp`);
+    const entry = path.join(shard, name);
     for (const file of [stale, fresh, entry]) writeFileSync(file, 'x');
     const now = Date.now();
     const old = new Date(now - STALE_TEMPORARY_MS - 60_000);
@@ -107,5 +129,24 @@ describe('token cache integrity', () => {
     utimesSync(entry, old, old);
     expect(sweepStaleTemporaries(cacheDir, now)).toBe(1);
     expect([existsSync(stale), existsSync(fresh), existsSync(entry)]).toEqual([false, true, true]);
+  });
+
+  it('EXPECTED FAILURE – a tokens folder that is a link is neither swept nor written through', () => {
+    const cacheDir = path.join(root, 'linked-tokens');
+    const elsewhere = path.join(root, 'elsewhere-tokens');
+    mkdirSync(path.join(elsewhere, 'ab'), { recursive: true });
+    const victim = path.join(elsewhere, 'ab', `.ab${'c'.repeat(62)}.bin.1.0a0b0c0d0e0f.tmp`);
+    writeFileSync(victim, 'not the cache\'s');
+    const old = new Date(Date.now() - STALE_TEMPORARY_MS - 60_000);
+    utimesSync(victim, old, old);
+    mkdirSync(cacheDir);
+    symlinkSync(elsewhere, path.join(cacheDir, 'tokens'));
+    expect(sweepStaleTemporaries(cacheDir)).toBe(0);
+    const warnings: string[] = [];
+    const entry = openTokenCache(model, requests, { cacheDir, onWarning: (message) => warnings.push(message) });
+    entry.store(tokenized);
+    expect(warnings).toEqual([expect.stringMatching(/the token cache is off for this run: .*tokens is a symlink/)]);
+    expect(existsSync(victim)).toBe(true);
+    expect(readdirSync(path.join(elsewhere, 'ab'))).toEqual([path.basename(victim)]);
   });
 });

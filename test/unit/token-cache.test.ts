@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CacheKey } from '../../src/cache/cache-key.js';
 import { readTokenCache, requestsFingerprint, tokenCacheFile, tokenizerFingerprint, writeTokenCache } from '../../src/cache/token-cache.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'mlrb-token-cache-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const key = new CacheKey(Buffer.alloc(32, 7));
 
 describe('token cache', () => {
   const tokenized = [
@@ -17,17 +19,17 @@ describe('token cache', () => {
 
   it('reads back exactly what it wrote', () => {
     const file = path.join(dir, 'round-trip', 'entry.bin');
-    writeTokenCache(file, tokenized);
-    expect(readTokenCache(file, tokenized.length)).toEqual(tokenized);
+    writeTokenCache(dir, file, tokenized, key);
+    expect(readTokenCache(file, tokenized.length, key)).toEqual(tokenized);
   });
 
   it('EXPECTED MISS – a missing file, another request count or foreign bytes read as no entry', () => {
     const file = path.join(dir, 'miss', 'entry.bin');
-    expect(readTokenCache(file, 3)).toBeUndefined();
-    writeTokenCache(file, tokenized);
-    expect(readTokenCache(file, 2)).toBeUndefined();
+    expect(readTokenCache(file, 3, key)).toBeUndefined();
+    writeTokenCache(dir, file, tokenized, key);
+    expect(readTokenCache(file, 2, key)).toBeUndefined();
     writeFileSync(file, 'not a cache file at all!');
-    expect(readTokenCache(file, 3)).toBeUndefined();
+    expect(readTokenCache(file, 3, key)).toBeUndefined();
   });
 
   it('keys on the tokenizer files, the lm-eval release and every request text', () => {
@@ -35,7 +37,7 @@ describe('token cache', () => {
     const tokenizerB = path.join(dir, 'b', 'tokenizer.json');
     for (const [file, content] of [[tokenizerA, '{"a":1}'], [tokenizerB, '{"a":2}']] as const) {
       rmSync(path.dirname(file), { recursive: true, force: true });
-      writeTokenCache(path.join(path.dirname(file), 'x.bin'), []); // creates the folder
+      writeTokenCache(dir, path.join(path.dirname(file), 'x.bin'), [], key); // creates the folder
       writeFileSync(file, content);
     }
     expect(tokenizerFingerprint(tokenizerA, '0.4.4-0.4.8')).not.toBe(tokenizerFingerprint(tokenizerB, '0.4.4-0.4.8'));
@@ -45,6 +47,8 @@ describe('token cache', () => {
     const changed = [{ context: 'Q: 1+1?', continuation: ' 2' }, { context: 'Q: 1+2?', continuation: ' 3' }];
     expect(requestsFingerprint(requests)).not.toBe(requestsFingerprint(changed));
     expect(requestsFingerprint(requests)).toBe(requestsFingerprint([...requests]));
-    expect(tokenCacheFile(dir, 't', 'r', 1)).not.toBe(tokenCacheFile(dir, 't', 'r', 2));
+    expect(tokenCacheFile(dir, 't', 'r', 1, key)).not.toBe(tokenCacheFile(dir, 't', 'r', 2, key));
+    // Each user's entries have names of their own: users sharing a folder never share (or overwrite) an entry.
+    expect(tokenCacheFile(dir, 't', 'r', 1, key)).not.toBe(tokenCacheFile(dir, 't', 'r', 1, new CacheKey(Buffer.alloc(32, 8))));
   });
 });

@@ -84,7 +84,15 @@ async function loadPresent(options: SuperGlueLoadOptions): Promise<Suite<Multipl
   // Present tasks are read first, so a broken file is reported as such even in an incomplete folder.
   const tasks = await Promise.all(present.map((name) => TASKS[name].load(data, options)));
   const missing = SUPERGLUE_TASK_NAMES.filter((name) => !present.includes(name));
-  refuseIncomplete({ suiteLabel: 'SuperGLUE', dir, missing, expected: SUPERGLUE_TASK_NAMES.length, present: present.length, allowPartial: options.allowPartial });
+  refuseIncomplete({
+    suiteLabel: 'SuperGLUE',
+    dir,
+    missing,
+    expected: SUPERGLUE_TASK_NAMES.length,
+    present: present.length,
+    allowPartial: options.allowPartial,
+    howToComplete: howToComplete(missing, data),
+  });
   const group: TaskGroup = {
     name: 'superglue',
     subtasks: present,
@@ -94,6 +102,30 @@ async function loadPresent(options: SuperGlueLoadOptions): Promise<Suite<Multipl
   };
   if (missing.length === 0) return { name: 'superglue', tasks, groups: [group] };
   return { name: 'superglue', tasks, groups: markPartialGroups([group], new Set(['superglue']), missing, SUPERGLUE_TASK_NAMES.length), missing };
+}
+
+/** The SuperGLUE release's per-task archives (the `super_glue` builder's _URL). */
+const RELEASE_URL = 'https://dl.fbaipublicfiles.com/glue/superglue/data/v2';
+const HUB_REPO = 'aps/super_glue';
+
+/**
+ * The files the missing tasks need, in the layout the folder is read in (a folder is read in one layout, so a
+ * release folder needs release files), and where to get them: the release's archive, or the hub dataset.
+ */
+function howToComplete(missing: readonly SuperGlueTaskName[], data: SuperGlueData): string {
+  if (data.layout === 'hub') {
+    const configs = missing.map((name) => TASKS[name].hubConfigs[0] ?? name);
+    const files = configs.map((config) => `${config}/validation-00000-of-00001.parquet`).join(', ');
+    const include = configs.map((config) => `--include '${config}/*'`).join(' ');
+    return `this folder is in the Hugging Face hub's layout (${HUB_REPO}) and lacks ${files}: hf download ${HUB_REPO} --repo-type dataset ${include} --local-dir ${data.dir}`;
+  }
+  const files = missing.map((name) => `${TASKS[name].folder}/val.jsonl`).join(', ');
+  const archives = missing.map((name) => `${RELEASE_URL}/${TASKS[name].folder}.zip`).join(' and ');
+  return (
+    `this folder is in the release layout and lacks ${files}: unzip ${archives} into ${data.dir}, or download all eight tasks in ` +
+    `the Hugging Face hub's layout (${HUB_REPO}: <task>/validation-00000-of-00001.parquet) into a folder of their own with ` +
+    `hf download ${HUB_REPO} --repo-type dataset --local-dir NEW_FOLDER`
+  );
 }
 
 function checkOptions(options: SuperGlueLoadOptions): void {

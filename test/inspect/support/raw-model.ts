@@ -11,6 +11,10 @@ export interface RawTensor {
   dims: number[];
   raw?: Uint8Array;
   external?: { location: string; offset: number; length?: number };
+  /** string_data entries (a string tensor: one per element). */
+  strings?: string[];
+  /** int32_data entries (int8 … int32, bool, float16 bits; a 4-bit type packs two elements into each entry's low byte). */
+  int32s?: number[];
 }
 
 export interface RawNode {
@@ -24,11 +28,21 @@ export interface RawNode {
   /** A GRAPH attribute (If / Loop body). */
   subgraph?: { attribute: string; nodes: RawNode[]; initializers?: RawTensor[] };
   /** A Constant's value in one of its list or sparse forms (a dense `value` tensor is an initializer's twin). */
-  constant?: { attribute: 'value_ints'; values: number[] } | { attribute: 'value_floats'; values: number[] } | { attribute: 'sparse_value'; values: RawTensor; indices: RawTensor; dims: number[] };
+  constant?: { attribute: 'value_ints'; values: number[] } | { attribute: 'value_floats'; values: number[] } | ({ attribute: 'sparse_value' } & RawSparseTensor)
+    | { attribute: 'value_int'; value: number } | { attribute: 'value_float'; value: number } | { attribute: 'value_string'; text: string }
+    | { attribute: 'value_strings'; texts: string[] } | { attribute: 'value'; tensor: RawTensor };
+}
+
+export interface RawSparseTensor {
+  values: RawTensor;
+  indices: RawTensor;
+  dims: number[];
 }
 
 export interface RawModel {
   tensors: RawTensor[];
+  /** The main graph's sparse_initializer entries. */
+  sparseTensors?: RawSparseTensor[];
   nodes: RawNode[];
   /** Names of the main graph's inputs (what data flow calls input-dependent); no types. */
   inputs?: string[];
@@ -39,6 +53,8 @@ export interface RawModel {
 function writeTensor(writer: ProtoWriter, tensor: RawTensor): void {
   writer.packedVarintField(1, tensor.dims).varintField(2, tensor.dataType).stringField(8, tensor.name);
   if (tensor.raw) writer.bytesField(9, tensor.raw);
+  for (const text of tensor.strings ?? []) writer.stringField(6, text);
+  if (tensor.int32s) writer.packedVarintField(5, tensor.int32s);
   if (tensor.external) {
     const entries: [string, string][] = [['location', tensor.external.location], ['offset', String(tensor.external.offset)]];
     if (tensor.external.length !== undefined) entries.push(['length', String(tensor.external.length)]);
@@ -47,12 +63,22 @@ function writeTensor(writer: ProtoWriter, tensor: RawTensor): void {
   }
 }
 
-function encodeGraph(nodes: RawNode[], tensors: RawTensor[], name: string, inputs: string[] = []): Uint8Array {
+// SparseTensorProto: 1 values, 2 indices, 3 dims.
+function encodeSparse({ values, indices, dims }: RawSparseTensor): Uint8Array {
+  return encodeMessage((writer) => {
+    writer.messageField(1, encodeMessage((tensor) => writeTensor(tensor, values)));
+    writer.messageField(2, encodeMessage((tensor) => writeTensor(tensor, indices)));
+    writer.packedVarintField(3, dims);
+  });
+}
+
+function encodeGraph(nodes: RawNode[], tensors: RawTensor[], name: string, inputs: string[] = [], sparseTensors: RawSparseTensor[] = []): Uint8Array {
   return encodeMessage((graph) => {
     for (const node of nodes) graph.messageField(1, encodeNode(node));
     graph.stringField(2, name);
     for (const tensor of tensors) graph.messageField(5, encodeMessage((writer) => writeTensor(writer, tensor)));
     for (const input of inputs) graph.messageField(11, encodeMessage((value) => value.stringField(1, input)));
+    for (const sparse of sparseTensors) graph.messageField(15, encodeSparse(sparse));
   });
 }
 
@@ -74,20 +100,23 @@ function encodeNode(node: RawNode): Uint8Array {
   });
 }
 
-// AttributeProto fields: 7 floats (type 6), 8 ints (type 7), 22 sparse_tensor (type 11); SparseTensorProto: 1 values, 2 indices, 3 dims.
+// AttributeProto fields: 7 floats (type 6), 8 ints (type 7), 22 sparse_tensor (type 11).
 function encodeConstantValue(constant: NonNullable<RawNode['constant']>): Uint8Array {
   return encodeMessage((attribute) => {
     attribute.stringField(1, constant.attribute);
     if (constant.attribute === 'value_ints') attribute.packedVarintField(8, constant.values).varintField(20, 7);
     else if (constant.attribute === 'value_floats') attribute.packedFloatField(7, constant.values).varintField(20, 6);
-    else {
-      const { values, indices, dims } = constant;
-      const sparse = encodeMessage((writer) => {
-        writer.messageField(1, encodeMessage((tensor) => writeTensor(tensor, values)));
-        writer.messageField(2, encodeMessage((tensor) => writeTensor(tensor, indices)));
-        writer.packedVarintField(3, dims);
-      });
-      attribute.messageField(22, sparse).varintField(20, 11);
+    else if (constant.attribute === 'value_int') attribute.varintField(3, constant.value).varintField(20, 2);
+    else if (constant.attribute === 'value_float') attribute.floatField(2, constant.value).varintField(20, 1);
+    else if (constant.attribute === 'value_string') attribute.stringField(4, constant.text).varintField(20, 3);
+    else if (constant.attribute === 'value_strings') {
+      for (const text of constant.texts) attribute.stringField(9, text);
+      attribute.varintField(20, 8);
+    } else if (constant.attribute === 'value') {
+      const { tensor } = constant;
+      attribute.messageField(5, encodeMessage((writer) => writeTensor(writer, tensor))).varintField(20, 4);
+    } else {
+      attribute.messageField(22, encodeSparse(constant)).varintField(20, 11);
     }
   });
 }
@@ -95,7 +124,7 @@ function encodeConstantValue(constant: NonNullable<RawNode['constant']>): Uint8A
 export function encodeRawModel(model: RawModel): Uint8Array {
   return encodeMessage((writer) => {
     writer.varintField(1, 8);
-    writer.messageField(7, encodeGraph(model.nodes, model.tensors, 'raw', model.inputs));
+    writer.messageField(7, encodeGraph(model.nodes, model.tensors, 'raw', model.inputs, model.sparseTensors));
     for (const opset of model.opsets ?? [{ domain: '', version: 17 }]) {
       writer.messageField(8, encodeMessage((entry) => entry.stringField(1, opset.domain).varintField(2, opset.version)));
     }

@@ -147,44 +147,35 @@ describe('Lean compile checks (a fake lean: compiles iff the file has no sorry)'
 
   it('reports compiled, failed with the first error line, and timed out; never through a shell', async () => {
     const work = folder();
-    const log = path.join(work, 'lean.log');
-    process.env.FAKE_LEAN_LOG = log;
-    try {
-      const report = await scoreMathReasoning({ data: writeProblems(rows), generator: generatorFor(), encoder: codePointEncoder, lean: { executable: FAKE_LEAN, timeoutS: 1, cwd: work } });
-      expect(report.problems.map((problem) => problem.lean)).toEqual([
-        { status: 'compiled' },
-        { status: 'failed', first_error: "problem_1.lean:2:4: error: declaration uses 'sorry'" },
-        { status: 'timed_out' },
-        { status: 'failed', first_error: 'noise' },
-      ]);
-      expect(report.metrics.lean).toEqual({ compiled: 1, failed: 2, timed_out: 1, compile_rate: 0.25 });
-      expect(report.settings.lean_timeout_s).toBe(1);
-      const runs = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: string[]; cwd: string });
-      // One argv entry per run: a file named by the problem's position, in a private folder that is gone afterwards.
-      expect(runs.map((run) => run.args.map((arg) => path.basename(arg)))).toEqual([['problem_0.lean'], ['problem_1.lean'], ['problem_2.lean'], ['problem_3.lean']]);
-      expect(runs.every((run) => run.cwd === work)).toBe(true);
-      expect(existsSync(path.dirname(runs[0]!.args[0]!))).toBe(false);
-      expect(existsSync(path.join(work, 'PWNED'))).toBe(false);
-    } finally {
-      delete process.env.FAKE_LEAN_LOG;
-    }
+    const log = path.join(work, 'fake-lean.log');
+    writeFileSync(log, '');
+    const report = await scoreMathReasoning({ data: writeProblems(rows), generator: generatorFor(), encoder: codePointEncoder, lean: { executable: FAKE_LEAN, timeoutS: 1, cwd: work } });
+    expect(report.problems.map((problem) => problem.lean)).toEqual([
+      { status: 'compiled' },
+      { status: 'failed', first_error: "problem_1.lean:2:4: error: declaration uses 'sorry'" },
+      { status: 'timed_out' },
+      { status: 'failed', first_error: 'noise' },
+    ]);
+    expect(report.metrics.lean).toEqual({ compiled: 1, failed: 2, timed_out: 1, compile_rate: 0.25 });
+    expect(report.settings.lean_timeout_s).toBe(1);
+    const runs = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: string[]; cwd: string });
+    // One argv entry per run: a file named by the problem's position, in a private folder that is gone afterwards.
+    expect(runs.map((run) => run.args.map((arg) => path.basename(arg)))).toEqual([['problem_0.lean'], ['problem_1.lean'], ['problem_2.lean'], ['problem_3.lean']]);
+    expect(runs.every((run) => run.cwd === work)).toBe(true);
+    expect(existsSync(path.dirname(runs[0]!.args[0]!))).toBe(false);
+    expect(existsSync(path.join(work, 'PWNED'))).toBe(false);
   }, 20_000);
 
   it('runs a lake executable as `lake env lean FILE`', async () => {
     const work = folder();
     const lake = path.join(work, 'lake');
     symlinkSync(FAKE_LEAN, lake);
-    const log = path.join(work, 'lean.log');
-    process.env.FAKE_LEAN_LOG = log;
-    try {
-      const report = await scoreMathReasoning({ data: writeProblems(rows.slice(0, 1)), generator: generatorFor(), encoder: codePointEncoder, lean: { executable: lake, cwd: work } });
-      expect(report.metrics.lean?.compile_rate).toBe(1);
-      const run = JSON.parse(readFileSync(log, 'utf8').trim()) as { args: string[] };
-      expect(run.args.slice(0, 2)).toEqual(['env', 'lean']);
-      expect(path.basename(run.args[2] ?? '')).toBe('problem_0.lean');
-    } finally {
-      delete process.env.FAKE_LEAN_LOG;
-    }
+    writeFileSync(path.join(work, 'fake-lean.log'), '');
+    const report = await scoreMathReasoning({ data: writeProblems(rows.slice(0, 1)), generator: generatorFor(), encoder: codePointEncoder, lean: { executable: lake, cwd: work } });
+    expect(report.metrics.lean?.compile_rate).toBe(1);
+    const run = JSON.parse(readFileSync(path.join(work, 'fake-lean.log'), 'utf8').trim()) as { args: string[] };
+    expect(run.args.slice(0, 2)).toEqual(['env', 'lean']);
+    expect(path.basename(run.args[2] ?? '')).toBe('problem_0.lean');
   });
 
   it('EXPECTED FAILURE – a missing Lean executable is LEAN_RUN before anything is generated', async () => {
