@@ -5,8 +5,9 @@
  * are interrupted the two ways a cluster interrupts them (a requeue of a running task, as preemption does; a
  * scancel, then a requeue by hand) and must resume from their score caches and still give the same results.
  *
- * Skipped, saying why, where Slurm is not installed or the tests do not run as root; CI installs Slurm
- * (scripts/slurm/install.sh) and sets MLRB_REQUIRE_SLURM=1, which turns the skip into a failure.
+ * Of the full tier (npm run test:full): about a minute of scoring and scheduling on 2 cores, and it needs root.
+ * There, skipped, saying why, where Slurm is not installed or the tests do not run as root; CI installs Slurm
+ * (scripts/slurm/install.sh) and sets MLRB_REQUIRE_SLURM=1, which turns that skip into a failure.
  */
 import { execFile } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { LocalSlurm, readIfPresent, slurmUnavailableReason, waitFor } from '../s
 import { withoutProcessFacts } from '../support/process-facts.js';
 import { hasShared, repoRoot, sharedPaths } from '../support/shared-data.js';
 import { makeTempDir } from '../support/temp-dirs.js';
+import { FULL_TIER } from '../support/test-tier.js';
 
 const SHARDS = 4;
 // 200 pairs of each of BLiMP's 67 paradigms: a shard scores 6,700 requests, long enough (several seconds when the
@@ -25,8 +27,10 @@ const JOB_TIMEOUT_MS = 240_000;
 
 const unavailable = hasShared ? slurmUnavailableReason() : '../shared (stories260K, BLiMP) is missing';
 const required = process.env.MLRB_REQUIRE_SLURM === '1';
-const title = `Slurm job array of examples/slurm/ on a private single-node Slurm${unavailable && !required ? ` (skipped: ${unavailable})` : ''}`;
-if (unavailable !== undefined && !required) console.warn(`[slurm-array.test] Slurm tests SKIPPED: ${unavailable}`);
+/** Why these tests do not run here, or undefined where they run (and fail without Slurm when it is required). */
+const skipReason = !FULL_TIER ? 'full tier only (npm run test:full)' : required ? undefined : unavailable;
+const title = `Slurm job array of examples/slurm/ on a private single-node Slurm${skipReason ? ` (skipped: ${skipReason})` : ''}`;
+if (skipReason !== undefined) console.warn(`[slurm-array.test] Slurm tests SKIPPED: ${skipReason}`);
 
 const examples = path.join(repoRoot, 'examples', 'slurm');
 const readJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
@@ -37,7 +41,7 @@ interface SubmittedRun {
   readonly mergeJob: string;
 }
 
-describe.skipIf(unavailable !== undefined && !required)(title, () => {
+describe.skipIf(skipReason !== undefined)(title, () => {
   const workDir = makeTempDir('slurm');
   let slurm: LocalSlurm | undefined;
   let unsharded: Record<string, unknown>;
