@@ -10,6 +10,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const VERBATIM_BLOCK = /^<!-- verbatim: (\S+) -->\n(```\w*\n)([\s\S]*?)^```$/gm;
+const VERBATIM_MARKER = /^<!-- verbatim: (\S+) -->$/;
+
+/** The file a `<!-- verbatim: PATH -->` line names (its block shows that file), or undefined for any other line. */
+export function verbatimMarkerFile(line: string): string | undefined {
+  return VERBATIM_MARKER.exec(line)?.[1];
+}
 
 export interface VerbatimBlock {
   /** Relative to the repository root. */
