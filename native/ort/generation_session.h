@@ -10,6 +10,10 @@
 //              row attends to are cut from it (a long prompt's padding does not outlive it). A graph without position_ids (or without an
 //              attention mask) numbers new tokens from its cache length, which is only right without padding:
 //              there every prompt of a run must have the same length (the library groups them so).
+//   fused cache  graphs without past inputs whose attention the load-time rewrite fused and gave a decoding
+//              cache (graph/decode_cache.h), when a run's prompts have one length: the prompts are fed once,
+//              then one token per row per pass, with the position offset; the fused attention nodes keep
+//              the keys and values (core/cached_attention.h). Finished rows leave the cache with the batch.
 //   recompute  graphs without a usable past: every pass reruns each row's whole sequence, right-padded.
 // Generation state lives here, across step() calls; only token ids cross to the caller.
 #pragma once
@@ -21,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/attention_kv_cache.h"
 #include "../core/token_sampler.h"
 #include "scoring_session.h"
 
@@ -55,7 +60,7 @@ class GenerationRun {
   // the graph cannot take padding, or settings out of range.
   GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request);
 
-  [[nodiscard]] bool uses_kv_cache() const { return use_kv_; }
+  [[nodiscard]] bool uses_kv_cache() const { return use_kv_ || fused_cache_ != nullptr; }
   [[nodiscard]] bool finished() const;
   // Runs up to `steps` forward passes (fewer once every prompt has finished). Not thread-safe: the caller
   // serialises step() and stop().
@@ -77,6 +82,7 @@ class GenerationRun {
   template <class Replace>
   void replace_past(Replace replace);
   void forward_with_cache();
+  void forward_with_fused_cache();
   void forward_recompute();
   // Picks each live row's next token from the pass's logits (row r's at flat logits row `logit_rows[r]`).
   void choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows);
@@ -94,6 +100,9 @@ class GenerationRun {
   int64_t kv_length_ = 0;
   std::vector<int64_t> padding_;
   std::vector<int64_t> next_position_;
+  // Fused-cache mode: the cache the attention nodes fill, and how many positions each row has fed.
+  std::unique_ptr<RegisteredKvCache> fused_cache_;
+  int64_t fused_length_ = 0;
   SamplerScratch scratch_;
   std::vector<float> widened_row_;
 };

@@ -4,6 +4,7 @@
  */
 import { parseGenerateOptions, type GenerateOptions } from '../config/generate-options.js';
 import { loadModel } from '../model/onnx-model.js';
+import { decodeCacheOf } from './decode-cache.js';
 import { generationLoadOptions } from './load-options.js';
 import { checkPromptLength } from './text-bounds.js';
 import { createTextGenerator } from './text-generator.js';
@@ -37,7 +38,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       },
       resolved.onProgress,
     );
-    return { generations, usedKvCache: model.supportsPrefix, seconds: (performance.now() - started) / 1000 };
+    return { generations, usedKvCache: decodeCacheOf(model) !== 'none', seconds: (performance.now() - started) / 1000 };
   } finally {
     model.dispose();
   }
