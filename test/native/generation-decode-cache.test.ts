@@ -54,6 +54,30 @@ describe.each(['gpt2', 'llama'] as const)('%s exported without past', (arch) => 
     expect(stopped.cached.some((run) => run.length === 24)).toBe(true);
   });
 
+  it('keeps concurrent runs on one session apart: each run names its own cache', async () => {
+    const { recomputed } = await generateBoth(file, prompts, { maxNewTokens: 12, eosTokenIds: [] }, 6);
+    const model = await loadModel({ model: file, threads: 1, onLog: () => {} });
+    try {
+      // Three batches of two decoding at once, their passes interleaved on the same fused nodes.
+      const generator = createTextGenerator(model, { batchSize: 2, parallelBatches: 3, stepsPerCall: 1, onWarning: () => {} });
+      expect(ids(await generator.generate(prompts, { maxNewTokens: 12, eosTokenIds: [] }))).toEqual(recomputed);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('is declined, with the reason, for the export with past inputs (its own cache)', async () => {
+    const model = await loadModel({ model: path.join(GENERATE_FIXTURES, expectations.models[arch].files.past), threads: 1, onLog: () => {} });
+    try {
+      expect(decodeCacheOf(model)).toBe('past-inputs');
+      expect(model.rewrites.find((outcome) => outcome.name === 'decodeCache')).toEqual({
+        name: 'decodeCache', applied: false, reason: expect.stringMatching(/^the graph has the input past_key_values\.0\.key/),
+      });
+    } finally {
+      model.dispose();
+    }
+  });
+
   it('samples the same ids with the same seed', async () => {
     const sampled = await generateBoth(file, prompts, { maxNewTokens: 16, eosTokenIds: [], sampling: { temperature: 0.9, topK: 20, seed: 5 } }, 4);
     expect(sampled.cached).toEqual(sampled.recomputed);
