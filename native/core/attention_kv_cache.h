@@ -43,12 +43,18 @@ struct LayerKv {
 
 class AttentionKvCache {
  public:
+  // `expected_positions`: how many positions a run will cache at most (its longest prompt plus its new tokens),
+  // allocated at a layer's first use, so the cache is not regrown (and its new pages zeroed) as it fills.
+  explicit AttentionKvCache(int64_t expected_positions = 0) : expected_positions_(expected_positions) {}
+
+  [[nodiscard]] int64_t expected_positions() const { return expected_positions_; }
   // The layer of the node named `node`, empty on first use. References stay valid while the cache lives.
   [[nodiscard]] LayerKv& layer(const std::string& node);
   // Keeps the batch entries `entries` (ascending) of every layer, in that order: prompts that finished leave.
   void keep_entries(std::span<const int64_t> entries);
 
  private:
+  int64_t expected_positions_;
   std::mutex mutex_;  // layer() may be called from ORT's inter-op threads
   std::unordered_map<std::string, LayerKv> layers_;
 };
@@ -72,7 +78,8 @@ class KvCacheRegistry {
 // A cache registered for the lifetime of this object (one generation run).
 class RegisteredKvCache {
  public:
-  RegisteredKvCache() : cache_(std::make_shared<AttentionKvCache>()), id_(KvCacheRegistry::instance().add(cache_)) {}
+  explicit RegisteredKvCache(int64_t expected_positions)
+      : cache_(std::make_shared<AttentionKvCache>(expected_positions)), id_(KvCacheRegistry::instance().add(cache_)) {}
   ~RegisteredKvCache() { KvCacheRegistry::instance().release(id_); }
   RegisteredKvCache(const RegisteredKvCache&) = delete;
   RegisteredKvCache& operator=(const RegisteredKvCache&) = delete;

@@ -123,7 +123,7 @@ void compose_mask(LayerKv& layer, const Operands& block, CachedAttentionScratch&
 
 }  // namespace
 
-Operands attend_over_cache(LayerKv& layer, const Operands& block, const AttentionTensors& tensors, CachedAttentionScratch& scratch,
+Operands attend_over_cache(LayerKv& layer, int64_t expected_positions, const Operands& block, const AttentionTensors& tensors, CachedAttentionScratch& scratch,
                            AttentionTensors& cached_tensors) {
   const int64_t kv_heads = block.query_heads / block.kv_repeat;
   const int64_t rows = block.shape.queries;
@@ -137,7 +137,7 @@ Operands attend_over_cache(LayerKv& layer, const Operands& block, const Attentio
     layer.value_dim = block.shape.value_dim;
   }
   check_continues(layer, block, kv_heads);
-  layer.reserve(layer.length + rows);
+  layer.reserve(std::max(layer.length + rows, expected_positions));
 
   Operands composed = block;
   composed.shape.keys = layer.length + rows;

@@ -130,7 +130,7 @@ class AttentionKernel {
       thread_local CachedAttentionScratch cache_scratch;
       const std::shared_ptr<AttentionKvCache> cache = decode_cache(context);
       if (cache != nullptr) {
-        operands = attend_over_cache(cache->layer(node_name_), operands, AttentionTensors(tensors), cache_scratch, tensors);
+        operands = attend_over_cache(cache->layer(node_name_), cache->expected_positions(), operands, AttentionTensors(tensors), cache_scratch, tensors);
       } else {
         prepare_mask_rows(layout, operands.shape.queries, operands.shape.keys);
       }

@@ -53,7 +53,9 @@ GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, Gene
   const auto& prompts = request_.prompts;
   const bool one_length = std::all_of(prompts.begin(), prompts.end(), [&](const auto& prompt) { return prompt.size() == prompts.front().size(); });
   // Prompts of several lengths would need a position offset per row; the graph takes one (the library groups by length).
-  if (!use_kv_ && session_->decode_cache() && one_length) fused_cache_ = std::make_unique<RegisteredKvCache>();
+  if (!use_kv_ && session_->decode_cache() && one_length) {
+    fused_cache_ = std::make_unique<RegisteredKvCache>(static_cast<int64_t>(prompts.front().size()) + request_.max_new_tokens);
+  }
   prompts_.resize(request_.prompts.size());
   for (size_t p = 0; p < prompts_.size(); ++p) {
     if (request_.sampling) prompts_[p].random.emplace(request_.sampling->seed, request_.streams[p]);
