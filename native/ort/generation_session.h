@@ -2,7 +2,7 @@
 // per forward pass out, greedy or seeded sampling, until each prompt meets an EOS id, its max-new-tokens limit,
 // or a stop the caller reports (stop strings are matched on decoded text, in JS).
 //
-// Two ways to run a step:
+// Three ways to run a step:
 //   KV cache   graphs whose past inputs all have present outputs. The prompts are prefilled once, left-padded
 //              (padding masked, positions counted per row from 0, as transformers numbers a lone prompt), then
 //              each pass feeds one token per row with the previous presents as past. Rows that finish are
