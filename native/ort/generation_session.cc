@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "../core/error.h"
+#include "../graph/decode_cache.h"
 #include "generation_inputs.h"
 #include "next_token.h"
 
@@ -50,6 +51,12 @@ GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, Gene
     : PromptBatchRun(std::move(request), session->signature().vocab_size), session_(std::move(session)) {
   use_kv_ = session_->supports_prefix();
   validate();
+  const auto& prompts = request_.prompts;
+  const bool one_length = std::all_of(prompts.begin(), prompts.end(), [&](const auto& prompt) { return prompt.size() == prompts.front().size(); });
+  // Prompts of several lengths would need a position offset per row; the graph takes one (the library groups by length).
+  if (!use_kv_ && session_->decode_cache() && one_length) {
+    fused_cache_ = std::make_unique<RegisteredKvCache>(static_cast<int64_t>(prompts.front().size()) + request_.max_new_tokens);
+  }
 }
 
 // The one rule beyond check_generation_request: a graph that numbers positions from its cache takes no padding.
@@ -72,6 +79,8 @@ void GenerationRun::validate() const {
 void GenerationRun::forward() {
   if (use_kv_) {
     forward_with_cache();
+  } else if (fused_cache_ != nullptr) {
+    forward_with_fused_cache();
   } else {
     forward_recompute();
   }
@@ -104,6 +113,7 @@ void GenerationRun::drop_finished_rows() {
     }
   }
   live_ = std::move(live);
+  if (fused_cache_ != nullptr) fused_cache_->cache().keep_entries(keep);
   next_position_ = std::move(positions);
   padding_ = std::move(padding);
   if (kv_.empty()) return;
@@ -179,6 +189,36 @@ void GenerationRun::forward_with_cache() {
   }
 }
 
+void GenerationRun::forward_with_fused_cache() {
+  const auto rows = static_cast<int64_t>(live_.size());
+  const bool prefill = fused_length_ == 0;
+  DecodeFeed feed;
+  feed.rows = rows;
+  feed.length = prefill ? static_cast<int64_t>(request_.prompts[static_cast<size_t>(live_.front())].size()) : 1;
+  feed.past_length = 0;  // the graph has no past input: its mask covers the fed tokens, the cache the rest
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto prompt = static_cast<size_t>(live_[static_cast<size_t>(r)]);
+    for (int64_t i = 0; i < feed.length; ++i) {
+      feed.input_ids.push_back(prefill ? request_.prompts[prompt][static_cast<size_t>(i)] : prompts_[prompt].generated.back());
+      feed.attention_mask.push_back(1);
+      feed.position_ids.push_back(fused_length_ + i);
+    }
+    feed.logit_positions.push_back(r * feed.length + feed.length - 1);
+  }
+  BoundInputs bound = bind_decode_inputs(session_->signature(), feed, {});
+  const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  int64_t cache_id = fused_cache_->id();
+  int64_t offset = fused_length_;
+  const int64_t one = 1;
+  bound.names.push_back(graph::kDecodeCacheInput);
+  bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &cache_id, 1, &one, 1));
+  bound.names.push_back(graph::kPositionOffsetInput);
+  bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &offset, 1, nullptr, 0));
+  std::vector<Ort::Value> outputs = session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(rows, feed.length));
+  choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
+  fused_length_ += feed.length;
+}
+
 void GenerationRun::forward_recompute() {
   const auto rows = static_cast<int64_t>(live_.size());
   DecodeFeed feed;
@@ -222,7 +262,7 @@ void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int6
 }
 
 std::string GenerationRun::describe_pass(int64_t rows, int64_t length) const {
-  return std::string(use_kv_ ? "a decoding pass" : "a recompute pass") + " of " + std::to_string(rows) + " x " + std::to_string(length) + " tokens";
+  return std::string(uses_kv_cache() ? "a decoding pass" : "a recompute pass") + " of " + std::to_string(rows) + " x " + std::to_string(length) + " tokens";
 }
 
 }  // namespace mlrb

@@ -2,7 +2,7 @@
 // per forward pass out, greedy or seeded sampling, until each prompt meets an EOS id, its max-new-tokens limit,
 // or a stop the caller reports (stop strings are matched on decoded text, in JS).
 //
-// Two ways to run a step:
+// Three ways to run a step:
 //   KV cache   graphs whose past inputs all have present outputs. The prompts are prefilled once, left-padded
 //              (padding masked, positions counted per row from 0, as transformers numbers a lone prompt), then
 //              each pass feeds one token per row with the previous presents as past. Rows that finish are
@@ -10,6 +10,10 @@
 //              row attends to are cut from it (a long prompt's padding does not outlive it). A graph without position_ids (or without an
 //              attention mask) numbers new tokens from its cache length, which is only right without padding:
 //              there every prompt of a run must have the same length (the library groups them so).
+//   fused cache  graphs without past inputs whose attention the load-time rewrite fused and gave a decoding
+//              cache (graph/decode_cache.h), when a run's prompts have one length: the prompts are fed once,
+//              then one token per row per pass, with the position offset; the fused attention nodes keep
+//              the keys and values (core/cached_attention.h). Finished rows leave the cache with the batch.
 //   recompute  graphs without a usable past: every pass reruns each row's whole sequence, right-padded.
 // Generation state lives here, across step() calls; only token ids cross to the caller.
 #pragma once
@@ -21,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "../core/attention_kv_cache.h"
 #include "../core/token_sampler.h"
 #include "generation_request.h"
 #include "prompt_batch_run.h"
@@ -34,7 +39,7 @@ class GenerationRun : public PromptBatchRun {
   // the graph cannot take padding, or settings out of range.
   GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request);
 
-  [[nodiscard]] bool uses_kv_cache() const override { return use_kv_; }
+  [[nodiscard]] bool uses_kv_cache() const override { return use_kv_ || fused_cache_ != nullptr; }
 
  private:
   void validate() const;
@@ -45,6 +50,7 @@ class GenerationRun : public PromptBatchRun {
   template <class Replace>
   void replace_past(Replace replace);
   void forward_with_cache();
+  void forward_with_fused_cache();
   void forward_recompute();
   // Picks each live row's next token from the pass's logits (row r's at flat logits row `logit_rows[r]`).
   void choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows);
@@ -59,6 +65,9 @@ class GenerationRun : public PromptBatchRun {
   int64_t kv_length_ = 0;
   std::vector<int64_t> padding_;
   std::vector<int64_t> next_position_;
+  // Fused-cache mode: the cache the attention nodes fill, and how many positions each row has fed.
+  std::unique_ptr<RegisteredKvCache> fused_cache_;
+  int64_t fused_length_ = 0;
   SamplerScratch scratch_;
   std::vector<float> widened_row_;
 };

@@ -63,6 +63,7 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   }
   session_ = std::move(opened.session);
   attention_fused_ = opened.attention_fused;
+  decode_cache_ = opened.decode_cache;
   rewrites_ = std::move(opened.rewrites);
   signature_ = detect_signature(describe_inputs(*session_), describe_outputs(*session_), options_.kv_hints, opened.sliced_logits);
   present_outputs_ = match_present_outputs(signature_);

@@ -27,7 +27,7 @@ std::string file_name(const std::string& path) { return std::filesystem::path(pa
 // Every load-time rewrite off: they match causal LM graphs (an attention block fed by a causal mask, an LM head
 // read at scored positions), and the encoder-decoder graphs run as exported.
 RewriteRequest plain_load(bool cpu_provider, const std::string& read_root) {
-  RewriteRequest request{{}, cpu_provider, read_root};
+  RewriteRequest request{{}, cpu_provider, read_root, {}};
   for (const graph::RewritePass* pass : graph::load_time_passes()) request.switches.emplace(std::string(pass->name), false);
   return request;
 }

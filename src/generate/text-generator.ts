@@ -9,6 +9,7 @@ import { MlrbError } from '../errors.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { NATIVE_FINISH, type NativeStepOutput } from '../native/binding.js';
 import { planGenerationBatches } from './batch-plan.js';
+import { decodeCacheOf } from './decode-cache.js';
 import { checkPrompts, checkSettings } from './settings-check.js';
 import { GeneratedText } from './generated-text.js';
 import type { FinishReason, Generation, GenerationProgress, GenerationSettings, TextGenerator } from './types.js';
@@ -165,11 +166,15 @@ class OnnxTextGenerator implements TextGenerator {
   }
 
   /**
-   * Causal graphs with a KV cache but no position_ids (or mask) number positions from the cache: no padding
-   * possible. An encoder-decoder masks its encoder's padding, and its decoder rows never need any.
+   * Graphs with a KV cache but no position_ids (or mask) number positions from the cache, and a fused-attention
+   * cache takes one position offset per pass: no padding possible. An encoder-decoder masks its encoder's padding,
+   * and its decoder rows never need any.
    */
   private needsEqualLengths(): boolean {
-    if (this.model.backend === 'seq2seq' || !this.model.supportsPrefix) return false;
+    if (this.model.backend === 'seq2seq') return false;
+    const cache = decodeCacheOf(this.model);
+    if (cache === 'fused-attention') return true;
+    if (cache === 'none') return false;
     const roles = new Set(this.model.signature.inputs.map((input) => input.role));
     return !roles.has('position_ids') || !roles.has('attention_mask');
   }
@@ -181,8 +186,9 @@ class OnnxTextGenerator implements TextGenerator {
       this.model.backend === 'seq2seq'
         ? `${this.model.modelPath} has no decoder with past (decoder_with_past_model.onnx or decoder_model_merged.onnx), so every new token ` +
             'reruns the decoder over the whole sequence; export it with past (optimum: text2text-generation-with-past) for faster generation'
-        : `${this.model.modelPath} has no KV-cache inputs (past_key_values.*), so every new token reruns the whole sequence; ` +
-            'export the model with past (optimum: text-generation-with-past) for faster generation',
+        : `${this.model.modelPath} has no KV-cache inputs (past_key_values.*) and its attention could not keep a cache ` +
+            `(${this.model.rewrites.find((outcome) => outcome.name === 'decodeCache')?.reason ?? 'decodeCache did not run'}), ` +
+            'so every new token reruns the whole sequence; export the model with past (optimum: text-generation-with-past) for faster generation',
     );
   }
 }

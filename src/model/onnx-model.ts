@@ -48,8 +48,9 @@ class OnnxLanguageModel extends ModelBase implements LanguageModel {
     return this.signature.vocabSize ?? this.metadata.vocabSize;
   }
 
+  /** Its own past inputs, or the decodeCache rewrite's cache in the fused attention (src/generate/decode-cache.ts). */
   get decodesWithKvCache(): boolean {
-    return this.session.supportsPrefix;
+    return this.session.supportsPrefix || this.rewrites.some((outcome) => outcome.name === 'decodeCache' && outcome.applied);
   }
 
   scoreBatch(batch: PackedBatch, prefix?: PrefixId): Promise<BatchScores> {

@@ -105,6 +105,8 @@ export interface RewriteSwitches {
   readonly sliceLmHead?: boolean | undefined;
   /** With both above applied, the last block runs only on the scored positions too. */
   readonly pruneLastBlock?: boolean | undefined;
+  /** With cpuFusion applied to a graph without past inputs, the fused attention keeps a KV cache while generating. */
+  readonly decodeCache?: boolean | undefined;
 }
 
 export type RewriteName = keyof RewriteSwitches;
