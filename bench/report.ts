@@ -3,6 +3,8 @@ import type { GenerationResult } from './parts/generation.bench-part.js';
 import type { MemoryRow } from './parts/memory.bench-part.js';
 import type { InspectBenchResult } from './inspect.bench-part.js';
 import type { OpShare } from './parts/op-profile.bench-part.js';
+import type { Seq2SeqResult } from './parts/seq2seq.bench-part.js';
+import { seq2seqTargets } from './seq2seq-report.js';
 import type { PrefixReuseResult } from './parts/prefix-reuse.bench-part.js';
 import { median, type RealPeerResult, type RealPeerRow } from './parts/real-peer.bench-part.js';
 import { describeCpu } from './parts/cpu-info.js';
@@ -22,6 +24,7 @@ export interface Figures {
   inspect?: InspectBenchResult;
   realPeer?: RealPeerResult;
   generation?: GenerationResult;
+  encoderDecoder?: Seq2SeqResult;
 }
 
 const MB = 1024 * 1024;
@@ -125,6 +128,7 @@ export function printTargets(figures: Figures): void {
     }
   }
   if (figures.realPeer) lines.push(...realPeerTargets(figures.realPeer));
+  if (figures.encoderDecoder) lines.push(...seq2seqTargets(figures.encoderDecoder));
   out(`\n## Targets\n\n${lines.length > 0 ? lines.map((line) => `- ${line}`).join('\n') : '(no target was measured in this run)'}\n`);
 }
 

@@ -11,6 +11,9 @@
  * onnxruntime-node loops, with and without KV cache) runs on the same --models DIR once
  * scripts/bench/build_generation_models.py has added the KV exports; --only generation runs it alone
  * (it needs no ../shared).
+ * The encoder-decoder section (a Flan-T5-small-shaped model: MMLU/BLiMP against lm-eval's seq2seq HF backend,
+ * decode tokens/s against transformers.js) runs on --models DIR once scripts/bench/build_seq2seq_models.py has
+ * written it; --only encoder-decoder runs it alone.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +26,8 @@ import { runOpProfile } from './parts/op-profile.bench-part.js';
 import { runPrefixReuseBenchmark } from './parts/prefix-reuse.bench-part.js';
 import { runGenerationBenchmark } from './parts/generation.bench-part.js';
 import { runRealPeerBenchmark } from './parts/real-peer.bench-part.js';
+import { runSeq2SeqBenchmark } from './parts/seq2seq.bench-part.js';
+import { printSeq2Seq } from './seq2seq-report.js';
 import { DEFAULT_PEER_MODELS_DIR } from './models/peer-models.js';
 import { runRooflineBenchmarks } from './parts/roofline.bench-part.js';
 import { runTokenizeCacheBenchmark } from './parts/tokenize-cache.bench-part.js';
@@ -42,7 +47,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
   },
 });
-const SECTIONS = ['real-peer', 'generation'];
+const SECTIONS = ['real-peer', 'generation', 'encoder-decoder'];
 if (values.only !== undefined && !SECTIONS.includes(values.only)) {
   process.stderr.write(`bench: --only takes ${SECTIONS.join(' or ')}, got ${values.only}\n`);
   process.exit(2);
@@ -78,6 +83,18 @@ const runRealPeer = async (): Promise<void> => {
   printRealPeer(figures.realPeer);
   save();
 };
+const runEncoderDecoder = async (): Promise<void> => {
+  figures.encoderDecoder = await runSeq2SeqBenchmark({ modelsDir: path.resolve(values.models), dirs, quick, threads });
+  printSeq2Seq(figures.encoderDecoder);
+  save();
+};
+if (values.only === 'encoder-decoder') {
+  await runEncoderDecoder();
+  printTargets(figures);
+  save();
+  process.stdout.write(`\nfigures written to ${values.json}\n`);
+  process.exit(0);
+}
 if (values.only === 'real-peer') {
   await runRealPeer();
   printTargets(figures);
@@ -140,6 +157,7 @@ save();
 
 await runRealPeer();
 await runGeneration();
+await runEncoderDecoder();
 
 printTargets(figures);
 save();

@@ -3,20 +3,17 @@
  * cache and without, batch 1 and 8, for every peer — ours (when wired), transformers.js `generate`, and the
  * naive onnxruntime-node loops — on the same prompt ids (all of one length: no row is padded).
  *
- * One way of timing for all, from outside the peer: a run of 1 new token (prefill + the first token) and a
- * run of N new tokens; decode tokens/s = batch × (N − 1) / (t_N − t_1). Prefill is thus excluded from the
- * decode rate and reported beside it as time to first token. Every run's ids are checked against
- * transformers' greedy ids for the same prompts (generation-reference.json, written with the models).
+ * One way of timing for all (decode-timing.ts): decode tokens/s with prefill excluded, every run's ids checked
+ * against transformers' greedy ids for the same prompts (generation-reference.json, written with the models).
  */
 import { loadavg } from 'node:os';
-import { performance } from 'node:perf_hooks';
 import { findGenerationModel, GENERATION_MODEL_NAMES, type GenerationModel } from '../models/generation-models.js';
 import type { PeerModelName } from '../models/peer-models.js';
 import type { GreedyDecoder } from '../peers/greedy-decoder.js';
 import { createNaiveOrtDecoder } from '../peers/naive-ort-generate.js';
 import { createTransformersJsDecoder } from '../peers/transformers-js-generate.js';
 import { cpuInfo, type CpuInfo } from './cpu-info.js';
-import { median } from './real-peer.bench-part.js';
+import { measureDecoding, type DecodeTiming } from './decode-timing.js';
 
 export type KvCache = 'kv' | 'no-kv';
 export const GENERATION_PEERS = ['ours', 'transformers.js generate', 'naive ORT-JS loop'] as const;
@@ -28,20 +25,11 @@ export type GenerationPeer = (typeof GENERATION_PEERS)[number];
  */
 export type OurDecoderFactory = (model: GenerationModel, cache: KvCache, threads?: number) => Promise<GreedyDecoder | undefined>;
 
-export interface GenerationRow {
+export interface GenerationRow extends DecodeTiming {
   readonly model: PeerModelName;
   readonly peer: GenerationPeer;
   readonly cache: KvCache;
   readonly batch: number;
-  readonly promptTokens: number;
-  readonly newTokens: number;
-  /** Median seconds of a 1-new-token run: prefill plus the first token. */
-  readonly firstTokenSeconds: number;
-  /** Median seconds of a newTokens run. */
-  readonly totalSeconds: number;
-  readonly decodeTokensPerSecond: number;
-  /** The first (row, step) whose id differs from transformers' greedy id, if any. */
-  readonly firstMismatch?: { readonly row: number; readonly step: number };
 }
 
 export interface GenerationResult {
@@ -83,44 +71,6 @@ function peerFactories(ours: OurDecoderFactory | undefined): Record<GenerationPe
   };
 }
 
-function firstMismatch(got: readonly (readonly number[])[], expected: readonly (readonly number[])[]): GenerationRow['firstMismatch'] {
-  for (const [row, ids] of expected.entries()) {
-    const produced = got[row] ?? [];
-    for (const [step, id] of ids.entries()) if (produced[step] !== id) return { row, step };
-  }
-  return undefined;
-}
-
-async function timed<T>(run: () => Promise<T>): Promise<[T, number]> {
-  const start = performance.now();
-  const value = await run();
-  return [value, (performance.now() - start) / 1000];
-}
-
-async function measure(decoder: GreedyDecoder, model: GenerationModel, batch: number, plan: { newTokens: number; repetitions: number }) {
-  const prompts = model.reference.prompts.slice(0, batch);
-  const expected = model.reference.greedy.slice(0, batch).map((ids) => ids.slice(0, plan.newTokens));
-  const first: number[] = [];
-  const total: number[] = [];
-  let mismatch: GenerationRow['firstMismatch'];
-  for (let repetition = 0; repetition < plan.repetitions; repetition++) {
-    first.push((await timed(() => decoder.decode(prompts, 1)))[1]);
-    const [ids, seconds] = await timed(() => decoder.decode(prompts, plan.newTokens));
-    total.push(seconds);
-    mismatch ??= firstMismatch(ids, expected);
-  }
-  const firstTokenSeconds = median(first);
-  const totalSeconds = median(total);
-  return {
-    promptTokens: prompts[0]?.length ?? 0,
-    newTokens: plan.newTokens,
-    firstTokenSeconds,
-    totalSeconds,
-    decodeTokensPerSecond: (batch * (plan.newTokens - 1)) / (totalSeconds - firstTokenSeconds),
-    ...(mismatch ? { firstMismatch: mismatch } : {}),
-  };
-}
-
 export async function runGenerationBenchmark(options: GenerationOptions): Promise<GenerationResult> {
   const skipped: string[] = [];
   const rows: GenerationRow[] = [];
@@ -145,7 +95,7 @@ export async function runGenerationBenchmark(options: GenerationOptions): Promis
         }
         try {
           await decoder.decode(model.reference.prompts.slice(0, 1), 2); // warm-up: first-run allocations and kernel choice
-          for (const batch of BATCHES) rows.push({ model: name, peer, cache, batch, ...(await measure(decoder, model, batch, plan)) });
+          for (const batch of BATCHES) rows.push({ model: name, peer, cache, batch, ...(await measureDecoding(decoder, model.reference, batch, plan)) });
         } finally {
           await decoder.dispose();
         }

@@ -52,7 +52,13 @@ interface Summary {
   readonly transformers_version: string;
 }
 
-export function runLmEvalCommand(python: string, hfDir: string, requests: readonly Pick<LoglikelihoodRequest, 'context' | 'continuation'>[]): LmEvalRun {
+/** `extraArgs` go to lm_eval_loglik.py as they are (an encoder-decoder: --hflm-arg backend=seq2seq --skip-tie-weights). */
+export function runLmEvalCommand(
+  python: string,
+  hfDir: string,
+  requests: readonly Pick<LoglikelihoodRequest, 'context' | 'continuation'>[],
+  extraArgs: readonly string[] = [],
+): LmEvalRun {
   const dir = mkdtempSync(path.join(tmpdir(), 'mlrb-bench-lm-eval-'));
   try {
     const requestsFile = path.join(dir, 'requests.jsonl');
@@ -60,7 +66,7 @@ export function runLmEvalCommand(python: string, hfDir: string, requests: readon
     const summaryFile = path.join(dir, 'summary.json');
     const logliksFile = path.join(dir, 'logliks.jsonl');
     const { seconds } = timedSpawn(python, [SCRIPT, '--model', hfDir, '--requests', requestsFile, '--device', 'cpu', '--dtype', 'float32',
-      '--batch-size', String(PEER_BATCH_SIZE), '--threads', String(PEER_THREADS), '--out-json', summaryFile, '--out-jsonl', logliksFile]);
+      '--batch-size', String(PEER_BATCH_SIZE), '--threads', String(PEER_THREADS), '--out-json', summaryFile, '--out-jsonl', logliksFile, ...extraArgs]);
     const summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as Summary;
     const logliks = readFileSync(logliksFile, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => (JSON.parse(line) as [number, boolean])[0]);
     return {

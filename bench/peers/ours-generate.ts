@@ -1,7 +1,8 @@
 /**
  * The generation bench's slot for our engine: mlrb-eval's TextGenerator (src/generate/) over the model's graph
- * with past (KV mode) or without (no-KV mode: the engine recomputes the whole sequence per token, as it does
- * for any graph without KV inputs). Every prompt of a decode call goes into one native batch.
+ * with past (KV mode) or without (no-KV mode: the fused attention keeps the KV cache, the decodeCache rewrite;
+ * where that rewrite does not apply, the engine recomputes the whole sequence per token). Every prompt of a
+ * decode call goes into one native batch (the bench's prompts have one length).
  */
 import { createTextGenerator } from '../../src/generate/text-generator.js';
 import { loadModel } from '../../src/model/onnx-model.js';

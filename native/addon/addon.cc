@@ -10,6 +10,7 @@
 #include "inspect_binding.h"
 #include "generate_binding.h"
 #include "process_binding.h"
+#include "seq2seq_wrap.h"
 #include "session_wrap.h"
 
 namespace mlrb::addon {
@@ -62,11 +63,13 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   auto state = std::make_unique<AddonState>();
   state->session_constructor = Napi::Persistent(SessionWrap::define_class(env));
   state->generation_constructor = Napi::Persistent(GenerationWrap::define_class(env));
+  state->seq2seq_constructor = Napi::Persistent(Seq2SeqWrap::define_class(env));
   env.SetInstanceData(state.release());  // napi owns it from here and deletes it at env teardown
   exports.Set("setErrorClass", Napi::Function::New<set_error_class>(env, "setErrorClass"));
   exports.Set("initRuntime", Napi::Function::New<init_runtime>(env, "initRuntime"));
   exports.Set("buildInfo", Napi::Function::New<build_info>(env, "buildInfo"));
   exports.Set("loadSession", Napi::Function::New<load_session>(env, "loadSession"));
+  exports.Set("loadSeq2SeqSession", Napi::Function::New<load_seq2seq_session>(env, "loadSeq2SeqSession"));
   register_inspect(env, exports);
   register_cpu_kernel(env, exports);
   register_cuda(env, exports);

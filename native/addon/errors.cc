@@ -15,4 +15,10 @@ Napi::Value make_error(Napi::Env env, const std::string& code, const std::string
   return error.Value();
 }
 
+Napi::Promise rejected_promise(Napi::Env env, const std::string& code, const std::string& message) {
+  auto deferred = Napi::Promise::Deferred::New(env);
+  deferred.Reject(make_error(env, code, message));
+  return deferred.Promise();
+}
+
 }  // namespace mlrb::addon

@@ -10,6 +10,9 @@ namespace mlrb::addon {
 
 [[nodiscard]] Napi::Value make_error(Napi::Env env, const std::string& code, const std::string& message);
 
+// A Promise already rejected with make_error(code, message): how an async call refuses before queuing any work.
+[[nodiscard]] Napi::Promise rejected_promise(Napi::Env env, const std::string& code, const std::string& message);
+
 // The code and message of whatever a worker caught, captured off the JS thread for OnOK to rethrow.
 struct CaughtFailure {
   std::string code;

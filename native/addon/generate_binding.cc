@@ -39,7 +39,9 @@ int64_t integer_field(const Napi::Object& object, const char* field, const char*
 
 constexpr double kMaxSafeInteger = 9007199254740991.0;  // 2^53 - 1: seeds beyond it are not exact JS numbers
 
-GenerationRequest request_from_js(const Napi::Value& value) {
+}  // namespace
+
+GenerationRequest generation_request_from_js(const Napi::Value& value) {
   Napi::Env env = value.Env();
   if (!value.IsObject()) throw Napi::TypeError::New(env, "startGeneration(request): request must be an object");
   const auto object = value.As<Napi::Object>();
@@ -76,6 +78,8 @@ GenerationRequest request_from_js(const Napi::Value& value) {
   return request;
 }
 
+namespace {
+
 Napi::Object step_output_to_js(Napi::Env env, const StepOutput& output) {
   const auto copy = [&](const auto& source, auto typed) {
     std::copy(source.begin(), source.end(), typed.Data());
@@ -91,7 +95,7 @@ Napi::Object step_output_to_js(Napi::Env env, const StepOutput& output) {
 
 class StepWorker : public Napi::AsyncWorker {
  public:
-  StepWorker(Napi::Env env, std::shared_ptr<GenerationRun> run, int32_t steps, std::shared_ptr<std::atomic<bool>> stepping,
+  StepWorker(Napi::Env env, std::shared_ptr<DecodingRun> run, int32_t steps, std::shared_ptr<std::atomic<bool>> stepping,
              std::shared_ptr<std::atomic<int>> session_runs)
       : Napi::AsyncWorker(env, "mlrb:generate"), deferred_(Napi::Promise::Deferred::New(env)), run_(std::move(run)), steps_(steps),
         stepping_(std::move(stepping)), session_runs_(std::move(session_runs)) {
@@ -122,7 +126,7 @@ class StepWorker : public Napi::AsyncWorker {
 
  private:
   Napi::Promise::Deferred deferred_;
-  std::shared_ptr<GenerationRun> run_;
+  std::shared_ptr<DecodingRun> run_;
   int32_t steps_;
   std::shared_ptr<std::atomic<bool>> stepping_;
   std::shared_ptr<std::atomic<int>> session_runs_;
@@ -142,7 +146,7 @@ Napi::Function GenerationWrap::define_class(Napi::Env env) {
 
 GenerationWrap::GenerationWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<GenerationWrap>(info) {}
 
-void GenerationWrap::attach(std::shared_ptr<GenerationRun> run, std::shared_ptr<std::atomic<int>> session_runs) {
+void GenerationWrap::attach(std::shared_ptr<DecodingRun> run, std::shared_ptr<std::atomic<int>> session_runs) {
   run_ = std::move(run);
   session_runs_ = std::move(session_runs);
 }
@@ -199,20 +203,26 @@ Napi::Value GenerationWrap::finished(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(info.Env(), !run_ || run_->finished());
 }
 
-Napi::Value start_generation(const Napi::CallbackInfo& info, std::shared_ptr<const ScoringSession> session,
-                             std::shared_ptr<std::atomic<int>> session_runs) {
-  Napi::Env env = info.Env();
-  GenerationRequest request = request_from_js(info[0]);
-  if (!session) throw Napi::Error(env, make_error(env, "DISPOSED", "startGeneration() was called on a disposed session"));
-  std::shared_ptr<GenerationRun> run;
+Napi::Value generation_handle(Napi::Env env, const std::function<std::shared_ptr<DecodingRun>()>& make_run,
+                              std::shared_ptr<std::atomic<int>> session_runs) {
+  std::shared_ptr<DecodingRun> run;
   try {
-    run = std::make_shared<GenerationRun>(std::move(session), std::move(request));
+    run = make_run();
   } catch (const Error& error) {
     throw Napi::Error(env, make_error(env, error.code(), error.what()));
   }
   Napi::Object handle = state_of(env).generation_constructor.New({});
   GenerationWrap::Unwrap(handle)->attach(std::move(run), std::move(session_runs));
   return handle;
+}
+
+Napi::Value start_generation(const Napi::CallbackInfo& info, std::shared_ptr<const ScoringSession> session,
+                             std::shared_ptr<std::atomic<int>> session_runs) {
+  Napi::Env env = info.Env();
+  GenerationRequest request = generation_request_from_js(info[0]);
+  if (!session) throw Napi::Error(env, make_error(env, "DISPOSED", "startGeneration() was called on a disposed session"));
+  return generation_handle(
+      env, [&] { return std::make_shared<GenerationRun>(std::move(session), std::move(request)); }, std::move(session_runs));
 }
 
 }  // namespace mlrb::addon

@@ -7,8 +7,10 @@
 #include <napi.h>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
+#include "../ort/decoding_run.h"
 #include "../ort/generation_session.h"
 
 namespace mlrb::addon {
@@ -19,7 +21,7 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
   explicit GenerationWrap(const Napi::CallbackInfo& info);
 
   // `session_runs` is the owning session's in-flight counter: a running step keeps the session from disposal.
-  void attach(std::shared_ptr<GenerationRun> run, std::shared_ptr<std::atomic<int>> session_runs);
+  void attach(std::shared_ptr<DecodingRun> run, std::shared_ptr<std::atomic<int>> session_runs);
 
  private:
   Napi::Value step(const Napi::CallbackInfo& info);
@@ -31,10 +33,18 @@ class GenerationWrap : public Napi::ObjectWrap<GenerationWrap> {
   // Throws BUSY while a step runs, DISPOSED after dispose().
   void require_idle(Napi::Env env, const char* what) const;
 
-  std::shared_ptr<GenerationRun> run_;
+  std::shared_ptr<DecodingRun> run_;
   std::shared_ptr<std::atomic<int>> session_runs_;
   std::shared_ptr<std::atomic<bool>> stepping_ = std::make_shared<std::atomic<bool>>(false);
 };
+
+// A startGeneration() request as native takes it; TypeError / RangeError for malformed fields.
+[[nodiscard]] GenerationRequest generation_request_from_js(const Napi::Value& value);
+
+// A NativeGeneration handle over the run `make_run` builds; its construction failure is thrown as an MlrbError.
+// `session_runs` is the owning session's in-flight counter.
+[[nodiscard]] Napi::Value generation_handle(Napi::Env env, const std::function<std::shared_ptr<DecodingRun>()>& make_run,
+                                            std::shared_ptr<std::atomic<int>> session_runs);
 
 // session.startGeneration(request): validates the request synchronously (MlrbError BAD_DATA, TypeError for
 // malformed fields) and returns a NativeGeneration. Called by SessionWrap with its session.

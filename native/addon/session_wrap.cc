@@ -6,94 +6,12 @@
 #include "fatal_signal_report.h"
 #include "generate_binding.h"
 #include "js_convert.h"
+#include "load_worker.h"
+#include "score_worker.h"
 
 namespace mlrb::addon {
 
 namespace {
-
-class LoadWorker : public Napi::AsyncWorker {
- public:
-  LoadWorker(Napi::Env env, std::string model_path, ScoringSessionOptions options)
-      : Napi::AsyncWorker(env, "mlrb:load"), deferred_(Napi::Promise::Deferred::New(env)),
-        model_path_(std::move(model_path)), options_(std::move(options)) {}
-
-  [[nodiscard]] Napi::Promise promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() override {
-    const NativeActivity activity("loading a model");
-    capture_failure(failure_, [this] {
-      OrtRuntime* runtime = OrtRuntime::current();
-      if (runtime == nullptr) throw Error("ORT_LOAD", "initRuntime() must load ONNX Runtime before a session is created");
-      session_ = std::make_shared<const ScoringSession>(*runtime, model_path_, options_);
-    });
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (failure_.failed()) {
-      deferred_.Reject(make_error(env, failure_.code, failure_.message));
-      return;
-    }
-    Napi::Object handle = state_of(env).session_constructor.New({});
-    SessionWrap::Unwrap(handle)->attach(std::move(session_));
-    deferred_.Resolve(handle);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::string model_path_;
-  ScoringSessionOptions options_;
-  std::shared_ptr<const ScoringSession> session_;
-  CaughtFailure failure_;
-};
-
-class ScoreWorker : public Napi::AsyncWorker {
- public:
-  ScoreWorker(Napi::Env env, std::shared_ptr<const ScoringSession> session, PackedBatch batch,
-              std::shared_ptr<const KvPrefix> prefix, std::shared_ptr<std::atomic<int>> active_runs)
-      : Napi::AsyncWorker(env, "mlrb:score"), deferred_(Napi::Promise::Deferred::New(env)),
-        session_(std::move(session)), batch_(std::move(batch)), prefix_(std::move(prefix)), active_runs_(std::move(active_runs)) {
-    ++*active_runs_;
-  }
-  ~ScoreWorker() override { --*active_runs_; }
-
-  [[nodiscard]] Napi::Promise promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() override {
-    const NativeActivity activity("scoring a batch");
-    capture_failure(failure_, [this] { scores_ = session_->score(batch_, prefix_.get()); });
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (failure_.failed()) {
-      deferred_.Reject(make_error(env, failure_.code, failure_.message));
-      return;
-    }
-    const size_t count = scores_.logliks.size();
-    Napi::Float64Array logliks = Napi::Float64Array::New(env, count);
-    Napi::Uint8Array greedy = Napi::Uint8Array::New(env, count);
-    std::copy(scores_.logliks.begin(), scores_.logliks.end(), logliks.Data());
-    std::copy(scores_.greedy.begin(), scores_.greedy.end(), greedy.Data());
-    Napi::Object result = Napi::Object::New(env);
-    result.Set("logliks", logliks);
-    result.Set("greedy", greedy);
-    result.Set("paddedTokens", Napi::Number::New(env, static_cast<double>(scores_.padded_tokens)));
-    result.Set("logitRows", Napi::Number::New(env, static_cast<double>(scores_.logit_rows)));
-    deferred_.Resolve(result);
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::shared_ptr<const ScoringSession> session_;
-  PackedBatch batch_;
-  std::shared_ptr<const KvPrefix> prefix_;
-  std::shared_ptr<std::atomic<int>> active_runs_;
-  BatchScores scores_;
-  CaughtFailure failure_;
-};
 
 // Computes a prefix's KV off the JS thread and files it in the session's prefix table under a new id.
 class PrefixWorker : public Napi::AsyncWorker {
@@ -135,12 +53,6 @@ class PrefixWorker : public Napi::AsyncWorker {
   CaughtFailure failure_;
 };
 
-Napi::Promise rejected(Napi::Env env, const char* code, const std::string& message) {
-  auto deferred = Napi::Promise::Deferred::New(env);
-  deferred.Reject(make_error(env, code, message));
-  return deferred.Promise();
-}
-
 }  // namespace
 
 Napi::Function SessionWrap::define_class(Napi::Env env) {
@@ -176,12 +88,9 @@ Napi::Value SessionWrap::score(const Napi::CallbackInfo& info) {
     }
     prefix = found->second;
   }
-  if (!session_) return rejected(env, "DISPOSED", "score() was called on a disposed session");
-  // AsyncWorker deletes itself after OnOK; Queue() hands ownership to libuv.
-  auto worker = std::make_unique<ScoreWorker>(env, session_, std::move(batch), std::move(prefix), active_runs_);
-  Napi::Promise promise = worker->promise();
-  worker.release()->Queue();
-  return promise;
+  if (!session_) return rejected_promise(env, "DISPOSED", "score() was called on a disposed session");
+  return queue_scoring(
+      env, [session = session_, batch = std::move(batch), prefix = std::move(prefix)] { return session->score(batch, prefix.get()); }, active_runs_);
 }
 
 Napi::Value SessionWrap::compute_prefix(const Napi::CallbackInfo& info) {
@@ -190,7 +99,7 @@ Napi::Value SessionWrap::compute_prefix(const Napi::CallbackInfo& info) {
     throw Napi::TypeError::New(env, "computePrefix(tokens): tokens must be an Int32Array");
   }
   const auto tokens = info[0].As<Napi::Int32Array>();
-  if (!session_) return rejected(env, "DISPOSED", "computePrefix() was called on a disposed session");
+  if (!session_) return rejected_promise(env, "DISPOSED", "computePrefix() was called on a disposed session");
   auto worker = std::make_unique<PrefixWorker>(env, session_, std::vector<int32_t>(tokens.Data(), tokens.Data() + tokens.ElementLength()),
                                                prefix_table_, active_runs_);
   Napi::Promise promise = worker->promise();
@@ -246,10 +155,12 @@ Napi::Value load_session(const Napi::CallbackInfo& info) {
   ScoringSessionOptions options = session_options_from_js(info[1]);
   // A bad MLRB_CPU_PATH fails here, synchronously, rather than in the fused op's first run.
   static_cast<void>(kernel_path_choice_or_throw(env));
-  auto worker = std::make_unique<LoadWorker>(env, info[0].As<Napi::String>().Utf8Value(), std::move(options));
-  Napi::Promise promise = worker->promise();
-  worker.release()->Queue();
-  return promise;
+  return queue_load<ScoringSession, SessionWrap>(
+      env, "loading a model",
+      [path = info[0].As<Napi::String>().Utf8Value(), options = std::move(options)](OrtRuntime& runtime) {
+        return std::make_shared<const ScoringSession>(runtime, path, options);
+      },
+      &AddonState::session_constructor);
 }
 
 }  // namespace mlrb::addon

@@ -460,6 +460,8 @@ void attend_head_rows(const AttentionShape& shape, const ScoreArithmetic& arithm
 
 }  // namespace
 
+bool keeps_key(const MaskLayout& mask, int64_t at) { return keeps(mask, at); }
+
 void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
   std::unordered_map<int64_t, int64_t> group_of_offset;
   mask.head_group.clear();

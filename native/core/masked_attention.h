@@ -58,6 +58,9 @@ struct AttentionScratch {
   std::vector<float> rotated_keys;     // [keys, key_dim]
 };
 
+// Whether the mask keeps the key at element `at` (an additive mask excludes at -1e30 and below).
+[[nodiscard]] bool keeps_key(const MaskLayout& mask, int64_t at);
+
 // Scans the mask once: each row's last included key, and whether the mask changes a score before it.
 void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys);
 

@@ -76,6 +76,13 @@ ProtoBuilder int64_initializer(std::string_view name, const std::vector<int64_t>
   return tensor;
 }
 
+ProtoBuilder int64_scalar_initializer(std::string_view name, int64_t value) {
+  ProtoBuilder tensor;
+  tensor.varint_field(TensorProto::kDataType, onnx::data_type::kInt64).varint_field(TensorProto::kInt64Data, static_cast<uint64_t>(value));
+  tensor.string_field(TensorProto::kName, name);
+  return tensor;
+}
+
 namespace {
 
 // The TensorProto holding a constant's value: an initializer, or a Constant node's `value` tensor.

@@ -27,6 +27,8 @@ namespace mlrb::graph {
 [[nodiscard]] ProtoBuilder opset_import(std::string_view domain, int64_t version);
 // A one-dimensional int64 TensorProto named `name`, for a graph's initializer list.
 [[nodiscard]] ProtoBuilder int64_initializer(std::string_view name, const std::vector<int64_t>& values);
+// A rank-0 int64 TensorProto (a Range bound, say).
+[[nodiscard]] ProtoBuilder int64_scalar_initializer(std::string_view name, int64_t value);
 
 // The value of a scalar (or one-element) float initializer; nullopt for anything else.
 [[nodiscard]] std::optional<float> scalar_float(const GraphView& view, const std::string& name);

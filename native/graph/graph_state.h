@@ -49,6 +49,8 @@ class GraphState {
 
   // The output that is [positions, vocab] once the LM head is sliced (lm_head_slice.h), else empty.
   std::string sliced_logits;
+  // Set once the fused attention nodes take a decoding cache (decode_cache.h).
+  bool decode_cache = false;
 
  private:
   const ParsedModel& model_;

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "../core/attention_kv_cache.h"
 #include "../core/attention_operands.h"
+#include "../core/cached_attention.h"
 #include "../core/cpu_features.h"
 #include "../core/masked_attention.h"
 
@@ -34,8 +36,21 @@ void attend_head(void* data, size_t head_index) {
 constexpr size_t kCosInput = 4;
 constexpr size_t kSinInput = 5;
 constexpr size_t kQueryPositionsInput = 6;
+constexpr size_t kDecodeCacheInput = 7;
 
 bool has_input(Ort::KernelContext& context, size_t index) { return context.GetInputCount() > index && context.GetInput(index) != nullptr; }
+
+// The decoding cache the run named (core/attention_kv_cache.h), or nullptr for a pass without one (id 0).
+std::shared_ptr<AttentionKvCache> decode_cache(Ort::KernelContext& context) {
+  if (!has_input(context, kDecodeCacheInput)) return nullptr;
+  const Ort::ConstValue input = context.GetInput(kDecodeCacheInput);
+  if (input.GetTensorTypeAndShapeInfo().GetElementCount() != 1) throw std::invalid_argument("the decoding cache id must be one int64");
+  const int64_t id = *input.GetTensorData<int64_t>();
+  if (id == 0) return nullptr;
+  std::shared_ptr<AttentionKvCache> cache = KvCacheRegistry::instance().find(id);
+  if (cache == nullptr) throw std::invalid_argument("no decoding cache has id " + std::to_string(id));
+  return cache;
+}
 
 int64_t optional_int(const Ort::ConstKernelInfo& info, const char* name, int64_t fallback) {
   try {
@@ -102,23 +117,31 @@ class AttentionKernel {
         layout.kind = MaskKind::kAdditive;
         layout.additive = mask.GetTensorData<float>();
       }
-      prepare_mask_rows(layout, operands.shape.queries, operands.shape.keys);
+      AttentionTensors tensors{q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(), nullptr};
+      if (rotary_half_ > 0) {
+        if (!has_input(context, kCosInput) || !has_input(context, kSinInput)) throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");
+        const Ort::ConstValue cos = context.GetInput(kCosInput);
+        const Ort::ConstValue sin = context.GetInput(kSinInput);
+        add_rotary(operands, cos.GetTensorTypeAndShapeInfo().GetShape(), sin.GetTensorTypeAndShapeInfo().GetShape(), rotary_half_);
+        tensors.cos = cos.GetTensorData<float>();
+        tensors.sin = sin.GetTensorData<float>();
+      }
+      // With a decoding cache the graph's rows are the new ones: attend over every cached key instead.
+      thread_local CachedAttentionScratch cache_scratch;
+      const std::shared_ptr<AttentionKvCache> cache = decode_cache(context);
+      if (cache != nullptr) {
+        operands = attend_over_cache(cache->layer(node_name_), cache->expected_positions(), operands, AttentionTensors(tensors), cache_scratch, tensors);
+      } else {
+        prepare_mask_rows(layout, operands.shape.queries, operands.shape.keys);
+      }
       if (has_input(context, kQueryPositionsInput)) {
         const Ort::ConstValue positions = context.GetInput(kQueryPositionsInput);
         const size_t count = positions.GetTensorTypeAndShapeInfo().GetElementCount();
         pick_query_rows(operands, std::span<const int64_t>(positions.GetTensorData<int64_t>(), count));
       }
       Ort::UnownedValue output = context.GetOutput(0, operands.output_shape);
-      HeadWork work{&operands, arithmetic_, kernel_path_choice().path,
-                    {q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(), output.GetTensorMutableData<float>()}};
-      if (rotary_half_ > 0) {
-        if (!has_input(context, kCosInput) || !has_input(context, kSinInput)) throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");
-        const Ort::ConstValue cos = context.GetInput(kCosInput);
-        const Ort::ConstValue sin = context.GetInput(kSinInput);
-        add_rotary(operands, cos.GetTensorTypeAndShapeInfo().GetShape(), sin.GetTensorTypeAndShapeInfo().GetShape(), rotary_half_);
-        work.tensors.cos = cos.GetTensorData<float>();
-        work.tensors.sin = sin.GetTensorData<float>();
-      }
+      tensors.output = output.GetTensorMutableData<float>();
+      HeadWork work{&operands, arithmetic_, kernel_path_choice().path, tensors};
       const auto heads = static_cast<size_t>(operands.shape.heads);
       if (operands.shape.queries > 0 && operands.shape.value_dim > 0) context.ParallelFor(attend_head, heads, 0, &work);
       return nullptr;
@@ -172,7 +195,7 @@ OrtStatusPtr AttentionOp<kBoolMask>::CreateKernelV2(const OrtApi& api, const Ort
 template <bool kBoolMask>
 ONNXTensorElementDataType AttentionOp<kBoolMask>::GetInputType(size_t index) const {
   if (index == 3 && kBoolMask) return ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL;
-  if (index == kQueryPositionsInput) return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
+  if (index == kQueryPositionsInput || index == kDecodeCacheInput) return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64;
   return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT;
 }
 

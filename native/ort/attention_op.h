@@ -14,7 +14,9 @@
 // Optional inputs cos and sin with attribute rotary_half = D / 2 fold Hugging Face's rotary embedding of Q
 // and K (core/rotary.h); the tables broadcast to [B, 1, T, D] against the heads-first operands. Optional
 // input 6, int64 query positions flat over [B, T] (ascending), computes only those query rows: the output
-// is then [1, positions, H, Dv] (graph/last_block_rows.h).
+// is then [1, positions, H, Dv] (graph/last_block_rows.h). Optional input 7, an int64 decoding-cache id
+// (0: none), makes Q, K, V the new rows of a generation run whose earlier keys and values the op keeps
+// (core/cached_attention.h, graph/decode_cache.h).
 #pragma once
 
 #include <cstdint>
@@ -32,7 +34,7 @@ struct AttentionOp : Ort::CustomOpBase<AttentionOp<kBoolMask>, AttentionKernel, 
 
   OrtStatusPtr CreateKernelV2(const OrtApi& api, const OrtKernelInfo* info, void** kernel) const;
   [[nodiscard]] const char* GetName() const { return kBoolMask ? kMaskedAttentionOp : kBiasedAttentionOp; }
-  [[nodiscard]] size_t GetInputTypeCount() const { return 7; }
+  [[nodiscard]] size_t GetInputTypeCount() const { return 8; }
   [[nodiscard]] ONNXTensorElementDataType GetInputType(size_t index) const;
   [[nodiscard]] OrtCustomOpInputOutputCharacteristic GetInputCharacteristic(size_t index) const;
   [[nodiscard]] size_t GetOutputTypeCount() const { return 1; }

@@ -5,28 +5,16 @@
 
 #include "../core/error.h"
 #include "element_types.h"
+#include "host_tensors.h"
 
 namespace mlrb {
-
-namespace {
-
-// A non-owning view of a host tensor, handed to ORT as an input (ORT only reads inputs).
-Ort::Value view_of(Ort::Value& tensor) {
-  const auto info = tensor.GetTensorTypeAndShapeInfo();
-  const std::vector<int64_t> shape = info.GetShape();
-  const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-  return Ort::Value::CreateTensor(memory, tensor.GetTensorMutableRawData(), info.GetElementCount() * element_bytes(info.GetElementType()),
-                                  shape.data(), shape.size(), info.GetElementType());
-}
-
-}  // namespace
 
 BoundInputs bind_decode_inputs(const GraphSignature& signature, const DecodeFeed& feed, std::span<Ort::Value> past) {
   const TokenTensors tokens{feed.rows, feed.length, feed.past_length, &feed.input_ids, &feed.attention_mask, &feed.position_ids, &feed.logit_positions};
   return bind_pass_inputs(signature, tokens, [&](const InputPlan& plan, size_t index) {
     if (past.empty()) return empty_past(plan, feed.rows);
     if (index >= past.size()) throw Error("INTERNAL", "the decoding KV cache has fewer tensors than the graph's past inputs");
-    return view_of(past[index]);
+    return tensor_view(past[index]);
   });
 }
 
@@ -55,29 +43,10 @@ Ort::Value gather_batch_rows(const Ort::Value& tensor, int batch_axis, std::span
 }
 
 Ort::Value drop_leading_positions(const Ort::Value& tensor, int sequence_axis, int64_t count) {
-  const auto info = tensor.GetTensorTypeAndShapeInfo();
-  const std::vector<int64_t> source_shape = info.GetShape();
+  const std::vector<int64_t> shape = tensor.GetTensorTypeAndShapeInfo().GetShape();
   const auto axis = static_cast<size_t>(sequence_axis);
-  if (axis >= source_shape.size()) throw Error("INTERNAL", "a KV tensor has no sequence axis " + std::to_string(sequence_axis));
-  if (count < 0 || count > source_shape[axis]) {
-    throw Error("INTERNAL", "cannot drop " + std::to_string(count) + " of a KV tensor's " + std::to_string(source_shape[axis]) + " positions");
-  }
-  size_t outer = 1;
-  for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(source_shape[d]);
-  size_t position_bytes = element_bytes(info.GetElementType());
-  for (size_t d = axis + 1; d < source_shape.size(); ++d) position_bytes *= static_cast<size_t>(source_shape[d]);
-  std::vector<int64_t> shape = source_shape;
-  shape[axis] -= count;
-  Ort::AllocatorWithDefaultOptions allocator;
-  Ort::Value trimmed = Ort::Value::CreateTensor(allocator, shape.data(), shape.size(), info.GetElementType());
-  // Each outer slice (one batch row and head) keeps its positions [count, length) as one contiguous run.
-  const size_t source_bytes = static_cast<size_t>(source_shape[axis]) * position_bytes;
-  const size_t kept_bytes = static_cast<size_t>(shape[axis]) * position_bytes;
-  const size_t skipped_bytes = static_cast<size_t>(count) * position_bytes;
-  const auto* source = static_cast<const uint8_t*>(tensor.GetTensorRawData());
-  auto* target = static_cast<uint8_t*>(trimmed.GetTensorMutableRawData());
-  for (size_t o = 0; o < outer; ++o) std::memcpy(target + o * kept_bytes, source + o * source_bytes + skipped_bytes, kept_bytes);
-  return trimmed;
+  if (axis >= shape.size()) throw Error("INTERNAL", "a KV tensor has no sequence axis " + std::to_string(sequence_axis));
+  return position_range(tensor, sequence_axis, count, shape[axis] - count);
 }
 
 }  // namespace mlrb

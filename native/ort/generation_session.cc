@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "../core/error.h"
+#include "../graph/decode_cache.h"
 #include "generation_inputs.h"
+#include "next_token.h"
 
 namespace mlrb {
 
@@ -46,38 +48,20 @@ std::vector<int64_t> logit_rows_of(const GraphSignature& signature, const Decode
 }  // namespace
 
 GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request)
-    : session_(std::move(session)), request_(std::move(request)) {
+    : PromptBatchRun(std::move(request), session->signature().vocab_size), session_(std::move(session)) {
   use_kv_ = session_->supports_prefix();
   validate();
-  prompts_.resize(request_.prompts.size());
-  for (size_t p = 0; p < prompts_.size(); ++p) {
-    if (request_.sampling) prompts_[p].random.emplace(request_.sampling->seed, request_.streams[p]);
-    live_.push_back(static_cast<int32_t>(p));
+  const auto& prompts = request_.prompts;
+  const bool one_length = std::all_of(prompts.begin(), prompts.end(), [&](const auto& prompt) { return prompt.size() == prompts.front().size(); });
+  // Prompts of several lengths would need a position offset per row; the graph takes one (the library groups by length).
+  if (!use_kv_ && session_->decode_cache() && one_length) {
+    fused_cache_ = std::make_unique<RegisteredKvCache>(static_cast<int64_t>(prompts.front().size()) + request_.max_new_tokens);
   }
 }
 
+// The one rule beyond check_generation_request: a graph that numbers positions from its cache takes no padding.
 void GenerationRun::validate() const {
   const auto& prompts = request_.prompts;
-  if (prompts.empty()) throw Error("BAD_DATA", "generation needs at least one prompt");
-  if (request_.streams.size() != prompts.size()) throw Error("INTERNAL", "one random stream per prompt is needed");
-  if (request_.max_new_tokens < 1) {
-    throw Error("BAD_DATA", "maxNewTokens must be at least 1, got " + std::to_string(request_.max_new_tokens));
-  }
-  if (request_.sampling && !(request_.sampling->params.temperature > 0.0)) {
-    throw Error("BAD_DATA", "temperature must be > 0, got " + std::to_string(request_.sampling->params.temperature));
-  }
-  if (request_.sampling && request_.sampling->params.top_k < 0) throw Error("BAD_DATA", "topK must be >= 0");
-  const int64_t vocab = session_->signature().vocab_size;
-  for (size_t p = 0; p < prompts.size(); ++p) {
-    if (prompts[p].empty()) throw Error("BAD_DATA", "prompt " + std::to_string(p) + " is empty; a prompt needs at least one token");
-    for (size_t i = 0; i < prompts[p].size(); ++i) {
-      const int32_t id = prompts[p][i];
-      if (id < 0 || (vocab > 0 && id >= vocab)) {
-        throw Error("BAD_DATA", "prompt " + std::to_string(p) + " token " + std::to_string(i) + " is id " + std::to_string(id) +
-                                    ", outside the model's vocabulary [0, " + std::to_string(vocab) + ")");
-      }
-    }
-  }
   const GraphSignature& signature = session_->signature();
   const bool takes_padding = has_role(signature, InputRole::kPositionIds) && has_role(signature, InputRole::kAttentionMask);
   if (use_kv_ && !takes_padding) {
@@ -92,40 +76,14 @@ void GenerationRun::validate() const {
   }
 }
 
-bool GenerationRun::finished() const {
-  return std::all_of(prompts_.begin(), prompts_.end(), [](const PromptState& state) { return state.finish != FinishReason::kRunning; });
-}
-
-void GenerationRun::stop(std::span<const int32_t> prompts) {
-  for (const int32_t p : prompts) {
-    if (p < 0 || static_cast<size_t>(p) >= prompts_.size()) throw Error("BAD_DATA", "stop(): no prompt " + std::to_string(p) + " in this run");
-    if (prompts_[static_cast<size_t>(p)].finish == FinishReason::kRunning) prompts_[static_cast<size_t>(p)].finish = FinishReason::kStopped;
+void GenerationRun::forward() {
+  if (use_kv_) {
+    forward_with_cache();
+  } else if (fused_cache_ != nullptr) {
+    forward_with_fused_cache();
+  } else {
+    forward_recompute();
   }
-}
-
-StepOutput GenerationRun::step(int32_t steps) {
-  StepOutput output;
-  drop_finished_rows();
-  output.prompts = live_;
-  std::vector<size_t> generated_before;
-  for (const int32_t p : live_) generated_before.push_back(prompts_[static_cast<size_t>(p)].generated.size());
-  for (int32_t s = 0; s < steps; ++s) {
-    drop_finished_rows();
-    if (live_.empty()) break;
-    if (use_kv_) {
-      forward_with_cache();
-    } else {
-      forward_recompute();
-    }
-  }
-  output.token_offsets.push_back(0);
-  for (size_t i = 0; i < output.prompts.size(); ++i) {
-    const PromptState& state = prompts_[static_cast<size_t>(output.prompts[i])];
-    output.tokens.insert(output.tokens.end(), state.generated.begin() + static_cast<std::ptrdiff_t>(generated_before[i]), state.generated.end());
-    output.token_offsets.push_back(static_cast<int32_t>(output.tokens.size()));
-    output.finish.push_back(static_cast<uint8_t>(state.finish));
-  }
-  return output;
 }
 
 template <class Replace>
@@ -155,6 +113,7 @@ void GenerationRun::drop_finished_rows() {
     }
   }
   live_ = std::move(live);
+  if (fused_cache_ != nullptr) fused_cache_->cache().keep_entries(keep);
   next_position_ = std::move(positions);
   padding_ = std::move(padding);
   if (kv_.empty()) return;
@@ -230,6 +189,36 @@ void GenerationRun::forward_with_cache() {
   }
 }
 
+void GenerationRun::forward_with_fused_cache() {
+  const auto rows = static_cast<int64_t>(live_.size());
+  const bool prefill = fused_length_ == 0;
+  DecodeFeed feed;
+  feed.rows = rows;
+  feed.length = prefill ? static_cast<int64_t>(request_.prompts[static_cast<size_t>(live_.front())].size()) : 1;
+  feed.past_length = 0;  // the graph has no past input: its mask covers the fed tokens, the cache the rest
+  for (int64_t r = 0; r < rows; ++r) {
+    const auto prompt = static_cast<size_t>(live_[static_cast<size_t>(r)]);
+    for (int64_t i = 0; i < feed.length; ++i) {
+      feed.input_ids.push_back(prefill ? request_.prompts[prompt][static_cast<size_t>(i)] : prompts_[prompt].generated.back());
+      feed.attention_mask.push_back(1);
+      feed.position_ids.push_back(fused_length_ + i);
+    }
+    feed.logit_positions.push_back(r * feed.length + feed.length - 1);
+  }
+  BoundInputs bound = bind_decode_inputs(session_->signature(), feed, {});
+  const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
+  int64_t cache_id = fused_cache_->id();
+  int64_t offset = fused_length_;
+  const int64_t one = 1;
+  bound.names.push_back(graph::kDecodeCacheInput);
+  bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &cache_id, 1, &one, 1));
+  bound.names.push_back(graph::kPositionOffsetInput);
+  bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &offset, 1, nullptr, 0));
+  std::vector<Ort::Value> outputs = session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(rows, feed.length));
+  choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
+  fused_length_ += feed.length;
+}
+
 void GenerationRun::forward_recompute() {
   const auto rows = static_cast<int64_t>(live_.size());
   DecodeFeed feed;
@@ -268,25 +257,12 @@ void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int6
   for (size_t r = 0; r < live_.size(); ++r) {
     const auto prompt = static_cast<size_t>(live_[r]);
     if (logit_rows[r] >= total_rows) throw Error("INTERNAL", "the logits output has too few rows for the decoding batch");
-    const std::span<const float> row = logit_row(logits, logit_rows[r], vocab, widened_row_);
-    PromptState& state = prompts_[prompt];
-    const int32_t token = request_.sampling ? sample_token(row, request_.sampling->params, *state.random, scratch_) : argmax_token(row);
-    if (token < 0) {
-      throw Error("NUMERIC", "the logits for prompt " + std::to_string(prompt) + " at new token " + std::to_string(state.generated.size()) +
-                                 " hold NaN or +Infinity, or no finite value");
-    }
-    state.generated.push_back(token);
-    const bool eos = std::find(request_.eos_token_ids.begin(), request_.eos_token_ids.end(), token) != request_.eos_token_ids.end();
-    if (eos) {
-      state.finish = FinishReason::kEos;
-    } else if (static_cast<int32_t>(state.generated.size()) >= request_.max_new_tokens) {
-      state.finish = FinishReason::kMaxNewTokens;
-    }
+    take_next_token(logit_row(logits, logit_rows[r], vocab, widened_row_), request_, prompt, prompts_[prompt], scratch_);
   }
 }
 
 std::string GenerationRun::describe_pass(int64_t rows, int64_t length) const {
-  return std::string(use_kv_ ? "a decoding pass" : "a recompute pass") + " of " + std::to_string(rows) + " x " + std::to_string(length) + " tokens";
+  return std::string(uses_kv_cache() ? "a decoding pass" : "a recompute pass") + " of " + std::to_string(rows) + " x " + std::to_string(length) + " tokens";
 }
 
 }  // namespace mlrb

@@ -169,6 +169,7 @@ OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& mod
     try {
       opened.session = std::make_unique<Ort::Session>(runtime.env(), model.data(), model.size(), session_options);
       opened.sliced_logits = state.sliced_logits;
+      opened.decode_cache = state.decode_cache;
       opened.attention_fused = emits_cpu_kernels_applied(passes, opened.rewrites);
       return opened;
     } catch (const Ort::Exception& error) {

@@ -34,6 +34,7 @@ struct OpenedSession {
   std::unique_ptr<Ort::Session> session;
   std::string sliced_logits;  // the [positions, vocab] output when the head was sliced, else empty
   bool attention_fused = false;
+  bool decode_cache = false;  // graph/decode_cache.h applied
   std::vector<graph::PassOutcome> rewrites;  // one per pass, in the order they run
 };
 

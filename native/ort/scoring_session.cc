@@ -7,9 +7,11 @@
 #include "../core/loglik_reduce.h"
 #include "cuda_provider.h"
 #include "cuda_scoring.h"
+#include "float_logits.h"
 #include "logits_check.h"
 #include "ort_failure.h"
 #include "rewritten_session.h"
+#include "session_description.h"
 
 namespace mlrb {
 
@@ -17,64 +19,6 @@ namespace {
 
 // The CUDA provider's device; CUDA_VISIBLE_DEVICES picks the GPU.
 constexpr int kCudaDevice = 0;
-
-// ORT reports unreadable files and malformed graphs with these codes; everything else is a run failure.
-std::string code_for_load_failure(OrtErrorCode code) {
-  switch (code) {
-    case ORT_NO_SUCHFILE:
-    case ORT_INVALID_PROTOBUF:
-    case ORT_INVALID_GRAPH:
-    case ORT_NO_MODEL:
-    case ORT_MODEL_LOADED:
-    case ORT_NOT_IMPLEMENTED:
-    case ORT_INVALID_ARGUMENT:
-      return "BAD_MODEL";
-    default:
-      return "ORT_RUN";
-  }
-}
-
-TensorDescription describe(const std::string& name, const Ort::TypeInfo& type_info) {
-  TensorDescription description;
-  description.name = name;
-  if (type_info.GetONNXType() != ONNX_TYPE_TENSOR) return description;
-  auto tensor_info = type_info.GetTensorTypeAndShapeInfo();
-  description.type = tensor_info.GetElementType();
-  description.shape = tensor_info.GetShape();
-  for (const char* symbol : tensor_info.GetSymbolicDimensions()) description.symbolic.emplace_back(symbol != nullptr ? symbol : "");
-  return description;
-}
-
-std::vector<TensorDescription> describe_inputs(const Ort::Session& session) {
-  Ort::AllocatorWithDefaultOptions allocator;
-  std::vector<TensorDescription> inputs;
-  for (size_t i = 0; i < session.GetInputCount(); ++i) {
-    inputs.push_back(describe(session.GetInputNameAllocated(i, allocator).get(), session.GetInputTypeInfo(i)));
-  }
-  return inputs;
-}
-
-std::vector<TensorDescription> describe_outputs(const Ort::Session& session) {
-  Ort::AllocatorWithDefaultOptions allocator;
-  std::vector<TensorDescription> outputs;
-  for (size_t i = 0; i < session.GetOutputCount(); ++i) {
-    outputs.push_back(describe(session.GetOutputNameAllocated(i, allocator).get(), session.GetOutputTypeInfo(i)));
-  }
-  return outputs;
-}
-
-// Half-precision logits are widened once so the reduction always runs on fp32 and accumulates in fp64.
-std::vector<float> widen_logits(const Ort::Value& logits, size_t count, ONNXTensorElementDataType type) {
-  std::vector<float> widened(count);
-  if (type == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16) {
-    const auto* source = logits.GetTensorData<Ort::Float16_t>();
-    for (size_t i = 0; i < count; ++i) widened[i] = source[i].ToFloat();
-  } else {
-    const auto* source = logits.GetTensorData<Ort::BFloat16_t>();
-    for (size_t i = 0; i < count; ++i) widened[i] = source[i].ToFloat();
-  }
-  return widened;
-}
 
 // past_key_values.{i}.key -> present.{i}.key (optimum), past_{i} -> present_{i} (ORT GPT-2 export).
 std::string present_name_for(const InputPlan& plan) {
@@ -119,6 +63,7 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   }
   session_ = std::move(opened.session);
   attention_fused_ = opened.attention_fused;
+  decode_cache_ = opened.decode_cache;
   rewrites_ = std::move(opened.rewrites);
   signature_ = detect_signature(describe_inputs(*session_), describe_outputs(*session_), options_.kv_hints, opened.sliced_logits);
   present_outputs_ = match_present_outputs(signature_);
@@ -164,14 +109,8 @@ BatchScores ScoringSession::score(const PackedBatch& batch, const KvPrefix* pref
   scores.greedy.assign(batch.request_count(), 0);
   scores.padded_tokens = padded.rows * padded.max_length;
   scores.logit_rows = layout.logit_rows;
-  const float* logits_data = nullptr;
   std::vector<float> widened;
-  if (info.GetElementType() == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT) {
-    logits_data = logits.GetTensorData<float>();
-  } else {
-    widened = widen_logits(logits, info.GetElementCount(), info.GetElementType());
-    logits_data = widened.data();
-  }
+  const float* logits_data = float_logits(logits, widened).data();
   const std::string problem = reduce_requests(logits_data, layout.logit_rows, vocab_size, batch, layout,
                                               RequestScores{scores.logliks, scores.greedy}, reduction_threads_);
   if (!problem.empty()) throw Error("NUMERIC", problem + " (model " + model_path_ + ")");

@@ -52,6 +52,8 @@ class ScoringSession {
   // What each load-time graph rewrite did, or why it did nothing, in the order they ran.
   [[nodiscard]] const std::vector<graph::PassOutcome>& rewrites() const { return rewrites_; }
   [[nodiscard]] bool attention_fused() const { return attention_fused_; }
+  // The fused attention nodes keep a generation's keys and values (graph/decode_cache.h).
+  [[nodiscard]] bool decode_cache() const { return decode_cache_; }
   // Where the forward pass and the reduction run; empty on the CPU provider.
   [[nodiscard]] const std::string& provider_note() const { return provider_note_; }
   // True when every past input has a matching present output, so a prefix's KV can be computed and reused.
@@ -81,6 +83,7 @@ class ScoringSession {
   GraphSignature signature_;
   std::vector<graph::PassOutcome> rewrites_;
   bool attention_fused_ = false;
+  bool decode_cache_ = false;
   std::string provider_note_;
   std::unique_ptr<DeviceScorer> device_scorer_;  // set on CUDA in CUDA builds: logits stay on the device
   std::vector<std::string> present_outputs_;  // present output for each past input, in signature order

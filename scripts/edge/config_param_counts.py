@@ -7,7 +7,7 @@ model.num_parameters() (tied tensors counted once) and the parameters of one dec
 
 Phi-2's config is written from its published facts; the others are small and medium variants chosen to reach
 every branch of the formulas: tied and untied heads, grouped-query attention, head_dim overrides, bias flags
-on and off, GPT-2 cross-attention, OPT's word-embedding projection and post-norm layout.
+on and off, GPT-2 cross-attention, OPT's word-embedding projection and post-norm layout, and T5's encoder-decoder.
 
 Run: /work/pyenv/bin/python scripts/edge/config_param_counts.py   (writes test/fixtures/edge/configs/)
 """
@@ -99,7 +99,19 @@ CONFIGS: dict[str, dict[str, object]] = {
                     'intermediate_size': 8192, 'num_attention_heads': 32, 'num_key_value_heads': 32,
                     'num_hidden_layers': 32, 'vocab_size': 32064, 'max_position_embeddings': 4096,
                     'tie_word_embeddings': False},
+    # T5 (encoder-decoder): tied and scaled (t5's layout), gated and untied with d_kv apart from d_model / heads and
+    # more decoder than encoder layers, and google/flan-t5-small's published config (76,961,152 parameters).
+    't5-small-tied': {'model_type': 't5', 'vocab_size': 96, 'd_model': 32, 'd_kv': 8, 'num_heads': 4, 'd_ff': 64, 'num_layers': 2,
+                      'relative_attention_num_buckets': 8},
+    't5-small-gated-untied-uneven': {'model_type': 't5', 'vocab_size': 96, 'd_model': 32, 'd_kv': 12, 'num_heads': 4, 'd_ff': 48,
+                                     'num_layers': 2, 'num_decoder_layers': 3, 'feed_forward_proj': 'gated-gelu',
+                                     'tie_word_embeddings': False},
+    'flan-t5-small': {'architectures': ['T5ForConditionalGeneration'], 'model_type': 't5', 'vocab_size': 32128, 'd_model': 512,
+                      'd_kv': 64, 'num_heads': 6, 'd_ff': 1024, 'num_layers': 8, 'num_decoder_layers': 8,
+                      'feed_forward_proj': 'gated-gelu', 'relative_attention_num_buckets': 32, 'n_positions': 512,
+                      'is_encoder_decoder': True, 'decoder_start_token_id': 0, 'tie_word_embeddings': False},
 }
+FLAN_T5_SMALL_PARAMETERS = 76_961_152  # google/flan-t5-small as transformers reports it loaded
 
 # Configs that name only their class (as some exports do) are identified by it, like AutoConfig does by model_type.
 MODEL_TYPE_OF_CLASS = {'LlamaForCausalLM': 'llama'}
@@ -129,7 +141,33 @@ def widths(config: object, layer: torch.nn.Module) -> dict[str, int]:
             'vocab': config.vocab_size}
 
 
+def count_t5(config_json: dict[str, object]) -> dict[str, object]:
+    """T5ForConditionalGeneration: transformers 5's T5Config ties the head in memory whatever the file says, but
+    from_pretrained keeps a checkpoint's own head (scripts/seq2seq/record_lm_eval.py shows it), so a config stating
+    tie_word_embeddings false gets a separate head here, as its checkpoint would. A "layer" is an encoder layer plus
+    a decoder layer (the second of each: the first also holds the relative-position bias)."""
+    from transformers import AutoModelForSeq2SeqLM
+
+    fields = dict(config_json)
+    fields.pop('model_type')
+    config = AutoConfig.for_model('t5', **fields)
+    with torch.device('meta'):
+        model = AutoModelForSeq2SeqLM.from_config(config)
+        if config_json.get('tie_word_embeddings') is False:
+            model.lm_head.weight = torch.nn.Parameter(torch.empty(config.vocab_size, config.d_model))
+    layer = [model.encoder.block[1], model.decoder.block[1]]
+    return {
+        'class': type(model).__name__,
+        'num_parameters': model.num_parameters(),
+        'layer_parameters': sum(parameter.numel() for block in layer for parameter in block.parameters()),
+        'widths': {'hidden': config.d_model, 'heads': config.num_heads, 'kvHeads': config.num_heads, 'headDim': config.d_kv,
+                   'intermediate': config.d_ff, 'layerCount': config.num_layers, 'vocab': config.vocab_size},
+    }
+
+
 def count(config_json: dict[str, object]) -> dict[str, object]:
+    if config_json.get('model_type') == 't5':
+        return count_t5(config_json)
     fields = dict(config_json)
     model_type = fields.pop('model_type', None) or MODEL_TYPE_OF_CLASS[fields['architectures'][0]]
     config = AutoConfig.for_model(model_type, **fields)
@@ -151,6 +189,8 @@ def main() -> None:
         (OUT / f'{name}.json').write_text(json.dumps(config_json, indent=2) + '\n')
         expected[name] = count(config_json)
         print(f'{name:40s} {expected[name]["class"]:24s} {expected[name]["num_parameters"]:>15,}')
+    if expected['flan-t5-small']['num_parameters'] != FLAN_T5_SMALL_PARAMETERS:
+        raise SystemExit(f'flan-t5-small counts {expected["flan-t5-small"]["num_parameters"]:,}, not {FLAN_T5_SMALL_PARAMETERS:,}')
     if expected['phi-2']['num_parameters'] != PHI2_PARAMETERS:
         raise SystemExit(f'phi-2 counts {expected["phi-2"]["num_parameters"]:,}, not {PHI2_PARAMETERS:,}')
     manifest = {'transformers': transformers.__version__, 'torch': torch.__version__, 'counts': expected}

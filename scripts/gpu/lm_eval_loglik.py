@@ -59,6 +59,20 @@ def peak_rss_mib() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)  # KiB on Linux
 
 
+def skip_tie_weights(hflm_class) -> None:
+    """HFLM.__init__ calls model.tie_weights() after loading. transformers 5's T5Config forces
+    tie_word_embeddings true in memory, so that call makes an untied Flan-T5 score with its embedding as the
+    LM head: another model than its files. from_pretrained has already tied what the checkpoint ties; this
+    makes only lm-eval's one call a no-op (docs/encoder-decoder.md)."""
+    original = hflm_class._create_model
+
+    def create_model(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self._model.tie_weights = lambda *_args, **_kwargs: None
+
+    hflm_class._create_model = create_model
+
+
 def parse_kv(items: list[str]) -> dict:
     """--hflm-arg key=value -> HFLM kwargs; values are parsed as JSON when they look like JSON
     (true/false/numbers), else kept as strings."""
@@ -88,6 +102,8 @@ def main(argv=None):
                          "(the first includes CUDA warm-up and auto batch-size search)")
     ap.add_argument("--hflm-arg", action="append", default=[], metavar="KEY=VALUE",
                     help="extra HFLM kwarg, e.g. add_bos_token=true or max_length=2048 (repeatable)")
+    ap.add_argument("--skip-tie-weights", action="store_true",
+                    help="skip HFLM's model.tie_weights() call, which ties an untied T5 head under transformers 5")
     ap.add_argument("--out-json", type=Path, required=True)
     ap.add_argument("--out-jsonl", type=Path, required=True)
     a = ap.parse_args(argv)
@@ -121,6 +137,8 @@ def main(argv=None):
         if torch.cuda.is_available() and str(a.device).startswith("cuda"):
             torch.cuda.synchronize()
 
+    if a.skip_tie_weights:
+        skip_tie_weights(HFLM)
     t0 = time.perf_counter()
     lm = HFLM(pretrained=a.model, device=a.device, dtype=a.dtype, batch_size=bs,
               max_batch_size=a.max_batch_size, **parse_kv(a.hflm_arg))

@@ -161,12 +161,13 @@ class RequestRecorder:
         hflm_class._loglikelihood_tokens = loglikelihood_tokens
 
 
-def run_lm_eval(hf_dir: Path, out_dir: Path, tasks: list[str], limit: int) -> Path:
-    """lm-eval's own CLI (`lm_eval run`), in this process so the patches above apply."""
+def run_lm_eval(hf_dir: Path, out_dir: Path, tasks: list[str], limit: int, model_args: str = "") -> Path:
+    """lm-eval's own CLI (`lm_eval run`), in this process so the patches above apply. `model_args` adds to
+    pretrained= and dtype= (",backend=seq2seq" for an encoder-decoder)."""
     from lm_eval.__main__ import cli_evaluate
 
     sys.argv = [
-        "lm_eval", "run", "--model", "hf", "--model_args", f"pretrained={hf_dir},dtype=float32",
+        "lm_eval", "run", "--model", "hf", "--model_args", f"pretrained={hf_dir},dtype=float32{model_args}",
         "--device", "cpu", "--batch_size", "16", "--tasks", ",".join(tasks),
         "--limit", str(limit), "--output_path", str(out_dir),
     ]

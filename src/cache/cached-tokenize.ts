@@ -41,8 +41,8 @@ export interface TokenCacheEntry {
   store(tokenized: readonly TokenizedRequest[]): void;
 }
 
-/** What the cache key needs from a model: its tokenizer's hash and its prefix (BOS, else EOS) token. */
-export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'>;
+/** What the cache key needs from a model: its tokenizer's hash, its prefix (BOS, else EOS) token and its backend (default causal). */
+export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'> & Partial<Pick<LanguageModel, 'backend'>>;
 
 export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequest[], options: CachedTokenizeOptions): TokenCacheEntry {
   if (options.cacheDir === false) return { cached: undefined, store: () => undefined };
@@ -57,7 +57,7 @@ export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequ
   let file: string;
   try {
     key = userCacheKey();
-    file = tokenCacheFile(cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion), requestsFingerprint(requests), prefixTokenId, key);
+    file = tokenCacheFile(cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion, model.backend), requestsFingerprint(requests), prefixTokenId, key);
     tokenEntryFolder(cacheDir, file, false);
   } catch (cause) {
     warn(`the token cache is off for this run: ${cause instanceof Error ? cause.message : String(cause)}`);

@@ -35,7 +35,7 @@ export async function scoreNamespace(model: LanguageModel, cacheDir: string | fa
     device: deviceName(model),
     attentionFused: model.attentionFused,
   });
-  return { modelDigest: await modelContentSha256(model.modelPath, cacheDir, options), scorer };
+  return { modelDigest: await modelContentSha256(model.graphFiles, cacheDir, options), scorer };
 }
 
 function deviceName(model: LanguageModel): string {

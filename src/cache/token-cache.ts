@@ -11,6 +11,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { isTokenWindow, type TextPair, type TokenWindowRequest } from '../eval/instance.js';
 import type { TokenizedRequest } from '../engine/model-input.js';
+import type { ModelBackend } from '../model/language-model.js';
 import type { LmEvalVersion } from '../eval/lm-eval-version.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { FILE_SIZE_CAPS, formatBytes } from '../io/file-policy.js';
@@ -35,8 +36,10 @@ export function defaultCacheDir(): string {
  * `tokenizerSha256` is TextTokenizer.sha256: the bytes the tokenizer was built from, not a second read of its
  * files. `lmEvalVersion` names the release whose rules (lm-eval-version.ts) turned texts into ids.
  */
-export function tokenizerFingerprint(tokenizerSha256: string, lmEvalVersion: LmEvalVersion): string {
-  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\nlm-eval ${lmEvalVersion}\n${tokenizerSha256}`).digest('hex');
+export function tokenizerFingerprint(tokenizerSha256: string, lmEvalVersion: LmEvalVersion, backend: ModelBackend = 'causal'): string {
+  // An encoder-decoder's requests are encoded by other rules from the same tokenizer; causal keys stay as they were.
+  const seq2seq = backend === 'seq2seq' ? '\nbackend seq2seq' : '';
+  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\nlm-eval ${lmEvalVersion}${seq2seq}\n${tokenizerSha256}`).digest('hex');
 }
 
 /**

@@ -11,6 +11,7 @@ import { commandStatus } from './progress.js';
 import { describeTaskNames } from '../tasks/task-names.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 import { runShardEval } from './shard-eval.js';
+import { scoreCacheNote } from './score-cache-note.js';
 import { renderTaskList } from './task-list.js';
 import type { CliIo } from './exit-error.js';
 import type { LmEvalResults } from '../eval/result-types.js';
@@ -81,13 +82,6 @@ export const EVAL_USAGE = `usage: mlrb-eval MODEL --tasks NAME[,…] [--data DIR
   --verbose             say what loading decided (LM-head slicing, fusion, prefix reuse, cache)
   --quiet               no progress or notes on stderr: the tables, warnings and errors only
   Every flag may also be spelled with underscores (--num_fewshot, --output_path).`;
-
-/** ", 12,000 of 134,000 requests from the score cache" when any came from it. */
-function scoreCacheNote(counts: unknown): string {
-  if (typeof counts !== 'object' || counts === null) return '';
-  const { hits, misses } = counts as { hits: number; misses: number };
-  return hits > 0 ? `, ${hits.toLocaleString('en-US')} of ${(hits + misses).toLocaleString('en-US')} requests from the score cache` : '';
-}
 
 export async function runEvalCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = parseEvalArgs(argv);

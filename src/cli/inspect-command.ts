@@ -7,7 +7,9 @@ import { z } from 'zod';
 import { EDGE_TRACKS, type EdgeTrack } from '../inspect/dram/dram-check.js';
 import { checkEdgeModel } from '../inspect/edge-check.js';
 import { formatEdgeReport } from '../inspect/report/format.js';
-import { resolveModelFile } from '../model/model-path.js';
+import { resolveModelGraphs } from '../model/model-path.js';
+import { formatSeq2SeqEdgeReport } from '../inspect/report/format-seq2seq.js';
+import { checkSeq2SeqEdgeModel } from '../inspect/seq2seq-edge-check.js';
 import { byteSizeOption, dramProviderOption, parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
@@ -62,7 +64,7 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
   const o = parsed.options;
   if (o.measure && o['estimate-only']) throw new UsageError('inspect', '--measure and --estimate-only contradict each other');
 
-  const report = await checkEdgeModel(resolveModelFile(parsed.model), {
+  const options = {
     ...(o.track !== undefined ? { track: o.track } : {}),
     ...(o['dram-budget'] !== undefined ? { dramBudgetBytes: o['dram-budget'] } : {}),
     ...(o.context !== undefined ? { contextTokens: o.context } : {}),
@@ -72,7 +74,14 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
     ...(o.quiet ? {} : { onDramProgress: dramProbeProgress(commandStatus(io, { quiet: false })) }),
-  });
+  };
+  const graphs = resolveModelGraphs(parsed.model);
+  if (graphs.seq2seq !== null) {
+    const report = await checkSeq2SeqEdgeModel(graphs.seq2seq, options);
+    io.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatSeq2SeqEdgeReport(report));
+    return o.strict && report.verdict.status === 'fail' ? 1 : 0;
+  }
+  const report = await checkEdgeModel(graphs.path, options);
   io.stdout.write(o.json ? `${JSON.stringify(report, null, 2)}\n` : formatEdgeReport(report, { tensors: o.tensors }));
   return o.strict && report.verdict.status === 'fail' ? 1 : 0;
 }

@@ -10,6 +10,7 @@ import { formatShardSpec } from '../run/shard.js';
 import { writeResultOutput } from '../io/result-output.js';
 import type { EvalOutputs } from './result-flags.js';
 import type { CommandStatus } from './progress.js';
+import { scoreCacheNote } from './score-cache-note.js';
 
 export async function runShardEval(options: EvaluateOptions, outputs: EvalOutputs, status: CommandStatus): Promise<number> {
   const record = await evaluateShard(options);
@@ -20,7 +21,7 @@ export async function runShardEval(options: EvaluateOptions, outputs: EvalOutput
   const { run } = record;
   status.note(
     `shard ${formatShardSpec(record.shard)}: ${documents.toLocaleString('en-US')} documents of ${tasks} tasks, ` +
-      `${run.requests.toLocaleString('en-US')} requests scored in ${run.wall_time_s.toFixed(1)} s on ${record.identity.provider}; ` +
+      `${run.requests.toLocaleString('en-US')} requests scored in ${run.wall_time_s.toFixed(1)} s on ${record.identity.provider}${scoreCacheNote(run.score_cache)}; ` +
       `written to ${file} (join the shards with mlrb-eval merge)`,
   );
   return 0;

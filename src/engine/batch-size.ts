@@ -30,8 +30,8 @@ export interface PrefixShape {
 
 export const DEFAULT_MEMORY_BUDGET_BYTES = 256 * 1024 * 1024;
 // When config.json does not say, assume a GPT-2-small-like width so the estimate errs large.
-const FALLBACK_HIDDEN = 768;
-const FALLBACK_HEADS = 12;
+export const FALLBACK_HIDDEN = 768;
+export const FALLBACK_HEADS = 12;
 /**
  * Tokens per forward pass under `auto` (a batch's first row may exceed it alone). On CPU a pass of a few
  * hundred tokens already feeds ORT's GEMMs at full speed, while larger passes push the element-wise ops'
@@ -63,7 +63,7 @@ export function gpuMemoryBudgetBytes(freeBytes: number | null): number {
   return freeBytes === null ? GPU_FALLBACK_BUDGET_BYTES : Math.floor(freeBytes * GPU_MEMORY_SHARE);
 }
 export const SCORE_ROWS_PER_BATCH = 512 * 256;
-const MAX_TOKENS_PER_BATCH = 8192;
+export const MAX_TOKENS_PER_BATCH = 8192;
 
 /** The token budget of an `auto` pass whose rows are padded to `paddedLength`, when the caller sets none. */
 export function defaultTokensPerBatch(dims: ModelDimensions, paddedLength: number): number {
@@ -73,8 +73,8 @@ export function defaultTokensPerBatch(dims: ModelDimensions, paddedLength: numbe
   return Math.max(DEFAULT_TOKENS_PER_BATCH, Math.min(MAX_TOKENS_PER_BATCH, byActivations, byScores));
 }
 // Live fp32 activations per token per hidden unit across a layer (q, k, v, attention output, MLP ×4 …).
-const ACTIVATION_FLOATS_PER_HIDDEN = 16;
-const FLOAT_BYTES = 4;
+export const ACTIVATION_FLOATS_PER_HIDDEN = 16;
+export const FLOAT_BYTES = 4;
 
 export function estimateBatchBytes(
   rows: number,

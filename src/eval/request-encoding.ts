@@ -5,13 +5,19 @@
 import type { LoglikelihoodRequest } from './instance.js';
 import type { TokenizedRequest } from '../engine/model-input.js';
 import type { LmEvalVersion } from './lm-eval-version.js';
+import type { ModelBackend } from '../model/language-model.js';
 import { trailingWhitespaceLength } from '../text/python-text.js';
 
 export interface EncodingRules {
   /** What HFLM.tok_encode gives for a non-empty context, and for context + continuation. */
   encode(text: string): readonly number[];
-  /** The encoding without special tokens: HFLM's encoding of a continuation that follows an empty context. */
-  encodeWithoutSpecialTokens(text: string): readonly number[];
+  /** HFLM's encoding of a continuation that follows an empty context. */
+  encodeAfterEmptyContext(text: string): readonly number[];
+  /**
+   * The seq2seq backend's encoding of a continuation after a non-empty context: on its own, without special
+   * tokens (TemplateLM._encode_pair). Absent for a causal model, whose continuation is the tail of the whole text.
+   */
+  readonly encodeContinuationAlone?: (text: string) => readonly number[];
   /** BOS, else EOS: what lm-eval puts before a continuation with an empty context. */
   readonly prefixTokenId: number;
   /**
@@ -30,18 +36,31 @@ export interface RuleTokenizer {
 }
 
 /**
- * v0.4.4–v0.4.8 encode everything without special tokens (tok_encode passes add_special_tokens=False for causal
- * models). v0.4.13 leaves add_special_tokens to the tokenizer, so contexts get whatever its post-processor adds
- * (Llama-style tokenizers: BOS; GPT-2's: nothing), except that a text already starting with the prefix token's
- * text is encoded without special tokens (HFLM.tok_encode's has_bos_prefix check).
+ * Causal models: v0.4.4–v0.4.8 encode everything without special tokens (tok_encode passes
+ * add_special_tokens=False for causal models). v0.4.13 leaves add_special_tokens to the tokenizer, so contexts get
+ * whatever its post-processor adds (Llama-style tokenizers: BOS; GPT-2's: nothing), except that a text already
+ * starting with the prefix token's text is encoded without special tokens (HFLM.tok_encode's has_bos_prefix check).
+ *
+ * Encoder-decoders (backend seq2seq): tok_encode leaves special tokens to the tokenizer in every release (T5's
+ * appends </s>), with v0.4.13's has_bos_prefix exception; the continuation after a context is encoded apart,
+ * without special tokens. After an empty context v0.4.4–v0.4.8 encode the continuation with the tokenizer's
+ * defaults (tok_encode(continuation)), v0.4.13 without special tokens.
  */
-export function encodingRulesFor(version: LmEvalVersion, tokenizer: RuleTokenizer, prefixTokenId: () => number): EncodingRules {
-  const encodeWithoutSpecialTokens = (text: string): readonly number[] => tokenizer.encode(text);
+export function encodingRulesFor(
+  version: LmEvalVersion,
+  tokenizer: RuleTokenizer,
+  prefixTokenId: () => number,
+  backend: ModelBackend = 'causal',
+): EncodingRules {
+  const withoutSpecialTokens = (text: string): readonly number[] => tokenizer.encode(text);
+  const separate = backend === 'seq2seq' ? { encodeContinuationAlone: withoutSpecialTokens } : {};
   if (version === '0.4.4-0.4.8') {
+    const encode = backend === 'seq2seq' ? (text: string) => tokenizer.encodeWithSpecialTokens(text) : withoutSpecialTokens;
     // The prefix is looked up only when an empty context needs it: a model without BOS and EOS still scores the rest.
     return {
-      encode: encodeWithoutSpecialTokens,
-      encodeWithoutSpecialTokens,
+      encode,
+      encodeAfterEmptyContext: encode,
+      ...separate,
       get prefixTokenId() {
         return prefixTokenId();
       },
@@ -52,7 +71,8 @@ export function encodingRulesFor(version: LmEvalVersion, tokenizer: RuleTokenize
   const prefixText = tokenizer.tokenText(prefix);
   return {
     encode: (text) => (text.startsWith(prefixText) ? tokenizer.encode(text) : tokenizer.encodeWithSpecialTokens(text)),
-    encodeWithoutSpecialTokens,
+    encodeAfterEmptyContext: withoutSpecialTokens,
+    ...separate,
     prefixTokenId: prefix,
     prefixFromContinuation: true,
   };
@@ -61,13 +81,14 @@ export function encodingRulesFor(version: LmEvalVersion, tokenizer: RuleTokenize
 /**
  * Non-empty context: trailing whitespace of the context moves to the front of the continuation, the
  * whole string is encoded once and the continuation is what follows the context's own encoding (so a
- * merge across the boundary, and a BOS the tokenizer adds, are seen exactly as lm-eval sees them). Empty
- * context: the prefix token stands in for the context (see EncodingRules.prefixFromContinuation).
+ * merge across the boundary, and a BOS the tokenizer adds, are seen exactly as lm-eval sees them); an
+ * encoder-decoder's continuation is encoded on its own instead. Empty context: the prefix token stands in for
+ * the context (see EncodingRules.prefixFromContinuation).
  */
 export function encodeRequest(request: Pick<LoglikelihoodRequest, 'context' | 'continuation'>, rules: EncodingRules): TokenizedRequest {
   const { context, continuation } = request;
   if (context === '') {
-    const continuationTokens = rules.encodeWithoutSpecialTokens(continuation);
+    const continuationTokens = rules.encodeAfterEmptyContext(continuation);
     const prefix = rules.prefixTokenId;
     if (rules.prefixFromContinuation && continuationTokens[0] === prefix) {
       return { contextTokens: [prefix], continuationTokens: continuationTokens.slice(1) };
@@ -77,7 +98,8 @@ export function encodeRequest(request: Pick<LoglikelihoodRequest, 'context' | 'c
   const spaces = trailingWhitespaceLength(context);
   const movedContext = context.slice(0, context.length - spaces);
   const movedContinuation = context.slice(context.length - spaces) + continuation;
-  const whole = rules.encode(movedContext + movedContinuation);
   const contextTokens = rules.encode(movedContext);
+  if (rules.encodeContinuationAlone !== undefined) return { contextTokens, continuationTokens: rules.encodeContinuationAlone(movedContinuation) };
+  const whole = rules.encode(movedContext + movedContinuation);
   return { contextTokens, continuationTokens: whole.slice(contextTokens.length) };
 }

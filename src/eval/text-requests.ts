@@ -23,7 +23,7 @@ export function buildModelInputs(
   describe: (index: number) => string,
   lmEvalVersion: LmEvalVersion = DEFAULT_LM_EVAL_VERSION,
 ): ModelInput[] {
-  return tokenizeRequests(model, requests, lmEvalVersion).map((tokenized, index) => modelInputFor(tokenized, model.maxLength, () => describe(index)));
+  return tokenizeRequests(model, requests, lmEvalVersion).map((tokenized, index) => modelInputFor(tokenized, model.maxLength, () => describe(index), model.backend));
 }
 
 /** Remembers a few recent encodings: the requests of one question are neighbours and share their context. */
@@ -62,7 +62,7 @@ export function tokenizeRequests(
 
 /** Tokenized requests (context and continuation ids) to model inputs. */
 export function modelInputsFromTokens(model: LanguageModel, requests: readonly TokenizedRequest[]): ModelInput[] {
-  return requests.map((request, index) => modelInputFor(request, model.maxLength, () => `request ${index}`));
+  return requests.map((request, index) => modelInputFor(request, model.maxLength, () => `request ${index}`, model.backend));
 }
 
 /** The lower-level library entry: text requests in, lm-eval's (loglik, isGreedy) pairs out, in order. */

@@ -17,6 +17,8 @@ export interface EngineTokenizer {
 export interface BuiltInEngine {
   readonly generator: TextGenerator;
   readonly tokenizer: EngineTokenizer;
+  /** The model is an encoder-decoder: prompts feed its encoder, and generations are the decoder's tokens alone. */
+  readonly encoderDecoder: boolean;
 }
 
 /** Throws BAD_TOKENIZER when the model has no tokenizer: generation needs one to decode and to stop. */
@@ -28,5 +30,6 @@ export function builtInEngine(model: LanguageModel, options: TextGeneratorOption
       encodeWithSpecialTokens: (text) => tokenizer.encodeWithSpecialTokens(text),
       decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: true }),
     },
+    encoderDecoder: model.backend === 'seq2seq',
   };
 }

@@ -37,7 +37,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       },
       resolved.onProgress,
     );
-    return { generations, usedKvCache: model.supportsPrefix, seconds: (performance.now() - started) / 1000 };
+    return { generations, usedKvCache: model.decodesWithKvCache, seconds: (performance.now() - started) / 1000 };
   } finally {
     model.dispose();
   }

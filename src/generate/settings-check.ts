@@ -27,10 +27,13 @@ export function checkSettings(settings: GenerationSettings): void {
   requireInteger(sampling.seed, 'sampling.seed', 0);
 }
 
-/** Every prompt non-empty, its ids in the vocabulary, and room for maxNewTokens within the model's length. */
+/**
+ * Every prompt non-empty, its ids in the vocabulary, and room for maxNewTokens within the model's length (null:
+ * none, as for an encoder-decoder, whose relative positions take any length).
+ */
 export function checkPrompts(
   prompts: readonly (readonly number[])[],
-  limits: { readonly vocabSize: number | null; readonly maxLength: number; readonly maxNewTokens: number; readonly model: string },
+  limits: { readonly vocabSize: number | null; readonly maxLength: number | null; readonly maxNewTokens: number; readonly model: string },
 ): void {
   if (!Array.isArray(prompts)) throw new TypeError('prompts must be an array of token-id arrays');
   prompts.forEach((prompt, index) => {
@@ -48,7 +51,7 @@ export function checkPrompts(
         );
       }
     });
-    if (prompt.length + limits.maxNewTokens > limits.maxLength) {
+    if (limits.maxLength !== null && prompt.length + limits.maxNewTokens > limits.maxLength) {
       throw new MlrbError(
         'BAD_DATA',
         `prompt ${index} has ${prompt.length} tokens; with maxNewTokens ${limits.maxNewTokens} it would pass ${limits.model}'s ` +

@@ -9,6 +9,7 @@ import { MlrbError } from '../errors.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { NATIVE_FINISH, type NativeStepOutput } from '../native/binding.js';
 import { planGenerationBatches } from './batch-plan.js';
+import { decodeCacheOf } from './decode-cache.js';
 import { checkPrompts, checkSettings } from './settings-check.js';
 import { GeneratedText } from './generated-text.js';
 import type { FinishReason, Generation, GenerationProgress, GenerationSettings, TextGenerator } from './types.js';
@@ -73,7 +74,9 @@ class OnnxTextGenerator implements TextGenerator {
     onProgress?: (progress: GenerationProgress) => void,
   ): Promise<Generation[]> {
     checkSettings(settings);
-    checkPrompts(prompts, { vocabSize: this.model.vocabSize, maxLength: this.model.maxLength, maxNewTokens: settings.maxNewTokens, model: this.model.modelPath });
+    // An encoder-decoder's max length is lm-eval's truncation rule, not a limit of its relative positions.
+    const maxLength = this.model.backend === 'seq2seq' ? null : this.model.maxLength;
+    checkPrompts(prompts, { vocabSize: this.model.vocabSize, maxLength, maxNewTokens: settings.maxNewTokens, model: this.model.modelPath });
     const tokenizer = this.model.requireTokenizer();
     this.warnOnceWithoutCache();
     const decode = (ids: readonly number[]): string => tokenizer.decode(ids, { skipSpecialTokens: true });
@@ -162,19 +165,30 @@ class OnnxTextGenerator implements TextGenerator {
       { ...cause.details, batchPrompts: [...batch], file: this.model.modelPath }, { cause });
   }
 
-  /** Graphs with a KV cache but no position_ids (or mask) number positions from the cache: no padding possible. */
+  /**
+   * Graphs with a KV cache but no position_ids (or mask) number positions from the cache, and a fused-attention
+   * cache takes one position offset per pass: no padding possible. An encoder-decoder masks its encoder's padding,
+   * and its decoder rows never need any.
+   */
   private needsEqualLengths(): boolean {
-    if (!this.model.supportsPrefix) return false;
+    if (this.model.backend === 'seq2seq') return false;
+    const cache = decodeCacheOf(this.model);
+    if (cache === 'fused-attention') return true;
+    if (cache === 'none') return false;
     const roles = new Set(this.model.signature.inputs.map((input) => input.role));
     return !roles.has('position_ids') || !roles.has('attention_mask');
   }
 
   private warnOnceWithoutCache(): void {
-    if (this.model.supportsPrefix || this.warned) return;
+    if (this.model.decodesWithKvCache || this.warned) return;
     this.warned = true;
     this.options.onWarning?.(
-      `${this.model.modelPath} has no KV-cache inputs (past_key_values.*), so every new token reruns the whole sequence; ` +
-        'export the model with past (optimum: text-generation-with-past) for faster generation',
+      this.model.backend === 'seq2seq'
+        ? `${this.model.modelPath} has no decoder with past (decoder_with_past_model.onnx or decoder_model_merged.onnx), so every new token ` +
+            'reruns the decoder over the whole sequence; export it with past (optimum: text2text-generation-with-past) for faster generation'
+        : `${this.model.modelPath} has no KV-cache inputs (past_key_values.*) and its attention could not keep a cache ` +
+            `(${this.model.rewrites.find((outcome) => outcome.name === 'decodeCache')?.reason ?? 'decodeCache did not run'}), ` +
+            'so every new token reruns the whole sequence; export the model with past (optimum: text-generation-with-past) for faster generation',
     );
   }
 }

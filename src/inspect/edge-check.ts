@@ -4,12 +4,12 @@
  * pass/fail.
  */
 import { checkDramBudget, resolveBudget, type DramCheck, type EdgeTrack } from './dram/dram-check.js';
-import { estimateDram } from './dram/estimate.js';
+import { estimateDram, type DramEstimate } from './dram/estimate.js';
 import { checkDramProvider, measureDram, type DramMeasurement, type DramProbeProgress, type DramProvider } from './dram/measure.js';
 import { isMlrbError } from '../errors.js';
 import { buildInspectReport, optionalConfigBeside, type InspectReport } from './report/inspect-report.js';
-import { readModelGraph } from './graph/model-graph.js';
-import { checkWeights, type QuantizationCheck, type WeightDtypeCheck } from './quantization/quantization-check.js';
+import { readModelGraph, type ModelGraph } from './graph/model-graph.js';
+import { checkWeights, type QuantizationCheck, type WeightChecks, type WeightDtypeCheck } from './quantization/quantization-check.js';
 import { combineVerdicts, verdictOf, type Verdict } from './verdict.js';
 
 export interface EdgeCheckOptions {
@@ -46,31 +46,49 @@ export interface EdgeCheckReport {
 
 export async function checkEdgeModel(modelPath: string, options: EdgeCheckOptions = {}): Promise<EdgeCheckReport> {
   const budget = resolveBudget(options.track, options.dramBudgetBytes);
-  const provider = checkDramProvider(options.provider);
+  checkDramProvider(options.provider);
   const graph = await readModelGraph(modelPath);
   const { config, note } = optionalConfigBeside(modelPath);
   const inspect = buildInspectReport(graph, config, note);
-  // bfloat16 is no quantization: only the dtype rule judges it (its findings are promoted to reasons when it fails).
-  const { quantization, weightDtypes: found } = checkWeights(graph, { bf16: 'warn' });
-  const weightDtypes = (options.bf16 ?? (options.track === undefined ? 'warn' : 'fail')) === 'fail' ? { ...found, verdict: verdictOf(found.verdict.warnings) } : found;
+  const { quantization, weightDtypes } = judgeWeights(graph, options);
   const estimate = estimateDram(inspect, options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens });
-  const shouldMeasure = options.measure ?? budget !== null;
-  let measurement: DramMeasurement | null = null;
-  let measurementError: DramCheck['measurementError'] = null;
-  if (shouldMeasure) {
-    try {
-      measurement = await measureDram(modelPath, {
-        tokens: estimate.contextTokens,
-        provider,
-        ...(options.threads !== undefined ? { threads: options.threads } : {}),
-        ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
-        ...(options.onDramProgress !== undefined ? { onProgress: options.onDramProgress } : {}),
-      });
-    } catch (error) {
-      if (!isMlrbError(error)) throw error;
-      measurementError = { code: error.code, message: error.message };
-    }
-  }
+  const { measurement, measurementError } = await measureWhenAsked(modelPath, estimate, options, budget !== null);
   const dram = checkDramBudget(estimate, measurement, budget, measurementError);
   return { inspect, quantization, weightDtypes, dram, verdict: combineVerdicts([quantization.verdict, weightDtypes.verdict, dram.verdict]) };
+}
+
+/**
+ * The weight rules on one graph. bfloat16 is no quantization: only the dtype rule judges it, its findings promoted
+ * to reasons when bf16 is 'fail' (the default for a track, whose rule is FP16 or FP32).
+ */
+export function judgeWeights(graph: ModelGraph, options: Pick<EdgeCheckOptions, 'bf16' | 'track'>): WeightChecks {
+  const { quantization, weightDtypes: found } = checkWeights(graph, { bf16: 'warn' });
+  const failsBf16 = (options.bf16 ?? (options.track === undefined ? 'warn' : 'fail')) === 'fail';
+  return { quantization, weightDtypes: failsBf16 ? { ...found, verdict: verdictOf(found.verdict.warnings) } : found };
+}
+
+/**
+ * The child-process measurement at the estimate's context, when asked for (by default: when there is a budget to
+ * judge); a model that cannot be measured gives the error, which the budget check reports, rather than throwing.
+ */
+export async function measureWhenAsked(
+  modelPath: string,
+  estimate: DramEstimate,
+  options: EdgeCheckOptions,
+  hasBudget: boolean,
+): Promise<{ measurement: DramMeasurement | null; measurementError: DramCheck['measurementError'] }> {
+  if (!(options.measure ?? hasBudget)) return { measurement: null, measurementError: null };
+  try {
+    const measurement = await measureDram(modelPath, {
+      tokens: estimate.contextTokens,
+      provider: checkDramProvider(options.provider),
+      ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
+      ...(options.onDramProgress !== undefined ? { onProgress: options.onDramProgress } : {}),
+    });
+    return { measurement, measurementError: null };
+  } catch (error) {
+    if (!isMlrbError(error)) throw error;
+    return { measurement: null, measurementError: { code: error.code, message: error.message } };
+  }
 }

@@ -9,7 +9,9 @@
 import type { ModelMetricName, ModelMetricsOptions } from '../model-metrics/model-metrics-options.js';
 import { isMlrbError } from '../errors.js';
 import { modelMetrics, type ModelMetricsReport } from '../model-metrics/model-metrics.js';
+import { SEQ2SEQ_PERPLEXITY_REFUSAL } from '../model-metrics/perplexity.js';
 import { readRawTextFile, readWikitextTest } from '../model-metrics/wikitext-text.js';
+import { seq2seqFilesFor } from '../model/seq2seq-files.js';
 import { wikitextDataFetch, type DataFetch } from './data-fetch.js';
 import type { AgentEvalModelMetric } from './tasks.js';
 
@@ -51,16 +53,18 @@ export async function measureModelMetrics(
 ): Promise<ModelMetricsOutcome> {
   const { wikitextDir, textFile, ...procedure } = options;
   const text = textFile !== undefined ? { textFile } : { dataDir: wikitextDir ?? dataDir };
-  const missing = metrics.includes('perplexity') ? await missingText(text) : null;
+  // An encoder-decoder has no MLRB perplexity at all (perplexity.ts says why), whatever data there is.
+  const encoderDecoder = seq2seqFilesFor(model) !== null;
+  const missing = metrics.includes('perplexity') && !encoderDecoder ? await missingText(text) : null;
   const fetch = textFile === undefined ? wikitextDataFetch(wikitextDir ?? dataDir) : null;
-  const outcomes: MetricOutcome[] = metrics.map((name) =>
-    name === 'perplexity' && missing !== null
-      ? { name, status: 'not_measured', reason: missing.message, error_code: missing.code, fetch }
-      : { name, status: 'measured', reason: null, error_code: null, fetch: null },
-  );
+  const outcomes: MetricOutcome[] = metrics.map((name) => {
+    if (name === 'perplexity' && encoderDecoder) return { name, status: 'not_measured', reason: SEQ2SEQ_PERPLEXITY_REFUSAL, error_code: 'BAD_MODEL', fetch: null };
+    if (name === 'perplexity' && missing !== null) return { name, status: 'not_measured', reason: missing.message, error_code: missing.code, fetch };
+    return { name, status: 'measured', reason: null, error_code: null, fetch: null };
+  });
   const measured = outcomes.filter((outcome) => outcome.status === 'measured').map((outcome) => OPTION_NAMES[outcome.name]);
   if (measured.length === 0) return { metrics: outcomes, report: null };
-  const report = await modelMetrics({ ...settings, ...procedure, ...(missing === null ? text : {}), model, metrics: measured });
+  const report = await modelMetrics({ ...settings, ...procedure, ...(measured.includes('perplexity') ? text : {}), model, metrics: measured });
   return { metrics: outcomes, report };
 }
 

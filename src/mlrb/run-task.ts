@@ -14,13 +14,17 @@ import type { EvaluateOptions } from '../run/evaluate-options.js';
 import { isMlrbError } from '../errors.js';
 import { evaluate } from '../run/evaluate.js';
 import { loadSelection } from '../run/load-suites.js';
-import { sha256File, toolVersion } from '../io/fingerprint.js';
+import { toolVersion } from '../io/fingerprint.js';
+import { modelFilesSha256 } from '../cache/model-digest.js';
 import { DEFAULT_LM_EVAL_VERSION } from '../eval/lm-eval-version.js';
 import type { LmEvalResults } from '../eval/result-types.js';
 import { inspectModel } from '../inspect/report/inspect-report.js';
+import { countStoredParameters } from '../inspect/graph/parameters.js';
+import { readSeq2SeqGraphs } from '../inspect/graph/seq2seq-parameters.js';
 import { checkTrack, type TrackReport } from '../inspect/track/track-check.js';
 import type { TrackCheckOptions } from '../inspect/track/options.js';
-import { resolveModelFile } from '../model/model-path.js';
+import { resolveModelGraphs } from '../model/model-path.js';
+import type { Seq2SeqFiles } from '../model/seq2seq-files.js';
 import { resolveTaskNames } from '../tasks/task-names.js';
 import { judgeEligibility, type TrackOutcome } from './eligibility.js';
 import { computeHeadline, type GeneratedOutcome } from './headline.js';
@@ -83,17 +87,19 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const startedAt = new Date();
   const started = performance.now();
   const evaluateOptions = options.evaluate ?? {};
-  const modelFile = resolveModelFile(options.model);
+  // One graph, or an encoder-decoder's folder: the edge checks and the parameter count read `path`.
+  const graphs = resolveModelGraphs(options.model);
+  const modelFile = graphs.path;
 
   const stage = (what: string): void => options.onStage?.(`${task.mlrbName}: ${what}`);
   if (variant.suites.length > 0) stage(`reading the data of ${variant.suites.map((suite) => suite.name).join(', ')}`);
   const suites = await probeSuites(variant, options.dataDir, evaluateOptions);
   if (variant.eligibility.kind === 'track') stage(`checking the ${variant.eligibility.track} track`);
-  const track = await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {});
+  const track = graphs.seq2seq === null ? await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {}) : seq2seqTrack(task);
   const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
   if (scored.length > 0) stage(`scoring ${scored.join(', ')}`);
   const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
-  const parameters = await parameterCount(track, modelFile);
+  const parameters = graphs.seq2seq === null ? await parameterCount(track, modelFile) : await seq2seqParameterCount(graphs.seq2seq);
   if (variant.headline.kind === 'generated' && options.mathReasoning !== undefined) stage('generating the proofs');
   const generated = variant.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
   const metricsOptions = options.modelMetrics ?? (variant.modelMetrics === 'always' ? {} : undefined);
@@ -122,7 +128,7 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
     math_reasoning: generated?.kind === 'scored' ? jsonCopy<NonNullable<RunRecord['math_reasoning']>>(generated.report) : null,
     model_metrics: measured === undefined ? null : jsonCopy<ModelMetricsSection>(measured),
     track_check: track?.kind === 'report' ? jsonCopy<NonNullable<RunRecord['track_check']>>(track.report) : null,
-    model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await sha256File(modelFile)), parameters: parameters.total },
+    model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await modelFilesSha256(graphs.graphFiles, false)), parameters: parameters.total },
     run: {
       tool_version: toolVersion(),
       started_at: startedAt.toISOString(),
@@ -213,6 +219,22 @@ async function runTrackCheck(
   } catch (error) {
     if (!isMlrbError(error)) throw error;
     return { kind: 'not_run', reason: `check-track ${rule.track} could not judge the model (${error.code}): ${error.message}` };
+  }
+}
+
+/** The edge tracks' checks (lineage, pruning) read one causal graph; an encoder-decoder's track is not judged. */
+function seq2seqTrack(task: ResolvedMlrbTask): TrackOutcome | undefined {
+  if (task.variant.eligibility.kind !== 'track') return undefined;
+  return { kind: 'not_run', reason: `check-track ${task.variant.eligibility.track} reads one causal graph; this is an encoder-decoder export (\`mlrb-eval inspect\` gives its parameters, quantization and DRAM)` };
+}
+
+/** An encoder-decoder's parameter count, from storage over all its graphs as `inspect` counts it. */
+async function seq2seqParameterCount(files: Seq2SeqFiles): Promise<{ total: number | null; unavailable?: Unavailable }> {
+  try {
+    return { total: countStoredParameters(await readSeq2SeqGraphs(files)).total };
+  } catch (error) {
+    if (!isMlrbError(error)) throw error;
+    return { total: null, unavailable: { name: 'parameters', kind: 'metric', reason: `the graphs could not be read (${error.code}): ${error.message}` } };
   }
 }
 

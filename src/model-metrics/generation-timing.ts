@@ -14,6 +14,11 @@
  *             never uses), so "ms per token" is one run's time / 512 whatever the number of tokens generated.
  * MLRB samples without a seed; here run i (warm-ups counted) samples with seed + i, so runs differ as they
  * do in MLRB and a measurement can be repeated token for token.
+ *
+ * An encoder-decoder: MLRB's scripts load AutoModelForCausalLM, which cannot load one, so there is no MLRB figure
+ * to match; the same call on transformers' AutoModelForSeq2SeqLM is followed instead. Its max_length bounds the
+ * decoder sequence, decoder_start_token_id included, so a run generates up to 199 tokens whatever the prompt, and
+ * generate() returns the decoder's ids only: the text decoded and counted is the generated text alone.
  */
 import { MlrbError } from '../errors.js';
 import type { GenerationSettings, TextGenerator } from '../generate/types.js';
@@ -43,6 +48,8 @@ export interface GenerationSubject {
   readonly tokenizer: GenerationTokenizer;
   /** Frees the engine's sessions; called once the measurements are done. */
   readonly dispose?: () => void;
+  /** The model is an encoder-decoder: max_length bounds the decoder's sequence, and no prompt is returned. */
+  readonly encoderDecoder?: boolean;
 }
 
 export interface RunCounts {
@@ -106,7 +113,8 @@ type EndOfSequence = 'model-eos' | 'disabled';
 
 function prepare(subject: GenerationSubject, options: TimingOptions, endOfSequence: EndOfSequence): PreparedRun {
   const promptIds = subject.tokenizer.encodeWithSpecialTokens(MLRB_PROMPT);
-  const maxNewTokens = options.maxLength - promptIds.length;
+  // An encoder-decoder's decoder sequence starts with decoder_start_token_id, which max_length counts.
+  const maxNewTokens = subject.encoderDecoder === true ? options.maxLength - 1 : options.maxLength - promptIds.length;
   if (maxNewTokens < 1) {
     throw new MlrbError('BAD_DATA', `MLRB's prompt encodes to ${promptIds.length} tokens, leaving no room under the max length ${options.maxLength}`, {
       promptTokens: promptIds.length,
@@ -177,7 +185,9 @@ function checkCounts(counts: RunCounts): void {
 export async function measureTokensPerSecond(subject: GenerationSubject, options: TimingOptions): Promise<TokensPerSecondResult> {
   const now = options.now ?? (() => performance.now());
   const prepared = prepare(subject, options, 'model-eos');
-  const fullText = (generated: Int32Array): string => subject.tokenizer.decode([...prepared.promptIds, ...generated]);
+  const seq2seq = subject.encoderDecoder === true;
+  // generate()'s output: the prompt and its continuation, or an encoder-decoder's decoder sequence alone.
+  const fullText = (generated: Int32Array): string => subject.tokenizer.decode(seq2seq ? [...generated] : [...prepared.promptIds, ...generated]);
   const runs = await runProtocol(
     options,
     async (run) => fullText(await generateOnce(subject, prepared, run)),
@@ -195,8 +205,12 @@ export async function measureTokensPerSecond(subject: GenerationSubject, options
   return {
     procedure: {
       ...prepared.procedure,
-      timed: 'generate() and decoding the whole output (prompt included, special tokens skipped)',
-      counted: 'tokens of the decoded output encoded again with special tokens (prompt and BOS included)',
+      timed: seq2seq
+        ? "generate() and decoding its output (an encoder-decoder's decoder sequence, special tokens skipped)"
+        : 'generate() and decoding the whole output (prompt included, special tokens skipped)',
+      counted: seq2seq
+        ? 'tokens of the decoded output encoded again with special tokens (the generated text alone)'
+        : 'tokens of the decoded output encoded again with special tokens (prompt and BOS included)',
     },
     runs: values,
     generated_tokens: runs.map((run) => run.generated),

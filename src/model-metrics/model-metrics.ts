@@ -11,7 +11,7 @@ import { pythonLength } from '../text/python-text.js';
 import { parseModelMetricsOptions, type ModelMetricsOptions, type ResolvedModelMetricsOptions } from './model-metrics-options.js';
 import { GENERATION_ENGINE } from './generation-engine.js';
 import { measureLatency, measureTokensPerSecond, type GenerationSubject, type LatencyResult, type TokensPerSecondResult } from './generation-timing.js';
-import { measurePerplexity, type PerplexityResult } from './perplexity.js';
+import { checkPerplexityApplies, measurePerplexity, type PerplexityResult } from './perplexity.js';
 import { readRawTextFile, readWikitextTest, WIKITEXT_CONFIG, WIKITEXT_SPLIT, type WikitextText } from './wikitext-text.js';
 
 export const MODEL_METRICS_SCHEMA = 'mlrb-eval/model-metrics';
@@ -67,6 +67,8 @@ async function measureAll(options: ResolvedModelMetricsOptions): Promise<ModelMe
   });
   let subject: GenerationSubject | undefined;
   try {
+    // Refused before any timing run, rather than after minutes of them.
+    if (text && model.backend === 'seq2seq') checkPerplexityApplies(model);
     const generation = async (): Promise<GenerationSubject> => {
       subject ??= await (options.generation ?? GENERATION_ENGINE)(model);
       return subject;

@@ -56,7 +56,25 @@ export function bosTokenIdOf(model: LanguageModel): number {
   return id;
 }
 
+/**
+ * Why MLRB's perplexity has no value for an encoder-decoder: its procedure is a causal LM's (agent_eval loads
+ * AutoModelForCausalLM, which refuses a T5 config, and reads each window position's next-token logits). lm-eval
+ * does define one, and mlrb-eval follows it: its wikitext task's rolling windows, each window's context through the
+ * encoder (EOS alone for the first window) and its tokens through the decoder.
+ */
+export const SEQ2SEQ_PERPLEXITY_REFUSAL =
+  "MLRB's perplexity (agent_eval/benchmarks/perplexity.py) is a causal LM's: it loads AutoModelForCausalLM, which cannot load an " +
+  "encoder-decoder, and scores each window position's next-token logits. lm-eval's wikitext task does define an encoder-decoder's " +
+  'perplexity (each rolling window\'s context to the encoder, its tokens to the decoder), and mlrb-eval follows it: run ' +
+  '`mlrb-eval MODEL --tasks wikitext`; measure tokens per second and latency here with --only tokens-per-second,latency';
+
+/** BAD_MODEL with SEQ2SEQ_PERPLEXITY_REFUSAL for an encoder-decoder. */
+export function checkPerplexityApplies(model: LanguageModel): void {
+  if (model.backend === 'seq2seq') throw new MlrbError('BAD_MODEL', `${model.modelPath} is an encoder-decoder: ${SEQ2SEQ_PERPLEXITY_REFUSAL}`, { file: model.modelPath });
+}
+
 export async function measurePerplexity(model: LanguageModel, text: string, options: PerplexityOptions = {}): Promise<PerplexityResult> {
+  checkPerplexityApplies(model);
   const plan = windowPlan(options.windowTokens ?? MLRB_PERPLEXITY_WINDOW);
   // A shorter max length would left-truncate each window and score it with less context than MLRB gives it.
   if (plan.windowTokens - 1 > model.maxLength) {

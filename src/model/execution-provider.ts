@@ -4,14 +4,14 @@
  * unavailable, says so once per process and loads on the CPU.
  */
 import { isMlrbError, type MlrbError } from '../errors.js';
-import type { ExecutionProvider, NativeSession } from '../native/binding.js';
+import type { ExecutionProvider } from '../native/binding.js';
 
 export type ProviderChoice = ExecutionProvider | 'auto';
 
 export const PROVIDER_CHOICES = ['cpu', 'cuda', 'auto'] as const satisfies readonly ProviderChoice[];
 
-export interface OpenedSession {
-  readonly session: NativeSession;
+export interface OpenedSession<Session> {
+  readonly session: Session;
   /** What actually runs the forward pass. */
   readonly provider: ExecutionProvider;
 }
@@ -19,11 +19,11 @@ export interface OpenedSession {
 /** Set by the first 'auto' load that found CUDA unavailable: later ones go straight to the CPU. */
 let cudaUnavailable: MlrbError | undefined;
 
-export async function openSession(
-  load: (provider: ExecutionProvider) => Promise<NativeSession>,
+export async function openSession<Session>(
+  load: (provider: ExecutionProvider) => Promise<Session>,
   choice: ProviderChoice,
   warn: (message: string) => void,
-): Promise<OpenedSession> {
+): Promise<OpenedSession<Session>> {
   if (choice !== 'auto') return { session: await load(choice), provider: choice };
   if (cudaUnavailable === undefined) {
     try {

@@ -22,6 +22,8 @@ export interface ArchitectureRules {
     readonly layers: FieldNames;
     readonly intermediate: FieldNames;
     readonly positions: FieldNames;
+    /** The head size, when the file states it apart from hidden / heads. */
+    readonly headDim: FieldNames;
   };
   /** null: the architecture has one KV head per head whatever the file says (fused QKV attention). */
   readonly kvHeads: { readonly ifAbsent: Fallback; readonly ifNull: Fallback } | null;
@@ -36,7 +38,7 @@ export interface ArchitectureRules {
 
 const STANDARD = {
   hidden: ['hidden_size'], heads: ['num_attention_heads'], layers: ['num_hidden_layers'],
-  intermediate: ['intermediate_size'], positions: ['max_position_embeddings'],
+  intermediate: ['intermediate_size'], positions: ['max_position_embeddings'], headDim: ['head_dim'],
 } as const satisfies ArchitectureRules['names'];
 
 /** Llama's descendants: grouped-query attention, head_dim may be stated. */
@@ -71,12 +73,20 @@ export const ARCHITECTURE_RULES: readonly ArchitectureRules[] = [
     // GPT2Config's attribute_map: hidden_size is n_embd and so on; n_inner null means 4 x hidden.
     names: {
       hidden: ['n_embd', 'hidden_size'], heads: ['n_head', 'num_attention_heads'], layers: ['n_layer', 'num_hidden_layers'],
-      intermediate: ['n_inner'], positions: ['n_positions', 'max_position_embeddings'],
+      intermediate: ['n_inner'], positions: ['n_positions', 'max_position_embeddings'], headDim: ['head_dim'],
     },
     intermediateTimesHidden: 4, tiedByDefault: true,
   }),
   multiHead('gpt_neox', 'GPTNeoXForCausalLM', {}),
   multiHead('opt', 'OPTForCausalLM', { names: { ...STANDARD, intermediate: ['ffn_dim'] }, tiedByDefault: true }),
+  // T5Config (encoder-decoder): its own names, d_kv stated apart from d_model / num_heads, one KV head per head.
+  // lm-eval's max length is n_positions, which t5 and flan-t5 configs state though T5Config has no such field.
+  // A file without tie_word_embeddings ties the head (and scales the decoder output); Flan-T5 states false.
+  {
+    modelType: 't5', causalLmClass: null,
+    names: { hidden: ['d_model'], heads: ['num_heads'], layers: ['num_layers'], intermediate: ['d_ff'], positions: ['n_positions'], headDim: ['d_kv'] },
+    kvHeads: null, headDim: { ifNull: 'refused' }, intermediateTimesHidden: null, tiedByDefault: true, partialRotaryFactorByDefault: null,
+  },
   // This project's own test model (test/support/model-builders/tiny-causal-lm.ts): Llama's names, an untied head.
   rotaryDecoder('tiny_causal_lm', null),
 ];
@@ -88,7 +98,7 @@ export const ARCHITECTURE_RULES: readonly ArchitectureRules[] = [
 export const GENERIC_RULES: ArchitectureRules = rotaryDecoder(null, null, {
   names: {
     hidden: ['hidden_size', 'n_embd'], heads: ['num_attention_heads', 'n_head'], layers: ['num_hidden_layers', 'n_layer'],
-    intermediate: ['intermediate_size', 'n_inner'], positions: ['max_position_embeddings', 'n_positions', 'n_ctx'],
+    intermediate: ['intermediate_size', 'n_inner'], positions: ['max_position_embeddings', 'n_positions', 'n_ctx'], headDim: ['head_dim'],
   },
   tiedByDefault: null,
 });

@@ -36,6 +36,13 @@ export const hfConfigSchema = z.looseObject({
   word_embed_proj_dim: size,
   vocab_size: size,
   max_position_embeddings: size, n_positions: size, n_ctx: size,
+  // T5's names (d_kv may differ from d_model / num_heads), and what an encoder-decoder's decoder starts from.
+  d_model: size, num_heads: size, num_layers: size, num_decoder_layers: size, d_ff: size, d_kv: size,
+  relative_attention_num_buckets: size,
+  feed_forward_proj: z.string().max(100).optional(),
+  is_encoder_decoder: flag,
+  decoder_start_token_id: tokenId.nullish(),
+  pad_token_id: tokenIds,
   partial_rotary_factor: z.number().positive().max(1).nullish(),
   bos_token_id: tokenIds,
   eos_token_id: tokenIds,

@@ -31,6 +31,17 @@ export interface HfConfig {
   readonly partialRotaryFactor: number | null;
   readonly bosTokenId: number | null;
   readonly eosTokenId: number | null;
+  readonly padTokenId: number | null;
+  /** config.json's is_encoder_decoder (T5's hub configs state true); null when the file leaves it out. */
+  readonly isEncoderDecoder: boolean | null;
+  /** The id an encoder-decoder's decoder starts from (T5: the pad id 0). */
+  readonly decoderStartTokenId: number | null;
+  /** An encoder-decoder's decoder layers, when they differ from `numLayers` (T5's num_decoder_layers). */
+  readonly numDecoderLayers: number | null;
+  /** T5's feed-forward kind ("relu", "gated-gelu" …): a gated one has two input projections. */
+  readonly feedForwardProj: string | null;
+  /** T5's relative-position buckets (the bias table of each stack's first layer). */
+  readonly relativeAttentionBuckets: number | null;
   /** Values the file did not state and that were filled in by the architecture's convention. */
   readonly assumptions: readonly string[];
   /** A switch the parameter formulas read, or `ifAbsent` (the config class's default) when not stated. */
@@ -132,9 +143,9 @@ export function resolveHfConfig(json: Readonly<Record<string, unknown>>, source:
   };
 
   let headDim: number | null;
-  const headDimField = stated(fields, ['head_dim'], source);
+  const headDimField = stated(fields, rules.names.headDim, source);
   if (rules.headDim === null || headDimField === undefined) headDim = derivedHeadDim();
-  else headDim = headDimField ?? fallback('head_dim', rules.headDim.ifNull, 'null: hidden / heads');
+  else headDim = headDimField ?? fallback(rules.names.headDim[0], rules.headDim.ifNull, 'null: hidden / heads');
 
   let numKeyValueHeads: number | null = numHeads;
   if (rules.kvHeads !== null) {
@@ -162,6 +173,12 @@ export function resolveHfConfig(json: Readonly<Record<string, unknown>>, source:
     partialRotaryFactor: fields.partial_rotary_factor ?? rules.partialRotaryFactorByDefault,
     bosTokenId: firstId(fields.bos_token_id),
     eosTokenId: firstId(fields.eos_token_id),
+    padTokenId: firstId(fields.pad_token_id),
+    isEncoderDecoder: fields.is_encoder_decoder ?? null,
+    decoderStartTokenId: fields.decoder_start_token_id ?? null,
+    numDecoderLayers: plain(['num_decoder_layers']),
+    feedForwardProj: fields.feed_forward_proj ?? null,
+    relativeAttentionBuckets: plain(['relative_attention_num_buckets']),
     assumptions,
     flag: (key, ifAbsent) => (record[key] as boolean | undefined) ?? ifAbsent,
     extraSize: (key, ifAbsent) => (record[key] as number | null | undefined) ?? ifAbsent,

@@ -22,6 +22,11 @@ export interface ModelMetadata {
   readonly vocabSize: number | null;
   readonly hiddenSize: number | null;
   readonly attentionHeads: number | null;
+  /** config.json's is_encoder_decoder (null: not stated); the folder's files decide how it loads (src/model/seq2seq-files.ts). */
+  readonly isEncoderDecoder: boolean | null;
+  /** An encoder-decoder's first decoder input (config.json's decoder_start_token_id). */
+  readonly decoderStartTokenId: number | null;
+  readonly padTokenId: number | null;
   /** Special tokens named in tokenizer_config.json, resolved to ids by the tokenizer later. */
   readonly bosToken: string | null;
   readonly eosToken: string | null;
@@ -110,6 +115,9 @@ export function readModelMetadata(modelDir: string, sources: ModelMetadataSource
     vocabSize: hf?.vocabSize ?? genai?.vocab_size ?? null,
     hiddenSize: hf?.hiddenSize ?? null,
     attentionHeads: hf?.numHeads ?? null,
+    isEncoderDecoder: hf?.isEncoderDecoder ?? null,
+    decoderStartTokenId: hf?.decoderStartTokenId ?? null,
+    padTokenId: hf?.padTokenId ?? null,
     bosToken: tokenText(tokenizerConfig?.bos_token),
     eosToken: tokenText(tokenizerConfig?.eos_token),
     sources: read,

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { MlrbError } from '../errors.js';
 import { GIT_LFS_POINTER_REASON, regularFileIsGitLfsPointer } from '../io/git-lfs-pointer.js';
 import { checkpointFormatOf, checkpointsIn, onnxExportHint } from './checkpoint-format.js';
+import { seq2seqFilesFor, seq2seqGraphFiles, type Seq2SeqFiles } from './seq2seq-files.js';
 
 /** The file name exporters (optimum, transformers.js, onnxruntime-genai) give the main graph. */
 const DEFAULT_MODEL_FILE = 'model.onnx';
@@ -59,4 +60,21 @@ function statOrNull(file: string): Stats | null {
   } catch {
     return null;
   }
+}
+
+/** What MODEL names: one graph, or an encoder-decoder export's graphs (src/model/seq2seq-files.ts). */
+export interface ModelGraphs {
+  /** The ONNX file, or the folder of an encoder-decoder export (lm-eval's pretrained=). */
+  readonly path: string;
+  /** Every graph the model runs, in load order. */
+  readonly graphFiles: readonly string[];
+  readonly seq2seq: Seq2SeqFiles | null;
+}
+
+/** The graphs `model` names (absolute); BAD_MODEL as resolveModelFile, or for a half encoder-decoder export. */
+export function resolveModelGraphs(model: string): ModelGraphs {
+  const seq2seq = seq2seqFilesFor(model);
+  if (seq2seq !== null) return { path: seq2seq.folder, graphFiles: seq2seqGraphFiles(seq2seq), seq2seq };
+  const file = resolveModelFile(model);
+  return { path: file, graphFiles: [file], seq2seq: null };
 }

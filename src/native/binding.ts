@@ -105,6 +105,8 @@ export interface RewriteSwitches {
   readonly sliceLmHead?: boolean | undefined;
   /** With both above applied, the last block runs only on the scored positions too. */
   readonly pruneLastBlock?: boolean | undefined;
+  /** With cpuFusion applied to a graph without past inputs, the fused attention keeps a KV cache while generating. */
+  readonly decodeCache?: boolean | undefined;
 }
 
 export type RewriteName = keyof RewriteSwitches;
@@ -174,6 +176,51 @@ export interface NativeSession {
   /** The graph has KV-cache inputs with matching present outputs. */
   readonly supportsPrefix: boolean;
   /** Throws MlrbError BUSY while score() calls are in flight. */
+  dispose(): void;
+  readonly activeRuns: number;
+}
+
+/** The graphs of an encoder-decoder export (src/model/seq2seq-files.ts). */
+export interface NativeSeq2SeqFiles {
+  readonly encoder: string;
+  /** decoder_model.onnx, or decoder_model_merged.onnx. */
+  readonly decoder: string;
+  readonly decoderWithPast?: string;
+}
+
+export interface NativeSeq2SeqOptions {
+  readonly provider?: ExecutionProvider;
+  readonly intraOpThreads?: number;
+  readonly readRoot?: string;
+  readonly decoderStartTokenId?: number;
+  readonly padTokenId?: number;
+  /** config.json's head count and head size, for KV dimensions the graphs leave symbolic. */
+  readonly numHeads?: number;
+  readonly headDim?: number;
+}
+
+export interface NativeSeq2SeqFacts {
+  /** The files in use, e.g. 'encoder_model.onnx + decoder_model.onnx + decoder_with_past_model.onnx'. */
+  readonly description: string;
+  /** Generation keeps the decoder's KV cache between steps (with-past and merged layouts). */
+  readonly usesKvCache: boolean;
+  /** Decoder layers, from the past inputs or present outputs; 0 for a decoder with neither. */
+  readonly layers: number;
+  readonly logitsType: string;
+  readonly vocabSize: number | null;
+}
+
+/**
+ * An encoder-decoder model's sessions (native/ort/seq2seq_session.h). score() takes the same PackedBatch as
+ * NativeSession, read another way: rows are encoder inputs, each request reads one (the choices of a document
+ * share their context's encoder pass) and scores its whole continuation after decoder_start_token_id.
+ */
+export interface NativeSeq2SeqSession {
+  score(batch: PackedBatch): Promise<BatchScores>;
+  /** Prompts are encoder inputs; generated ids exclude decoder_start_token_id. */
+  startGeneration(request: NativeGenerationRequest): NativeGeneration;
+  facts(): NativeSeq2SeqFacts;
+  /** Throws MlrbError BUSY while runs are in flight. */
   dispose(): void;
   readonly activeRuns: number;
 }
@@ -325,6 +372,8 @@ export interface BindingModule {
   initRuntime(libraryPath: string): RuntimeInfo;
   buildInfo(): BuildInfo;
   loadSession(modelPath: string, options: NativeSessionOptions): Promise<NativeSession>;
+  /** Rejects BAD_MODEL naming the file for graphs it cannot feed or that do not make one model. */
+  loadSeq2SeqSession(files: NativeSeq2SeqFiles, options: NativeSeq2SeqOptions): Promise<NativeSeq2SeqSession>;
   /**
    * The device (default 0), or null without CUDA kernels in this build, a driver or that device. Free memory
    * read before a model loads and after it scored bounds its peak device footprint: ORT's CUDA arena keeps

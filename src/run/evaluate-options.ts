@@ -15,6 +15,7 @@ const rewriteSwitchesSchema = z.strictObject({
   cpuFusion: z.boolean().optional(),
   sliceLmHead: z.boolean().optional(),
   pruneLastBlock: z.boolean().optional(),
+  decodeCache: z.boolean().optional(),
 }) satisfies z.ZodType<RewriteSwitches>;
 
 export const evaluateOptionsSchema = z.strictObject({

@@ -5,7 +5,7 @@
  * strings, greedy). Each document's outcome is its generated text. Generations are not cached: unlike a
  * log-likelihood, a text depends on the whole decoding loop, and a cache would have to key on all of it.
  */
-import type { LanguageModel } from '../model/onnx-model.js';
+import type { LanguageModel, ModelBackend } from '../model/language-model.js';
 import { createTextGenerator } from '../generate/text-generator.js';
 import type { GenerateUntilTask } from '../tasks/generate-until-types.js';
 import type { Task } from '../tasks/types.js';
@@ -50,8 +50,8 @@ export function checkGenerationTasks(tasks: readonly Task[]): void {
  * Checks every generate_until task's kwargs against the loaded model (sampling refused, max_gen_toks below the
  * max length: RangeError), before the scoring route spends any model time.
  */
-export function checkGenerationFits(tasks: readonly Task[], maxLength: number): void {
-  for (const task of generateUntilTasks(tasks)) planGeneration(task.generationKwargs, { encode: () => [], eosText: '', maxLength });
+export function checkGenerationFits(tasks: readonly Task[], maxLength: number, backend: ModelBackend = 'causal'): void {
+  for (const task of generateUntilTasks(tasks)) planGeneration(task.generationKwargs, { encode: () => [], eosText: '', maxLength, backend });
 }
 
 /** Generates for the documents `keep` accepts of every generate_until task; none: nothing is loaded or run. */
@@ -72,7 +72,10 @@ export async function runGenerationRoute(
   const eosText = eosId !== null ? tokenizer.tokenText(eosId) : (model.metadata.eosToken ?? '');
   const generator = createTextGenerator(model, { batchSize: options.batchSize, onWarning: options.onWarning });
   let generatedTokens = 0;
-  const responses = await generateUntil(requests, generator, { encode: (text) => options.rules().encode(text), eosText, maxLength: model.maxLength }, (progress) => {
+  // HFLM's seq2seq tok_batch_encode keeps the tokenizer's special tokens in every release (hflm-generate.ts).
+  const encode = model.backend === 'seq2seq' ? (text: string) => tokenizer.encodeWithSpecialTokens(text) : (text: string) => options.rules().encode(text);
+  const hflm = { encode, eosText, maxLength: model.maxLength, backend: model.backend, decode: (ids: readonly number[]) => tokenizer.decode(ids) };
+  const responses = await generateUntil(requests, generator, hflm, (progress) => {
     generatedTokens = progress.generatedTokens;
     options.onProgress?.({
       requestsDone: progress.finishedPrompts,

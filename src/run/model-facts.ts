@@ -3,9 +3,7 @@
  * hashing a multi-GB model takes seconds; remembered between runs in the cache folder), what ran (provider, ORT,
  * fused attention, the load-time rewrites, the CPU's kernel path) and the tokens it framed requests with.
  */
-import path from 'node:path';
-import { rememberedSha256 } from '../cache/file-digests.js';
-import { modelContentSha256 } from '../cache/model-digest.js';
+import { modelContentSha256, modelFilesLabel, modelFilesSha256 } from '../cache/model-digest.js';
 import { cpuRunFacts, environmentSummary } from '../eval/run-facts.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { loadBinding } from '../native/binding.js';
@@ -18,8 +16,8 @@ export interface ModelDigests {
 
 export function startModelDigests(model: LanguageModel, cacheDir: string | false, warn: (message: string) => void): ModelDigests {
   return {
-    modelSha256: rememberedSha256(model.modelPath, cacheDir, { onWarning: warn }),
-    modelContentSha256: modelContentSha256(model.modelPath, cacheDir, { onWarning: warn }),
+    modelSha256: modelFilesSha256(model.graphFiles, cacheDir, { onWarning: warn }),
+    modelContentSha256: modelContentSha256(model.graphFiles, cacheDir, { onWarning: warn }),
   };
 }
 
@@ -27,7 +25,7 @@ export function startModelDigests(model: LanguageModel, cacheDir: string | false
 export async function modelFactsOf(model: LanguageModel, modelPath: string, digests: ModelDigests): Promise<ModelFacts> {
   return {
     modelPath,
-    modelFile: path.basename(model.modelPath),
+    modelFile: modelFilesLabel(model.graphFiles),
     modelSha256: await digests.modelSha256,
     modelContentSha256: await digests.modelContentSha256,
     tokenizerSha256: model.requireTokenizer().sha256,

@@ -88,7 +88,7 @@ export async function tokenizeAndScore(
   for (const [chunkIndex, [start]] of chunks.entries()) {
     const chunkTokens = await pending;
     tokenized.push(...chunkTokens);
-    const inputs = chunkTokens.map((request, offset) => modelInputFor(request, model.maxLength, () => describe(start + offset)));
+    const inputs = chunkTokens.map((request, offset) => modelInputFor(request, model.maxLength, () => describe(start + offset), model.backend));
     const scoring = scoreInputs(inputs, {
       ...options,
       onProgress: (progress) =>

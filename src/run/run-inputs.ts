@@ -47,7 +47,7 @@ export async function loadRunInputs(options: ResolvedEvaluateOptions): Promise<R
   const { suites, tasks } = await loadSuitesWhile(modelLoading, options);
   const model = await modelLoading;
   try {
-    checkGenerationFits(tasks, model.maxLength);
+    checkGenerationFits(tasks, model.maxLength, model.backend);
   } catch (error) {
     model.dispose();
     throw error;

@@ -6,6 +6,7 @@
  * - every other `mlrb-eval` line (the docs' synopses, with MODEL, DIR …) names only flags its command accepts;
  * - `npm run X` names a script of package.json; a script or file run by path exists;
  * - any other command is one of the tools the docs may name (EXTERNAL_TOOLS), so a typo'd command fails here;
+ * - a block that shows a file verbatim (`<!-- verbatim: PATH -->` above it) equals PATH, and is not read as commands;
  * - every `ts` block type-checks against the sources, with `mlrb-eval` resolving to src/index.ts; the README's
  *   runs, and shows its progress.
  */
@@ -22,7 +23,9 @@ import { hasShared, repoRoot, sharedDir } from '../support/shared-data.js';
 import { FULL_TIER } from '../support/test-tier.js';
 
 const blocks = documentationBlocks(repoRoot);
-const shellBlocks = blocks.filter((block) => block.lang === 'sh');
+// A block that shows a file verbatim (docs/scale-out.md's examples/) is a script, not commands to type: it must
+// equal its file ('files shown verbatim' below), and that file's own tests run it.
+const shellBlocks = blocks.filter((block) => block.lang === 'sh' && block.verbatimOf === undefined);
 const tsBlocks = blocks.filter((block) => block.lang === 'ts');
 const commands = shellBlocks.filter((block) => !isSynopsis(block)).flatMap(shellCommands);
 const synopsisLines = shellBlocks.filter(isSynopsis).flatMap((block) => synopses(block).map((text) => ({ block, text })));
@@ -43,6 +46,13 @@ describe('the docs have examples to check', () => {
     expect(shellBlocks.filter((block) => block.file === 'README.md').length).toBeGreaterThanOrEqual(8);
     expect(tsBlocks.some((block) => block.file === 'README.md')).toBe(true);
     expect(commands.filter(isMlrbEval).length + synopsisLines.length).toBeGreaterThan(20);
+  });
+});
+
+describe('files shown verbatim', () => {
+  it.each(blocks.filter((block) => block.verbatimOf !== undefined).map((block) => [`${where(block)}: ${block.verbatimOf}`, block] as const))('%s equals its file', (_, block) => {
+    const file = block.verbatimOf as string;
+    expect(`${block.text}\n`, `refresh the block: npx tsx scripts/docs/verbatim-blocks.ts ${block.file}`).toBe(readFileSync(path.join(repoRoot, file), 'utf8'));
   });
 });
 

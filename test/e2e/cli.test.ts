@@ -99,7 +99,7 @@ describe('mlrb-eval CLI', () => {
     expect(fusedResults.mlrb.attention_fused).toBe(true);
     const cpu = loadBinding().buildInfo().cpu;
     expect(fusedResults.mlrb.cpu).toMatchObject({ kernel_path: cpu.kernelPath, mlas_path: cpu.mlasPath, features: cpu.features });
-    expect(plainResults.mlrb.rewrites.map(({ name, applied }) => [name, applied])).toEqual([['cpuFusion', false], ['sliceLmHead', true], ['pruneLastBlock', false]]);
+    expect(plainResults.mlrb.rewrites.map(({ name, applied }) => [name, applied])).toEqual([['cpuFusion', false], ['sliceLmHead', true], ['pruneLastBlock', false], ['decodeCache', false]]);
     expect(plainResults.mlrb.rewrites[0]?.reason).toBe('turned off by the caller');
     expect(plainResults.mlrb.rewrites[2]?.reason).toBe('needs cpuFusion, which did not apply');
     expect(fusedResults.mlrb.rewrites.slice(0, 2).map(({ name, applied }) => [name, applied])).toEqual([['cpuFusion', true], ['sliceLmHead', true]]);

@@ -59,9 +59,17 @@ describe('mlrb-eval generate', () => {
     expect(stderr).toMatch(/BAD_DATA.*bad\.jsonl line 2/);
   });
 
-  it('warns that a graph without KV cache recomputes each token', async () => {
-    const { code, stderr } = await runCli(['generate', path.join(GENERATE_FIXTURES, 'llama-nopast.onnx'), '--prompt', 'Once', '--max-new-tokens', '3']);
+  it('warns that a graph without KV cache recomputes each token, where fused attention cannot keep one (--no-cpu-fusion)', async () => {
+    const { code, stderr } = await runCli(['generate', path.join(GENERATE_FIXTURES, 'llama-nopast.onnx'), '--prompt', 'Once', '--max-new-tokens', '3', '--no-cpu-fusion']);
     expect(code).toBe(0);
-    expect(stderr).toMatch(/no KV-cache inputs/);
+    expect(stderr).toMatch(/no KV-cache inputs .*could not keep a cache/);
+  });
+
+  it('decodes a graph without past inputs through the fused attention\'s cache, without the warning', async () => {
+    const output = path.join(workDir, 'nopast.json');
+    const { code, stderr } = await runCli(['generate', path.join(GENERATE_FIXTURES, 'llama-nopast.onnx'), '--prompt', 'Once', '--max-new-tokens', '3', '--output', output]);
+    expect(code).toBe(0);
+    expect(stderr).not.toMatch(/no KV-cache inputs/);
+    expect((JSON.parse(readFileSync(output, 'utf8')) as { usedKvCache: boolean }).usedKvCache).toBe(true);
   });
 });

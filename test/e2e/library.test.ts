@@ -47,7 +47,7 @@ describe('library API', () => {
       expect(scoringPeak).toBeGreaterThan(10 * 1024 * 1024);
       expect(scoringPeak ?? Number.NaN).toBeLessThanOrEqual(whole);
     }
-    expect((results.mlrb.rewrites as unknown as RewriteOutcome[]).map((outcome) => outcome.name)).toEqual(['cpuFusion', 'sliceLmHead', 'pruneLastBlock']);
+    expect((results.mlrb.rewrites as unknown as RewriteOutcome[]).map((outcome) => outcome.name)).toEqual(['cpuFusion', 'sliceLmHead', 'pruneLastBlock', 'decodeCache']);
     expect(progress.at(-1)).toBe(20);
     expect(samples?.get('blimp_toy_order')).toHaveLength(5);
   });

@@ -7,7 +7,6 @@
  * are its ids without that BOS. The edge cases (empty contexts, the BOS text in the data, GPT-2's tokenizer)
  * need only the tokenizers. Needs ../shared; skipped visibly without it.
  */
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import { buildTaskRequests } from '../../src/eval/task-requests.js';
 import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
 import { loadTokenizer } from '../../src/model/tokenizer.js';
 import { loadSuite } from '../../src/tasks/registry.js';
+import { idsSha256, readRecordedRequests, requestKey as key, sha256, type RecordedRequest } from '../support/lm-eval-requests.js';
 import { hasShared, repoRoot, sharedDir, sharedPaths } from '../support/shared-data.js';
 import { isMultipleChoice } from '../../src/tasks/types.js';
 
@@ -28,38 +28,14 @@ const MMLU_LIMIT = 3;
 const BLIMP_PARADIGMS = ['adjunct_island', 'anaphor_gender_agreement', 'causative', 'determiner_noun_agreement_1', 'wh_questions_object_gap'];
 const BLIMP_LIMIT = 20;
 
-/** One request as lm-eval 0.4.13 built and scored it. */
-interface RecordedRequest {
-  readonly task: string;
-  readonly doc: number;
-  readonly choice: number;
-  readonly context_sha256: string;
-  readonly context_length: number;
-  readonly context_head: readonly number[];
-  readonly context_ids_sha256: string;
-  readonly continuation_ids: readonly number[];
-  readonly loglik: number;
-  readonly is_greedy: boolean;
-}
-
 interface RecordedResults {
   readonly results: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
-/** As the recording script writes them: the first 16 hex digits of sha256. */
-const sha256 = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex').slice(0, 16);
-const idsSha256 = (ids: readonly number[]): string => sha256(ids.join(','));
-const key = (task: string, doc: number, choice: number): string => `${task}/${doc}/${choice}`;
 const readJson = <T>(name: string): T => JSON.parse(readFileSync(path.join(fixtures, name), 'utf8')) as T;
 
 describe.skipIf(!hasShared)('--lm-eval-version 0.4.13 matches real lm-eval 0.4.13 on stories260K', () => {
-  const recorded = new Map(
-    readFileSync(path.join(fixtures, 'stories260K-requests.jsonl'), 'utf8')
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map((line) => JSON.parse(line) as RecordedRequest)
-      .map((row) => [key(row.task, row.doc, row.choice), row]),
-  );
+  const recorded = readRecordedRequests(path.join(fixtures, 'stories260K-requests.jsonl'));
   let model: LanguageModel;
   let requests: LoglikelihoodRequest[];
 

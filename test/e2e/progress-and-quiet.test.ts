@@ -85,7 +85,8 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
     expect(quiet.stderr).toBe('');
   });
 
-  it("check-track and inspect: each check, and the DRAM probe's child loading, running and done", async () => {
+  // Four commands of four DRAM probes each: minutes on a busy 2-core machine, so a longer limit than the default.
+  it("check-track and inspect: each check, and the DRAM probe's child loading, running and done", { timeout: 400_000 }, async () => {
     const base = buildEdgeBase({ ...EDGE_BASE_OPTIONS, maxPositions: 2048 });
     const edge = writeEdgeModel(file('edge'), base, base.model);
     const { loud, quiet } = await bothWays(['check-track', 'edge-training', edge, '--threads', '1']);

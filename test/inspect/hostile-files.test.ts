@@ -125,7 +125,7 @@ describe('only regular files are opened, and nothing blocks', () => {
   it('EXPECTED FAILURE – a socket as external data', async () => {
     const { folder, modelPath } = modelWith(external('sock'));
     const server: Server = createServer();
-    await new Promise<void>((resolve) => server.listen(join(folder, 'sock'), resolve));
+    await new Promise<void>((resolve, reject) => server.once('error', reject).listen(join(folder, 'sock'), resolve));
     try {
       const { message } = await badModel(modelPath);
       expect(message).toContain(join(folder, 'sock'));

@@ -151,9 +151,9 @@ describe('EXPECTED FAILURE – bad scoring calls', () => {
 
   it('BAD CALL – the rewrites object is checked against the addon\'s pass list', async () => {
     const load = (rewrites: unknown) => loadBinding().loadSession(tinyModelPath, { rewrites: rewrites as never });
-    expect(() => load('cpuFusion')).toThrow(new TypeError('options.rewrites must be an object of booleans by pass name (cpuFusion, sliceLmHead, pruneLastBlock)'));
+    expect(() => load('cpuFusion')).toThrow(new TypeError('options.rewrites must be an object of booleans by pass name (cpuFusion, sliceLmHead, pruneLastBlock, decodeCache)'));
     expect(() => load(['cpuFusion'])).toThrow(TypeError);
-    expect(() => load({ cpuFuson: false })).toThrow(new TypeError('options.rewrites.cpuFuson is not a rewrite; the rewrites are cpuFusion, sliceLmHead, pruneLastBlock'));
+    expect(() => load({ cpuFuson: false })).toThrow(new TypeError('options.rewrites.cpuFuson is not a rewrite; the rewrites are cpuFusion, sliceLmHead, pruneLastBlock, decodeCache'));
     expect(() => load({ pruneLastBlock: 1 })).toThrow(new TypeError('options.rewrites.pruneLastBlock must be a boolean'));
     await expect(scoreModelInputs(model, [{ inputTokens: [4], continuationTokens: [5] }], { batchSize: 0 })).rejects.toThrow(RangeError);
   });

@@ -2,9 +2,11 @@
  * Greedy generation against transformers: the ids transformers' generate(do_sample=False) produced for each
  * prompt alone (batch 1, recorded by scripts/generate/record_greedy_expectations.py) must come out token for
  * token when the prompts of mixed lengths decode together, with the KV cache (left-padded prefill, rows leaving
- * the batch as they finish) and without it (full recompute), with CPU fusion on and off.
+ * the batch as they finish), without past inputs through the fused attention's cache (fusion on) or full
+ * recompute (fusion off), with CPU fusion on and off.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { decodeCacheOf } from '../../src/generate/decode-cache.js';
 import { createTextGenerator } from '../../src/generate/text-generator.js';
 import type { GenerationProgress } from '../../src/generate/types.js';
 import type { LanguageModel } from '../../src/model/onnx-model.js';
@@ -25,6 +27,8 @@ describe.each(ARCHITECTURES)('%s', (arch) => {
       it('uses the KV cache exactly when the graph has one, and fuses attention when asked', () => {
         expect(model.supportsPrefix).toBe(variant !== 'nopast');
         expect(model.attentionFused).toBe(cpuFusion);
+        // Without past inputs the fused attention keeps the cache (prompts of one length decode together).
+        expect(decodeCacheOf(model)).toBe(variant !== 'nopast' ? 'past-inputs' : cpuFusion ? 'fused-attention' : 'none');
       });
 
       it.each([6, 4, 1])("matches transformers' greedy ids in batches of %i", async (batchSize) => {
@@ -71,15 +75,26 @@ describe.each(ARCHITECTURES)('%s', (arch) => {
 });
 
 describe('recompute warning', () => {
-  it('says once per generator that a graph without KV cache recomputes every step', async () => {
-    const model = await loadFixtureModel('gpt2', 'nopast');
+  it('says once per generator that a graph without KV cache recomputes every step, and why the fused cache did not apply', async () => {
+    const model = await loadFixtureModel('gpt2', 'nopast', false);
     try {
       const warnings: string[] = [];
       const generator = createTextGenerator(model, { onWarning: (message) => warnings.push(message) });
       await generator.generate([[5, 6]], { maxNewTokens: 2 });
       await generator.generate([[7]], { maxNewTokens: 2 });
       expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatch(/no KV-cache inputs/);
+      expect(warnings[0]).toMatch(/no KV-cache inputs .*could not keep a cache \(needs cpuFusion/);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('says nothing where the fused attention keeps the cache', async () => {
+    const model = await loadFixtureModel('gpt2', 'nopast');
+    try {
+      const warnings: string[] = [];
+      await createTextGenerator(model, { onWarning: (message) => warnings.push(message) }).generate([[5, 6]], { maxNewTokens: 2 });
+      expect(warnings).toEqual([]);
     } finally {
       model.dispose();
     }

@@ -1,5 +1,5 @@
 /**
- * Greedy generation on the real models in ../shared: stories260K (a real Llama, no KV cache: full recompute) and
+ * Greedy generation on the real models in ../shared: stories260K (a real Llama exported without past: the fused attention keeps its KV cache) and
  * tiny-random-gpt2-past (ORT's transformer-exporter graph with stacked past_{i} inputs: the KV-cache path, left
  * padding included). The reference is the scoring path, which shares no code with generation: for every
  * generated token, one forward pass over the prompt and the tokens before it (batch 1, no past) must rank it first.
@@ -29,7 +29,7 @@ async function scoringPathAgrees(model: LanguageModel, prompt: readonly number[]
 
 describe.skipIf(!hasShared)('greedy generation on the shared models', () => {
   it.each([
-    ['stories260K (recompute)', sharedPaths.stories, [[1, 403, 407, 261, 378], [1, 365], [1, 403, 407, 261, 378, 139, 268, 260, 280]], false],
+    ['stories260K (no past inputs, fused-attention cache)', sharedPaths.stories, [[1, 403, 407, 261, 378], [1, 365], [1, 403, 407, 261, 378, 139, 268, 260, 280]], false],
     ['tiny-random-gpt2-past (stacked KV cache)', sharedPaths.gpt2Past, [[464, 329, 318, 257], [745], [40, 110, 257, 379, 290, 314, 588, 284, 11]], true],
   ] as const)('%s: every generated token is the scoring path argmax', async (_, file, prompts, usesCache) => {
     const model = await loadModel({ model: file, onLog: () => {} });

@@ -127,6 +127,7 @@ describe('a rewrite ORT refuses', () => {
         { name: 'cpuFusion', applied: false, reason: expect.stringMatching(refused) },
         { name: 'sliceLmHead', applied: true, reason: expect.stringContaining('runs only on the gathered positions') },
         { name: 'pruneLastBlock', applied: false, reason: expect.stringMatching(refused) },
+        { name: 'decodeCache', applied: false, reason: expect.stringMatching(/^(ONNX Runtime refused the rewritten graph|needs cpuFusion)/) },
       ]);
       expect(model.rewrites.map((outcome) => outcome.reason).join('\n')).not.toMatch(/Domain already set/);
       const inputs = randomModelInputs(12, 64, 30, 5, 4);

@@ -5,6 +5,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { verbatimMarkerFile } from '../../scripts/docs/verbatim-blocks.js';
 
 export interface CodeBlock {
   /** The file, relative to the repository. */
@@ -13,6 +14,8 @@ export interface CodeBlock {
   readonly line: number;
   readonly lang: string;
   readonly text: string;
+  /** The file the block shows byte for byte (a `<!-- verbatim: PATH -->` line above it), if it is one. */
+  readonly verbatimOf?: string;
 }
 
 export interface ShellCommand {
@@ -41,7 +44,8 @@ export function codeBlocks(file: string, markdown: string): CodeBlock[] {
     const body: string[] = [];
     let end = index + 1;
     while (end < lines.length && !/^\s*```\s*$/.test(lines[end] ?? '')) body.push((lines[end] ?? '').slice(indent)), (end += 1);
-    blocks.push({ file, line: index + 1, lang: open[2] ?? '', text: body.join('\n') });
+    const verbatimOf = index > 0 ? verbatimMarkerFile(lines[index - 1] ?? '') : undefined;
+    blocks.push({ file, line: index + 1, lang: open[2] ?? '', text: body.join('\n'), ...(verbatimOf === undefined ? {} : { verbatimOf }) });
     index = end;
   }
   return blocks;

@@ -18,9 +18,21 @@
  * The engine already cuts its text at the earliest stop string; the cut is applied again here because it is
  * lm-eval's rule and it is idempotent. Requests are generated in groups of equal kwargs, as HFLM's Collator
  * groups them, and answered in request order.
+ *
+ * An encoder-decoder (HFLM's seq2seq backend) differs in three places:
+ *   - the context is encoded with the tokenizer's special tokens in every release (tok_batch_encode passes no
+ *     add_special_tokens for seq2seq: T5 appends </s>) and left-truncated to max_length, the encoder's whole
+ *     length; max_gen_toks need not be below max_length;
+ *   - generate() gets max_length = context length + max_gen_toks, which for an encoder-decoder bounds the decoder
+ *     sequence, decoder_start_token_id included: up to context length + max_gen_toks − 1 new tokens. The context
+ *     length is the batch's padded one; here it is each context's own (lm-eval at batch size 1);
+ *   - the stop strings end nothing before the decoder has passed the context's length (StoppingCriteria compare
+ *     decoder ids after position context length), but the text is cut at the first one all the same, so stopping
+ *     there gives the same text.
  */
 import { MlrbError } from '../../errors.js';
-import type { GenerationProgress, GenerationSettings, TextGenerator } from '../../generate/types.js';
+import type { Generation, GenerationProgress, GenerationSettings, TextGenerator } from '../../generate/types.js';
+import type { ModelBackend } from '../../model/language-model.js';
 import type { GenerationKwargs } from '../../tasks/generate-until-types.js';
 import type { GenerateUntilRequest } from './requests.js';
 
@@ -36,6 +48,10 @@ export interface HflmGenerateOptions {
   readonly maxLength: number;
   /** Absent: 256. */
   readonly defaultMaxGenToks?: number;
+  /** HFLM's backend (absent: causal). */
+  readonly backend?: ModelBackend;
+  /** seq2seq: ids to text, special tokens skipped (tok_decode), for a generation cut at its own token limit. */
+  readonly decode?: (ids: readonly number[]) => string;
 }
 
 /** What one group of requests with equal kwargs is generated with. */
@@ -53,17 +69,17 @@ export function planGeneration(kwargs: GenerationKwargs, options: HflmGenerateOp
   if (kwargs.doSample) throw new RangeError('generate_until with do_sample true is not supported: only greedy decoding reproduces lm-eval');
   const maxGenToks = kwargs.maxGenToks ?? options.defaultMaxGenToks ?? HFLM_DEFAULT_MAX_GEN_TOKS;
   if (!Number.isInteger(maxGenToks) || maxGenToks < 1) throw new RangeError(`max_gen_toks must be a positive integer; got ${String(maxGenToks)}`);
-  if (options.maxLength - maxGenToks <= 0) {
+  if (options.backend !== 'seq2seq' && options.maxLength - maxGenToks <= 0) {
     throw new RangeError(`max_gen_toks ${maxGenToks} must be less than the model's max length ${options.maxLength} (lm-eval asserts the same)`);
   }
   const until = kwargs.until.includes(options.eosText) ? [...kwargs.until] : [...kwargs.until, options.eosText];
   return { until, maxGenToks, settings: { maxNewTokens: maxGenToks, stopStrings: until } };
 }
 
-/** The context's ids as HFLM feeds them: encoded, then its last max_length − max_gen_toks tokens. */
+/** The context's ids as HFLM feeds them: encoded, then its last max_length − max_gen_toks tokens (seq2seq: max_length). */
 export function contextTokens(context: string, plan: GenerationPlan, options: HflmGenerateOptions): number[] {
   const tokens = options.encode(context);
-  const room = options.maxLength - plan.maxGenToks;
+  const room = options.backend === 'seq2seq' ? options.maxLength : options.maxLength - plan.maxGenToks;
   const kept = tokens.length > room ? tokens.slice(tokens.length - room) : [...tokens];
   if (kept.length === 0) throw new MlrbError('BAD_DATA', 'a generate_until context encodes to no tokens, so there is nothing to generate from');
   return kept;
@@ -89,9 +105,10 @@ export async function generateUntil(
   for (const group of groupByKwargs(requests)) {
     const plan = planGeneration(group.kwargs, options);
     const prompts = group.indices.map((index) => contextTokens(requests[index]?.context ?? '', plan, options));
+    const limits = prompts.map((prompt) => newTokenLimit(prompt.length, plan, options));
     const generations = await generator.generate(
       prompts,
-      plan.settings,
+      { ...plan.settings, maxNewTokens: Math.max(...limits) },
       onProgress === undefined
         ? undefined
         : (progress) =>
@@ -105,12 +122,25 @@ export async function generateUntil(
       throw new MlrbError('INTERNAL', `the generator returned ${generations.length} generations for ${prompts.length} prompts`);
     }
     group.indices.forEach((requestIndex, position) => {
-      answers[requestIndex] = cutAtStopStrings(generations[position]?.text ?? '', plan.until);
+      answers[requestIndex] = cutAtStopStrings(textWithin(generations[position], limits[position] as number, options), plan.until);
     });
     finishedBefore += prompts.length;
     tokensBefore += generations.reduce((sum, generation) => sum + generation.tokenIds.length, 0);
   }
   return answers;
+}
+
+/** New tokens HFLM lets a context of `promptLength` tokens generate (see the seq2seq notes above). */
+function newTokenLimit(promptLength: number, plan: GenerationPlan, options: HflmGenerateOptions): number {
+  return options.backend === 'seq2seq' ? promptLength + plan.maxGenToks - 1 : plan.maxGenToks;
+}
+
+/** A generation's text, or, where it ran past its own limit (prompts of one call share the longest's), its first `limit` ids'. */
+function textWithin(generation: Generation | undefined, limit: number, options: HflmGenerateOptions): string {
+  if (generation === undefined) return '';
+  if (generation.tokenIds.length <= limit) return generation.text;
+  if (options.decode === undefined) throw new MlrbError('INTERNAL', 'a generation ran past its token limit and no decoder was given to cut it');
+  return options.decode(Array.from(generation.tokenIds.subarray(0, limit)));
 }
 
 interface KwargsGroup {

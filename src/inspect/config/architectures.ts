@@ -166,7 +166,34 @@ function tinyCausalLm(config: HfArchitecture): ArchitectureCount {
   return { widths, perLayer, outsideLayers: (vocab + positions) * hidden + layerNorm(hidden) + lmHead(hidden, vocab, false), tiedEmbeddings: false };
 }
 
+/**
+ * T5 (T5ForConditionalGeneration, Flan-T5): one embedding shared by encoder, decoder and, when tied, the LM head;
+ * per encoder layer self-attention (q, k, v, o, no biases) and a feed-forward (two input projections when gated,
+ * "gated-gelu"), each after an RMSNorm weight; per decoder layer a cross-attention more; a relative-position bias
+ * table (buckets × heads) in each stack's first layer, and each stack's final norm. The per-layer figure is an
+ * encoder layer plus a decoder layer, over num_layers; decoder layers beyond (or short of) them are counted outside.
+ */
+function t5(config: HfArchitecture): ArchitectureCount {
+  const widths = widthsOf(config);
+  const { hidden, heads, headDim, intermediate, vocab, layerCount } = widths;
+  const attention = 4 * hidden * heads * headDim;
+  const gated = (config.feedForwardProj ?? 'relu').startsWith('gated-');
+  const feedForward = (gated ? 3 : 2) * hidden * intermediate;
+  const encoderLayer = attention + feedForward + 2 * hidden;
+  const decoderLayer = 2 * attention + feedForward + 3 * hidden;
+  const decoderLayers = config.numDecoderLayers ?? layerCount;
+  const buckets = config.relativeAttentionBuckets ?? 32;
+  const tied = config.tieWordEmbeddings === true;
+  return {
+    widths,
+    perLayer: encoderLayer + decoderLayer,
+    outsideLayers: vocab * hidden + 2 * (buckets * heads + hidden) + (decoderLayers - layerCount) * decoderLayer + lmHead(hidden, vocab, tied),
+    tiedEmbeddings: tied,
+  };
+}
+
 export const ARCHITECTURE_FORMULAS: readonly ArchitectureFormula[] = [
+  { modelType: 't5', count: t5 },
   { modelType: 'phi', count: phi },
   { modelType: 'phi3', count: rmsDecoder({ qkvBias: never, outputBias: never, mlpBias: never }) },
   { modelType: 'llama', count: rmsDecoder({ qkvBias: attentionBias, outputBias: attentionBias, mlpBias: (config) => config.flag('mlp_bias', false) }) },

@@ -19,7 +19,7 @@ import { DEFAULT_CONTEXT_TOKENS } from './estimate.js';
 import {
   DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_LOADED_MARKER, PROBE_RESULT_MARKER, type DramProbeProgress, type DramProvider, type ProbeInitializer, type ProbeInput, type ProbeRequest, type ProbeResult,
 } from './probe-protocol.js';
-import { resolveModelFile } from '../../model/model-path.js';
+import { resolveModelGraphs } from '../../model/model-path.js';
 import { loadTokenizer, type TextTokenizer } from '../../model/tokenizer.js';
 import { planProbes, type DramProbeKind, type PlannedProbe } from './probes.js';
 import { DRAM_TEXT_SOURCE } from './text.js';
@@ -145,8 +145,8 @@ async function preparePositions(modelPath: string, tokens: number): Promise<{ re
  * The model's tokenizer: the kit fed real text through it, so without one the measurement cannot feed the kind of
  * input the kit did. BAD_TOKENIZER naming where it looked.
  */
-function probeTokenizer(modelPath: string, given: string | undefined): TextTokenizer {
-  const file = path.resolve(given ?? path.join(path.dirname(modelPath), 'tokenizer.json'));
+function probeTokenizer(modelFolder: string, given: string | undefined): TextTokenizer {
+  const file = path.resolve(given ?? path.join(modelFolder, 'tokenizer.json'));
   if (given === undefined && !existsSync(file)) {
     throw new MlrbError('BAD_TOKENIZER', `no tokenizer at ${file}: the DRAM measurement feeds real text tokenized by the model's tokenizer, as the Edge-LLM kit did; put tokenizer.json beside the model`, { file });
   }
@@ -204,9 +204,12 @@ export async function measureDram(modelPath: string, options: MeasureDramOptions
   if (options.tokenizer !== undefined && (typeof options.tokenizer !== 'string' || options.tokenizer === '')) {
     throw new TypeError('tokenizer must name a tokenizer.json file');
   }
-  const model = resolveModelFile(modelPath);
-  const positions = await preparePositions(model, tokens);
-  const tokenizer = probeTokenizer(model, options.tokenizer);
+  const graphs = resolveModelGraphs(modelPath);
+  const model = graphs.path;
+  // An encoder-decoder export (a folder, its tokenizer inside) has relative positions only: no table bounds its
+  // input and no rotary cache needs rebuilding.
+  const positions = graphs.seq2seq === null ? await preparePositions(model, tokens) : { rebuilt: [], overrides: [] };
+  const tokenizer = probeTokenizer(graphs.seq2seq === null ? path.dirname(model) : model, options.tokenizer);
   const planned: readonly PlannedProbe[] = planProbes(tokenizer, tokens);
   const probes: DramProbe[] = [];
   // One at a time: two probes at once would hold two copies of the model, and each must have the machine to itself.

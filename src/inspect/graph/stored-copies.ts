@@ -1,9 +1,10 @@
 /**
  * Stored tensors that hold the same bytes as another stored tensor of the same type and shape: a tied head an
- * exporter copied, a shared layer written out once per use. They are stored twice but are one set of parameters,
- * so the storage-based count takes them once. Tensors are compared by a few sampled spans first (one read each), and
- * only tensors whose samples agree are compared in full, in chunks: a model whose 32 layers share shapes costs 32
- * small reads, not 32 full ones.
+ * exporter copied, a shared layer written out once per use, and across the graphs of one model (an encoder-decoder
+ * export) the shared embedding each graph stores, the decoder's weights a decoder-with-past repeats. They are stored
+ * twice but are one set of parameters, so the storage-based count takes them once. Tensors are compared by a few
+ * sampled spans first (one read each), and only tensors whose samples agree are compared in full, in chunks: a model
+ * whose 32 layers share shapes costs 32 small reads, not 32 full ones.
  */
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { openTensorFile } from './tensor-values.js';
@@ -12,11 +13,18 @@ import type { ModelGraph, ModelTensor } from './model-graph.js';
 const SAMPLE_SPANS = 8;
 const SAMPLE_BYTES = 64;
 const CHUNK_BYTES = 1 << 22;
-/** Smaller tensors (scalars, shape vectors) are left alone: two equal shape constants are not one parameter. */
+/**
+ * Below this size equal bytes say little (two shape constants holding 1, two norms of an untrained model holding
+ * ones are not one parameter), so a smaller tensor is a copy only of one with its name too: the same norm or
+ * constant written into each graph of an export under the name it has in the model.
+ */
 const MIN_COPY_BYTES = 256;
 
-function comparable(tensor: ModelTensor): boolean {
-  return (tensor.location === 'raw' || tensor.location === 'external') && tensor.length >= MIN_COPY_BYTES;
+/** Tensors that may copy each other share this key; null for those never compared (no plain bytes to read). */
+function copyKey(tensor: ModelTensor): string | null {
+  if (tensor.location !== 'raw' && tensor.location !== 'external') return null;
+  const kind = `${tensor.dataType}|${tensor.dims.join('x')}`;
+  return tensor.length >= MIN_COPY_BYTES ? kind : `${kind}|${tensor.name}`;
 }
 
 /** Opens the tensor's file, or null where there is none to read (metadata-only models built in tests). */
@@ -76,15 +84,20 @@ function sameBytes(a: ModelTensor, b: ModelTensor): boolean {
   }
 }
 
-/** Each stored copy → the tensor it copies (the first of its kind in graph order). */
-export function storedCopies(graph: ModelGraph): Map<string, string> {
+/**
+ * Each stored copy → the tensor it copies (the first of its kind, in graph order and the graphs in the order
+ * given). Keyed by the tensor itself, not its name: two graphs, or two subgraphs of one, may use one name.
+ */
+export function storedCopies(graphs: readonly ModelGraph[]): Map<ModelTensor, ModelTensor> {
   const groups = new Map<string, ModelTensor[]>();
-  for (const tensor of graph.tensors) {
-    if (!comparable(tensor)) continue;
-    const key = `${tensor.dataType}|${tensor.dims.join('x')}`;
-    groups.set(key, [...(groups.get(key) ?? []), tensor]);
+  for (const tensor of graphs.flatMap((graph) => graph.tensors)) {
+    const key = copyKey(tensor);
+    if (key === null) continue;
+    const group = groups.get(key);
+    if (group) group.push(tensor);
+    else groups.set(key, [tensor]);
   }
-  const copies = new Map<string, string>();
+  const copies = new Map<ModelTensor, ModelTensor>();
   for (const group of groups.values()) {
     if (group.length < 2) continue;
     const bySample = new Map<string, ModelTensor[]>();
@@ -96,7 +109,7 @@ export function storedCopies(graph: ModelGraph): Map<string, string> {
       const originals: ModelTensor[] = [];
       for (const tensor of candidates) {
         const original = originals.find((kept) => sameBytes(kept, tensor));
-        if (original) copies.set(tensor.name, original.name);
+        if (original) copies.set(tensor, original);
         else originals.push(tensor);
       }
     }

@@ -1,4 +1,5 @@
 /** The `inspect` report as text for a terminal; `--json` prints the objects themselves instead. */
+import type { DramCheck } from '../dram/dram-check.js';
 import type { EdgeCheckReport } from '../edge-check.js';
 import { formatDramMeasurement } from '../dram/format.js';
 import { formatVerdict } from './format-verdict.js';
@@ -50,8 +51,16 @@ export function formatEdgeReport(report: EdgeCheckReport, options: { readonly te
   if (options.tensors) lines.push('Tensors:', ...formatTensorTable(report.inspect));
   lines.push('', ...formatVerdict('Quantization (weights must be fp16/fp32)', report.quantization.verdict));
   lines.push(...formatVerdict('Weight types (FP16 or FP32)', report.weightDtypes.verdict));
-  lines.push('', `DRAM estimate (batch 1, ${formatCount(dram.estimate.contextTokens)} tokens): ${dram.estimate.formula}`);
-  for (const assumption of dram.estimate.assumptions.filter((a) => !report.inspect.architecture.assumptions.includes(a))) lines.push(`  (${assumption})`);
+  lines.push('', ...formatDram(dram, report.inspect.architecture.assumptions));
+  lines.push('', ...formatVerdict('Verdict', report.verdict));
+  return `${lines.join('\n')}\n`;
+}
+
+/** The DRAM estimate, the measurement and the budget's verdict; `shown` are assumptions already printed. */
+export function formatDram(dram: DramCheck, shown: readonly string[]): string[] {
+  const lines: string[] = [];
+  lines.push(`DRAM estimate (batch 1, ${formatCount(dram.estimate.contextTokens)} tokens): ${dram.estimate.formula}`);
+  for (const assumption of dram.estimate.assumptions.filter((a) => !shown.includes(a))) lines.push(`  (${assumption})`);
   if (dram.measurement) lines.push(...formatDramMeasurement(dram.measurement));
   else lines.push(dram.measurementError ? `DRAM measured: FAILED (${dram.measurementError.code}: ${dram.measurementError.message})` : 'DRAM measured: not run (pass --measure, or a --track / --dram-budget)');
   if (dram.budget) {
@@ -59,6 +68,5 @@ export function formatEdgeReport(report: EdgeCheckReport, options: { readonly te
     const what = dram.basis === 'measured-device' ? `Device memory vs ${label} ${formatBytes(dram.budget.bytes)} (peak device memory` : `DRAM vs ${label} ${formatBytes(dram.budget.bytes)} (${dram.basis}`;
     lines.push(...formatVerdict(`${what} ${formatBytes(dram.usedBytes)})`, dram.verdict));
   }
-  lines.push('', ...formatVerdict('Verdict', report.verdict));
-  return `${lines.join('\n')}\n`;
+  return lines;
 }

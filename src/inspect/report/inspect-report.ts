@@ -95,8 +95,7 @@ function summarizeArchitecture(shape: ModelShape, config: HfArchitecture | null,
   };
 }
 
-export function buildInspectReport(graph: ModelGraph, config: HfArchitecture | null, configNote: string | null = null): InspectReport {
-  const shape = describeShape(graph);
+export function buildInspectReport(graph: ModelGraph, config: HfArchitecture | null, configNote: string | null = null, shape: ModelShape = describeShape(graph)): InspectReport {
   const facts = readGraphFacts(graph, shape);
   const census = new Map<string, { opType: string; domain: string; count: number }>();
   for (const node of graph.info.nodes) {

@@ -41,7 +41,7 @@ export const mathReasoning: MlrbTaskDefinition<'math_reasoning'> = {
       'BLEU (sacrebleu, corpus) and ROUGE-L (mean F, Porter-stemmed) are taken against formal_proof, greedy, every problem, the informal statement and proof in the prompt, the generated text alone scored (docs/math-reasoning.md)',
       "MLRB's own ROUGE/BLEU code was never wired into a task: no task lists bleu or rouge_l (cli.py:54-74), and the rouge_l branch calls benchmark_rouge_l_score() (cli.py:196), which RougeScoreBenchmark lacks (it defines benchmark_rouge_score, rouge_l.py:43). Written as it is, it samples (T 0.7, top-k 50; rouge_l.py:16-27) for the first 100 rows of data/math_problems.json (cli.py:195), prompts `Problem: {informal_statement}\\nSolution:` (rouge_l.py:57), scores the whole decoded output, prompt included (rouge_l.py:26), against informal_proof (rouge_l.py:54), and takes evaluate's bootstrap aggregate (rouge_l.py:35); bleu.py the same with whitespace-split unsmoothed BLEU",
       "run.sh's three MMLU subjects (146) are scored beside the headline when MMLU is given; they are not the task's measure",
-      "the paper's best model was a fine-tuned Flan-T5, an encoder-decoder; mlrb-eval scores decoder-only ONNX exports",
+      "the paper's best model was a fine-tuned Flan-T5, an encoder-decoder: mlrb-eval scores and generates with its optimum export as lm-eval's seq2seq backend and transformers' generate() do (docs/encoder-decoder.md); agent_eval's model metrics load AutoModelForCausalLM, which cannot load it, so its perplexity is not measured (the reason is recorded)",
     ],
   },
   mini: miniVariant({

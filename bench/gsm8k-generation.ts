@@ -1,0 +1,81 @@
+/**
+ * gsm8k 5-shot on stories260K, whole commands in one run: mlrb-eval on the graph exported without past (the fused
+ * attention keeps the KV cache: the decodeCache rewrite), the same graph recomputed every token (--no-cpu-fusion,
+ * which also turns the cache off), the graph exported with past, and lm-eval 0.4.13's HF backend on the same
+ * weights (scripts/bench/lm_eval_gsm8k.py). Each is timed from spawn to exit; every run's generated texts must
+ * equal lm-eval's, document for document.
+ *
+ * Data: the repository's gsm8k fixture (4 test documents, 7 train documents for the shots), its test documents
+ * repeated --copies times, so the run is long enough to time without real gsm8k on the machine. stories260K never
+ * emits a stop string, so each document generates lm-eval's max_gen_toks (256) after a 5-shot context
+ * left-truncated to 256 tokens.
+ *
+ *   /work/pyenv/bin/python scripts/bench/build_peer_models.py --only stories260K         # <models>/stories260K (+ hf/)
+ *   /work/pyenv/bin/python scripts/bench/build_generation_models.py --only stories260K   # <models>/stories260K-kv
+ *   npx tsc -p tsconfig.json && MLRB_BENCH_PYTHON=/work/pyenv/bin/python npx tsx bench/gsm8k-generation.ts [--models DIR] [--copies 8]
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureCompiledCli } from './parts/mlrb-eval-command.js';
+import { timedSpawn } from './parts/whole-command.js';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const FIXTURE = path.join(REPO, 'test', 'fixtures', 'tasks', 'gsm8k', 'release');
+
+const { values } = parseArgs({ options: { models: { type: 'string', default: '/work/models' }, copies: { type: 'string', default: '8' } } });
+const copies = Number(values.copies);
+const python = process.env.MLRB_BENCH_PYTHON;
+if (!python) throw new Error('MLRB_BENCH_PYTHON must name a Python with lm_eval 0.4.13 and torch (e.g. /work/pyenv/bin/python)');
+
+const work = mkdtempSync(path.join(tmpdir(), 'mlrb-bench-gsm8k-'));
+try {
+  const data = path.join(work, 'data');
+  const testDocs = readFileSync(path.join(FIXTURE, 'test.jsonl'), 'utf8').trim().split('\n');
+  mkdirData(data, Array.from({ length: copies }, () => testDocs).flat());
+  process.stdout.write(`${ensureCompiledCli()}\n`);
+  const load = [loadavg()[0]!];
+
+  const ours = (label: string, model: string, extra: string[]) => {
+    const samples = path.join(work, `${label}.jsonl`);
+    const args = [path.join(REPO, 'bin', 'mlrb-eval.js'), model, '--tasks', 'gsm8k', '--data', data, '--num-fewshot', '5', '--no-cache', '--quiet',
+      '--output', path.join(work, `${label}.json`), '--log-samples', samples, ...extra];
+    const { seconds } = timedSpawn(process.execPath, args);
+    const byDoc = new Map<number, string>();
+    for (const line of readFileSync(samples, 'utf8').trim().split('\n')) {
+      const record = JSON.parse(line) as { doc_id: number; resps: string[][] };
+      byDoc.set(record.doc_id, record.resps[0]![0]!);
+    }
+    return { label, seconds, responses: [...byDoc.keys()].sort((a, b) => a - b).map((key) => byDoc.get(key)!) };
+  };
+  const runs = [
+    ours('mlrb-eval, no-past graph (fused-attention KV cache)', path.join(values.models, 'stories260K', 'model.onnx'), []),
+    ours('mlrb-eval, no-past graph recomputed (--no-cpu-fusion)', path.join(values.models, 'stories260K', 'model.onnx'), ['--no-cpu-fusion']),
+    ours('mlrb-eval, with-past graph', path.join(values.models, 'stories260K-kv', 'onnx', 'model.onnx'), []),
+  ];
+  const peerOut = path.join(work, 'lm-eval.json');
+  const peer = timedSpawn(python, [path.join(REPO, 'scripts', 'bench', 'lm_eval_gsm8k.py'), '--hf', path.join(values.models, 'stories260K', 'hf'),
+    '--data', data, '--num-fewshot', '5', '--out', peerOut], { env: { ...process.env, PYTHONPATH: path.join(REPO, 'scripts', 'lm_eval', 'stubs') } });
+  const reference = JSON.parse(readFileSync(peerOut, 'utf8')) as { responses: string[]; lm_eval_version: string; torch_version: string };
+  load.push(loadavg()[0]!);
+
+  process.stdout.write(`\ngsm8k 5-shot, stories260K, ${testDocs.length * copies} documents (the fixture's ${testDocs.length} × ${copies}); ` +
+    `lm-eval ${reference.lm_eval_version}, torch ${reference.torch_version}; load average ${load.map((value) => value.toFixed(1)).join(' → ')}\n\n`);
+  process.stdout.write('| run | wall s | lm-eval HF ÷ run | texts equal lm-eval\'s |\n|---|---:|---:|---|\n');
+  process.stdout.write(`| lm-eval 0.4.13 HF (torch CPU, batch 1) | ${peer.seconds.toFixed(1)} | 1.0× | — |\n`);
+  for (const run of runs) {
+    const equal = run.responses.length === reference.responses.length && run.responses.every((text, index) => text === reference.responses[index]);
+    process.stdout.write(`| ${run.label} | ${run.seconds.toFixed(1)} | ${(peer.seconds / run.seconds).toFixed(1)}× | ${equal ? 'all' : 'NO'} |\n`);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** A gsm8k release folder: the given test documents, the fixture's train documents for the shots. */
+function mkdirData(dir: string, test: string[]): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'test.jsonl'), `${test.join('\n')}\n`);
+  writeFileSync(path.join(dir, 'train.jsonl'), readFileSync(path.join(FIXTURE, 'train.jsonl')));
+}
