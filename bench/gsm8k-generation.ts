@@ -40,8 +40,23 @@ try {
 
   const ours = (label: string, model: string, extra: string[]) => {
     const samples = path.join(work, `${label}.jsonl`);
-    const args = [path.join(REPO, 'bin', 'mlrb-eval.js'), model, '--tasks', 'gsm8k', '--data', data, '--num-fewshot', '5', '--no-cache', '--quiet',
-      '--output', path.join(work, `${label}.json`), '--log-samples', samples, ...extra];
+    const args = [
+      path.join(REPO, 'bin', 'mlrb-eval.js'),
+      model,
+      '--tasks',
+      'gsm8k',
+      '--data',
+      data,
+      '--num-fewshot',
+      '5',
+      '--no-cache',
+      '--quiet',
+      '--output',
+      path.join(work, `${label}.json`),
+      '--log-samples',
+      samples,
+      ...extra,
+    ];
     const { seconds } = timedSpawn(process.execPath, args);
     const byDoc = new Map<number, string>();
     for (const line of readFileSync(samples, 'utf8').trim().split('\n')) {
@@ -56,14 +71,29 @@ try {
     ours('mlrb-eval, with-past graph', path.join(values.models, 'stories260K-kv', 'onnx', 'model.onnx'), []),
   ];
   const peerOut = path.join(work, 'lm-eval.json');
-  const peer = timedSpawn(python, [path.join(REPO, 'scripts', 'bench', 'lm_eval_gsm8k.py'), '--hf', path.join(values.models, 'stories260K', 'hf'),
-    '--data', data, '--num-fewshot', '5', '--out', peerOut], { env: { ...process.env, PYTHONPATH: path.join(REPO, 'scripts', 'lm_eval', 'stubs') } });
+  const peer = timedSpawn(
+    python,
+    [
+      path.join(REPO, 'scripts', 'bench', 'lm_eval_gsm8k.py'),
+      '--hf',
+      path.join(values.models, 'stories260K', 'hf'),
+      '--data',
+      data,
+      '--num-fewshot',
+      '5',
+      '--out',
+      peerOut,
+    ],
+    { env: { ...process.env, PYTHONPATH: path.join(REPO, 'scripts', 'lm_eval', 'stubs') } },
+  );
   const reference = JSON.parse(readFileSync(peerOut, 'utf8')) as { responses: string[]; lm_eval_version: string; torch_version: string };
   load.push(loadavg()[0]!);
 
-  process.stdout.write(`\ngsm8k 5-shot, stories260K, ${testDocs.length * copies} documents (the fixture's ${testDocs.length} × ${copies}); ` +
-    `lm-eval ${reference.lm_eval_version}, torch ${reference.torch_version}; load average ${load.map((value) => value.toFixed(1)).join(' → ')}\n\n`);
-  process.stdout.write('| run | wall s | lm-eval HF ÷ run | texts equal lm-eval\'s |\n|---|---:|---:|---|\n');
+  process.stdout.write(
+    `\ngsm8k 5-shot, stories260K, ${testDocs.length * copies} documents (the fixture's ${testDocs.length} × ${copies}); ` +
+      `lm-eval ${reference.lm_eval_version}, torch ${reference.torch_version}; load average ${load.map((value) => value.toFixed(1)).join(' → ')}\n\n`,
+  );
+  process.stdout.write("| run | wall s | lm-eval HF ÷ run | texts equal lm-eval's |\n|---|---:|---:|---|\n");
   process.stdout.write(`| lm-eval 0.4.13 HF (torch CPU, batch 1) | ${peer.seconds.toFixed(1)} | 1.0× | — |\n`);
   for (const run of runs) {
     const equal = run.responses.length === reference.responses.length && run.responses.every((text, index) => text === reference.responses[index]);

@@ -61,7 +61,14 @@ function writePhi2Shaped(directory: string, targetBytes: number): { modelPath: s
   const specs: { name: string; type: 'float16' | 'float32'; dims: number[] }[] = [{ name: 'model.embed_tokens.weight', type: 'float32', dims: [V, H] }];
   const nodes: NodeProto[] = [{ opType: 'Gather', inputs: ['model.embed_tokens.weight', 'input_ids'], outputs: ['h_0'] }];
   for (let layer = 0; layer < layers; layer++) {
-    const matrices: [string, number, number][] = [['self_attn.q_proj', H, H], ['self_attn.k_proj', H, H], ['self_attn.v_proj', H, H], ['self_attn.dense', H, H], ['mlp.fc1', H, I], ['mlp.fc2', I, H]];
+    const matrices: [string, number, number][] = [
+      ['self_attn.q_proj', H, H],
+      ['self_attn.k_proj', H, H],
+      ['self_attn.v_proj', H, H],
+      ['self_attn.dense', H, H],
+      ['mlp.fc1', H, I],
+      ['mlp.fc2', I, H],
+    ];
     for (const [module, inDim, outDim] of matrices) {
       const name = `model.layers.${layer}.${module}.weight`;
       specs.push({ name, type: 'float16', dims: [inDim, outDim] });
@@ -79,18 +86,34 @@ function writePhi2Shaped(directory: string, targetBytes: number): { modelPath: s
   try {
     for (const spec of specs) {
       const length = spec.dims.reduce((product, dim) => product * dim, 1) * (spec.type === 'float16' ? 2 : 4);
-      for (let written = 0; written < length;) written += writeSync(descriptor, chunks[spec.type], 0, Math.min(WRITE_CHUNK, length - written));
-      initializers.push({ name: spec.name, elementType: spec.type as TensorElementType, dims: spec.dims, external: { location: 'weights.bin', offset, length } });
+      for (let written = 0; written < length; ) written += writeSync(descriptor, chunks[spec.type], 0, Math.min(WRITE_CHUNK, length - written));
+      initializers.push({
+        name: spec.name,
+        elementType: spec.type as TensorElementType,
+        dims: spec.dims,
+        external: { location: 'weights.bin', offset, length },
+      });
       offset += length;
     }
   } finally {
     closeSync(descriptor);
   }
   const modelPath = join(directory, 'model.onnx');
-  writeFileSync(modelPath, serializeModel({
-    irVersion: 8, opsetImports: [{ domain: '', version: 17 }], producerName: 'mlrb-eval-bench',
-    graph: { name: 'phi2_shaped', nodes, initializers, inputs: [{ name: 'input_ids', elementType: 'int64', shape: ['batch', 'sequence'] }], outputs: [{ name: 'logits', elementType: 'float32', shape: ['batch', 'sequence', V] }] },
-  }));
+  writeFileSync(
+    modelPath,
+    serializeModel({
+      irVersion: 8,
+      opsetImports: [{ domain: '', version: 17 }],
+      producerName: 'mlrb-eval-bench',
+      graph: {
+        name: 'phi2_shaped',
+        nodes,
+        initializers,
+        inputs: [{ name: 'input_ids', elementType: 'int64', shape: ['batch', 'sequence'] }],
+        outputs: [{ name: 'logits', elementType: 'float32', shape: ['batch', 'sequence', V] }],
+      },
+    }),
+  );
   return { modelPath, bytes: offset, tensors: specs.length };
 }
 
@@ -107,7 +130,9 @@ export async function runInspectBenchmarks(options: InspectBenchOptions = {}): P
   try {
     const started = performance.now();
     const model = writePhi2Shaped(directory, targetBytes);
-    log(`inspect bench: wrote a ${formatBytes(model.bytes)} external-data model (${model.tensors} tensors) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    log(
+      `inspect bench: wrote a ${formatBytes(model.bytes)} external-data model (${model.tensors} tensors) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     loadBinding(); // so the RSS change below is the inspection's, not the addon's own code
     const rssBefore = process.memoryUsage().rss;
@@ -119,12 +144,20 @@ export async function runInspectBenchmarks(options: InspectBenchOptions = {}): P
     const threads = availableParallelism();
     const bench = new Bench({ name: 'inspect', iterations: 5, time: 0, warmup: false, throws: true });
     bench
-      .add('inspect (metadata only)', async () => { await inspectModel(model.modelPath); })
-      .add(`zero scan, ${threads} threads`, async () => { await scanTensorZeros(graph.tensors, { threads }); })
-      .add('zero scan, 1 thread', async () => { await scanTensorZeros(graph.tensors, { threads: 1 }); });
+      .add('inspect (metadata only)', async () => {
+        await inspectModel(model.modelPath);
+      })
+      .add(`zero scan, ${threads} threads`, async () => {
+        await scanTensorZeros(graph.tensors, { threads });
+      })
+      .add('zero scan, 1 thread', async () => {
+        await scanTensorZeros(graph.tensors, { threads: 1 });
+      });
     await bench.run();
     for (const task of bench.tasks) {
-      log(`  ${task.name}: mean ${(task.result?.latency.mean ?? Number.NaN).toFixed(2)} ms ± ${(task.result?.latency.rme ?? Number.NaN).toFixed(1)}% over ${task.runs} runs`);
+      log(
+        `  ${task.name}: mean ${(task.result?.latency.mean ?? Number.NaN).toFixed(2)} ms ± ${(task.result?.latency.rme ?? Number.NaN).toFixed(1)}% over ${task.runs} runs`,
+      );
     }
 
     const gbPerSecond = (name: string): number => model.bytes / 1e9 / (meanMs(bench, name) / 1000);
@@ -137,8 +170,10 @@ export async function runInspectBenchmarks(options: InspectBenchOptions = {}): P
       zeroScanGBpsSingleThread: gbPerSecond('zero scan, 1 thread'),
       threads,
     };
-    log(`inspect: ${result.inspectMeanMs.toFixed(1)} ms for ${formatBytes(result.modelBytes)} (RSS change ${formatBytes(result.inspectRssDeltaBytes)}); ` +
-      `zero scan: ${result.zeroScanGBps.toFixed(2)} GB/s on ${threads} threads, ${result.zeroScanGBpsSingleThread.toFixed(2)} GB/s on 1 (warm page cache)`);
+    log(
+      `inspect: ${result.inspectMeanMs.toFixed(1)} ms for ${formatBytes(result.modelBytes)} (RSS change ${formatBytes(result.inspectRssDeltaBytes)}); ` +
+        `zero scan: ${result.zeroScanGBps.toFixed(2)} GB/s on ${threads} threads, ${result.zeroScanGBpsSingleThread.toFixed(2)} GB/s on 1 (warm page cache)`,
+    );
     return result;
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -47,8 +47,12 @@ try {
   const { peakRssBytes } = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as { peakRssBytes: number };
   const files = readdirSync(outDir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
   const bytes = files.reduce((sum, entry) => sum + statSync(path.join(entry.parentPath, entry.name)).size, 0);
-  const largest = files.map((entry) => ({ name: path.relative(outDir, path.join(entry.parentPath, entry.name)), size: statSync(path.join(entry.parentPath, entry.name)).size })).sort((a, b) => b.size - a.size)[0];
-  console.log(`report over ${runs.toLocaleString('en-US')} records: ${seconds.toFixed(1)} s, peak RSS ${(peakRssBytes / 1024 ** 2).toFixed(0)} MB, ${files.length} files, ${(bytes / 1024 ** 2).toFixed(1)} MB (largest ${largest?.name} ${((largest?.size ?? 0) / 1024).toFixed(0)} kB)`);
+  const largest = files
+    .map((entry) => ({ name: path.relative(outDir, path.join(entry.parentPath, entry.name)), size: statSync(path.join(entry.parentPath, entry.name)).size }))
+    .sort((a, b) => b.size - a.size)[0];
+  console.log(
+    `report over ${runs.toLocaleString('en-US')} records: ${seconds.toFixed(1)} s, peak RSS ${(peakRssBytes / 1024 ** 2).toFixed(0)} MB, ${files.length} files, ${(bytes / 1024 ** 2).toFixed(1)} MB (largest ${largest?.name} ${((largest?.size ?? 0) / 1024).toFixed(0)} kB)`,
+  );
   const met = seconds < TARGET.seconds && peakRssBytes < TARGET.rssBytes;
   console.log(met ? `within the target (under ${TARGET.seconds} s and 1 GB)` : `OVER the target (${TARGET.seconds} s, 1 GB)`);
   if (!met) process.exitCode = 1;

@@ -50,9 +50,13 @@ export function printRoofline(points: readonly MatMulPoint[]): void {
 }
 
 export function printThroughput(rows: readonly ThroughputRow[]): void {
-  out(`\n## Throughput — ${rows[0]?.model ?? ''}\n\n| workload | scorer | requests | median s | requests/s | tokens/s | useful GFLOP/s | max abs diff vs mlrb-eval |\n|---|---|---:|---:|---:|---:|---:|---:|\n`);
+  out(
+    `\n## Throughput — ${rows[0]?.model ?? ''}\n\n| workload | scorer | requests | median s | requests/s | tokens/s | useful GFLOP/s | max abs diff vs mlrb-eval |\n|---|---|---:|---:|---:|---:|---:|---:|\n`,
+  );
   for (const row of rows) {
-    out(`| ${row.workload} | ${row.scorer} | ${row.requests} | ${fixed(row.medianSeconds, 3)} | ${fixed(row.requestsPerSecond, 1)} | ${fixed(row.tokensPerSecond)} | ${fixed(row.usefulGflops, 1)} | ${row.scorer === 'mlrb-eval' ? '—' : sci(row.maxAbsDiff)} |\n`);
+    out(
+      `| ${row.workload} | ${row.scorer} | ${row.requests} | ${fixed(row.medianSeconds, 3)} | ${fixed(row.requestsPerSecond, 1)} | ${fixed(row.tokensPerSecond)} | ${fixed(row.usefulGflops, 1)} | ${row.scorer === 'mlrb-eval' ? '—' : sci(row.maxAbsDiff)} |\n`,
+    );
   }
   const isOurs = (scorer: string): boolean => (OUR_SCORERS as readonly string[]).includes(scorer);
   for (const workload of new Set(rows.map((row) => row.workload))) {
@@ -67,9 +71,13 @@ export function printThroughput(rows: readonly ThroughputRow[]): void {
 export function printMemory(memory: NonNullable<Figures['memory']>, workload: string): void {
   const limitMb = (memory.weightBytes * 1.2) / MB + 300;
   out(`\n## LM-head slicing and peak RSS — ${workload} (weights ${fixed(memory.weightBytes / MB)} MB, target ≤ ${fixed(limitMb)} MB)\n\n`);
-  out('| configuration | batches | padded tokens | logit rows | s | RSS after load MB | peak RSS loading MB | peak RSS scoring MB |\n|---|---:|---:|---:|---:|---:|---:|---:|\n');
+  out(
+    '| configuration | batches | padded tokens | logit rows | s | RSS after load MB | peak RSS loading MB | peak RSS scoring MB |\n|---|---:|---:|---:|---:|---:|---:|---:|\n',
+  );
   for (const row of memory.rows) {
-    out(`| ${row.label} | ${row.batches} | ${row.paddedTokens} | ${row.logitRows} | ${fixed(row.seconds, 2)} | ${fixed(row.afterLoadMb)} | ${fixed(row.loadPeakMb)} | ${fixed(row.scoringPeakMb)} |\n`);
+    out(
+      `| ${row.label} | ${row.batches} | ${row.paddedTokens} | ${row.logitRows} | ${fixed(row.seconds, 2)} | ${fixed(row.afterLoadMb)} | ${fixed(row.loadPeakMb)} | ${fixed(row.scoringPeakMb)} |\n`,
+    );
   }
 }
 
@@ -81,14 +89,19 @@ export function printOpProfile(shares: readonly OpShare[], label: string): void 
 export function printPrefixReuse(result: PrefixReuseResult): void {
   out(`\n## Few-shot prefix reuse — ${result.workload}, ${result.requests} requests\n\n`);
   out('| path | s | prefix groups | tokens computed | reused prefix tokens |\n|---|---:|---:|---:|---:|\n');
-  out(`| with reuse | ${fixed(result.withReuseSeconds, 2)} | ${result.withReuse.prefixGroups} | ${result.withReuse.paddedTokens} | ${result.withReuse.reusedPrefixTokens} |\n`);
+  out(
+    `| with reuse | ${fixed(result.withReuseSeconds, 2)} | ${result.withReuse.prefixGroups} | ${result.withReuse.paddedTokens} | ${result.withReuse.reusedPrefixTokens} |\n`,
+  );
   out(`| without reuse | ${fixed(result.withoutReuseSeconds, 2)} | 0 | ${result.withoutReuse.paddedTokens} | 0 |\n`);
-  out(`- speed-up ${fixed(result.withoutReuseSeconds / result.withReuseSeconds, 2)}×; max |Δ loglik| ${sci(result.maxAbsDiff)}; prediction mismatches ${result.predictionMismatches} of ${result.questions}\n`);
+  out(
+    `- speed-up ${fixed(result.withoutReuseSeconds / result.withReuseSeconds, 2)}×; max |Δ loglik| ${sci(result.maxAbsDiff)}; prediction mismatches ${result.predictionMismatches} of ${result.questions}\n`,
+  );
 }
 
 export function printTokenizeCache(results: readonly TokenizeCacheResult[]): void {
   out('\n## Tokenization and the disk cache (MMLU 0-shot requests)\n\n| tokenizer of | requests | cold s | cached s | identical |\n|---|---:|---:|---:|---|\n');
-  for (const result of results) out(`| ${result.model} | ${result.requests} | ${fixed(result.coldSeconds, 2)} | ${fixed(result.warmSeconds, 3)} | ${result.identical} |\n`);
+  for (const result of results)
+    out(`| ${result.model} | ${result.requests} | ${fixed(result.coldSeconds, 2)} | ${fixed(result.warmSeconds, 3)} | ${result.identical} |\n`);
 }
 
 function ratio(rows: readonly ThroughputRow[], model: string, workloadPrefix: string, peer: string, ours: string): number {
@@ -113,8 +126,11 @@ export function printTargets(figures: Figures): void {
   }
   if (figures.roofline && rows.length > 0) {
     const roof = Math.max(...figures.roofline.map((point) => point.gflops));
-    const achieved = rows.find((row) => row.model.includes('124M') && row.workload.startsWith('MMLU') && row.scorer === 'mlrb-eval')?.usefulGflops ?? Number.NaN;
-    lines.push(`≥ 60 % of roofline (124M, MMLU 0-shot): ${fixed(achieved, 1)} of ${fixed(roof, 1)} GFLOP/s = ${fixed((100 * achieved) / roof)} % — ${verdict(achieved / roof >= 0.6)}`);
+    const achieved =
+      rows.find((row) => row.model.includes('124M') && row.workload.startsWith('MMLU') && row.scorer === 'mlrb-eval')?.usefulGflops ?? Number.NaN;
+    lines.push(
+      `≥ 60 % of roofline (124M, MMLU 0-shot): ${fixed(achieved, 1)} of ${fixed(roof, 1)} GFLOP/s = ${fixed((100 * achieved) / roof)} % — ${verdict(achieved / roof >= 0.6)}`,
+    );
   }
   if (figures.prefixReuse) {
     const speedup = figures.prefixReuse.withoutReuseSeconds / figures.prefixReuse.withReuseSeconds;
@@ -124,7 +140,9 @@ export function printTargets(figures: Figures): void {
     const limit = (figures.memory.weightBytes * 1.2) / MB + 300;
     const sliced = figures.memory.rows.find((row) => row.sliceLmHead && row.batchSize === 'auto');
     if (sliced) {
-      lines.push(`peak RSS while scoring ≤ ${fixed(limit)} MB: ${fixed(sliced.scoringPeakMb)} MB — ${verdict(sliced.scoringPeakMb <= limit)} (load peak ${fixed(sliced.loadPeakMb)} MB)`);
+      lines.push(
+        `peak RSS while scoring ≤ ${fixed(limit)} MB: ${fixed(sliced.scoringPeakMb)} MB — ${verdict(sliced.scoringPeakMb <= limit)} (load peak ${fixed(sliced.loadPeakMb)} MB)`,
+      );
     }
   }
   if (figures.realPeer) lines.push(...realPeerTargets(figures.realPeer));
@@ -134,19 +152,29 @@ export function printTargets(figures: Figures): void {
 
 export function printGeneration(result: GenerationResult): void {
   out('\n## Generation: greedy decode tokens/s\n\n');
-  out(`CPU: ${describeCpu(result.cpu)}. 1-minute load average ${fixed(result.loadAverage.start, 1)} at the start, ${fixed(result.loadAverage.end, 1)} at the end (other jobs share the cores).\n`);
-  out('Decode tokens/s = batch × (N − 1) / (t_N − t_1): prefill excluded, reported as time to first token (t_1, a 1-token run). Medians of the runs; prompts of one length, no padding.\n');
+  out(
+    `CPU: ${describeCpu(result.cpu)}. 1-minute load average ${fixed(result.loadAverage.start, 1)} at the start, ${fixed(result.loadAverage.end, 1)} at the end (other jobs share the cores).\n`,
+  );
+  out(
+    'Decode tokens/s = batch × (N − 1) / (t_N − t_1): prefill excluded, reported as time to first token (t_1, a 1-token run). Medians of the runs; prompts of one length, no padding.\n',
+  );
   for (const line of result.skipped) out(`- skipped: ${line}\n`);
   if (result.rows.length === 0) return;
-  out('\n| model | cache | batch | peer | prompt tokens | new tokens N | time to first token s | N-token run s | decode tokens/s | greedy ids = transformers |\n');
+  out(
+    '\n| model | cache | batch | peer | prompt tokens | new tokens N | time to first token s | N-token run s | decode tokens/s | greedy ids = transformers |\n',
+  );
   out('|---|---|---:|---|---:|---:|---:|---:|---:|---|\n');
   for (const row of result.rows) {
     const ids = row.firstMismatch ? `differ at row ${row.firstMismatch.row}, step ${row.firstMismatch.step}` : 'yes';
-    out(`| ${row.model} | ${row.cache} | ${row.batch} | ${row.peer} | ${row.promptTokens} | ${row.newTokens} | ${fixed(row.firstTokenSeconds, 3)} | ${fixed(row.totalSeconds, 3)} | ${fixed(row.decodeTokensPerSecond, 1)} | ${ids} |\n`);
+    out(
+      `| ${row.model} | ${row.cache} | ${row.batch} | ${row.peer} | ${row.promptTokens} | ${row.newTokens} | ${fixed(row.firstTokenSeconds, 3)} | ${fixed(row.totalSeconds, 3)} | ${fixed(row.decodeTokensPerSecond, 1)} | ${ids} |\n`,
+    );
   }
   for (const ours of result.rows.filter((row) => row.peer === 'ours')) {
     for (const peer of result.rows.filter((row) => row.peer !== 'ours' && row.model === ours.model && row.batch === ours.batch && row.cache === ours.cache)) {
-      out(`- ${ours.model}, ${ours.cache}, batch ${ours.batch}: ours decodes ${fixed(ours.decodeTokensPerSecond / peer.decodeTokensPerSecond, 1)}× ${peer.peer}\n`);
+      out(
+        `- ${ours.model}, ${ours.cache}, batch ${ours.batch}: ours decodes ${fixed(ours.decodeTokensPerSecond / peer.decodeTokensPerSecond, 1)}× ${peer.peer}\n`,
+      );
     }
   }
 }
@@ -156,20 +184,32 @@ const bestRoofline = (result: RealPeerResult): number => Math.max(...result.roof
 export function printRealPeer(result: RealPeerResult): void {
   out(`\n## Real peer: lm-eval HF — whole commands on the same weights\n\n`);
   out(`CPU: ${describeCpu(result.cpu)}. Peer: ${LM_EVAL_PEER}, ${PEER_THREADS} torch threads, batch ${PEER_BATCH_SIZE}, float32`);
-  out(result.peerVersions ? ` (lm_eval ${result.peerVersions.lmEval}, torch ${result.peerVersions.torch}, transformers ${result.peerVersions.transformers}).\n` : '.\n');
+  out(
+    result.peerVersions
+      ? ` (lm_eval ${result.peerVersions.lmEval}, torch ${result.peerVersions.torch}, transformers ${result.peerVersions.transformers}).\n`
+      : '.\n',
+  );
   for (const line of result.skipped) out(`- skipped: ${line}\n`);
   if (result.rows.length === 0) return;
-  out(`- 1-minute load average ${fixed(result.loadAverage.start, 1)} at the start, ${fixed(result.loadAverage.end, 1)} at the end (${result.cpu.cores} cores; other jobs share them).\n`);
+  out(
+    `- 1-minute load average ${fixed(result.loadAverage.start, 1)} at the start, ${fixed(result.loadAverage.end, 1)} at the end (${result.cpu.cores} cores; other jobs share them).\n`,
+  );
   out(`- CLI: ${result.cli}. Roofline (best all-core dense fp32 MatMul, measured just before): ${fixed(bestRoofline(result), 1)} GFLOP/s.\n`);
   for (const load of result.loads) {
-    out(`- mlrb-eval load, ${load.model} (${fixed(load.onnxBytes / 1e6)} MB model.onnx), fresh process: median ${fixed(median(load.seconds), 2)} s of ${load.seconds.map((s) => fixed(s, 2)).join(', ')}\n`);
+    out(
+      `- mlrb-eval load, ${load.model} (${fixed(load.onnxBytes / 1e6)} MB model.onnx), fresh process: median ${fixed(median(load.seconds), 2)} s of ${load.seconds.map((s) => fixed(s, 2)).join(', ')}\n`,
+    );
   }
-  out('\n| model | workload | requests | tool | whole command s | load s | scoring s | useful GFLOP/s | % of roofline | peak RSS MB | max abs diff vs mlrb-eval |\n');
+  out(
+    '\n| model | workload | requests | tool | whole command s | load s | scoring s | useful GFLOP/s | % of roofline | peak RSS MB | max abs diff vs mlrb-eval |\n',
+  );
   out('|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n');
   const roof = bestRoofline(result);
   const line = (row: RealPeerRow, tool: string, run: WholeCommandRun, load: string, diff: string): void => {
     const gflops = row.usefulGflop / run.scoringSeconds;
-    out(`| ${row.model} | ${row.workload} | ${row.requests} | ${tool} | ${fixed(run.wallSeconds, 2)} | ${load} | ${fixed(run.scoringSeconds, 2)} | ${fixed(gflops, 1)} | ${fixed((100 * gflops) / roof)} % | ${fixed(run.peakRssMb)} | ${diff} |\n`);
+    out(
+      `| ${row.model} | ${row.workload} | ${row.requests} | ${tool} | ${fixed(run.wallSeconds, 2)} | ${load} | ${fixed(run.scoringSeconds, 2)} | ${fixed(gflops, 1)} | ${fixed((100 * gflops) / roof)} % | ${fixed(run.peakRssMb)} | ${diff} |\n`,
+    );
   };
   for (const row of result.rows) {
     const load = result.loads.find((entry) => entry.model === row.model);
@@ -178,19 +218,24 @@ export function printRealPeer(result: RealPeerResult): void {
   }
   for (const row of result.rows) {
     if (!row.peer) continue;
-    out(`- ${row.model}, ${row.workload}: mlrb-eval is ${fixed(row.peer.wallSeconds / row.mlrb.wallSeconds, 1)}× lm-eval HF on the whole command, ${fixed(row.peer.scoringSeconds / row.mlrb.scoringSeconds, 1)}× on scoring\n`);
+    out(
+      `- ${row.model}, ${row.workload}: mlrb-eval is ${fixed(row.peer.wallSeconds / row.mlrb.wallSeconds, 1)}× lm-eval HF on the whole command, ${fixed(row.peer.scoringSeconds / row.mlrb.scoringSeconds, 1)}× on scoring\n`,
+    );
   }
 }
 
 function realPeerTargets(result: RealPeerResult): string[] {
   const lines: string[] = [];
   const verdict = (met: boolean): string => (met ? 'met' : 'NOT met');
-  const row = (model: string, workload: string): RealPeerRow | undefined => result.rows.find((candidate) => candidate.model === model && candidate.workload.startsWith(workload));
+  const row = (model: string, workload: string): RealPeerRow | undefined =>
+    result.rows.find((candidate) => candidate.model === model && candidate.workload.startsWith(workload));
   const speedup = (model: string, workload: string, target: number): void => {
     const found = row(model, workload);
     if (!found?.peer) return;
     const ratio = found.peer.wallSeconds / found.mlrb.wallSeconds;
-    lines.push(`${model} ${workload} whole command ≥ ${target}× lm-eval HF: ${fixed(ratio, 1)}× (${fixed(found.mlrb.wallSeconds, 2)} s against ${fixed(found.peer.wallSeconds, 2)} s) — ${verdict(ratio >= target)}`);
+    lines.push(
+      `${model} ${workload} whole command ≥ ${target}× lm-eval HF: ${fixed(ratio, 1)}× (${fixed(found.mlrb.wallSeconds, 2)} s against ${fixed(found.peer.wallSeconds, 2)} s) — ${verdict(ratio >= target)}`,
+    );
   };
   speedup('gpt2-small', 'MMLU', 5);
   speedup('gpt2-small', 'BLiMP', 2.5);
@@ -203,7 +248,9 @@ function realPeerTargets(result: RealPeerResult): string[] {
   if (blimp) {
     const gflops = blimp.usefulGflop / blimp.mlrb.scoringSeconds;
     const share = gflops / bestRoofline(result);
-    lines.push(`gpt2-small BLiMP ≥ 80 % of the MatMul roofline: ${fixed(gflops, 1)} of ${fixed(bestRoofline(result), 1)} GFLOP/s = ${fixed(100 * share)} % — ${verdict(share >= 0.8)}`);
+    lines.push(
+      `gpt2-small BLiMP ≥ 80 % of the MatMul roofline: ${fixed(gflops, 1)} of ${fixed(bestRoofline(result), 1)} GFLOP/s = ${fixed(100 * share)} % — ${verdict(share >= 0.8)}`,
+    );
   }
   speedup('stories260K', 'BLiMP', 10);
   speedup('stories260K', 'MMLU', 10);

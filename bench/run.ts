@@ -34,7 +34,19 @@ import { runTokenizeCacheBenchmark } from './parts/tokenize-cache.bench-part.js'
 import { createOurDecoder } from './peers/ours-generate.js';
 import { standardWorkloads } from './parts/workloads.js';
 import { runInspectBenchmarks } from './inspect.bench-part.js';
-import { printGeneration, printInspect, printMemory, printOpProfile, printPrefixReuse, printRealPeer, printRoofline, printThroughput, printTokenizeCache, printTargets, type Figures } from './report.js';
+import {
+  printGeneration,
+  printInspect,
+  printMemory,
+  printOpProfile,
+  printPrefixReuse,
+  printRealPeer,
+  printRoofline,
+  printThroughput,
+  printTokenizeCache,
+  printTargets,
+  type Figures,
+} from './report.js';
 import { runScoringBenchmarks } from './scoring.bench-part.js';
 
 const { values } = parseArgs({
@@ -62,7 +74,9 @@ const runGeneration = async (): Promise<void> => {
   save();
 };
 if (values.only === 'generation') {
-  process.stdout.write(`# mlrb-eval benchmarks, generation — ${new Date().toISOString()} — node ${process.version}${quick ? ' — QUICK (not a measurement)' : ''}\n`);
+  process.stdout.write(
+    `# mlrb-eval benchmarks, generation — ${new Date().toISOString()} — node ${process.version}${quick ? ' — QUICK (not a measurement)' : ''}\n`,
+  );
   await runGeneration();
   process.stdout.write(`\nfigures written to ${values.json}\n`);
   process.exit(0);
@@ -76,7 +90,9 @@ const dirs = { mmluDir: path.join(shared, 'data', 'mmlu'), blimpDir: path.join(s
 
 process.stdout.write(`# mlrb-eval benchmarks — ${new Date().toISOString()} — node ${process.version}${quick ? ' — QUICK (not a measurement)' : ''}\n`);
 const cpu = loadBinding().buildInfo().cpu;
-process.stdout.write(`CPU: ${cpu.model || 'unknown'}; fused attention rounds as MLAS's ${cpu.kernelPath} kernels${cpu.forced ? ' (MLRB_CPU_PATH)' : ''}, MLAS here runs ${cpu.mlasPath}\n`);
+process.stdout.write(
+  `CPU: ${cpu.model || 'unknown'}; fused attention rounds as MLAS's ${cpu.kernelPath} kernels${cpu.forced ? ' (MLRB_CPU_PATH)' : ''}, MLAS here runs ${cpu.mlasPath}\n`,
+);
 
 const runRealPeer = async (): Promise<void> => {
   figures.realPeer = await runRealPeerBenchmark({ modelsDir: path.resolve(values.models), dirs, quick, threads });
@@ -118,7 +134,10 @@ for (const [model, sizes, iterations] of throughputPlans) {
     save();
   }
   const workloads = await standardWorkloads(model, dirs, sizes);
-  const used = quick && model === gpt2 ? workloads.map((workload) => ({ ...workload, name: `${workload.name} [first 24 requests]`, inputs: workload.inputs.slice(0, 24) })) : workloads;
+  const used =
+    quick && model === gpt2
+      ? workloads.map((workload) => ({ ...workload, name: `${workload.name} [first 24 requests]`, inputs: workload.inputs.slice(0, 24) }))
+      : workloads;
   const rows = await runScoringBenchmarks({ model, workloads: used, iterations, peerBatchSize: 8, ...(threads ? { threads } : {}) });
   figures.throughput.push(...rows);
   printThroughput(rows);

@@ -46,7 +46,10 @@ export async function runScoringBenchmarks(options: ScoringBenchOptions): Promis
   const model = await loadModel({ model: benchModel.modelPath, threads: options.threads });
   const unfused = await loadModel({ model: benchModel.modelPath, threads: options.threads, cpuFusion: false });
   const naive = await createNaiveScorer(benchModel.modelPath);
-  const transformersJs = await createTransformersJsScorer(benchModel.dir, { batchSize: options.peerBatchSize, ...(options.threads ? { threads: options.threads } : {}) });
+  const transformersJs = await createTransformersJsScorer(benchModel.dir, {
+    batchSize: options.peerBatchSize,
+    ...(options.threads ? { threads: options.threads } : {}),
+  });
   const logliks = new Map<string, number[]>();
   // One untimed run per scorer and workload, whatever the iteration count: a session's first run pays for
   // allocations and first touches of its weights, which would otherwise land on whichever scorer runs first.
@@ -54,11 +57,17 @@ export async function runScoringBenchmarks(options: ScoringBenchOptions): Promis
   for (const workload of workloads) {
     bench.add(`${workload.name} | mlrb-eval`, async () => {
       const { results } = await scoreModelInputs(model, workload.inputs);
-      logliks.set(`${workload.name} | mlrb-eval`, results.map((result) => result.loglik));
+      logliks.set(
+        `${workload.name} | mlrb-eval`,
+        results.map((result) => result.loglik),
+      );
     });
     bench.add(`${workload.name} | ${UNFUSED_SCORER}`, async () => {
       const { results } = await scoreModelInputs(unfused, workload.inputs);
-      logliks.set(`${workload.name} | ${UNFUSED_SCORER}`, results.map((result) => result.loglik));
+      logliks.set(
+        `${workload.name} | ${UNFUSED_SCORER}`,
+        results.map((result) => result.loglik),
+      );
     });
     bench.add(`${workload.name} | naive ORT-JS loop`, async () => {
       logliks.set(`${workload.name} | naive ORT-JS loop`, await naive.scoreAll(workload.inputs));

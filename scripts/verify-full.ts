@@ -32,12 +32,17 @@ for (const name of suites) {
   const started = performance.now();
   const suite = await loadSuite(name, { dataDir: path.join(shared, 'data', name) });
   let lastReport = 0;
-  const comparison = await compareSuiteWithReference(model, suite, (done, total) => {
-    if (performance.now() - lastReport > 10_000 || done === total) {
-      lastReport = performance.now();
-      process.stderr.write(`[${name}] reference rows ${done}/${total}\n`);
-    }
-  }, { cpuFusion: !values['no-cpu-fusion'] });
+  const comparison = await compareSuiteWithReference(
+    model,
+    suite,
+    (done, total) => {
+      if (performance.now() - lastReport > 10_000 || done === total) {
+        lastReport = performance.now();
+        process.stderr.write(`[${name}] reference rows ${done}/${total}\n`);
+      }
+    },
+    { cpuFusion: !values['no-cpu-fusion'] },
+  );
   report[name] = { ...comparison, seconds: (performance.now() - started) / 1000 };
   process.stdout.write(`${name}: ${JSON.stringify(report[name])}\n`);
 }

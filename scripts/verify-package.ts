@@ -78,18 +78,39 @@ const devVersions = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json')
 run('npm', ['install', '--no-save', `typescript@${devVersions.typescript}`, `@types/node@${devVersions['@types/node']}`], project);
 // The library examples of the README and docs/, as the installed package has them, type-check too (they are not
 // run here: they name models and data of their own; test/docs/doc-examples.test.ts runs the README's).
-const documented = ['README.md', ...readdirSync(path.join(installed, 'docs')).filter((name) => name.endsWith('.md')).map((name) => path.join('docs', name))];
-const readmeExamples = documented.flatMap((doc) => [...readFileSync(path.join(installed, doc), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)]).map((match, index) => {
-  const file = `readme-example-${index + 1}.ts`;
-  writeFileSync(path.join(project, file), match[1] ?? '');
-  return file;
-});
+const documented = [
+  'README.md',
+  ...readdirSync(path.join(installed, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => path.join('docs', name)),
+];
+const readmeExamples = documented
+  .flatMap((doc) => [...readFileSync(path.join(installed, doc), 'utf8').matchAll(/^```ts\n([\s\S]*?)^```$/gm)])
+  .map((match, index) => {
+    const file = `readme-example-${index + 1}.ts`;
+    writeFileSync(path.join(project, file), match[1] ?? '');
+    return file;
+  });
 check(readmeExamples.length > 0, 'the installed README has no ```ts example');
-writeFileSync(path.join(project, 'tsconfig.json'), JSON.stringify({
-  compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noUncheckedIndexedAccess: true, skipLibCheck: false, types: ['node'], outDir: 'out' },
-  files: ['consumer.ts', ...readmeExamples],
-}));
-writeFileSync(path.join(project, 'consumer.ts'), `import { readFileSync } from 'node:fs';
+writeFileSync(
+  path.join(project, 'tsconfig.json'),
+  JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      strict: true,
+      noUncheckedIndexedAccess: true,
+      skipLibCheck: false,
+      types: ['node'],
+      outDir: 'out',
+    },
+    files: ['consumer.ts', ...readmeExamples],
+  }),
+);
+writeFileSync(
+  path.join(project, 'consumer.ts'),
+  `import { readFileSync } from 'node:fs';
 import { evaluate, generate, loadModel, scoreRequests, type EvaluateOptions, type LoglikelihoodRequest } from 'mlrb-eval';
 
 const options: EvaluateOptions = { model: ${JSON.stringify(modelPath)}, suite: 'blimp', dataDir: ${JSON.stringify(dataDir)}, allowPartial: true };
@@ -101,7 +122,8 @@ model.dispose();
 const generated: number[][] = (await generate({ model: options.model, prompts: GENERATION_PROMPTS, maxNewTokens: 4 })).generations.map((generation) => [...generation.tokenIds]);
 const ortLibraries = readFileSync('/proc/self/maps', 'utf8').split('\\n').filter((line) => line.includes('libonnxruntime')).map((line) => line.split(/\\s+/).at(-1));
 console.log(JSON.stringify({ ortVersion: results.mlrb.ort_version, results: results.results, logliks, generated, ortLibraries: [...new Set(ortLibraries)] }));
-`.replace('GENERATION_PROMPTS', JSON.stringify(GENERATION_PROMPTS)));
+`.replace('GENERATION_PROMPTS', JSON.stringify(GENERATION_PROMPTS)),
+);
 const typecheck = run(path.join(project, 'node_modules', '.bin', 'tsc'), ['-p', 'tsconfig.json'], project);
 interface ConsumerReport {
   ortVersion: string;
@@ -113,15 +135,20 @@ interface ConsumerReport {
 const consumer = JSON.parse(run('node', ['out/consumer.js'], project).stdout) as ConsumerReport;
 check(consumer.ortVersion === devVersions['onnxruntime-node'], `the consumer ran ORT ${consumer.ortVersion}`);
 const shippedOrt = path.join(installed, 'prebuilds', 'linux-x64', 'libonnxruntime.so.1');
-check(consumer.ortLibraries.length === 1 && consumer.ortLibraries[0] === shippedOrt, `the consumer loaded ${consumer.ortLibraries.join(', ')}, not ${shippedOrt}`);
+check(
+  consumer.ortLibraries.length === 1 && consumer.ortLibraries[0] === shippedOrt,
+  `the consumer loaded ${consumer.ortLibraries.join(', ')}, not ${shippedOrt}`,
+);
 
 // The consumer's logliks against the independent path; tokens from this checkout's tokenizer.
 const reference = await createReferenceScorer(modelPath);
 const tokenizer = (await loadModel({ model: modelPath })).requireTokenizer();
-const expected = await Promise.all(REQUESTS.map(async ({ context, continuation }) => {
-  const [contextTokens, continuationTokens] = [tokenizer.encode(context), tokenizer.encode(continuation)];
-  return (await reference.scoreTokens([...contextTokens, ...continuationTokens].slice(0, -1), continuationTokens)).loglik;
-}));
+const expected = await Promise.all(
+  REQUESTS.map(async ({ context, continuation }) => {
+    const [contextTokens, continuationTokens] = [tokenizer.encode(context), tokenizer.encode(continuation)];
+    return (await reference.scoreTokens([...contextTokens, ...continuationTokens].slice(0, -1), continuationTokens)).loglik;
+  }),
+);
 await reference.dispose();
 const maxAbsDiff = Math.max(...consumer.logliks.map((loglik, index) => Math.abs(loglik - (expected[index] ?? Number.NaN))));
 check(consumer.logliks.length === REQUESTS.length && maxAbsDiff < LOGLIK_TOLERANCE, `consumer logliks differ from the reference by ${maxAbsDiff}`);
@@ -141,23 +168,35 @@ check(JSON.stringify(cliResults) === JSON.stringify(consumer.results), 'the CLI 
 
 // Generation from the installed package: the library's greedy ids equal the installed CLI's.
 const cliGeneration = path.join(project, 'cli-generation.json');
-run('npx', ['mlrb-eval', 'generate', modelPath, ...GENERATION_PROMPTS.flatMap((prompt) => ['--prompt', prompt]), '--max-new-tokens', '4', '--output', cliGeneration], project);
-const cliIds = (JSON.parse(readFileSync(cliGeneration, 'utf8')) as { generations: { tokenIds: number[] }[] }).generations.map((generation) => generation.tokenIds);
+run(
+  'npx',
+  ['mlrb-eval', 'generate', modelPath, ...GENERATION_PROMPTS.flatMap((prompt) => ['--prompt', prompt]), '--max-new-tokens', '4', '--output', cliGeneration],
+  project,
+);
+const cliIds = (JSON.parse(readFileSync(cliGeneration, 'utf8')) as { generations: { tokenIds: number[] }[] }).generations.map(
+  (generation) => generation.tokenIds,
+);
 check(consumer.generated.length === GENERATION_PROMPTS.length && consumer.generated.every((ids) => ids.length > 0), 'the consumer generated nothing');
 check(JSON.stringify(cliIds) === JSON.stringify(consumer.generated), 'the CLI and the library generated different ids');
 
-console.log(JSON.stringify({
-  tarball,
-  installSeconds: Number(install.seconds.toFixed(1)),
-  nodeModulesMb: Number(nodeModulesMb.toFixed(1)),
-  npmWarnings,
-  typecheckSeconds: Number(typecheck.seconds.toFixed(1)),
-  readmeExamplesTypeChecked: readmeExamples.length,
-  ortVersion: consumer.ortVersion,
-  ortLibraries: consumer.ortLibraries,
-  maxAbsDiffFromReference: maxAbsDiff,
-  failures,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      tarball,
+      installSeconds: Number(install.seconds.toFixed(1)),
+      nodeModulesMb: Number(nodeModulesMb.toFixed(1)),
+      npmWarnings,
+      typecheckSeconds: Number(typecheck.seconds.toFixed(1)),
+      readmeExamplesTypeChecked: readmeExamples.length,
+      ortVersion: consumer.ortVersion,
+      ortLibraries: consumer.ortLibraries,
+      maxAbsDiffFromReference: maxAbsDiff,
+      failures,
+    },
+    null,
+    2,
+  ),
+);
 if (values.keep) console.log(`kept ${workDir}`);
 else rmSync(workDir, { recursive: true, force: true });
 process.exitCode = failures.length === 0 ? 0 : 1;

@@ -21,7 +21,18 @@ export type { LoglikelihoodResult, TokenizedRequest } from './engine/model-input
 export { loadSuite, SUITE_NAMES, type SuiteName } from './tasks/registry.js';
 export { listTaskNames, UnknownTaskError, type ListedTaskName } from './tasks/task-names.js';
 export { defaultHubCacheDir } from './tasks/hub-cache.js';
-export { isMultipleChoice, type GenerateUntilTask, type MultipleChoiceTask, type MultipleChoiceDoc, type RollingDoc, type RollingLoglikelihoodTask, type Suite, type Task, type TaskGroup, type TaskKind } from './tasks/types.js';
+export {
+  isMultipleChoice,
+  type GenerateUntilTask,
+  type MultipleChoiceTask,
+  type MultipleChoiceDoc,
+  type RollingDoc,
+  type RollingLoglikelihoodTask,
+  type Suite,
+  type Task,
+  type TaskGroup,
+  type TaskKind,
+} from './tasks/types.js';
 export { buildTask, type MultipleChoiceTaskSpec, type MultipleInputTaskSpec, type SingleInputTaskSpec } from './tasks/task-spec.js';
 export type { LmEvalResults } from './eval/result-types.js';
 export { MlrbError, isMlrbError, type ErrorCode } from './errors.js';
@@ -61,7 +72,13 @@ export { porterStem } from './math-reasoning/porter-stemmer.js';
 export type { LeanOutcome } from './math-reasoning/lean-check.js';
 export type { GenerationSession, OpenGeneratorOptions, OpenTextGenerator, PromptEncoder } from './math-reasoning/generator-source.js';
 // MLRB's model metrics beside lm-eval: wikitext perplexity, tokens per second, latency (`model-metrics`).
-export { modelMetrics, MODEL_METRICS_SCHEMA, MODEL_METRICS_SCHEMA_VERSION, type ModelMetricsReport, type PerplexityReport } from './model-metrics/model-metrics.js';
+export {
+  modelMetrics,
+  MODEL_METRICS_SCHEMA,
+  MODEL_METRICS_SCHEMA_VERSION,
+  type ModelMetricsReport,
+  type PerplexityReport,
+} from './model-metrics/model-metrics.js';
 export {
   modelMetricsOptionsSchema,
   MODEL_METRIC_NAMES,

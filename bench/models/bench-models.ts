@@ -60,8 +60,17 @@ export function syntheticGpt2Small(sharedDir: string): BenchModel {
     // One config.json both loaders read: transformers.js keys off model_type gpt2 (n_embd, n_head …),
     // mlrb-eval's metadata reader accepts the same names.
     const config = {
-      model_type: 'gpt2', architectures: ['GPT2LMHeadModel'], vocab_size: d.vocabSize, n_embd: d.hiddenSize, n_layer: d.numLayers,
-      n_head: d.numHeads, n_positions: d.maxPositions, n_inner: d.mlpSize, bos_token_id: 50_256, eos_token_id: 50_256, use_cache: true,
+      model_type: 'gpt2',
+      architectures: ['GPT2LMHeadModel'],
+      vocab_size: d.vocabSize,
+      n_embd: d.hiddenSize,
+      n_layer: d.numLayers,
+      n_head: d.numHeads,
+      n_positions: d.maxPositions,
+      n_inner: d.mlpSize,
+      bos_token_id: 50_256,
+      eos_token_id: 50_256,
+      use_cache: true,
     };
     for (const folder of [dir, onnxDir]) {
       writeFileSync(path.join(folder, 'config.json'), JSON.stringify(config, null, 2));
@@ -69,7 +78,13 @@ export function syntheticGpt2Small(sharedDir: string): BenchModel {
     }
     writeFileSync(marker, new Date().toISOString());
   }
-  const dims = { vocab: SYNTHETIC_124M.vocabSize, hidden: SYNTHETIC_124M.hiddenSize, layers: SYNTHETIC_124M.numLayers, heads: SYNTHETIC_124M.numHeads, mlp: SYNTHETIC_124M.mlpSize };
+  const dims = {
+    vocab: SYNTHETIC_124M.vocabSize,
+    hidden: SYNTHETIC_124M.hiddenSize,
+    layers: SYNTHETIC_124M.numLayers,
+    heads: SYNTHETIC_124M.numHeads,
+    mlp: SYNTHETIC_124M.mlpSize,
+  };
   const parameters = parameterCount(dims, SYNTHETIC_124M.maxPositions, false);
   return { name: 'synthetic GPT-2 124M', dir, modelPath, parameters, weightBytes: parameters * 4, dims };
 }

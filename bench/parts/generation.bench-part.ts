@@ -51,7 +51,7 @@ export interface GenerationOptions {
 const BATCHES = [1, 8] as const;
 /** New tokens and repetitions per model: the no-KV GPT-2 loop reruns ~100-token batches per step, so it gets one run. */
 const PLANS: Record<PeerModelName, { newTokens: number; repetitions: number }> = {
-  'stories260K': { newTokens: 64, repetitions: 3 },
+  stories260K: { newTokens: 64, repetitions: 3 },
   'gpt2-small': { newTokens: 32, repetitions: 1 },
 };
 const QUICK_PLAN = { newTokens: 4, repetitions: 1 };

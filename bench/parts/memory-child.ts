@@ -24,5 +24,7 @@ writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS 
 const started = performance.now();
 const { stats } = await scoreModelInputs(model, inputs, { batchSize: options.batchSize });
 const seconds = (performance.now() - started) / 1000;
-process.stdout.write(`${JSON.stringify({ loadPeakKb, afterLoadKb, scoringPeakKb: statusKb('VmHWM'), seconds, logitRows: stats.logitRows, paddedTokens: stats.paddedTokens, batches: stats.batches })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ loadPeakKb, afterLoadKb, scoringPeakKb: statusKb('VmHWM'), seconds, logitRows: stats.logitRows, paddedTokens: stats.paddedTokens, batches: stats.batches })}\n`,
+);
 model.dispose();

@@ -24,7 +24,11 @@ export interface MemoryRow {
 
 const child = path.join(path.dirname(fileURLToPath(import.meta.url)), 'memory-child.ts');
 
-export function runMemoryBenchmarks(modelPath: string, inputs: readonly ModelInput[], configs: readonly { sliceLmHead: boolean; batchSize: number | 'auto' }[]): MemoryRow[] {
+export function runMemoryBenchmarks(
+  modelPath: string,
+  inputs: readonly ModelInput[],
+  configs: readonly { sliceLmHead: boolean; batchSize: number | 'auto' }[],
+): MemoryRow[] {
   const dir = mkdtempSync(path.join(tmpdir(), 'mlrb-memory-'));
   const inputsFile = path.join(dir, 'inputs.json');
   writeFileSync(inputsFile, JSON.stringify(inputs));
@@ -33,7 +37,15 @@ export function runMemoryBenchmarks(modelPath: string, inputs: readonly ModelInp
       const result = spawnSync(process.execPath, ['--import', 'tsx', child, modelPath, inputsFile, JSON.stringify(config)], { encoding: 'utf8' });
       if (result.status !== 0) throw new Error(`memory child failed: ${result.stderr}`);
       const line = result.stdout.trim().split('\n').pop() ?? '{}';
-      const parsed = JSON.parse(line) as { loadPeakKb: number; afterLoadKb: number; scoringPeakKb: number; seconds: number; logitRows: number; paddedTokens: number; batches: number };
+      const parsed = JSON.parse(line) as {
+        loadPeakKb: number;
+        afterLoadKb: number;
+        scoringPeakKb: number;
+        seconds: number;
+        logitRows: number;
+        paddedTokens: number;
+        batches: number;
+      };
       return {
         label: `${config.sliceLmHead ? 'sliced' : 'full logits'}, batch ${config.batchSize}`,
         ...config,

@@ -59,18 +59,35 @@ export function runMlrbEvalCommand(options: {
   try {
     const resultsFile = path.join(dir, 'results.json');
     const samplesFile = path.join(dir, 'samples.jsonl');
-    const args = [CLI, options.modelPath, '--suite', options.suite, '--data', options.dataDir, '--limit', String(options.limit),
-      '--no-cache', '--quiet', '--output', resultsFile, '--log-samples', samplesFile,
+    const args = [
+      CLI,
+      options.modelPath,
+      '--suite',
+      options.suite,
+      '--data',
+      options.dataDir,
+      '--limit',
+      String(options.limit),
+      '--no-cache',
+      '--quiet',
+      '--output',
+      resultsFile,
+      '--log-samples',
+      samplesFile,
       // The peer is lm-eval 0.4.13, whose HF backend puts BOS before contexts where the tokenizer adds one
       // (stories260K's): following its rules, both tools score the same token ids.
-      '--lm-eval-version', '0.4.13'];
+      '--lm-eval-version',
+      '0.4.13',
+    ];
     const { seconds } = timedSpawn(process.execPath, args);
     const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as ResultsFile;
     const byRequest = new Map<string, number>();
     for (const line of readFileSync(samplesFile, 'utf8').split('\n')) {
       if (line.trim() === '') continue;
       const sample = JSON.parse(line) as SampleLine;
-      sample.arguments.forEach(([context, continuation], choice) => byRequest.set(requestKey(context, continuation), sample.resps[choice]?.[0]?.[0] ?? Number.NaN));
+      sample.arguments.forEach(([context, continuation], choice) =>
+        byRequest.set(requestKey(context, continuation), sample.resps[choice]?.[0]?.[0] ?? Number.NaN),
+      );
     }
     return {
       wallSeconds: seconds,

@@ -22,12 +22,21 @@ interface ProfileEvent {
   readonly args?: { readonly op_name?: string };
 }
 
-export async function runOpProfile(modelPath: string, rows: number, length: number, dims: { vocab: number; heads: number; hidden: number }): Promise<OpShare[]> {
+export async function runOpProfile(
+  modelPath: string,
+  rows: number,
+  length: number,
+  dims: { vocab: number; heads: number; hidden: number },
+): Promise<OpShare[]> {
   const { vocab } = dims;
   const dir = mkdtempSync(path.join(tmpdir(), 'mlrb-profile-'));
   try {
     const session = await ort.InferenceSession.create(modelPath, {
-      executionProviders: ['cpu'], graphOptimizationLevel: 'all', intraOpNumThreads: 1, enableProfiling: true, profileFilePrefix: path.join(dir, 'profile'),
+      executionProviders: ['cpu'],
+      graphOptimizationLevel: 'all',
+      intraOpNumThreads: 1,
+      enableProfiling: true,
+      profileFilePrefix: path.join(dir, 'profile'),
     });
     const ids = BigInt64Array.from({ length: rows * length }, (_, index) => BigInt((index * 7919) % vocab));
     const feeds: Record<string, ort.Tensor> = {};
@@ -43,7 +52,10 @@ export async function runOpProfile(modelPath: string, rows: number, length: numb
     if (!file) throw new Error('ONNX Runtime wrote no profile');
     const events = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as ProfileEvent[];
     const nodes = events.filter((event) => event.cat === 'Node' && event.name?.endsWith('_kernel_time'));
-    const lastMatMul = nodes.filter((event) => event.args?.op_name === 'MatMul').map((event) => event.name).sort((a, b) => Number(/node_(\d+)/.exec(b ?? '')?.[1] ?? 0) - Number(/node_(\d+)/.exec(a ?? '')?.[1] ?? 0))[0];
+    const lastMatMul = nodes
+      .filter((event) => event.args?.op_name === 'MatMul')
+      .map((event) => event.name)
+      .sort((a, b) => Number(/node_(\d+)/.exec(b ?? '')?.[1] ?? 0) - Number(/node_(\d+)/.exec(a ?? '')?.[1] ?? 0))[0];
     const byType = new Map<string, number>();
     for (const event of nodes) {
       if (event.name === lastMatMul) continue;

@@ -21,7 +21,13 @@ export interface PrefixReuseResult {
   readonly questions: number;
 }
 
-export async function runPrefixReuseBenchmark(benchModel: BenchModel, mmluDir: string, subjects: number, perSubject: number, threads?: number): Promise<PrefixReuseResult> {
+export async function runPrefixReuseBenchmark(
+  benchModel: BenchModel,
+  mmluDir: string,
+  subjects: number,
+  perSubject: number,
+  threads?: number,
+): Promise<PrefixReuseResult> {
   const suite = await loadSuite('mmlu', { dataDir: mmluDir, limit: perSubject, numFewshot: 5 });
   const inputs = await suiteInputs(benchModel, { ...suite, tasks: suite.tasks.slice(0, subjects) });
   const model = await loadModel({ model: benchModel.modelPath, threads });

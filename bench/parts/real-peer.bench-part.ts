@@ -100,7 +100,12 @@ function measureLoad(model: PeerModel): RealPeerLoad {
 async function workloadGflop(model: PeerModel, requests: Parameters<typeof buildModelInputs>[1]): Promise<number> {
   const loaded = await loadModel({ model: model.modelPath });
   try {
-    return usefulFlops(buildModelInputs(loaded, requests, (index) => `request ${index}`), model.dims) / 1e9;
+    return (
+      usefulFlops(
+        buildModelInputs(loaded, requests, (index) => `request ${index}`),
+        model.dims,
+      ) / 1e9
+    );
   } finally {
     loaded.dispose();
   }
@@ -116,13 +121,22 @@ export async function runRealPeerBenchmark(options: RealPeerOptions): Promise<Re
   const models: PeerModel[] = [];
   for (const name of PEER_MODEL_NAMES) {
     const found = findPeerModel(options.modelsDir, name);
-    if ('missing' in found) skipped.push(`${name}: ${found.missing} not found (build it: PYTHON scripts/bench/build_peer_models.py --out-root ${options.modelsDir})`);
+    if ('missing' in found)
+      skipped.push(`${name}: ${found.missing} not found (build it: PYTHON scripts/bench/build_peer_models.py --out-root ${options.modelsDir})`);
     else models.push(found);
   }
   const python = peerPython();
   if ('skipped' in python) skipped.push(`lm-eval HF peer: ${python.skipped}`);
   const startLoad = loadavg()[0] ?? Number.NaN;
-  const result = { cpu: cpuInfo(), skipped, cli: '', roofline: [] as MatMulPoint[], loads: [] as RealPeerLoad[], rows: [] as RealPeerRow[], weightBytes: {} as RealPeerResult['weightBytes'] };
+  const result = {
+    cpu: cpuInfo(),
+    skipped,
+    cli: '',
+    roofline: [] as MatMulPoint[],
+    loads: [] as RealPeerLoad[],
+    rows: [] as RealPeerRow[],
+    weightBytes: {} as RealPeerResult['weightBytes'],
+  };
   if (models.length === 0) return { ...result, loadAverage: { start: startLoad, end: startLoad } };
   result.cli = ensureCompiledCli();
   // Measured right before the runs it bounds, so both see the same machine load.

@@ -29,7 +29,14 @@ function writeMatMulModel(dir: string, m: number, k: number, n: number): string 
     graph: {
       name: 'matmul',
       nodes: [{ opType: 'MatMul', inputs: ['a', 'b'], outputs: ['c'] }],
-      initializers: [makeTensor('b', 'float32', [k, n], Array.from({ length: k * n }, () => random() - 0.5))],
+      initializers: [
+        makeTensor(
+          'b',
+          'float32',
+          [k, n],
+          Array.from({ length: k * n }, () => random() - 0.5),
+        ),
+      ],
       inputs: [{ name: 'a', elementType: 'float32', shape: ['m', k] }],
       outputs: [{ name: 'c', elementType: 'float32', shape: ['m', n] }],
     },
@@ -43,7 +50,11 @@ function writeMatMulModel(dir: string, m: number, k: number, n: number): string 
 async function measureMatMul(modelPath: string, m: number, k: number, n: number, threads: number): Promise<number> {
   const opened = [await ort.InferenceSession.create(modelPath, { executionProviders: ['cpu'], graphOptimizationLevel: 'all', intraOpNumThreads: threads })];
   const random = seededRandom(m + n);
-  const a = new ort.Tensor('float32', Float32Array.from({ length: m * k }, () => random() - 0.5), [m, k]);
+  const a = new ort.Tensor(
+    'float32',
+    Float32Array.from({ length: m * k }, () => random() - 0.5),
+    [m, k],
+  );
   const loop = async (session: ort.InferenceSession, until: number): Promise<number> => {
     let runs = 0;
     while (performance.now() < until || runs < 3) {
@@ -64,7 +75,13 @@ async function measureMatMul(modelPath: string, m: number, k: number, n: number,
 export async function runRooflineBenchmarks(threads?: number): Promise<MatMulPoint[]> {
   const dir = mkdtempSync(path.join(tmpdir(), 'mlrb-roofline-'));
   try {
-    const shapes: [number, number, number][] = [[512, 768, 2304], [512, 768, 3072], [512, 3072, 768], [1024, 768, 3072], [64, 768, 50_304]];
+    const shapes: [number, number, number][] = [
+      [512, 768, 2304],
+      [512, 768, 3072],
+      [512, 3072, 768],
+      [1024, 768, 3072],
+      [64, 768, 50_304],
+    ];
     const cores = threads ?? availableParallelism();
     const points: MatMulPoint[] = [];
     for (const [m, k, n] of shapes) {

@@ -81,7 +81,9 @@ export async function runSeq2SeqBenchmark(options: Seq2SeqOptions): Promise<Seq2
   const referenceFile = path.join(dir, 'generation-reference.json');
   const result = { cpu: cpuInfo(), skipped: [] as string[], scoring: [] as Seq2SeqScoringRow[], generation: [] as Seq2SeqGenerationRow[] };
   if (!existsSync(referenceFile)) {
-    result.skipped.push(`${SEQ2SEQ_MODEL}: ${referenceFile} not found (build it: PYTHON scripts/bench/build_seq2seq_models.py --out-root ${options.modelsDir})`);
+    result.skipped.push(
+      `${SEQ2SEQ_MODEL}: ${referenceFile} not found (build it: PYTHON scripts/bench/build_seq2seq_models.py --out-root ${options.modelsDir})`,
+    );
     return { ...result, loadAverage: { start, end: start } };
   }
   ensureCompiledCli();
@@ -96,9 +98,17 @@ export async function runSeq2SeqBenchmark(options: Seq2SeqOptions): Promise<Seq2
     const { requests } = await loadSuiteRequests({ suite, data: dataDir, 'num-fewshot': '0', limit: String(limit) });
     try {
       const mlrb = runMlrbEvalCommand({ modelPath: onnxDir, suite, dataDir, limit, requests });
-      const peer = 'python' in python ? runLmEvalCommand(python.python, path.join(dir, 'hf'), requests, ['--hflm-arg', 'backend=seq2seq', '--skip-tie-weights']) : undefined;
+      const peer =
+        'python' in python
+          ? runLmEvalCommand(python.python, path.join(dir, 'hf'), requests, ['--hflm-arg', 'backend=seq2seq', '--skip-tie-weights'])
+          : undefined;
       peerVersions ??= peer?.versions;
-      result.scoring.push({ workload: label(limit), requests: requests.length, mlrb, ...(peer ? { peer, maxAbsDiff: maxAbsDiff(mlrb.logliks, peer.logliks) } : {}) });
+      result.scoring.push({
+        workload: label(limit),
+        requests: requests.length,
+        mlrb,
+        ...(peer ? { peer, maxAbsDiff: maxAbsDiff(mlrb.logliks, peer.logliks) } : {}),
+      });
     } catch (error) {
       if (!(error instanceof WholeCommandError)) throw error;
       result.skipped.push(`${label(limit)}: ${error.summary}`);

@@ -15,14 +15,21 @@ export interface WholeCommandRun {
 }
 
 export class WholeCommandError extends Error {
-  constructor(readonly command: string, readonly status: number | null, readonly stderrTail: string) {
+  constructor(
+    readonly command: string,
+    readonly status: number | null,
+    readonly stderrTail: string,
+  ) {
     super(`${command} exited with ${status ?? 'a signal'}:\n${stderrTail}`);
     this.name = 'WholeCommandError';
   }
 
   /** One line for a report: the exit status and the first line of stderr that names an error. */
   get summary(): string {
-    const lines = this.stderrTail.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+    const lines = this.stderrTail
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== '');
     const reason = lines.find((line) => /error/i.test(line)) ?? lines.at(-1) ?? 'no stderr';
     return `exited with ${this.status ?? 'a signal'}: ${reason.slice(0, 300)}`;
   }

@@ -28,7 +28,11 @@ export interface DataDirs {
 export async function suiteInputs(model: BenchModel, suite: Suite): Promise<ModelInput[]> {
   const loaded = await loadModel({ model: model.modelPath });
   try {
-    return buildModelInputs(loaded, suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)), (index) => `request ${index}`);
+    return buildModelInputs(
+      loaded,
+      suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)),
+      (index) => `request ${index}`,
+    );
   } finally {
     loaded.dispose();
   }
@@ -63,7 +67,7 @@ export function usefulFlops(inputs: readonly ModelInput[], dims: BenchModel['dim
   const keyValueToken = 2 * 2 * dims.hidden * dims.hidden;
   return uniqueRows(inputs).reduce((sum, row) => {
     const earlierAttention = 2 * 2 * (dims.layers - 1) * dims.hidden * ((row.tokens * (row.tokens + 1)) / 2);
-    const lastAttention = 2 * 2 * dims.hidden * row.tokens * row.scoredPositions;  // scored positions sit at the row's end
+    const lastAttention = 2 * 2 * dims.hidden * row.tokens * row.scoredPositions; // scored positions sit at the row's end
     const layers = row.tokens * ((dims.layers - 1) * perLayerToken + keyValueToken) + row.scoredPositions * (perLayerToken - keyValueToken);
     return sum + layers + earlierAttention + lastAttention + row.scoredPositions * 2 * dims.hidden * dims.vocab;
   }, 0);

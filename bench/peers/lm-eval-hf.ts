@@ -65,10 +65,31 @@ export function runLmEvalCommand(
     writeFileSync(requestsFile, requests.map(({ context, continuation }) => `${JSON.stringify({ context, continuation })}\n`).join(''));
     const summaryFile = path.join(dir, 'summary.json');
     const logliksFile = path.join(dir, 'logliks.jsonl');
-    const { seconds } = timedSpawn(python, [SCRIPT, '--model', hfDir, '--requests', requestsFile, '--device', 'cpu', '--dtype', 'float32',
-      '--batch-size', String(PEER_BATCH_SIZE), '--threads', String(PEER_THREADS), '--out-json', summaryFile, '--out-jsonl', logliksFile, ...extraArgs]);
+    const { seconds } = timedSpawn(python, [
+      SCRIPT,
+      '--model',
+      hfDir,
+      '--requests',
+      requestsFile,
+      '--device',
+      'cpu',
+      '--dtype',
+      'float32',
+      '--batch-size',
+      String(PEER_BATCH_SIZE),
+      '--threads',
+      String(PEER_THREADS),
+      '--out-json',
+      summaryFile,
+      '--out-jsonl',
+      logliksFile,
+      ...extraArgs,
+    ]);
     const summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as Summary;
-    const logliks = readFileSync(logliksFile, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => (JSON.parse(line) as [number, boolean])[0]);
+    const logliks = readFileSync(logliksFile, 'utf8')
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map((line) => (JSON.parse(line) as [number, boolean])[0]);
     return {
       wallSeconds: seconds,
       scoringSeconds: summary.seconds_loglikelihood,

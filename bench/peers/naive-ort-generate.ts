@@ -54,7 +54,11 @@ async function decodeWithoutPast(session: ort.InferenceSession, prompts: readonl
 async function decodeWithPast(session: ort.InferenceSession, prompts: readonly (readonly number[])[], maxNewTokens: number): Promise<number[][]> {
   const batch = prompts.length;
   const generated: number[][] = prompts.map(() => []);
-  let feeds: Record<string, ort.Tensor> = { input_ids: int64Tensor(prompts), attention_mask: ones(batch, prompts[0]?.length ?? 0), ...emptyPast(session, batch) };
+  let feeds: Record<string, ort.Tensor> = {
+    input_ids: int64Tensor(prompts),
+    attention_mask: ones(batch, prompts[0]?.length ?? 0),
+    ...emptyPast(session, batch),
+  };
   for (let step = 0; step < maxNewTokens; step++) {
     const outputs = await session.run(feeds);
     const next = lastPositionArgmax(outputs.logits as ort.Tensor);
@@ -68,12 +72,17 @@ async function decodeWithPast(session: ort.InferenceSession, prompts: readonly (
   return generated;
 }
 
-export async function createNaiveOrtDecoder(modelPath: string, options: { readonly withPast: boolean; readonly threads?: number | undefined }): Promise<GreedyDecoder> {
+export async function createNaiveOrtDecoder(
+  modelPath: string,
+  options: { readonly withPast: boolean; readonly threads?: number | undefined },
+): Promise<GreedyDecoder> {
   const session = await ort.InferenceSession.create(modelPath, options.threads ? { intraOpNumThreads: options.threads } : {});
   const hasPast = session.inputNames.some((name) => name.startsWith(PAST_PREFIX));
   if (hasPast !== options.withPast) {
     await session.release();
-    throw new TypeError(`${modelPath}: the ${options.withPast ? 'KV' : 'no-KV'} loop needs a graph ${options.withPast ? 'with' : 'without'} ${PAST_PREFIX}* inputs`);
+    throw new TypeError(
+      `${modelPath}: the ${options.withPast ? 'KV' : 'no-KV'} loop needs a graph ${options.withPast ? 'with' : 'without'} ${PAST_PREFIX}* inputs`,
+    );
   }
   return {
     decode: (prompts, maxNewTokens) => (options.withPast ? decodeWithPast : decodeWithoutPast)(session, prompts, maxNewTokens),

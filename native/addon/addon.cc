@@ -7,8 +7,8 @@
 #include "cuda_binding.h"
 #include "errors.h"
 #include "fatal_signal_report.h"
-#include "inspect_binding.h"
 #include "generate_binding.h"
+#include "inspect_binding.h"
 #include "process_binding.h"
 #include "seq2seq_wrap.h"
 #include "session_wrap.h"
@@ -80,5 +80,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
 }  // namespace mlrb::addon
 
 // NODE_API_MODULE needs an unqualified function name.
-static Napi::Object InitMlrbNative(Napi::Env env, Napi::Object exports) { return mlrb::addon::init(env, exports); }
+static Napi::Object InitMlrbNative(Napi::Env env, Napi::Object exports) {
+  return mlrb::addon::init(env, exports);
+}
 NODE_API_MODULE(mlrb_native, InitMlrbNative)

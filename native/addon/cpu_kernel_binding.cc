@@ -28,12 +28,13 @@ template <typename Array>
 Array typed_array(Napi::Env env, const Napi::Object& request, const char* name, napi_typedarray_type type, int64_t elements) {
   const Napi::Value value = request.Get(name);
   if (!value.IsTypedArray() || value.As<Napi::TypedArray>().TypedArrayType() != type) {
-    throw Napi::TypeError::New(env, std::string("attentionKernel: ") + name + (type == napi_float32_array ? " must be a Float32Array" : " must be a Uint8Array"));
+    throw Napi::TypeError::New(
+        env, std::string("attentionKernel: ") + name + (type == napi_float32_array ? " must be a Float32Array" : " must be a Uint8Array"));
   }
   Array array = value.As<Array>();
   if (static_cast<int64_t>(array.ElementLength()) != elements) {
-    throw Napi::RangeError::New(env, std::string("attentionKernel: ") + name + " has " + std::to_string(array.ElementLength()) + " elements, expected " +
-                                         std::to_string(elements));
+    throw Napi::RangeError::New(env, std::string("attentionKernel: ") + name + " has " + std::to_string(array.ElementLength()) +
+                                         " elements, expected " + std::to_string(elements));
   }
   return array;
 }
@@ -57,7 +58,8 @@ Napi::Value attention_kernel(const Napi::CallbackInfo& info) {
   for (size_t index = 0; index < keep.ElementLength(); ++index) {
     if (keep[index] > 1) throw Napi::RangeError::New(env, "attentionKernel: keep holds only 0 and 1");
   }
-  if (!request.Get("scale").IsNumber() || !request.Get("fill").IsNumber()) throw Napi::TypeError::New(env, "attentionKernel: scale and fill must be numbers");
+  if (!request.Get("scale").IsNumber() || !request.Get("fill").IsNumber())
+    throw Napi::TypeError::New(env, "attentionKernel: scale and fill must be numbers");
   const auto scale = static_cast<float>(request.Get("scale").As<Napi::Number>().DoubleValue());
   const auto fill = static_cast<float>(request.Get("fill").As<Napi::Number>().DoubleValue());
   const Napi::Value path_name = request.Get("kernelPath");

@@ -105,8 +105,9 @@ void report(const WatchedSignal& watched, const siginfo_t* info) {
   if (sent_from_outside) {
     line.text("; the process ends now.\n");
   } else {
-    line.text(": native code (the addon, ONNX Runtime or a library they load) failed, and the process ends now. "
-              "Please report it with the command, the model and the ONNX Runtime library in use.\n");
+    line.text(
+        ": native code (the addon, ONNX Runtime or a library they load) failed, and the process ends now. "
+        "Please report it with the command, the model and the ONNX Runtime library in use.\n");
   }
   line.write_to_stderr();
 }
@@ -153,6 +154,8 @@ void install_fatal_signal_report() {
 
 NativeActivity::NativeActivity(const char* what) : previous_(g_activity.exchange(what, std::memory_order_acq_rel)) {}
 
-NativeActivity::~NativeActivity() { g_activity.store(previous_, std::memory_order_release); }
+NativeActivity::~NativeActivity() {
+  g_activity.store(previous_, std::memory_order_release);
+}
 
 }  // namespace mlrb::addon

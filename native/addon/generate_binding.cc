@@ -31,8 +31,9 @@ double number_field(const Napi::Object& object, const char* field, const char* o
 int64_t integer_field(const Napi::Object& object, const char* field, const char* owner, double minimum, double maximum) {
   const double number = number_field(object, field, owner);
   if (!std::isfinite(number) || std::trunc(number) != number || number < minimum || number > maximum) {
-    throw Napi::RangeError::New(object.Env(), std::string(owner) + "." + field + " must be an integer in [" + std::to_string(static_cast<int64_t>(minimum)) +
-                                                  ", " + std::to_string(static_cast<int64_t>(maximum)) + "], got " + std::to_string(number));
+    throw Napi::RangeError::New(object.Env(), std::string(owner) + "." + field + " must be an integer in [" +
+                                                  std::to_string(static_cast<int64_t>(minimum)) + ", " +
+                                                  std::to_string(static_cast<int64_t>(maximum)) + "], got " + std::to_string(number));
   }
   return static_cast<int64_t>(number);
 }
@@ -139,8 +140,7 @@ class StepWorker : public Napi::AsyncWorker {
 Napi::Function GenerationWrap::define_class(Napi::Env env) {
   return DefineClass(env, "NativeGeneration",
                      {InstanceMethod<&GenerationWrap::step>("step"), InstanceMethod<&GenerationWrap::stop>("stop"),
-                      InstanceMethod<&GenerationWrap::dispose>("dispose"),
-                      InstanceAccessor<&GenerationWrap::uses_kv_cache>("usesKvCache"),
+                      InstanceMethod<&GenerationWrap::dispose>("dispose"), InstanceAccessor<&GenerationWrap::uses_kv_cache>("usesKvCache"),
                       InstanceAccessor<&GenerationWrap::finished>("finished")});
 }
 

@@ -26,8 +26,7 @@ class PromiseWorker : public Napi::AsyncWorker {
  public:
   using Convert = Napi::Value (*)(Napi::Env, Result&);
   PromiseWorker(Napi::Env env, const char* name, const char* activity, std::function<Result()> work, Convert convert)
-      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)), activity_(activity), work_(std::move(work)),
-        convert_(convert) {}
+      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)), activity_(activity), work_(std::move(work)), convert_(convert) {}
 
   // Queues the worker (libuv owns it from here; it deletes itself after OnOK) and returns its Promise.
   static Napi::Promise start(Napi::Env env, const char* name, const char* activity, std::function<Result()> work, Convert convert) {
@@ -152,21 +151,21 @@ Napi::Value model_to_js(Napi::Env env, ModelInfo& model) {
   object.Set("producerVersion", model.producer_version);
   object.Set("graphName", model.graph_name);
   object.Set("opsets", list_to_js(env, model.opsets, [](Napi::Env scope, const onnx::OpsetImport& opset) {
-    Napi::Object entry = Napi::Object::New(scope);
-    entry.Set("domain", opset.domain);
-    entry.Set("version", static_cast<double>(opset.version));
-    return entry;
-  }));
+               Napi::Object entry = Napi::Object::New(scope);
+               entry.Set("domain", opset.domain);
+               entry.Set("version", static_cast<double>(opset.version));
+               return entry;
+             }));
   object.Set("inputs", list_to_js(env, model.inputs, value_to_js));
   object.Set("outputs", list_to_js(env, model.outputs, value_to_js));
   object.Set("tensors", list_to_js(env, model.tensors, tensor_to_js));
   object.Set("nodes", list_to_js(env, model.nodes, node_to_js));
   object.Set("externalFiles", list_to_js(env, model.external_files, [](Napi::Env scope, const onnx::ExternalFile& file) {
-    Napi::Object entry = Napi::Object::New(scope);
-    entry.Set("path", file.path);
-    entry.Set("size", static_cast<double>(file.size));
-    return entry;
-  }));
+               Napi::Object entry = Napi::Object::New(scope);
+               entry.Set("path", file.path);
+               entry.Set("size", static_cast<double>(file.size));
+               return entry;
+             }));
   return object;
 }
 
@@ -218,7 +217,8 @@ ZeroScanRequest scan_request_from_js(Napi::Env env, const Napi::Value& value, si
 Napi::Value read_onnx_model(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (!info[0].IsString()) throw Napi::TypeError::New(env, "readOnnxModel(modelPath) expects a string path");
-  if (!info[1].IsUndefined() && !info[1].IsString()) throw Napi::TypeError::New(env, "readOnnxModel(modelPath, readRoot) expects readRoot to be a string");
+  if (!info[1].IsUndefined() && !info[1].IsString())
+    throw Napi::TypeError::New(env, "readOnnxModel(modelPath, readRoot) expects readRoot to be a string");
   std::string path = info[0].As<Napi::String>().Utf8Value();
   std::string read_root = info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : std::string();
   return PromiseWorker<ModelInfo>::start(

@@ -217,8 +217,7 @@ Napi::Object signature_to_js(Napi::Env env, const GraphSignature& signature) {
   result.Set("logitsOutput", signature.logits_output);
   result.Set("logitsType", element_type_name(signature.logits_type));
   result.Set("logitsSliced", signature.logits_sliced);
-  result.Set("vocabSize", signature.vocab_size > 0 ? Napi::Value(Napi::Number::New(env, static_cast<double>(signature.vocab_size)))
-                                                   : env.Null());
+  result.Set("vocabSize", signature.vocab_size > 0 ? Napi::Value(Napi::Number::New(env, static_cast<double>(signature.vocab_size))) : env.Null());
   return result;
 }
 

@@ -12,7 +12,9 @@ ScoreWorker::ScoreWorker(Napi::Env env, std::function<BatchScores()> score, std:
   ++*active_runs_;
 }
 
-ScoreWorker::~ScoreWorker() { --*active_runs_; }
+ScoreWorker::~ScoreWorker() {
+  --*active_runs_;
+}
 
 void ScoreWorker::Execute() {
   const NativeActivity activity("scoring a batch");

@@ -80,7 +80,8 @@ Napi::Value Seq2SeqWrap::score(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   PackedBatch batch = packed_batch_from_js(info[0]);
   if (!session_) return rejected_promise(env, "DISPOSED", "score() was called on a disposed session");
-  return queue_scoring(env, [session = session_, batch = std::move(batch)] { return session->score(batch); }, active_runs_);
+  return queue_scoring(
+      env, [session = session_, batch = std::move(batch)] { return session->score(batch); }, active_runs_);
 }
 
 Napi::Value Seq2SeqWrap::start_generation(const Napi::CallbackInfo& info) {
@@ -106,15 +107,17 @@ Napi::Value Seq2SeqWrap::facts(const Napi::CallbackInfo& info) {
 
 Napi::Value Seq2SeqWrap::dispose(const Napi::CallbackInfo& info) {
   if (*active_runs_ > 0) {
-    throw Napi::Error(info.Env(), make_error(info.Env(), "BUSY",
-                                             "cannot dispose a session while " + std::to_string(active_runs_->load()) +
-                                                 " run(s) are in flight; await them first"));
+    throw Napi::Error(
+        info.Env(), make_error(info.Env(), "BUSY",
+                               "cannot dispose a session while " + std::to_string(active_runs_->load()) + " run(s) are in flight; await them first"));
   }
   session_.reset();
   return info.Env().Undefined();
 }
 
-Napi::Value Seq2SeqWrap::active_runs(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), active_runs_->load()); }
+Napi::Value Seq2SeqWrap::active_runs(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), active_runs_->load());
+}
 
 Napi::Value load_seq2seq_session(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

@@ -16,10 +16,10 @@ namespace {
 // Computes a prefix's KV off the JS thread and files it in the session's prefix table under a new id.
 class PrefixWorker : public Napi::AsyncWorker {
  public:
-  PrefixWorker(Napi::Env env, std::shared_ptr<const ScoringSession> session, std::vector<int32_t> tokens,
-               std::shared_ptr<PrefixTable> table, std::shared_ptr<std::atomic<int>> active_runs)
-      : Napi::AsyncWorker(env, "mlrb:prefix"), deferred_(Napi::Promise::Deferred::New(env)), session_(std::move(session)),
-        tokens_(std::move(tokens)), table_(std::move(table)), active_runs_(std::move(active_runs)) {
+  PrefixWorker(Napi::Env env, std::shared_ptr<const ScoringSession> session, std::vector<int32_t> tokens, std::shared_ptr<PrefixTable> table,
+               std::shared_ptr<std::atomic<int>> active_runs)
+      : Napi::AsyncWorker(env, "mlrb:prefix"), deferred_(Napi::Promise::Deferred::New(env)), session_(std::move(session)), tokens_(std::move(tokens)),
+        table_(std::move(table)), active_runs_(std::move(active_runs)) {
     ++*active_runs_;
   }
   ~PrefixWorker() override { --*active_runs_; }
@@ -56,17 +56,14 @@ class PrefixWorker : public Napi::AsyncWorker {
 }  // namespace
 
 Napi::Function SessionWrap::define_class(Napi::Env env) {
-  return DefineClass(env, "NativeSession",
-                     {InstanceMethod<&SessionWrap::signature>("signature"), InstanceMethod<&SessionWrap::score>("score"),
-                      InstanceMethod<&SessionWrap::compute_prefix>("computePrefix"),
-                      InstanceMethod<&SessionWrap::release_prefix>("releasePrefix"),
-                      InstanceMethod<&SessionWrap::start_generation>("startGeneration"),
-                      InstanceMethod<&SessionWrap::dispose>("dispose"),
-                      InstanceAccessor<&SessionWrap::active_runs>("activeRuns"),
-                      InstanceAccessor<&SessionWrap::rewrites>("rewrites"),
-                      InstanceAccessor<&SessionWrap::attention_fused>("attentionFused"),
-                      InstanceAccessor<&SessionWrap::provider_note>("providerNote"),
-                      InstanceAccessor<&SessionWrap::supports_prefix>("supportsPrefix")});
+  return DefineClass(
+      env, "NativeSession",
+      {InstanceMethod<&SessionWrap::signature>("signature"), InstanceMethod<&SessionWrap::score>("score"),
+       InstanceMethod<&SessionWrap::compute_prefix>("computePrefix"), InstanceMethod<&SessionWrap::release_prefix>("releasePrefix"),
+       InstanceMethod<&SessionWrap::start_generation>("startGeneration"), InstanceMethod<&SessionWrap::dispose>("dispose"),
+       InstanceAccessor<&SessionWrap::active_runs>("activeRuns"), InstanceAccessor<&SessionWrap::rewrites>("rewrites"),
+       InstanceAccessor<&SessionWrap::attention_fused>("attentionFused"), InstanceAccessor<&SessionWrap::provider_note>("providerNote"),
+       InstanceAccessor<&SessionWrap::supports_prefix>("supportsPrefix")});
 }
 
 SessionWrap::SessionWrap(const Napi::CallbackInfo& info) : Napi::ObjectWrap<SessionWrap>(info) {}

@@ -24,12 +24,12 @@ struct LayerKv {
   int64_t kv_heads = 0;
   int64_t key_dim = 0;
   int64_t value_dim = 0;
-  int64_t capacity = 0;  // positions allocated per (batch entry, head)
-  int64_t length = 0;    // positions filled
-  std::vector<float> keys;           // [batch, kv_heads, capacity, key_dim]
-  std::vector<float> values;         // [batch, kv_heads, capacity, value_dim]
-  std::vector<uint8_t> key_keep;     // [batch, capacity]: a bool mask's value at each key
-  std::vector<float> key_bias;       // [batch, capacity]: an additive mask's value at each key
+  int64_t capacity = 0;           // positions allocated per (batch entry, head)
+  int64_t length = 0;             // positions filled
+  std::vector<float> keys;        // [batch, kv_heads, capacity, key_dim]
+  std::vector<float> values;      // [batch, kv_heads, capacity, value_dim]
+  std::vector<uint8_t> key_keep;  // [batch, capacity]: a bool mask's value at each key
+  std::vector<float> key_bias;    // [batch, capacity]: an additive mask's value at each key
 
   [[nodiscard]] float* key_row(int64_t entry, int64_t head, int64_t position) {
     return keys.data() + ((entry * kv_heads + head) * capacity + position) * key_dim;

@@ -32,8 +32,8 @@ bool OperandLayouts::plain() const {
 Operands describe_operands(const std::vector<int64_t>& q_shape, const std::vector<int64_t>& k_shape, const std::vector<int64_t>& v_shape,
                            const std::vector<int64_t>& mask, const OperandLayouts& layouts) {
   const auto mismatch = [&](const std::string& what) {
-    return std::invalid_argument(what + " (Q " + shape_text(q_shape) + ", K " + shape_text(k_shape) + ", V " + shape_text(v_shape) +
-                                 ", mask " + shape_text(mask) + ")");
+    return std::invalid_argument(what + " (Q " + shape_text(q_shape) + ", K " + shape_text(k_shape) + ", V " + shape_text(v_shape) + ", mask " +
+                                 shape_text(mask) + ")");
   };
   const size_t rank = q_shape.size();
   if (rank < 2 || k_shape.size() != rank || v_shape.size() != rank) throw mismatch("Q, K and V must have the same rank, at least 2");

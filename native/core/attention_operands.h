@@ -62,8 +62,7 @@ struct AttentionTensors {
 
 // Checks Q, K, V and mask shapes against the op's contract. Throws std::invalid_argument naming the shapes.
 [[nodiscard]] Operands describe_operands(const std::vector<int64_t>& q_shape, const std::vector<int64_t>& k_shape,
-                                         const std::vector<int64_t>& v_shape, const std::vector<int64_t>& mask,
-                                         const OperandLayouts& layouts);
+                                         const std::vector<int64_t>& v_shape, const std::vector<int64_t>& mask, const OperandLayouts& layouts);
 
 // Adds a rotary embedding of Q and K (core/rotary.h) split at `half`, for queries and keys at the same
 // positions (no KV cache). Throws std::invalid_argument naming the shapes.

@@ -19,7 +19,8 @@ int64_t entry_mask_offset(const Operands& block, int64_t entry) {
   const int64_t offset = block.mask.head_offset[first];
   for (int64_t head = 1; head < block.query_heads; ++head) {
     if (block.mask.head_offset[first + static_cast<size_t>(head)] != offset) {
-      throw std::invalid_argument("decoding cache: the mask differs between the heads of a batch entry; only masks shared by the heads can be cached");
+      throw std::invalid_argument(
+          "decoding cache: the mask differs between the heads of a batch entry; only masks shared by the heads can be cached");
     }
   }
   return offset;
@@ -45,7 +46,8 @@ void check_causal(const Operands& block, int64_t entry_offset) {
 }
 
 void check_continues(const LayerKv& layer, const Operands& block, int64_t kv_heads) {
-  if (layer.batch == block.batch() && layer.kv_heads == kv_heads && layer.key_dim == block.shape.key_dim && layer.value_dim == block.shape.value_dim) return;
+  if (layer.batch == block.batch() && layer.kv_heads == kv_heads && layer.key_dim == block.shape.key_dim && layer.value_dim == block.shape.value_dim)
+    return;
   throw std::invalid_argument("decoding cache: the new rows are " + std::to_string(block.batch()) + " x " + std::to_string(kv_heads) + " heads of " +
                               std::to_string(block.shape.key_dim) + " / " + std::to_string(block.shape.value_dim) + ", the cache holds " +
                               std::to_string(layer.batch) + " x " + std::to_string(layer.kv_heads) + " of " + std::to_string(layer.key_dim) + " / " +
@@ -99,11 +101,14 @@ void compose_mask(LayerKv& layer, const Operands& block, CachedAttentionScratch&
       const auto carried = static_cast<size_t>(entry * layer.capacity);
       const int64_t row = offset + t * mask.query_stride;
       if (additive) {
-        std::copy_n(layer.key_bias.begin() + static_cast<std::ptrdiff_t>(carried), layer.length, scratch.bias.begin() + static_cast<std::ptrdiff_t>(target));
+        std::copy_n(layer.key_bias.begin() + static_cast<std::ptrdiff_t>(carried), layer.length,
+                    scratch.bias.begin() + static_cast<std::ptrdiff_t>(target));
         for (int64_t j = 0; j < rows; ++j) scratch.bias[target + static_cast<size_t>(layer.length + j)] = mask.additive[row + j * mask.key_stride];
       } else {
-        std::copy_n(layer.key_keep.begin() + static_cast<std::ptrdiff_t>(carried), layer.length, scratch.keep.begin() + static_cast<std::ptrdiff_t>(target));
-        for (int64_t j = 0; j < rows; ++j) scratch.keep[target + static_cast<size_t>(layer.length + j)] = mask.keep[row + j * mask.key_stride] ? 1 : 0;
+        std::copy_n(layer.key_keep.begin() + static_cast<std::ptrdiff_t>(carried), layer.length,
+                    scratch.keep.begin() + static_cast<std::ptrdiff_t>(target));
+        for (int64_t j = 0; j < rows; ++j)
+          scratch.keep[target + static_cast<size_t>(layer.length + j)] = mask.keep[row + j * mask.key_stride] ? 1 : 0;
       }
     }
   }
@@ -123,8 +128,8 @@ void compose_mask(LayerKv& layer, const Operands& block, CachedAttentionScratch&
 
 }  // namespace
 
-Operands attend_over_cache(LayerKv& layer, int64_t expected_positions, const Operands& block, const AttentionTensors& tensors, CachedAttentionScratch& scratch,
-                           AttentionTensors& cached_tensors) {
+Operands attend_over_cache(LayerKv& layer, int64_t expected_positions, const Operands& block, const AttentionTensors& tensors,
+                           CachedAttentionScratch& scratch, AttentionTensors& cached_tensors) {
   const int64_t kv_heads = block.query_heads / block.kv_repeat;
   const int64_t rows = block.shape.queries;
   if (block.shape.keys != rows) throw std::invalid_argument("decoding cache: the graph's new keys must be its new rows");

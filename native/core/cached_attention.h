@@ -23,13 +23,12 @@ struct CachedAttentionScratch {
   std::vector<float> bias;             // [batch, rows, keys]: the composed additive mask
 };
 
-// `expected_positions` (AttentionKvCache's) sizes the layer at its first use. `block` describes the graph's tensors for the new rows (describe_operands with its mask kind and data set,
-// add_rotary where the node has one); `tensors` are their data. Appends the new keys (rotated) and values
-// to `layer`, and returns operands over all cached keys: queries rotated, no rotary left to apply, the mask
-// composed and prepared (prepare_mask_rows), every other field as in `block`. The result's tensors point
-// into `layer` and `scratch`. Throws std::invalid_argument when the block does not continue the cache
-// (batch, heads or sizes differ) or its mask is not causal with per-key values.
-[[nodiscard]] Operands attend_over_cache(LayerKv& layer, int64_t expected_positions, const Operands& block, const AttentionTensors& tensors, CachedAttentionScratch& scratch,
-                                         AttentionTensors& cached_tensors);
+// `expected_positions` (AttentionKvCache's) sizes the layer at its first use. `block` describes the graph's tensors for the new rows
+// (describe_operands with its mask kind and data set, add_rotary where the node has one); `tensors` are their data. Appends the new keys (rotated)
+// and values to `layer`, and returns operands over all cached keys: queries rotated, no rotary left to apply, the mask composed and prepared
+// (prepare_mask_rows), every other field as in `block`. The result's tensors point into `layer` and `scratch`. Throws std::invalid_argument when the
+// block does not continue the cache (batch, heads or sizes differ) or its mask is not causal with per-key values.
+[[nodiscard]] Operands attend_over_cache(LayerKv& layer, int64_t expected_positions, const Operands& block, const AttentionTensors& tensors,
+                                         CachedAttentionScratch& scratch, AttentionTensors& cached_tensors);
 
 }  // namespace mlrb

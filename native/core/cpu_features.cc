@@ -47,7 +47,9 @@ std::string brand_string() {
   return first == std::string::npos ? "" : brand.substr(first, last - first + 1);
 }
 
-bool bit(uint32_t value, int index) { return ((value >> index) & 1U) != 0; }
+bool bit(uint32_t value, int index) {
+  return ((value >> index) & 1U) != 0;
+}
 
 #endif
 
@@ -55,9 +57,8 @@ bool bit(uint32_t value, int index) { return ((value >> index) & 1U) != 0; }
 
 std::vector<std::string> CpuFeatures::names() const {
   std::vector<std::string> result;
-  const std::pair<bool, const char*> flags[] = {{avx, "avx"},           {fma, "fma"},           {avx2, "avx2"},
-                                                {avx512f, "avx512f"},   {avx512dq, "avx512dq"}, {avx512bw, "avx512bw"},
-                                                {avx512vl, "avx512vl"}};
+  const std::pair<bool, const char*> flags[] = {{avx, "avx"},           {fma, "fma"},           {avx2, "avx2"},        {avx512f, "avx512f"},
+                                                {avx512dq, "avx512dq"}, {avx512bw, "avx512bw"}, {avx512vl, "avx512vl"}};
   for (const auto& [present, name] : flags) {
     if (present) result.emplace_back(name);
   }
@@ -120,7 +121,8 @@ KernelPathChoice choose_kernel_path() {
   if (requested != nullptr && *requested != '\0') {
     const std::optional<KernelPath> path = parse_kernel_path(requested);
     if (!path) {
-      throw std::invalid_argument(std::string(kKernelPathVariable) + "=" + requested + " is not a kernel path: use avx512, avx2 or baseline (or unset it)");
+      throw std::invalid_argument(std::string(kKernelPathVariable) + "=" + requested +
+                                  " is not a kernel path: use avx512, avx2 or baseline (or unset it)");
     }
     choice.path = *path;
     choice.forced = true;

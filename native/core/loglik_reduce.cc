@@ -77,8 +77,8 @@ PositionScore score_position(const float* logits, int64_t vocab_size, int32_t ta
   return score_with(row_stats(logits, vocab_size), logits, target);
 }
 
-std::string reduce_requests(const float* logits, int64_t logit_rows, int64_t vocab_size, const PackedBatch& batch,
-                            const LogitRows& layout, RequestScores out, size_t threads) {
+std::string reduce_requests(const float* logits, int64_t logit_rows, int64_t vocab_size, const PackedBatch& batch, const LogitRows& layout,
+                            RequestScores out, size_t threads) {
   // Each logits row that is read gets one slot, however many requests read it.
   std::vector<int32_t> slot_of_row(static_cast<size_t>(logit_rows), -1);
   std::vector<int64_t> rows_to_reduce;
@@ -91,8 +91,7 @@ std::string reduce_requests(const float* logits, int64_t logit_rows, int64_t voc
     }
   }
   std::vector<RowStats> stats(rows_to_reduce.size());
-  parallel_for(rows_to_reduce.size(), threads,
-               [&](size_t slot) { stats[slot] = row_stats(logits + rows_to_reduce[slot] * vocab_size, vocab_size); });
+  parallel_for(rows_to_reduce.size(), threads, [&](size_t slot) { stats[slot] = row_stats(logits + rows_to_reduce[slot] * vocab_size, vocab_size); });
 
   for (size_t request = 0; request < batch.request_count(); ++request) {
     const int32_t* targets = batch.targets.data() + batch.target_offsets[request];
@@ -104,8 +103,8 @@ std::string reduce_requests(const float* logits, int64_t logit_rows, int64_t voc
       const PositionScore score =
           score_with(stats[static_cast<size_t>(slot_of_row[static_cast<size_t>(row)])], logits + row * vocab_size, targets[j]);
       if (!score.finite) {
-        return "logits are NaN or Inf for request " + std::to_string(request) + " at position " +
-               std::to_string(batch.first_scored(request) + j) + " of row " + std::to_string(batch.request_rows[request]);
+        return "logits are NaN or Inf for request " + std::to_string(request) + " at position " + std::to_string(batch.first_scored(request) + j) +
+               " of row " + std::to_string(batch.request_rows[request]);
       }
       loglik += score.log_prob;
       greedy = greedy && score.is_argmax;

@@ -13,7 +13,7 @@
 namespace mlrb {
 
 struct PositionScore {
-  double log_prob = 0.0;  // log_softmax(logits)[target]
+  double log_prob = 0.0;   // log_softmax(logits)[target]
   bool is_argmax = false;  // target is the first maximum (lm-eval compares with logits.argmax)
   bool finite = true;      // false when the row holds NaN or Inf
 };
@@ -22,8 +22,8 @@ struct PositionScore {
 [[nodiscard]] PositionScore score_position(const float* logits, int64_t vocab_size, int32_t target);
 
 struct RequestScores {
-  std::span<double> logliks;     // one per request
-  std::span<uint8_t> greedy;     // one per request
+  std::span<double> logliks;  // one per request
+  std::span<uint8_t> greedy;  // one per request
 };
 
 // `logits` is [logit_rows, vocab] row-major. Request r's j-th continuation token is predicted by logits row

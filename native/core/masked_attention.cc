@@ -203,7 +203,7 @@ MLRB_VECTOR_INLINE void weigh_chunk(const float* weights, vec::Floats inverse_su
 
 // keys: those the block reads (its furthest limit); all_keys: the head's, which set SGEMM's K blocks.
 MLRB_VECTOR_INLINE void weigh_block(const float* weights, vec::Floats inverse_sum, int64_t keys, int64_t all_keys, const float* v,
-                                     int64_t value_row_stride, int64_t value_dim, float* weighted) {
+                                    int64_t value_row_stride, int64_t value_dim, float* weighted) {
   constexpr int kChunk = 8;
   const int64_t depth_block = ort_cpu::gemm_depth_block(value_dim, all_keys);
   int64_t d = 0;
@@ -253,7 +253,7 @@ MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, const Sc
       for (int64_t d = 0; d < shape.key_dim; ++d) scratch.query_columns[d * kLanes + lane] = query[d];
     }
     vec::Floats maxima = score_block(scratch.query_columns.data(), scale, operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
-                         scratch.scores.data());
+                                     scratch.scores.data());
     // Rows whose excluded tail would still weigh (a mild fill, or every key excluded) take every key.
     bool widened = false;
     for (int lane = 0; lane < rows; ++lane) {
@@ -267,7 +267,7 @@ MLRB_VECTOR_INLINE void attend_head_blocks(const AttentionShape& shape, const Sc
       lanes.keys = shape.keys;
       lanes.common = 0;
       maxima = score_block(scratch.query_columns.data(), scale, operands.key, operands.key_row_stride, shape.key_dim, lanes, mask, row_base,
-                         scratch.scores.data());
+                           scratch.scores.data());
     }
     const vec::Floats inverse_sum = exponentiate_block<Rounding>(scratch.scores.data(), maxima, lanes);
     weigh_block(scratch.scores.data(), inverse_sum, lanes.keys, shape.keys, operands.value, operands.value_row_stride, shape.value_dim,
@@ -382,7 +382,8 @@ MLRB_VECTOR_INLINE void weigh_single_row(const float* weights, float inverse_sum
   if (d == value_dim) return;
   padded_values.assign(static_cast<size_t>(limit * kNarrow), 0.0F);
   for (int64_t j = 0; j < limit; ++j) {
-    for (int64_t c = d; c < value_dim; ++c) padded_values[static_cast<size_t>(j * kNarrow + c - d)] = operands.value[j * operands.value_row_stride + c];
+    for (int64_t c = d; c < value_dim; ++c)
+      padded_values[static_cast<size_t>(j * kNarrow + c - d)] = operands.value[j * operands.value_row_stride + c];
   }
   float tail[kNarrow];
   weigh_single_row_dims<vec::Floats8>(weights, inverse_sum, limit, depth_block, padded_values.data(), kNarrow, 0, tail);
@@ -460,7 +461,9 @@ void attend_head_rows(const AttentionShape& shape, const ScoreArithmetic& arithm
 
 }  // namespace
 
-bool keeps_key(const MaskLayout& mask, int64_t at) { return keeps(mask, at); }
+bool keeps_key(const MaskLayout& mask, int64_t at) {
+  return keeps(mask, at);
+}
 
 void prepare_mask_rows(MaskLayout& mask, int64_t queries, int64_t keys) {
   std::unordered_map<int64_t, int64_t> group_of_offset;

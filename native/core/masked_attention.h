@@ -26,9 +26,9 @@ enum class MaskKind : uint8_t {
 // Where element (head, query, key) of the mask lives: offsets in elements, 0 strides for broadcast axes.
 struct MaskLayout {
   MaskKind kind = MaskKind::kKeepWhereTrue;
-  const bool* keep = nullptr;     // kKeepWhere*: the boolean mask
-  const float* additive = nullptr;  // kAdditive: the float mask
-  float fill = 0.0F;                // kKeepWhere*: the value excluded scores take
+  const bool* keep = nullptr;        // kKeepWhere*: the boolean mask
+  const float* additive = nullptr;   // kAdditive: the float mask
+  float fill = 0.0F;                 // kKeepWhere*: the value excluded scores take
   std::vector<int64_t> head_offset;  // one per head
   int64_t query_stride = 0;
   int64_t key_stride = 0;
@@ -50,10 +50,10 @@ struct AttentionShape {
 
 // Reusable per-thread buffers, so a head costs no allocation once they have grown.
 struct AttentionScratch {
-  std::vector<float> query_columns;  // [key_dim, lanes]: a block of query rows, transposed
-  std::vector<float> padded_values;  // one query: [keys, 8], the value columns past the last multiple of 8
-  std::vector<float> scores;         // [keys, lanes]
-  std::vector<float> weighted;       // [value_dim, lanes]
+  std::vector<float> query_columns;    // [key_dim, lanes]: a block of query rows, transposed
+  std::vector<float> padded_values;    // one query: [keys, 8], the value columns past the last multiple of 8
+  std::vector<float> scores;           // [keys, lanes]
+  std::vector<float> weighted;         // [value_dim, lanes]
   std::vector<float> rotated_queries;  // [queries, key_dim]: the head's queries after the rotary embedding
   std::vector<float> rotated_keys;     // [keys, key_dim]
 };

@@ -48,8 +48,8 @@ std::string validate_packed_batch(const PackedBatch& batch, int64_t vocab_size) 
     if (scored == 0) return "request " + std::to_string(request) + " has no continuation tokens";
     const int64_t row_length = batch.row_length(static_cast<size_t>(row));
     if (!batch.request_ends.empty() && (batch.request_ends[request] < 1 || batch.request_ends[request] > row_length)) {
-      return "request " + std::to_string(request) + " ends at position " + std::to_string(batch.request_ends[request]) +
-             ", outside its row of " + std::to_string(row_length);
+      return "request " + std::to_string(request) + " ends at position " + std::to_string(batch.request_ends[request]) + ", outside its row of " +
+             std::to_string(row_length);
     }
     if (scored > batch.request_end(request)) {
       return "request " + std::to_string(request) + " scores " + std::to_string(scored) + " tokens but its input has only " +

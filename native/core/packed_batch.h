@@ -24,9 +24,7 @@ struct PackedBatch {
   [[nodiscard]] size_t request_count() const { return request_rows.size(); }
   [[nodiscard]] int64_t row_length(size_t row) const { return row_offsets[row + 1] - row_offsets[row]; }
   [[nodiscard]] int64_t max_row_length() const;
-  [[nodiscard]] int64_t target_count(size_t request) const {
-    return target_offsets[request + 1] - target_offsets[request];
-  }
+  [[nodiscard]] int64_t target_count(size_t request) const { return target_offsets[request + 1] - target_offsets[request]; }
   [[nodiscard]] int64_t request_end(size_t request) const {
     return request_ends.empty() ? row_length(static_cast<size_t>(request_rows[request])) : request_ends[request];
   }

@@ -7,11 +7,11 @@
 
 namespace mlrb {
 
-RotaryLayout describe_rotary(const std::vector<int64_t>& cos_shape, const std::vector<int64_t>& sin_shape, int64_t half, int64_t batch,
-                             int64_t rows, int64_t dim) {
+RotaryLayout describe_rotary(const std::vector<int64_t>& cos_shape, const std::vector<int64_t>& sin_shape, int64_t half, int64_t batch, int64_t rows,
+                             int64_t dim) {
   const auto mismatch = [&](const std::string& what) {
-    return std::invalid_argument("rotary embedding: " + what + " (cos " + shape_text(cos_shape) + ", sin " + shape_text(sin_shape) +
-                                 ", operands [" + std::to_string(batch) + ", heads, " + std::to_string(rows) + ", " + std::to_string(dim) + "])");
+    return std::invalid_argument("rotary embedding: " + what + " (cos " + shape_text(cos_shape) + ", sin " + shape_text(sin_shape) + ", operands [" +
+                                 std::to_string(batch) + ", heads, " + std::to_string(rows) + ", " + std::to_string(dim) + "])");
   };
   if (half <= 0 || dim != 2 * half) throw mismatch("the rotated halves must split the head dimension " + std::to_string(2 * half));
   if (cos_shape != sin_shape) throw mismatch("cos and sin must have the same shape");
@@ -55,7 +55,8 @@ void rotate_row(const float* in, const float* cos, const float* sin, int64_t hal
 
 void rotate_rows(const float* x, int64_t x_row_stride, int64_t rows, const RotaryRows& table, float* out) {
   for (int64_t row = 0; row < rows; ++row) {
-    rotate_row(x + row * x_row_stride, table.cos + row * table.row_stride, table.sin + row * table.row_stride, table.half, out + row * 2 * table.half);
+    rotate_row(x + row * x_row_stride, table.cos + row * table.row_stride, table.sin + row * table.row_stride, table.half,
+               out + row * 2 * table.half);
   }
 }
 

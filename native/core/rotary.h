@@ -31,11 +31,10 @@ struct RotaryRows {
 // Checks the cos and sin shapes against attention operands of logical shape [batch, heads, rows, dim]
 // (queries and keys at the same positions): each broadcasts to [batch, 1, rows, dim] as in ONNX, right
 // aligned, every axis 1 or full. Throws std::invalid_argument naming the shapes.
-[[nodiscard]] RotaryLayout describe_rotary(const std::vector<int64_t>& cos_shape, const std::vector<int64_t>& sin_shape, int64_t half,
-                                           int64_t batch, int64_t rows, int64_t dim);
+[[nodiscard]] RotaryLayout describe_rotary(const std::vector<int64_t>& cos_shape, const std::vector<int64_t>& sin_shape, int64_t half, int64_t batch,
+                                           int64_t rows, int64_t dim);
 
 // Writes the rotated rows [rows, 2 * half] contiguously to `out`; row r of x starts at x + r * x_row_stride.
 void rotate_rows(const float* x, int64_t x_row_stride, int64_t rows, const RotaryRows& table, float* out);
-
 
 }  // namespace mlrb

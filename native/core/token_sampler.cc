@@ -16,7 +16,9 @@ uint64_t splitmix64(uint64_t& state) {
   return z ^ (z >> 31U);
 }
 
-constexpr uint64_t rotate_left(uint64_t value, unsigned bits) { return (value << bits) | (value >> (64U - bits)); }
+constexpr uint64_t rotate_left(uint64_t value, unsigned bits) {
+  return (value << bits) | (value >> (64U - bits));
+}
 
 // Scoring's rule (loglik_reduce.cc): a row is usable when it holds no NaN and its largest value is finite.
 // -Infinity entries are fine (masked tokens), +Infinity or a row of nothing but -Infinity are not: there is no
@@ -52,7 +54,9 @@ uint64_t TokenRandom::next() {
   return result;
 }
 
-double TokenRandom::next_unit() { return static_cast<double>(next() >> 11U) * 0x1.0p-53; }
+double TokenRandom::next_unit() {
+  return static_cast<double>(next() >> 11U) * 0x1.0p-53;
+}
 
 int32_t argmax_token(std::span<const float> logits) {
   if (!usable(logits)) return -1;

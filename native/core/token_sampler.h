@@ -42,7 +42,6 @@ struct SamplerScratch {
 
 // Draws a token from softmax(logits / temperature) restricted to the top_k largest logits (ties at the k-th
 // value broken towards lower ids). -1 when the row is not usable, as for argmax_token.
-[[nodiscard]] int32_t sample_token(std::span<const float> logits, const SamplingParams& params, TokenRandom& random,
-                                   SamplerScratch& scratch);
+[[nodiscard]] int32_t sample_token(std::span<const float> logits, const SamplingParams& params, TokenRandom& random, SamplerScratch& scratch);
 
 }  // namespace mlrb

@@ -34,7 +34,9 @@ using Bits = uint32_t __attribute__((vector_size(kLanes * sizeof(uint32_t))));
 using Floats8 = float __attribute__((vector_size(8 * sizeof(float))));
 using Floats4 = float __attribute__((vector_size(4 * sizeof(float))));
 
-MLRB_VECTOR_INLINE Floats splat(float value) { return Floats{} + value; }
+MLRB_VECTOR_INLINE Floats splat(float value) {
+  return Floats{} + value;
+}
 
 MLRB_VECTOR_INLINE Floats load(const float* from) {
   Floats value;
@@ -42,16 +44,20 @@ MLRB_VECTOR_INLINE Floats load(const float* from) {
   return value;
 }
 
-MLRB_VECTOR_INLINE void store(float* to, Floats value) { std::memcpy(to, &value, sizeof(value)); }
+MLRB_VECTOR_INLINE void store(float* to, Floats value) {
+  std::memcpy(to, &value, sizeof(value));
+}
 
-MLRB_VECTOR_INLINE Floats maximum(Floats a, Floats b) { return a > b ? a : b; }
+MLRB_VECTOR_INLINE Floats maximum(Floats a, Floats b) {
+  return a > b ? a : b;
+}
 
 // Halves folded onto each other (16 -> 8 -> 4 -> 2 -> 1 lanes) with register shuffles: a few
 // instructions rather than sixteen dependent adds through memory.
 template <typename Combine>
 MLRB_VECTOR_INLINE float reduce(Floats value, Combine combine) {
-  const Floats8 folded8 = combine(__builtin_shufflevector(value, value, 0, 1, 2, 3, 4, 5, 6, 7),
-                                  __builtin_shufflevector(value, value, 8, 9, 10, 11, 12, 13, 14, 15));
+  const Floats8 folded8 =
+      combine(__builtin_shufflevector(value, value, 0, 1, 2, 3, 4, 5, 6, 7), __builtin_shufflevector(value, value, 8, 9, 10, 11, 12, 13, 14, 15));
   const Floats4 folded4 = combine(__builtin_shufflevector(folded8, folded8, 0, 1, 2, 3), __builtin_shufflevector(folded8, folded8, 4, 5, 6, 7));
   return combine(combine(folded4[0], folded4[2]), combine(folded4[1], folded4[3]));
 }
@@ -71,7 +77,7 @@ MLRB_VECTOR_INLINE float max(Floats value) {
 // ~3e-8. Arguments below -87 (and NaN) give exp(-87) ≈ 1.6e-38 instead of a denormal or zero.
 MLRB_VECTOR_INLINE Floats exp_nonpositive(Floats x) {
   const Floats lowest = splat(-87.0F);
-  x = x > lowest ? x : lowest;  // NaN fails the comparison and becomes lowest: the int conversion needs a number
+  x = x > lowest ? x : lowest;                    // NaN fails the comparison and becomes lowest: the int conversion needs a number
   const Floats round_magic = splat(12582912.0F);  // 1.5 * 2^23: adding and subtracting it rounds to an integer
   const Floats t = x * 1.44269504088896341F;
   const Floats n = (t + round_magic) - round_magic;

@@ -8,25 +8,26 @@ void check(cudaError_t status, const std::string& what) {
   if (status == cudaSuccess) return;
   const std::string detail = what + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
   switch (status) {
-    case cudaErrorMemoryAllocation:
-      throw Error("OOM", "out of GPU memory at " + detail + "; lower --batch-size or --memory-budget-mb");
+    case cudaErrorMemoryAllocation: throw Error("OOM", "out of GPU memory at " + detail + "; lower --batch-size or --memory-budget-mb");
     case cudaErrorNoDevice:
     case cudaErrorInsufficientDriver:
     case cudaErrorInvalidDevice:
-    case cudaErrorDevicesUnavailable:
-      throw Error("CUDA_UNAVAILABLE", "no usable CUDA device at " + detail);
-    default:
-      throw Error("INTERNAL", "CUDA failed at " + detail);
+    case cudaErrorDevicesUnavailable: throw Error("CUDA_UNAVAILABLE", "no usable CUDA device at " + detail);
+    default: throw Error("INTERNAL", "CUDA failed at " + detail);
   }
 }
 
-Stream::Stream() { check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a CUDA stream"); }
+Stream::Stream() {
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a CUDA stream");
+}
 
 Stream::~Stream() {
   if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);  // nothing to report to from a destructor
 }
 
-void Stream::synchronize(const std::string& what) const { check(cudaStreamSynchronize(stream_), what); }
+void Stream::synchronize(const std::string& what) const {
+  check(cudaStreamSynchronize(stream_), what);
+}
 
 void* DeviceAllocation::allocate(size_t bytes) {
   void* data = nullptr;

@@ -12,9 +12,15 @@ namespace {
 
 constexpr int kThreads = 256;
 
-__device__ inline float to_float(float value) { return value; }
-__device__ inline float to_float(__half value) { return __half2float(value); }
-__device__ inline float to_float(__nv_bfloat16 value) { return __bfloat162float(value); }
+__device__ inline float to_float(float value) {
+  return value;
+}
+__device__ inline float to_float(__half value) {
+  return __half2float(value);
+}
+__device__ inline float to_float(__nv_bfloat16 value) {
+  return __bfloat162float(value);
+}
 
 // Running state of an online log-sum-exp with argmax; merging two states is associative, so threads,
 // then warps, combine them in any tree order. Ties keep the lower index: lm-eval's argmax is the first.
@@ -68,9 +74,9 @@ __global__ void reduce_rows(const T* logits, int64_t vocab, const int64_t* rows,
 
 // One thread per request: its positions read their row's statistics and their target's logit.
 template <typename T>
-__global__ void sum_requests(const T* logits, int64_t vocab, const int64_t* rows, const RowStats* stats,
-                             const int32_t* position_rows, const int32_t* targets, const int32_t* request_offsets,
-                             int32_t requests, uint8_t* is_argmax, double* logliks, uint8_t* greedy) {
+__global__ void sum_requests(const T* logits, int64_t vocab, const int64_t* rows, const RowStats* stats, const int32_t* position_rows,
+                             const int32_t* targets, const int32_t* request_offsets, int32_t requests, uint8_t* is_argmax, double* logliks,
+                             uint8_t* greedy) {
   const int32_t request = blockIdx.x * blockDim.x + threadIdx.x;
   if (request >= requests) return;
   double sum = 0.0;
@@ -98,9 +104,9 @@ void launch(const DeviceReduceArgs& args, cudaStream_t stream) {
   const auto* logits = static_cast<const T*>(args.logits);
   reduce_rows<T><<<args.row_count, kThreads, 0, stream>>>(logits, args.vocab_size, args.rows, args.row_count, args.row_stats);
   const int blocks = (args.requests + kThreads - 1) / kThreads;
-  sum_requests<T><<<blocks, kThreads, 0, stream>>>(logits, args.vocab_size, args.rows, args.row_stats, args.position_rows,
-                                                   args.position_targets, args.request_offsets, args.requests,
-                                                   args.position_is_argmax, args.request_logliks, args.request_greedy);
+  sum_requests<T><<<blocks, kThreads, 0, stream>>>(logits, args.vocab_size, args.rows, args.row_stats, args.position_rows, args.position_targets,
+                                                   args.request_offsets, args.requests, args.position_is_argmax, args.request_logliks,
+                                                   args.request_greedy);
 }
 
 }  // namespace

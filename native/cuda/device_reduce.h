@@ -17,9 +17,9 @@ enum class LogitsType { kFloat32, kFloat16, kBFloat16 };
 // What one vocabulary pass leaves for a logits row. Device scratch; its layout is shared by both kernels.
 struct RowStats {
   float max = 0.0F;
-  float sum = 0.0F;     // sum of exp(logit - max)
-  int64_t argmax = 0;   // first index of the maximum
-  int32_t finite = 0;   // 1 when every logit of the row is finite and the sum positive
+  float sum = 0.0F;    // sum of exp(logit - max)
+  int64_t argmax = 0;  // first index of the maximum
+  int32_t finite = 0;  // 1 when every logit of the row is finite and the sum positive
   int32_t unused = 0;
 };
 

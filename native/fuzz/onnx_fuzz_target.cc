@@ -17,8 +17,8 @@
 #include "../core/error.h"
 #include "../graph/external_weights.h"
 #include "../graph/graph_state.h"
-#include "../graph/rewrite_pipeline.h"
 #include "../graph/rewrite_passes.h"
+#include "../graph/rewrite_pipeline.h"
 #include "../onnx/model_reader.h"
 
 namespace {

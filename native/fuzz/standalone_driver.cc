@@ -89,8 +89,10 @@ void mutate(Input& input, const std::vector<Input>& seeds, std::mt19937_64& rand
     switch (random() % 7) {
       case 0: input[at] ^= static_cast<uint8_t>(1U << (random() % 8)); break;
       case 1: input[at] = kInteresting[random() % sizeof(kInteresting)]; break;
-      case 2: input.erase(input.begin() + static_cast<std::ptrdiff_t>(at),
-                          input.begin() + static_cast<std::ptrdiff_t>(std::min(input.size(), at + 1 + random() % 64))); break;
+      case 2:
+        input.erase(input.begin() + static_cast<std::ptrdiff_t>(at),
+                    input.begin() + static_cast<std::ptrdiff_t>(std::min(input.size(), at + 1 + random() % 64)));
+        break;
       case 3: {
         const size_t length = std::min<size_t>(input.size() - at, 1 + random() % 64);
         const Input chunk(input.begin() + static_cast<std::ptrdiff_t>(at), input.begin() + static_cast<std::ptrdiff_t>(at + length));

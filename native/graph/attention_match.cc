@@ -110,7 +110,11 @@ std::optional<RepeatedHeads> match_repeat(const GraphView& view, const std::stri
       (*merged)[1] % (*target)[2] != 0 || (allow_zero != reshape->int_attributes.end() && allow_zero->second != 0)) {
     return std::nullopt;
   }
-  return RepeatedHeads{unsqueeze->inputs[0], (*target)[2], (*merged)[1], (*merged)[3], {reshape_index, expand_index, unsqueeze_index},
+  return RepeatedHeads{unsqueeze->inputs[0],
+                       (*target)[2],
+                       (*merged)[1],
+                       (*merged)[3],
+                       {reshape_index, expand_index, unsqueeze_index},
                        {value, reshape->inputs[0], expand->inputs[0]}};
 }
 

@@ -23,7 +23,7 @@ struct AttentionBlock {
   bool bool_mask = true;
   bool keep_where_true = true;
   float fill = 0.0F;
-  float scale = 1.0F;  // applied to each dot product (the product of every scale around the MatMul)
+  float scale = 1.0F;             // applied to each dot product (the product of every scale around the MatMul)
   bool zero_nan_weights = false;  // NaN probabilities (a row with every key masked) weigh 0 (sdpa's guard)
   // 0: [B, H, T, D]; 1: [B, T, H, D] (a head Transpose was absorbed).
   int64_t query_layout = 0, key_layout = 0, value_layout = 0, output_layout = 0;
@@ -32,7 +32,7 @@ struct AttentionBlock {
   // them as constants; only the kernel sees the tensors, so it checks them (the graph would fail or
   // lay the heads out differently where they do not hold).
   int64_t repeat_heads = 0, repeat_key_dim = 0, repeat_value_dim = 0;
-  std::string cos, sin;      // a folded rotary embedding's tables, when rotary_half > 0
+  std::string cos, sin;  // a folded rotary embedding's tables, when rotary_half > 0
   int64_t rotary_half = 0;
   size_t output_node = 0;            // where the fused node goes: the last node the block replaces
   std::vector<size_t> fused_nodes;   // every replaced node

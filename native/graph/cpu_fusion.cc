@@ -17,9 +17,10 @@ namespace {
 ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
   const std::string name = "mlrb_attention_" + std::to_string(ordinal);
   const char* op_type = block.bool_mask ? kMaskedAttentionOp : kBiasedAttentionOp;
-  ProtoBuilder built = block.rotary_half > 0
-                           ? node({block.query, block.key, block.value, block.mask, block.cos, block.sin}, block.output, op_type, kAttentionOpDomain, name)
-                           : node({block.query, block.key, block.value, block.mask}, block.output, op_type, kAttentionOpDomain, name);
+  ProtoBuilder built =
+      block.rotary_half > 0
+          ? node({block.query, block.key, block.value, block.mask, block.cos, block.sin}, block.output, op_type, kAttentionOpDomain, name)
+          : node({block.query, block.key, block.value, block.mask}, block.output, op_type, kAttentionOpDomain, name);
   built.message_field(NodeProto::kAttribute, float_attribute("scale", block.scale));
   if (block.bool_mask) {
     built.message_field(NodeProto::kAttribute, float_attribute("fill", block.fill));
@@ -31,11 +32,16 @@ ProtoBuilder fused_node(const AttentionBlock& block, size_t ordinal) {
     int64_t value;
     int64_t default_value;
   };
-  const OptionalInt optional_ints[] = {{"query_layout", block.query_layout, 0}, {"key_layout", block.key_layout, 0},
-                                       {"value_layout", block.value_layout, 0}, {"output_layout", block.output_layout, 0},
-                                       {"kv_repeat", block.kv_repeat, 1}, {"rotary_half", block.rotary_half, 0},
-                                       {"repeat_heads", block.repeat_heads, 0}, {"repeat_key_dim", block.repeat_key_dim, 0},
-                                       {"repeat_value_dim", block.repeat_value_dim, 0}, {"zero_nan_weights", block.zero_nan_weights ? 1 : 0, 0}};
+  const OptionalInt optional_ints[] = {{"query_layout", block.query_layout, 0},
+                                       {"key_layout", block.key_layout, 0},
+                                       {"value_layout", block.value_layout, 0},
+                                       {"output_layout", block.output_layout, 0},
+                                       {"kv_repeat", block.kv_repeat, 1},
+                                       {"rotary_half", block.rotary_half, 0},
+                                       {"repeat_heads", block.repeat_heads, 0},
+                                       {"repeat_key_dim", block.repeat_key_dim, 0},
+                                       {"repeat_value_dim", block.repeat_value_dim, 0},
+                                       {"zero_nan_weights", block.zero_nan_weights ? 1 : 0, 0}};
   for (const OptionalInt& attribute : optional_ints) {
     if (attribute.value != attribute.default_value) built.message_field(NodeProto::kAttribute, int_attribute(attribute.name, attribute.value));
   }

@@ -22,11 +22,54 @@ bool is_attention(const NodeView& node) {
 
 // Default-domain ops that compute each position from that position alone, or work on shapes and constants.
 bool works_per_position(const NodeView& node) {
-  static const std::unordered_set<std::string_view> kOps = {
-      "Add", "And", "Cast", "Concat", "Constant", "ConstantOfShape", "Cos", "Div", "Equal", "Erf", "Expand", "Flatten", "Gather",
-      "Gemm", "Greater", "GreaterOrEqual", "Identity", "IsNaN", "LayerNormalization", "Less", "LessOrEqual", "MatMul", "Max", "Min",
-      "Mod", "Mul", "Neg", "Not", "Or", "Pow", "Range", "Reciprocal", "ReduceMean", "ReduceMin", "Relu", "Reshape", "Shape",
-      "Sigmoid", "Sin", "Slice", "Split", "Sqrt", "Squeeze", "Sub", "Tanh", "Transpose", "Unsqueeze", "Where"};
+  static const std::unordered_set<std::string_view> kOps = {"Add",
+                                                            "And",
+                                                            "Cast",
+                                                            "Concat",
+                                                            "Constant",
+                                                            "ConstantOfShape",
+                                                            "Cos",
+                                                            "Div",
+                                                            "Equal",
+                                                            "Erf",
+                                                            "Expand",
+                                                            "Flatten",
+                                                            "Gather",
+                                                            "Gemm",
+                                                            "Greater",
+                                                            "GreaterOrEqual",
+                                                            "Identity",
+                                                            "IsNaN",
+                                                            "LayerNormalization",
+                                                            "Less",
+                                                            "LessOrEqual",
+                                                            "MatMul",
+                                                            "Max",
+                                                            "Min",
+                                                            "Mod",
+                                                            "Mul",
+                                                            "Neg",
+                                                            "Not",
+                                                            "Or",
+                                                            "Pow",
+                                                            "Range",
+                                                            "Reciprocal",
+                                                            "ReduceMean",
+                                                            "ReduceMin",
+                                                            "Relu",
+                                                            "Reshape",
+                                                            "Shape",
+                                                            "Sigmoid",
+                                                            "Sin",
+                                                            "Slice",
+                                                            "Split",
+                                                            "Sqrt",
+                                                            "Squeeze",
+                                                            "Sub",
+                                                            "Tanh",
+                                                            "Transpose",
+                                                            "Unsqueeze",
+                                                            "Where"};
   return is_default_domain(node) && kOps.contains(node.op_type);
 }
 
@@ -124,7 +167,9 @@ std::string plan_cache(const GraphView& view, Plan& plan) {
   return {};
 }
 
-std::string limit_name(size_t range) { return "mlrb_position_limit_" + std::to_string(range); }
+std::string limit_name(size_t range) {
+  return "mlrb_position_limit_" + std::to_string(range);
+}
 
 Pieces rewrite(const GraphView& view, const Plan& plan) {
   const std::unordered_set<size_t> ranges(plan.offset_ranges.begin(), plan.offset_ranges.end());
@@ -133,7 +178,8 @@ Pieces rewrite(const GraphView& view, const Plan& plan) {
   bool inputs_added = false;
   for (const Field& part : view.fields) {
     if (part.number == GraphProto::kInput && !inputs_added) {
-      graph.own(GraphProto::kInput, tensor_value_info(kDecodeCacheInput, onnx::data_type::kInt64, {ProtoBuilder().varint_field(DimensionProto::kDimValue, 1)}));
+      graph.own(GraphProto::kInput,
+                tensor_value_info(kDecodeCacheInput, onnx::data_type::kInt64, {ProtoBuilder().varint_field(DimensionProto::kDimValue, 1)}));
       graph.own(GraphProto::kInput, tensor_value_info(kPositionOffsetInput, onnx::data_type::kInt64, {}));
       inputs_added = true;
     }
@@ -177,8 +223,8 @@ PassOutcome add_decode_cache(GraphState& state) {
   const size_t ranges = plan.offset_ranges.size();
   state.replace_graph(rewrite(view, plan));
   state.decode_cache = true;
-  return applied(kName, std::to_string(attention_nodes) + " fused attention node(s) keep each generation's keys and values; " + std::to_string(ranges) +
-                            " position Range(s) start at the decoded position");
+  return applied(kName, std::to_string(attention_nodes) + " fused attention node(s) keep each generation's keys and values; " +
+                            std::to_string(ranges) + " position Range(s) start at the decoded position");
 }
 
 }  // namespace

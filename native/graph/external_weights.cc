@@ -64,8 +64,7 @@ std::optional<std::string_view> entry_value(Bytes entry_proto, std::string_view 
 ProtoBuilder relocated(Bytes tensor, const std::string& folder_in_root) {
   ProtoBuilder rewritten;
   for_each_field(tensor, [&](const Field& part) {
-    const std::optional<std::string_view> location =
-        part.number == TensorProto::kExternalData ? entry_value(part.payload, "location") : std::nullopt;
+    const std::optional<std::string_view> location = part.number == TensorProto::kExternalData ? entry_value(part.payload, "location") : std::nullopt;
     if (location) {
       rewritten.message_field(TensorProto::kExternalData, entry("location", (std::filesystem::path(folder_in_root) / *location).string()));
     } else {

@@ -9,8 +9,8 @@ namespace mlrb::graph {
 namespace {
 
 // Quantized operators of ai.onnx and com.microsoft whose names follow no pattern below.
-constexpr std::array<std::string_view, 7> kQuantizedOps = {"MatMulNBits", "MatMulBnb4",  "MatMulFpQ4", "QAttention",
-                                                            "QGemm",       "QMoE",        "QEmbedLayerNormalization"};
+constexpr std::array<std::string_view, 7> kQuantizedOps = {
+    "MatMulNBits", "MatMulBnb4", "MatMulFpQ4", "QAttention", "QGemm", "QMoE", "QEmbedLayerNormalization"};
 
 bool is_quantized(std::string_view op_type) {
   // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, DynamicQuantizeMatMul, GatherBlockQuantized, ...
@@ -21,7 +21,9 @@ bool is_quantized(std::string_view op_type) {
   return std::find(kQuantizedOps.begin(), kQuantizedOps.end(), op_type) != kQuantizedOps.end();
 }
 
-bool is_control_flow(std::string_view op_type) { return op_type == "If" || op_type == "Loop" || op_type == "Scan" || op_type == "SequenceMap"; }
+bool is_control_flow(std::string_view op_type) {
+  return op_type == "If" || op_type == "Loop" || op_type == "Scan" || op_type == "SequenceMap";
+}
 
 std::string describe(const NodeView& node) {
   return node.op_type + " node" + (node.outputs.empty() ? std::string() : " writing '" + node.outputs.front() + "'");
@@ -30,7 +32,8 @@ std::string describe(const NodeView& node) {
 }  // namespace
 
 std::optional<std::string> fusion_hazard(const ModelParts& model, const GraphView& graph) {
-  const bool has_functions = std::any_of(model.fields.begin(), model.fields.end(), [](const Field& part) { return part.number == ModelProto::kFunctions; });
+  const bool has_functions =
+      std::any_of(model.fields.begin(), model.fields.end(), [](const Field& part) { return part.number == ModelProto::kFunctions; });
   if (has_functions) return "the model defines local functions, which the attention matcher does not inspect";
   for (const NodeView& node : graph.nodes) {
     if (is_quantized(node.op_type)) {
@@ -38,7 +41,8 @@ std::optional<std::string> fusion_hazard(const ModelParts& model, const GraphVie
              "); ONNX Runtime's quantization fusions and dynamic scales would see other nodes and rows once attention is fused, so the "
              "numbers could drift from the unfused graph's";
     }
-    if (is_control_flow(node.op_type)) return "the graph has control flow (" + describe(node) + "), whose subgraphs the attention matcher does not inspect";
+    if (is_control_flow(node.op_type))
+      return "the graph has control flow (" + describe(node) + "), whose subgraphs the attention matcher does not inspect";
   }
   return std::nullopt;
 }

@@ -22,8 +22,8 @@ ProtoBuilder float_attribute(std::string_view name, float value) {
   return attribute;
 }
 
-ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_view output, std::string_view op_type,
-                  std::string_view domain, std::string_view name) {
+ProtoBuilder node(std::initializer_list<std::string_view> inputs, std::string_view output, std::string_view op_type, std::string_view domain,
+                  std::string_view name) {
   ProtoBuilder built;
   for (std::string_view input : inputs) built.string_field(NodeProto::kInput, input);
   built.string_field(NodeProto::kOutput, output);
@@ -71,7 +71,8 @@ ProtoBuilder opset_import(std::string_view domain, int64_t version) {
 ProtoBuilder int64_initializer(std::string_view name, const std::vector<int64_t>& values) {
   ProtoBuilder tensor;
   tensor.varint_field(TensorProto::kDims, values.size()).varint_field(TensorProto::kDataType, onnx::data_type::kInt64);
-  for (const int64_t value : values) tensor.varint_field(TensorProto::kInt64Data, static_cast<uint64_t>(value));  // two's complement, as protobuf's int64
+  for (const int64_t value : values)
+    tensor.varint_field(TensorProto::kInt64Data, static_cast<uint64_t>(value));  // two's complement, as protobuf's int64
   tensor.string_field(TensorProto::kName, name);
   return tensor;
 }

@@ -100,7 +100,9 @@ ValueView read_value_view(Bytes value_info) {
   return value;
 }
 
-GraphView read_graph_view(Bytes graph) { return read_graph_view(std::span<const Bytes>(&graph, 1)); }
+GraphView read_graph_view(Bytes graph) {
+  return read_graph_view(std::span<const Bytes>(&graph, 1));
+}
 
 GraphView read_graph_view(std::span<const Bytes> pieces) {
   GraphView view;
@@ -124,7 +126,8 @@ GraphView read_graph_view(std::span<const Bytes> pieces) {
   for (size_t index = 0; index < view.nodes.size(); ++index) {
     for (const auto& output : view.nodes[index].outputs) view.producer[output] = index;
     for (const auto& input : view.nodes[index].inputs) view.consumers[input].push_back(index);
-    if (const std::optional<Bytes> tensor = constant_value_tensor(view.nodes[index])) view.constant_node_payload[view.nodes[index].outputs[0]] = *tensor;
+    if (const std::optional<Bytes> tensor = constant_value_tensor(view.nodes[index]))
+      view.constant_node_payload[view.nodes[index].outputs[0]] = *tensor;
   }
   return view;
 }
@@ -135,8 +138,7 @@ bool GraphView::is_graph_output(const std::string& name) const {
 
 bool GraphView::name_in_use(const std::string& name) const {
   return producer.contains(name) || consumers.contains(name) || initializer_dims.contains(name) ||
-         std::any_of(inputs.begin(), inputs.end(), [&](const ValueView& input) { return input.name == name; }) ||
-         is_graph_output(name);
+         std::any_of(inputs.begin(), inputs.end(), [&](const ValueView& input) { return input.name == name; }) || is_graph_output(name);
 }
 
 }  // namespace mlrb::graph

@@ -18,9 +18,9 @@ struct NodeView {
   std::vector<std::string> outputs;
   std::string op_type;
   std::string domain;
-  std::unordered_map<std::string, int64_t> int_attributes;  // single-int attributes (axis, to, ...)
+  std::unordered_map<std::string, int64_t> int_attributes;                    // single-int attributes (axis, to, ...)
   std::unordered_map<std::string, std::vector<int64_t>> int_list_attributes;  // ints attributes (perm, axes, ...)
-  Bytes payload;  // the NodeProto's bytes
+  Bytes payload;                                                              // the NodeProto's bytes
 
   // An ints attribute, empty when absent (Transpose's perm, ReduceMean's axes).
   [[nodiscard]] const std::vector<int64_t>& ints(const std::string& name) const;

@@ -31,7 +31,8 @@ ProtoBuilder tensor_of(const InitializerOverride& override_tensor) {
 
 Pieces with_overrides(const Pieces& graph, std::span<const InitializerOverride> overrides) {
   const auto find = [&](std::optional<std::string_view> name) {
-    return name ? std::find_if(overrides.begin(), overrides.end(), [&](const InitializerOverride& entry) { return entry.name == *name; }) : overrides.end();
+    return name ? std::find_if(overrides.begin(), overrides.end(), [&](const InitializerOverride& entry) { return entry.name == *name; })
+                : overrides.end();
   };
   std::vector<bool> used(overrides.size(), false);
   Pieces pieces;

@@ -9,12 +9,12 @@
 #include <unordered_set>
 
 #include "../core/attention_contract.h"
+#include "../onnx/schema.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
 #include "lm_head_slice.h"
 #include "node_match.h"
 #include "row_reshape.h"
-#include "../onnx/schema.h"
 
 namespace mlrb::graph {
 
@@ -120,16 +120,20 @@ std::unordered_set<size_t> reachable(const GraphView& view, const std::string& v
   return seen;
 }
 
-std::unordered_set<size_t> ancestors_of(const GraphView& view, const std::string& value) { return reachable(view, value, Direction::kBack); }
-std::unordered_set<size_t> descendants_of(const GraphView& view, const std::string& value) { return reachable(view, value, Direction::kForward); }
+std::unordered_set<size_t> ancestors_of(const GraphView& view, const std::string& value) {
+  return reachable(view, value, Direction::kBack);
+}
+std::unordered_set<size_t> descendants_of(const GraphView& view, const std::string& value) {
+  return reachable(view, value, Direction::kForward);
+}
 
 struct Plan {
   size_t attention = 0;
-  size_t head_gather = 0;                                    // the slicing's Gather, now redundant
-  std::vector<size_t> block;                                 // the row-wise nodes after the attention, in graph order
-  std::vector<std::string> joining;                          // per-position tensors entering the block from outside
-  std::unordered_set<std::string> reshaped;                  // values whose leading axes become [1, picked] or [picked]
-  std::unordered_map<size_t, TargetRewrite> new_targets;     // block Reshapes whose targets name the picked rows
+  size_t head_gather = 0;                                 // the slicing's Gather, now redundant
+  std::vector<size_t> block;                              // the row-wise nodes after the attention, in graph order
+  std::vector<std::string> joining;                       // per-position tensors entering the block from outside
+  std::unordered_set<std::string> reshaped;               // values whose leading axes become [1, picked] or [picked]
+  std::unordered_map<size_t, TargetRewrite> new_targets;  // block Reshapes whose targets name the picked rows
 };
 
 // The declared symbolic name of a graph input's dim, empty when it has none.
@@ -283,7 +287,8 @@ std::string plan_pruning(const GraphView& view, Plan& plan) {
     } else if (block.insert(producer->second).second) {
       const NodeView& node = view.nodes[producer->second];
       const size_t data_inputs = node.op_type == "Reshape" ? 1 : node.inputs.size();
-      pending.insert(pending.end(), node.inputs.begin(), node.inputs.begin() + static_cast<std::ptrdiff_t>(std::min(data_inputs, node.inputs.size())));
+      pending.insert(pending.end(), node.inputs.begin(),
+                     node.inputs.begin() + static_cast<std::ptrdiff_t>(std::min(data_inputs, node.inputs.size())));
     }
   }
   if (!reads_attention) return "the LM head's input is not computed from the last attention's output";
@@ -314,7 +319,8 @@ std::string plan_pruning(const GraphView& view, Plan& plan) {
       if (std::string problem = row_wise_problem(view, node); !problem.empty()) return problem;
       const std::optional<RowValue> combined = combined_layout(view, node, layouts);
       if (!combined) return node.op_type + " (" + node.outputs.front() + ") mixes flattened rows with per-position ones";
-      if (node.op_type == "Gemm" && combined->layout != RowLayout::kFlat) return "Gemm (" + node.outputs.front() + ") reads rows that are not flattened";
+      if (node.op_type == "Gemm" && combined->layout != RowLayout::kFlat)
+        return "Gemm (" + node.outputs.front() + ") reads rows that are not flattened";
       output = *combined;
     }
     for (const std::string& value : node.outputs) {
@@ -344,8 +350,12 @@ std::string plan_pruning(const GraphView& view, Plan& plan) {
   return {};
 }
 
-std::string picked_name(size_t joining) { return "mlrb_picked_rows_" + std::to_string(joining); }
-std::string target_name(size_t reshape) { return "mlrb_picked_target_" + std::to_string(reshape); }
+std::string picked_name(size_t joining) {
+  return "mlrb_picked_rows_" + std::to_string(joining);
+}
+std::string target_name(size_t reshape) {
+  return "mlrb_picked_target_" + std::to_string(reshape);
+}
 // Shared int64 constants of the new targets: [0] (start and axis), [2] (the position axes' end), [INT64_MAX].
 constexpr const char* kTargetZero = "mlrb_picked_target_zero";
 constexpr const char* kTargetTwo = "mlrb_picked_target_two";

@@ -79,8 +79,9 @@ std::string match_head(const GraphView& view, const std::string& logits, HeadMat
     if (is_head(view, node)) {
       match.head_node = producer->second;
       match.hidden = node.inputs[0];
-      match.description = node.op_type + "(" + node.inputs[0] + ", " + node.inputs[1] + ")" +
-                          (match.tail_values.size() > 1 ? " and the " + std::to_string(match.tail_values.size() - 1) + " element-wise op(s) after it" : "");
+      match.description =
+          node.op_type + "(" + node.inputs[0] + ", " + node.inputs[1] + ")" +
+          (match.tail_values.size() > 1 ? " and the " + std::to_string(match.tail_values.size() - 1) + " element-wise op(s) after it" : "");
       return {};
     }
     const std::optional<std::string> carried = carried_input(view, node);

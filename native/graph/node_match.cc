@@ -4,7 +4,9 @@
 
 namespace mlrb::graph {
 
-bool is_default_domain(const NodeView& node) { return node.domain.empty() || node.domain == "ai.onnx"; }
+bool is_default_domain(const NodeView& node) {
+  return node.domain.empty() || node.domain == "ai.onnx";
+}
 
 const NodeView* producer_of(const GraphView& view, const std::string& value, std::string_view op_type, size_t* index) {
   const auto found = view.producer.find(value);

@@ -19,8 +19,12 @@ struct PassOutcome {
   std::string reason;  // what was rewritten, or why nothing was
 };
 
-[[nodiscard]] inline PassOutcome applied(std::string_view name, std::string what) { return {std::string(name), true, std::move(what)}; }
-[[nodiscard]] inline PassOutcome declined(std::string_view name, std::string why) { return {std::string(name), false, std::move(why)}; }
+[[nodiscard]] inline PassOutcome applied(std::string_view name, std::string what) {
+  return {std::string(name), true, std::move(what)};
+}
+[[nodiscard]] inline PassOutcome declined(std::string_view name, std::string why) {
+  return {std::string(name), false, std::move(why)};
+}
 
 struct RewritePass {
   // The pass's one name: the key of the `rewrites` load option that turns it off, and the name it is

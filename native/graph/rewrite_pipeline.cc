@@ -19,10 +19,13 @@ PassOutcome run_one(const RewritePass& pass, GraphState& state) {
   }
 }
 
-std::string needs(std::string_view prerequisite) { return "needs " + std::string(prerequisite) + ", which did not apply"; }
+std::string needs(std::string_view prerequisite) {
+  return "needs " + std::string(prerequisite) + ", which did not apply";
+}
 
 const std::string_view* held_prerequisite(const RewritePass& pass, const HeldBack& held_back) {
-  const auto held = std::find_if(pass.prerequisites.begin(), pass.prerequisites.end(), [&](std::string_view needed) { return held_back.contains(needed); });
+  const auto held =
+      std::find_if(pass.prerequisites.begin(), pass.prerequisites.end(), [&](std::string_view needed) { return held_back.contains(needed); });
   return held == pass.prerequisites.end() ? nullptr : &*held;
 }
 

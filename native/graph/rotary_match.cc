@@ -9,7 +9,9 @@ namespace {
 
 // Exporters write the last axis of the rank-4 [batch, heads, rows, D] operands as -1 or 3 (a graph with
 // lower-rank operands could not run a Slice on axis 3 in the first place).
-bool is_last_axis(int64_t axis) { return axis == -1 || axis == 3; }
+bool is_last_axis(int64_t axis) {
+  return axis == -1 || axis == 3;
+}
 
 struct SliceRange {
   std::string data;

@@ -70,7 +70,9 @@ class Prover {
   bool allow_zero_;
 };
 
-bool is_constant(const Element& element, int64_t value) { return element.kind == Element::Kind::kConstant && element.value == value; }
+bool is_constant(const Element& element, int64_t value) {
+  return element.kind == Element::Kind::kConstant && element.value == value;
+}
 
 std::optional<int64_t> rank_of(const std::vector<Element>& elements) {
   for (const Element& element : elements) {
@@ -122,7 +124,8 @@ ReshapeProof prove_reshape(const GraphView& view, const NodeView& reshape, const
           break;
         // Flat rows back to positions: exactly one row per position when the trailing constants are the rows' width.
         case RowLayout::kFlat:
-          if (!makes_head_input && input.width && constant_product(target, 2) == input.width) return {{}, output, TargetRewrite{.copies_input_positions = false}};
+          if (!makes_head_input && input.width && constant_product(target, 2) == input.width)
+            return {{}, output, TargetRewrite{.copies_input_positions = false}};
           return {what + " restores [batch, seq, ...] from flattened rows whose width it does not provably match", {}, {}};
       }
       return {what + "'s trailing target elements infer a size or read a dim that pruning changes", {}, {}};

@@ -115,8 +115,8 @@ std::optional<ShapeExpression> evaluate(const GraphView& view, const std::string
   }
   // One element stays one element whatever axis it is (un)squeezed on, and dims fit any integer type.
   const auto to = node.int_attributes.find("to");
-  const bool integer_cast = node.op_type == "Cast" && to != node.int_attributes.end() &&
-                            (to->second == onnx::data_type::kInt64 || to->second == onnx::data_type::kInt32);
+  const bool integer_cast =
+      node.op_type == "Cast" && to != node.int_attributes.end() && (to->second == onnx::data_type::kInt64 || to->second == onnx::data_type::kInt32);
   if (integer_cast) return evaluate(view, node.inputs[0], depth + 1);
   if (node.op_type == "Unsqueeze" || node.op_type == "Squeeze") {
     std::optional<ShapeExpression> inner = evaluate(view, node.inputs[0], depth + 1);
@@ -128,6 +128,8 @@ std::optional<ShapeExpression> evaluate(const GraphView& view, const std::string
 
 }  // namespace
 
-std::optional<ShapeExpression> shape_expression(const GraphView& view, const std::string& value) { return evaluate(view, value, 0); }
+std::optional<ShapeExpression> shape_expression(const GraphView& view, const std::string& value) {
+  return evaluate(view, value, 0);
+}
 
 }  // namespace mlrb::graph

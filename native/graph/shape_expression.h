@@ -28,7 +28,9 @@ struct ShapePiece {
   int64_t end = kToEnd;
 
   [[nodiscard]] static ShapePiece value(int64_t constant) { return ShapePiece{constant, {}, 0, 0}; }
-  [[nodiscard]] static ShapePiece dims(std::string tensor, int64_t begin, int64_t end) { return ShapePiece{std::nullopt, std::move(tensor), begin, end}; }
+  [[nodiscard]] static ShapePiece dims(std::string tensor, int64_t begin, int64_t end) {
+    return ShapePiece{std::nullopt, std::move(tensor), begin, end};
+  }
   [[nodiscard]] static ShapePiece dim(std::string tensor, int64_t axis) { return dims(std::move(tensor), axis, axis == -1 ? kToEnd : axis + 1); }
 
   bool operator==(const ShapePiece&) const = default;

@@ -25,8 +25,8 @@ std::optional<size_t> nan_guard(const GraphView& view, const std::string& value,
     const size_t where_index = readers->second[1 - first];
     const NodeView& isnan = view.nodes[isnan_index];
     const NodeView& where = view.nodes[where_index];
-    if (isnan.op_type != "IsNaN" || !is_default_domain(isnan) || isnan.outputs.size() != 1 || where.op_type != "Where" ||
-        !is_default_domain(where) || where.inputs.size() != 3 || where.outputs.size() != 1) {
+    if (isnan.op_type != "IsNaN" || !is_default_domain(isnan) || isnan.outputs.size() != 1 || where.op_type != "Where" || !is_default_domain(where) ||
+        where.inputs.size() != 3 || where.outputs.size() != 1) {
       continue;
     }
     if (where.inputs[0] != isnan.outputs[0] || where.inputs[2] != value || !used_only_once(view, isnan.outputs[0]) ||

@@ -31,6 +31,7 @@ struct SoftmaxOutput {
 
 // A Cast to float read only by `value`'s reader, producing `value`: its input; else `value` itself. Some eager
 // exports cast the scores before the Softmax too.
-[[nodiscard]] std::string skip_float_cast(const GraphView& view, const std::string& value, std::vector<size_t>& nodes, std::vector<std::string>& dropped);
+[[nodiscard]] std::string skip_float_cast(const GraphView& view, const std::string& value, std::vector<size_t>& nodes,
+                                          std::vector<std::string>& dropped);
 
 }  // namespace mlrb::graph

@@ -15,11 +15,10 @@ namespace mlrb::onnx {
 
 // The codes, as onnx.proto numbers them.
 namespace data_type {
-inline constexpr int32_t kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7,
-                         kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11, kUint32 = 12, kUint64 = 13, kComplex64 = 14,
-                         kComplex128 = 15, kBfloat16 = 16, kFloat8E4M3Fn = 17, kFloat8E4M3Fnuz = 18, kFloat8E5M2 = 19,
-                         kFloat8E5M2Fnuz = 20, kUint4 = 21, kInt4 = 22, kFloat4E2M1 = 23, kFloat8E8M0 = 24, kUint2 = 25,
-                         kInt2 = 26, kFloat6E2M3 = 27, kFloat6E3M2 = 28;
+inline constexpr int32_t kUndefined = 0, kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6, kInt64 = 7, kString = 8, kBool = 9,
+                         kFloat16 = 10, kDouble = 11, kUint32 = 12, kUint64 = 13, kComplex64 = 14, kComplex128 = 15, kBfloat16 = 16,
+                         kFloat8E4M3Fn = 17, kFloat8E4M3Fnuz = 18, kFloat8E5M2 = 19, kFloat8E5M2Fnuz = 20, kUint4 = 21, kInt4 = 22, kFloat4E2M1 = 23,
+                         kFloat8E8M0 = 24, kUint2 = 25, kInt2 = 26, kFloat6E2M3 = 27, kFloat6E3M2 = 28;
 }  // namespace data_type
 
 struct DataTypeFacts {

@@ -43,7 +43,9 @@ std::string FileHandle::real_path() const {
   return target;
 }
 
-FileHandle::FileHandle(int descriptor, std::string path, const std::string& purpose) : path_(std::move(path)) { adopt(descriptor, purpose); }
+FileHandle::FileHandle(int descriptor, std::string path, const std::string& purpose) : path_(std::move(path)) {
+  adopt(descriptor, purpose);
+}
 
 void FileHandle::adopt(int descriptor, const std::string& purpose) {
   struct stat info {};
@@ -60,8 +62,7 @@ FileHandle::~FileHandle() {
   if (descriptor_ >= 0) ::close(descriptor_);
 }
 
-FileHandle::FileHandle(FileHandle&& other) noexcept
-    : path_(std::move(other.path_)), descriptor_(other.descriptor_), size_(other.size_) {
+FileHandle::FileHandle(FileHandle&& other) noexcept : path_(std::move(other.path_)), descriptor_(other.descriptor_), size_(other.size_) {
   other.descriptor_ = -1;
 }
 
@@ -71,8 +72,8 @@ void FileHandle::read_exact(uint64_t offset, void* destination, size_t count) co
     const ssize_t got = ::pread(descriptor_, cursor, count, static_cast<off_t>(offset));
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) {
-      throw Error("BAD_MODEL", path_ + ": read of " + std::to_string(count) + " bytes at offset " + std::to_string(offset) +
-                                   " failed" + (got < 0 ? std::string(": ") + std::strerror(errno) : " (unexpected end of file)"));
+      throw Error("BAD_MODEL", path_ + ": read of " + std::to_string(count) + " bytes at offset " + std::to_string(offset) + " failed" +
+                                   (got < 0 ? std::string(": ") + std::strerror(errno) : " (unexpected end of file)"));
     }
     cursor += got;
     offset += static_cast<uint64_t>(got);

@@ -68,7 +68,8 @@ class GraphWalker {
           break;
         case GraphProto::kInitializer:
         case GraphProto::kSparseInitializer: {
-          ParsedTensor tensor = field.number == GraphProto::kInitializer ? read_tensor(field.payload, file_) : read_sparse_tensor(field.payload, file_);
+          ParsedTensor tensor =
+              field.number == GraphProto::kInitializer ? read_tensor(field.payload, file_) : read_sparse_tensor(field.payload, file_);
           tensor.info.graph = label;
           contents_.tensors.push_back(std::move(tensor));
           break;

@@ -40,8 +40,8 @@ MappedRange::~MappedRange() {
 
 void MappedRange::throw_if_damaged(const std::string& what) const {
   if (!damaged()) return;
-  throw Error("BAD_MODEL", path_ + " shrank or could not be read while " + what + " was read from it (it had " +
-                               std::to_string(file_size_) + " bytes when opened)");
+  throw Error("BAD_MODEL", path_ + " shrank or could not be read while " + what + " was read from it (it had " + std::to_string(file_size_) +
+                               " bytes when opened)");
 }
 
 }  // namespace mlrb::onnx

@@ -19,7 +19,9 @@ uint64_t decode_varint(Bytes data, size_t& position) {
 
 }  // namespace
 
-uint64_t FieldReader::read_varint() { return decode_varint(data_, position_); }
+uint64_t FieldReader::read_varint() {
+  return decode_varint(data_, position_);
+}
 
 Bytes FieldReader::take(uint64_t count) {
   if (count > data_.size() - position_) throw MalformedProto("a value runs past the end of its message", data_.data() + position_);
@@ -38,8 +40,14 @@ bool FieldReader::next(Field& field) {
   field.varint = 0;
   field.payload = {};
   switch (tag & 7) {
-    case 0: field.wire = Wire::kVarint; field.varint = read_varint(); break;
-    case 1: field.wire = Wire::kFixed64; field.payload = take(8); break;
+    case 0:
+      field.wire = Wire::kVarint;
+      field.varint = read_varint();
+      break;
+    case 1:
+      field.wire = Wire::kFixed64;
+      field.payload = take(8);
+      break;
     case 2: {
       field.wire = Wire::kLengthDelimited;
       const uint8_t* length_at = data_.data() + position_;
@@ -50,16 +58,22 @@ bool FieldReader::next(Field& field) {
       field.payload = take(length);  // a span: the payload itself is not read
       break;
     }
-    case 5: field.wire = Wire::kFixed32; field.payload = take(4); break;
-    default:
-      throw MalformedProto("field " + std::to_string(field.number) + " has unsupported wire type " + std::to_string(tag & 7), tag_at);
+    case 5:
+      field.wire = Wire::kFixed32;
+      field.payload = take(4);
+      break;
+    default: throw MalformedProto("field " + std::to_string(field.number) + " has unsupported wire type " + std::to_string(tag & 7), tag_at);
   }
   field.encoded = data_.subspan(start, position_ - start);
   return true;
 }
 
-std::string_view as_text(Bytes bytes) { return {reinterpret_cast<const char*>(bytes.data()), bytes.size()}; }
-Bytes as_bytes(std::string_view text) { return {reinterpret_cast<const uint8_t*>(text.data()), text.size()}; }
+std::string_view as_text(Bytes bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+Bytes as_bytes(std::string_view text) {
+  return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
+}
 
 std::string_view text_of(const Field& field, const char* what) {
   if (field.wire != Wire::kLengthDelimited) throw MalformedProto(std::string(what) + " is not a string", field.encoded.data());
@@ -98,7 +112,9 @@ void ProtoBuilder::varint(uint64_t value) {
   buffer_.push_back(static_cast<uint8_t>(value));
 }
 
-void ProtoBuilder::tag(uint32_t number, Wire wire) { varint(static_cast<uint64_t>(number) << 3 | static_cast<uint64_t>(wire)); }
+void ProtoBuilder::tag(uint32_t number, Wire wire) {
+  varint(static_cast<uint64_t>(number) << 3 | static_cast<uint64_t>(wire));
+}
 
 ProtoBuilder& ProtoBuilder::raw(Bytes bytes) {
   buffer_.insert(buffer_.end(), bytes.begin(), bytes.end());
@@ -123,6 +139,8 @@ ProtoBuilder& ProtoBuilder::fixed32_field(uint32_t number, uint32_t value) {
   return *this;
 }
 
-ProtoBuilder& ProtoBuilder::bytes_field(uint32_t number, Bytes payload) { return length_delimited_header(number, payload.size()).raw(payload); }
+ProtoBuilder& ProtoBuilder::bytes_field(uint32_t number, Bytes payload) {
+  return length_delimited_header(number, payload.size()).raw(payload);
+}
 
 }  // namespace mlrb::onnx

@@ -30,16 +30,15 @@ struct NodeProto {
 };
 
 struct AttributeProto {
-  static constexpr uint32_t kName = 1, kFloat = 2, kInt = 3, kString = 4, kTensor = 5, kGraph = 6, kFloats = 7, kInts = 8,
-                            kStrings = 9, kGraphs = 11, kType = 20, kSparseTensor = 22;
+  static constexpr uint32_t kName = 1, kFloat = 2, kInt = 3, kString = 4, kTensor = 5, kGraph = 6, kFloats = 7, kInts = 8, kStrings = 9, kGraphs = 11,
+                            kType = 20, kSparseTensor = 22;
   // AttributeProto.AttributeType, the value of field `type`.
-  static constexpr uint64_t kTypeFloat = 1, kTypeInt = 2, kTypeString = 3, kTypeTensor = 4, kTypeGraph = 5, kTypeFloats = 6,
-                            kTypeInts = 7;
+  static constexpr uint64_t kTypeFloat = 1, kTypeInt = 2, kTypeString = 3, kTypeTensor = 4, kTypeGraph = 5, kTypeFloats = 6, kTypeInts = 7;
 };
 
 struct TensorProto {
-  static constexpr uint32_t kDims = 1, kDataType = 2, kFloatData = 4, kInt32Data = 5, kStringData = 6, kInt64Data = 7, kName = 8,
-                            kRawData = 9, kDoubleData = 10, kUint64Data = 11, kExternalData = 13, kDataLocation = 14;
+  static constexpr uint32_t kDims = 1, kDataType = 2, kFloatData = 4, kInt32Data = 5, kStringData = 6, kInt64Data = 7, kName = 8, kRawData = 9,
+                            kDoubleData = 10, kUint64Data = 11, kExternalData = 13, kDataLocation = 14;
   // TensorProto.DataLocation, the value of field `data_location`.
   static constexpr uint64_t kLocationDefault = 0, kLocationExternal = 1;
 };

@@ -73,8 +73,8 @@ class PayloadResolver {
   }
 
   [[noreturn]] void lie(const TensorInfo& info, uint64_t expected, const std::string& actual) const {
-    fail(info, "has dims " + describe_dims(info.dims) + " of " + data_type_name(info.data_type) + ", which need " +
-                   std::to_string(expected) + " bytes, but " + actual);
+    fail(info, "has dims " + describe_dims(info.dims) + " of " + data_type_name(info.data_type) + ", which need " + std::to_string(expected) +
+                   " bytes, but " + actual);
   }
 
   // The element count, checked the way a consumer would use the dims: no negative dim, and the product of
@@ -126,7 +126,8 @@ class PayloadResolver {
   // says nothing about whatever lies outside.
   uint64_t external_file_size(TensorInfo& info, const std::string& location) {
     const std::string written = "'" + location + "' (as written)";
-    if (std::filesystem::path(location).is_absolute()) fail(info, "names an absolute external data location " + written + "; ONNX requires a relative one");
+    if (std::filesystem::path(location).is_absolute())
+      fail(info, "names an absolute external data location " + written + "; ONNX requires a relative one");
     info.file = (directory_ / location).lexically_normal().string();
     if (auto known = opened_.find(info.file); known != opened_.end()) {
       info.real_file = known->second.real_path;
@@ -136,12 +137,9 @@ class PayloadResolver {
     if (const auto* refusal = std::get_if<ConfinedRefusal>(&opened)) {
       switch (refusal->kind) {
         case ConfinedRefusal::Kind::outside_folder:
-          fail(info, "keeps its data at " + written + ", which leads outside the model's " + scope_name() +
-                       "; external data must stay inside it");
-        case ConfinedRefusal::Kind::missing:
-          fail(info, "keeps its data in external file " + info.file + ", which does not exist");
-        case ConfinedRefusal::Kind::unresolvable:
-          fail(info, "keeps its data at " + written + ", which is not a file inside the model's folder");
+          fail(info, "keeps its data at " + written + ", which leads outside the model's " + scope_name() + "; external data must stay inside it");
+        case ConfinedRefusal::Kind::missing: fail(info, "keeps its data in external file " + info.file + ", which does not exist");
+        case ConfinedRefusal::Kind::unresolvable: fail(info, "keeps its data at " + written + ", which is not a file inside the model's folder");
         case ConfinedRefusal::Kind::unreadable:
           fail(info, "keeps its data in external file " + info.file + ", which cannot be opened: " + std::strerror(refusal->error_number));
       }

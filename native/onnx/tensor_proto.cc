@@ -60,8 +60,12 @@ ParsedTensor read_tensor(Bytes message, Bytes file) {
         info.offset = static_cast<uint64_t>(field.payload.data() - file.data());
         info.length = field.payload.size();
         break;
-      case TensorProto::kFloatData: case TensorProto::kInt32Data: case TensorProto::kStringData:
-      case TensorProto::kInt64Data: case TensorProto::kDoubleData: case TensorProto::kUint64Data:
+      case TensorProto::kFloatData:
+      case TensorProto::kInt32Data:
+      case TensorProto::kStringData:
+      case TensorProto::kInt64Data:
+      case TensorProto::kDoubleData:
+      case TensorProto::kUint64Data:
         tensor.typed_element_count += count_typed_elements(field);
         tensor.has_typed_data = true;
         if (field.number == TensorProto::kStringData && field.wire == Wire::kLengthDelimited) tensor.string_bytes += field.payload.size();

@@ -22,7 +22,7 @@ struct ParsedTensor {
   uint64_t typed_element_count = 0;  // elements found in float_data, int32_data … (typed payloads)
   bool has_typed_data = false;
   uint64_t string_bytes = 0;  // bytes of the entries of string_data: what a string tensor holds
-  bool densified = false;  // a SparseTensorProto's values: held dense at load, so sized by its dense dims
+  bool densified = false;     // a SparseTensorProto's values: held dense at load, so sized by its dense dims
 };
 
 // `tensor` lies inside `file`, the whole mapped model, so a raw_data payload is recorded by its offset in

@@ -32,8 +32,8 @@ struct Slot {
 };
 constexpr size_t kSlots = 256;
 Slot g_slots[kSlots];
-static_assert(std::atomic<uint64_t>::is_always_lock_free && std::atomic<uintptr_t>::is_always_lock_free &&
-                  std::atomic<size_t>::is_always_lock_free && std::atomic<bool>::is_always_lock_free,
+static_assert(std::atomic<uint64_t>::is_always_lock_free && std::atomic<uintptr_t>::is_always_lock_free && std::atomic<size_t>::is_always_lock_free &&
+                  std::atomic<bool>::is_always_lock_free,
               "the SIGBUS handler reads the table without locks");
 
 struct sigaction g_previous {};
@@ -118,6 +118,8 @@ TruncationGuard::~TruncationGuard() {
   slot.owned.store(false, std::memory_order_release);
 }
 
-bool TruncationGuard::damaged() const { return g_slots[slot_].damaged.load(std::memory_order_acquire); }
+bool TruncationGuard::damaged() const {
+  return g_slots[slot_].damaged.load(std::memory_order_acquire);
+}
 
 }  // namespace mlrb::onnx

@@ -110,8 +110,7 @@ class ScanJob {
         }
         std::optional<ZeroAccumulator>& accumulator = mine[chunk.request];
         if (!accumulator) prepare_accumulator(accumulator.emplace(), request.rows, request.cols, request.element_bytes);
-        scan_zero_block(data, chunk.first_element, chunk.element_count, request.cols, request.element_bytes,
-                        request.ignore_sign, *accumulator);
+        scan_zero_block(data, chunk.first_element, chunk.element_count, request.cols, request.element_bytes, request.ignore_sign, *accumulator);
         if (mapped) mapped->throw_if_damaged(tensor_label(request));
       }
     } catch (...) {

@@ -16,8 +16,7 @@ Word sign_mask(bool ignore_sign) {
 }
 
 template <typename Word>
-void scan_words(const Word* __restrict data, uint64_t first_element, uint64_t count, uint64_t cols, Word mask,
-                ZeroAccumulator& accumulator) {
+void scan_words(const Word* __restrict data, uint64_t first_element, uint64_t count, uint64_t cols, Word mask, ZeroAccumulator& accumulator) {
   Word* __restrict column_bits = reinterpret_cast<Word*>(accumulator.column_bits.data());
   uint64_t row = first_element / cols;
   uint64_t column = first_element % cols;
@@ -71,13 +70,19 @@ void prepare_accumulator(ZeroAccumulator& accumulator, uint64_t rows, uint64_t c
   accumulator.column_bits.assign((cols * element_bytes + 7) / 8, 0);
 }
 
-void scan_zero_block(const void* data, uint64_t first_element, uint64_t count, uint64_t cols, uint32_t element_bytes,
-                     bool ignore_sign, ZeroAccumulator& accumulator) {
+void scan_zero_block(const void* data, uint64_t first_element, uint64_t count, uint64_t cols, uint32_t element_bytes, bool ignore_sign,
+                     ZeroAccumulator& accumulator) {
   switch (element_bytes) {
     case 1: scan_words<uint8_t>(static_cast<const uint8_t*>(data), first_element, count, cols, sign_mask<uint8_t>(ignore_sign), accumulator); break;
-    case 2: scan_words<uint16_t>(static_cast<const uint16_t*>(data), first_element, count, cols, sign_mask<uint16_t>(ignore_sign), accumulator); break;
-    case 4: scan_words<uint32_t>(static_cast<const uint32_t*>(data), first_element, count, cols, sign_mask<uint32_t>(ignore_sign), accumulator); break;
-    case 8: scan_words<uint64_t>(static_cast<const uint64_t*>(data), first_element, count, cols, sign_mask<uint64_t>(ignore_sign), accumulator); break;
+    case 2:
+      scan_words<uint16_t>(static_cast<const uint16_t*>(data), first_element, count, cols, sign_mask<uint16_t>(ignore_sign), accumulator);
+      break;
+    case 4:
+      scan_words<uint32_t>(static_cast<const uint32_t*>(data), first_element, count, cols, sign_mask<uint32_t>(ignore_sign), accumulator);
+      break;
+    case 8:
+      scan_words<uint64_t>(static_cast<const uint64_t*>(data), first_element, count, cols, sign_mask<uint64_t>(ignore_sign), accumulator);
+      break;
     default: throw std::invalid_argument("zero scan: unsupported element width " + std::to_string(element_bytes));
   }
 }

@@ -21,8 +21,8 @@ void prepare_accumulator(ZeroAccumulator& accumulator, uint64_t rows, uint64_t c
 
 // Scans `count` elements starting at flat element index `first_element`. `ignore_sign` treats -0.0 as zero
 // (floating-point types); integer types compare all bits.
-void scan_zero_block(const void* data, uint64_t first_element, uint64_t count, uint64_t cols, uint32_t element_bytes,
-                     bool ignore_sign, ZeroAccumulator& accumulator);
+void scan_zero_block(const void* data, uint64_t first_element, uint64_t count, uint64_t cols, uint32_t element_bytes, bool ignore_sign,
+                     ZeroAccumulator& accumulator);
 
 // Column flags from the merged accumulator bits: 1 where every element of the column was zero.
 [[nodiscard]] std::vector<uint8_t> zero_columns(const ZeroAccumulator& accumulator, uint64_t cols, uint32_t element_bytes);

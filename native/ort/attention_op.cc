@@ -38,7 +38,9 @@ constexpr size_t kSinInput = 5;
 constexpr size_t kQueryPositionsInput = 6;
 constexpr size_t kDecodeCacheInput = 7;
 
-bool has_input(Ort::KernelContext& context, size_t index) { return context.GetInputCount() > index && context.GetInput(index) != nullptr; }
+bool has_input(Ort::KernelContext& context, size_t index) {
+  return context.GetInputCount() > index && context.GetInput(index) != nullptr;
+}
 
 // The decoding cache the run named (core/attention_kv_cache.h), or nullptr for a pass without one (id 0).
 std::shared_ptr<AttentionKvCache> decode_cache(Ort::KernelContext& context) {
@@ -106,7 +108,7 @@ class AttentionKernel {
       const Ort::ConstValue v = context.GetInput(2);
       const Ort::ConstValue mask = context.GetInput(3);
       Operands operands = describe_operands(q.GetTensorTypeAndShapeInfo().GetShape(), k.GetTensorTypeAndShapeInfo().GetShape(),
-                                   v.GetTensorTypeAndShapeInfo().GetShape(), mask.GetTensorTypeAndShapeInfo().GetShape(), layouts_);
+                                            v.GetTensorTypeAndShapeInfo().GetShape(), mask.GetTensorTypeAndShapeInfo().GetShape(), layouts_);
       check_repeat_shape(operands);
       MaskLayout& layout = operands.mask;
       if (bool_mask_) {
@@ -119,7 +121,8 @@ class AttentionKernel {
       }
       AttentionTensors tensors{q.GetTensorData<float>(), k.GetTensorData<float>(), v.GetTensorData<float>(), nullptr};
       if (rotary_half_ > 0) {
-        if (!has_input(context, kCosInput) || !has_input(context, kSinInput)) throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");
+        if (!has_input(context, kCosInput) || !has_input(context, kSinInput))
+          throw std::invalid_argument("rotary_half is set but the cos and sin inputs are missing");
         const Ort::ConstValue cos = context.GetInput(kCosInput);
         const Ort::ConstValue sin = context.GetInput(kSinInput);
         add_rotary(operands, cos.GetTensorTypeAndShapeInfo().GetShape(), sin.GetTensorTypeAndShapeInfo().GetShape(), rotary_half_);
@@ -130,7 +133,8 @@ class AttentionKernel {
       thread_local CachedAttentionScratch cache_scratch;
       const std::shared_ptr<AttentionKvCache> cache = decode_cache(context);
       if (cache != nullptr) {
-        operands = attend_over_cache(cache->layer(node_name_), cache->expected_positions(), operands, AttentionTensors(tensors), cache_scratch, tensors);
+        operands =
+            attend_over_cache(cache->layer(node_name_), cache->expected_positions(), operands, AttentionTensors(tensors), cache_scratch, tensors);
       } else {
         prepare_mask_rows(layout, operands.shape.queries, operands.shape.keys);
       }
@@ -157,9 +161,10 @@ class AttentionKernel {
   void check_repeat_shape(const Operands& operands) const {
     if (repeat_heads_ == 0) return;
     if (operands.query_heads != repeat_heads_ || operands.shape.key_dim != repeat_key_dim_ || operands.shape.value_dim != repeat_value_dim_) {
-      throw std::invalid_argument("the repeat_kv Reshapes merge keys to [" + std::to_string(repeat_heads_) + " heads, " + std::to_string(repeat_key_dim_) +
-                                  "] and values to [" + std::to_string(repeat_heads_) + ", " + std::to_string(repeat_value_dim_) + "], but the tensors have " +
-                                  std::to_string(operands.query_heads) + " query heads of " + std::to_string(operands.shape.key_dim) + " and values of " +
+      throw std::invalid_argument("the repeat_kv Reshapes merge keys to [" + std::to_string(repeat_heads_) + " heads, " +
+                                  std::to_string(repeat_key_dim_) + "] and values to [" + std::to_string(repeat_heads_) + ", " +
+                                  std::to_string(repeat_value_dim_) + "], but the tensors have " + std::to_string(operands.query_heads) +
+                                  " query heads of " + std::to_string(operands.shape.key_dim) + " and values of " +
                                   std::to_string(operands.shape.value_dim));
     }
   }
@@ -250,6 +255,8 @@ AttentionOps::AttentionOps(uint32_t api_version) : masked_(api_version), biased_
   domain_.Add(&biased_);
 }
 
-void AttentionOps::add_to(Ort::SessionOptions& options) const { options.Add(domain_); }
+void AttentionOps::add_to(Ort::SessionOptions& options) const {
+  options.Add(domain_);
+}
 
 }  // namespace mlrb

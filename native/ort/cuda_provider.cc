@@ -98,15 +98,15 @@ std::string append_cuda_provider(Ort::SessionOptions& session_options, const Ort
   const std::string runtime_name = "ONNX Runtime " + runtime.version + " (" + runtime.library_path + ")";
   // ORT looks only beside itself; asking it anyway would cost a load attempt and an error line in its log.
   if (!std::filesystem::exists(provider_library)) {
-    throw Error("CUDA_UNAVAILABLE", "the CUDA execution provider " + provider_library + " does not exist, so " + runtime_name +
-                                        " cannot run on a GPU. " + kFixHint);
+    throw Error("CUDA_UNAVAILABLE",
+                "the CUDA execution provider " + provider_library + " does not exist, so " + runtime_name + " cannot run on a GPU. " + kFixHint);
   }
   std::string note;
   if (const std::string v2_failure = append_v2(session_options, device_id); !v2_failure.empty()) {
     if (const std::string legacy_failure = append_legacy(session_options, device_id); !legacy_failure.empty()) {
       throw Error("CUDA_UNAVAILABLE", "cannot load the CUDA execution provider " + provider_library + " into " + runtime_name + ": " +
-                                          library_diagnosis(provider_library) + " (ONNX Runtime said: " + v2_failure + "; " +
-                                          legacy_failure + "). " + kFixHint);
+                                          library_diagnosis(provider_library) + " (ONNX Runtime said: " + v2_failure + "; " + legacy_failure + "). " +
+                                          kFixHint);
     }
     note = "; this ORT build takes only the legacy CUDA options, so fp32 matmuls may use TF32 unless NVIDIA_TF32_OVERRIDE=0";
   }

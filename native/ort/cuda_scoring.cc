@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "../core/error.h"
-#include "element_types.h"
 #include "../cuda/cuda_memory.h"
 #include "../cuda/device_reduce.h"
+#include "element_types.h"
 #include "logits_check.h"
 #include "ort_failure.h"
 #include "scoring_session.h"
@@ -19,12 +19,18 @@ namespace {
 
 constexpr size_t kAlignment = 256;  // cudaMalloc's own alignment, kept for every region of a buffer
 
-size_t align_up(size_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+size_t align_up(size_t bytes) {
+  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
+}
 
-bool is_past(InputRole role) { return role == InputRole::kPastKeyValue || role == InputRole::kPastStacked; }
+bool is_past(InputRole role) {
+  return role == InputRole::kPastKeyValue || role == InputRole::kPastStacked;
+}
 
 // Non-past inputs are int32 or int64 (graph_signature refuses anything else).
-size_t tensor_bytes(const Ort::TensorTypeAndShapeInfo& info) { return info.GetElementCount() * element_bytes(info.GetElementType()); }
+size_t tensor_bytes(const Ort::TensorTypeAndShapeInfo& info) {
+  return info.GetElementCount() * element_bytes(info.GetElementType());
+}
 
 cuda::LogitsType logits_type_of(ONNXTensorElementDataType type) {
   switch (type) {
@@ -80,7 +86,9 @@ struct StagingLayout {
   size_t total = 0;               // the device buffer's size
 };
 
-bool prefix_on_device(const DeviceBatch& in) { return in.prefix != nullptr && in.prefix->on_device; }
+bool prefix_on_device(const DeviceBatch& in) {
+  return in.prefix != nullptr && in.prefix->on_device;
+}
 
 StagingLayout plan_staging(const GraphSignature& signature, const DeviceBatch& in, const ReductionRows& reduction) {
   StagingLayout layout;
@@ -176,8 +184,7 @@ class StagingPool {
 
 class CudaScorer final : public DeviceScorer {
  public:
-  explicit CudaScorer(int device_id)
-      : device_id_(device_id), device_memory_("Cuda", OrtDeviceAllocator, device_id, OrtMemTypeDefault) {}
+  explicit CudaScorer(int device_id) : device_id_(device_id), device_memory_("Cuda", OrtDeviceAllocator, device_id, OrtMemTypeDefault) {}
 
   ~CudaScorer() override {
     (void)cudaSetDevice(device_id_);  // buffers are freed on their own device; nothing to report to here
@@ -249,8 +256,8 @@ class CudaScorer final : public DeviceScorer {
   // the device is repeated for every row there, in the staging buffer (broadcast_on_device).
   // Binding comes after the copies have finished: ORT copies a bound input at once to wherever the graph
   // reads it, and runs on its own stream, so a tensor bound too early could be read before it holds the batch.
-  std::vector<Ort::Value> upload_inputs(const GraphSignature& signature, const DeviceBatch& in,
-                                        const StagingLayout& layout, Staging& staging, Ort::IoBinding& binding) const {
+  std::vector<Ort::Value> upload_inputs(const GraphSignature& signature, const DeviceBatch& in, const StagingLayout& layout, Staging& staging,
+                                        Ort::IoBinding& binding) const {
     std::vector<Ort::Value> device_inputs;
     device_inputs.reserve(signature.inputs.size());
     for (size_t i = 0; i < signature.inputs.size(); ++i) {
@@ -263,11 +270,10 @@ class CudaScorer final : public DeviceScorer {
       const size_t bytes = tensor_bytes(info);
       std::memcpy(staging.host.data() + layout.input_offsets[i], host_value.GetTensorRawData(), bytes);
       const std::vector<int64_t> shape = info.GetShape();
-      device_inputs.push_back(Ort::Value::CreateTensor(device_memory_, staging.device.data() + layout.input_offsets[i], bytes,
-                                                       shape.data(), shape.size(), info.GetElementType()));
+      device_inputs.push_back(Ort::Value::CreateTensor(device_memory_, staging.device.data() + layout.input_offsets[i], bytes, shape.data(),
+                                                       shape.size(), info.GetElementType()));
     }
-    cuda::check(cudaMemcpyAsync(staging.device.data(), staging.host.data(), layout.inputs_end, cudaMemcpyHostToDevice,
-                                staging.stream.get()),
+    cuda::check(cudaMemcpyAsync(staging.device.data(), staging.host.data(), layout.inputs_end, cudaMemcpyHostToDevice, staging.stream.get()),
                 "uploading the batch's inputs");
     if (prefix_on_device(in)) {
       size_t past_index = 0;
@@ -287,12 +293,11 @@ class CudaScorer final : public DeviceScorer {
   // Repeats a batch-1 prefix tensor on the device for `rows` rows along the input's batch axis, into `target`
   // (rows times the prefix's bytes, in the staging buffer). Within each block of rows the copies double: one
   // row, then two, four …, so a batch costs log2(rows) copies per block.
-  Ort::Value broadcast_on_device(const Ort::Value& prefix, const InputPlan& plan, int64_t rows, std::byte* target,
-                                 cudaStream_t stream) const {
+  Ort::Value broadcast_on_device(const Ort::Value& prefix, const InputPlan& plan, int64_t rows, std::byte* target, cudaStream_t stream) const {
     const std::vector<int64_t> shape = broadcast_shape(prefix, plan, rows);
     const size_t prefix_bytes = prefix.GetTensorTypeAndShapeInfo().GetElementCount() * element_bytes(plan.tensor.type);
-    Ort::Value expanded = Ort::Value::CreateTensor(device_memory_, target, prefix_bytes * static_cast<size_t>(rows), shape.data(),
-                                                   shape.size(), plan.tensor.type);
+    Ort::Value expanded =
+        Ort::Value::CreateTensor(device_memory_, target, prefix_bytes * static_cast<size_t>(rows), shape.data(), shape.size(), plan.tensor.type);
     const auto axis = static_cast<size_t>(plan.batch_axis);
     size_t outer = 1;
     for (size_t d = 0; d < axis; ++d) outer *= static_cast<size_t>(shape[d]);
@@ -313,8 +318,8 @@ class CudaScorer final : public DeviceScorer {
 
   // Uploads the reduction's rows and positions, runs the fused reduction on the stream and brings back the
   // per-request results; returns once they are in the pinned buffer.
-  static void reduce(const Ort::Value& logits, cuda::LogitsType type, int64_t vocab_size, const PackedBatch& batch,
-                     const ReductionRows& reduction, const StagingLayout& layout, Staging& staging) {
+  static void reduce(const Ort::Value& logits, cuda::LogitsType type, int64_t vocab_size, const PackedBatch& batch, const ReductionRows& reduction,
+                     const StagingLayout& layout, Staging& staging) {
     std::byte* host = staging.host.data();
     std::byte* device = staging.device.data();
     std::memcpy(host + layout.rows, reduction.rows.data(), reduction.rows.size() * sizeof(int64_t));
@@ -322,9 +327,9 @@ class CudaScorer final : public DeviceScorer {
     std::memcpy(host + layout.position_targets, batch.targets.data(), batch.targets.size() * sizeof(int32_t));
     std::memcpy(host + layout.request_offsets, batch.target_offsets.data(), batch.target_offsets.size() * sizeof(int32_t));
     const cudaStream_t stream = staging.stream.get();
-    cuda::check(cudaMemcpyAsync(device + layout.inputs_end, host + layout.inputs_end, layout.indices_end - layout.inputs_end,
-                                cudaMemcpyHostToDevice, stream),
-                "uploading the scored positions");
+    cuda::check(
+        cudaMemcpyAsync(device + layout.inputs_end, host + layout.inputs_end, layout.indices_end - layout.inputs_end, cudaMemcpyHostToDevice, stream),
+        "uploading the scored positions");
     cuda::DeviceReduceArgs args;
     args.logits = logits.GetTensorRawData();
     args.type = type;
@@ -350,8 +355,7 @@ class CudaScorer final : public DeviceScorer {
 
   // The host path's message for the first request whose logits hold NaN or Inf (greedy flag 2): the
   // request's per-position flags are fetched only in that case, to name the position.
-  static std::string non_finite_problem(const std::vector<uint8_t>& greedy, const PackedBatch& batch, const StagingLayout& layout,
-                                        Staging& staging) {
+  static std::string non_finite_problem(const std::vector<uint8_t>& greedy, const PackedBatch& batch, const StagingLayout& layout, Staging& staging) {
     size_t request = 0;
     while (request < greedy.size() && greedy[request] != 2) ++request;
     if (request == greedy.size()) return {};
@@ -377,14 +381,13 @@ CudaScorerSetup make_cuda_scorer(int device_id) {
   CudaScorerSetup setup;
   const std::optional<cuda::DeviceMemory> device = cuda::query_device(device_id);
   if (!device) {
-    setup.note = "CUDA provider; logits are reduced on the host: this build's CUDA runtime cannot use device " +
-                 std::to_string(device_id) + " (driver older than the CUDA " + std::to_string(CUDART_VERSION / 1000) +
-                 " it was built with?)";
+    setup.note = "CUDA provider; logits are reduced on the host: this build's CUDA runtime cannot use device " + std::to_string(device_id) +
+                 " (driver older than the CUDA " + std::to_string(CUDART_VERSION / 1000) + " it was built with?)";
     return setup;
   }
   setup.scorer = std::make_unique<CudaScorer>(device_id);
-  setup.note = "CUDA provider on " + device->name + " (sm_" + std::to_string(device->compute_major) +
-               std::to_string(device->compute_minor) + "): logits stay on the device and are reduced there";
+  setup.note = "CUDA provider on " + device->name + " (sm_" + std::to_string(device->compute_major) + std::to_string(device->compute_minor) +
+               "): logits stay on the device and are reduced there";
   return setup;
 }
 

@@ -36,8 +36,7 @@ class DeviceScorer {
   // Runs a batch-1 prefix and returns the named present outputs in device memory, in order. `failure`
   // starts the message of an error (ORT_RUN, or OOM).
   [[nodiscard]] virtual std::vector<Ort::Value> compute_prefix(Ort::Session& session, const BoundInputs& inputs,
-                                                               const std::vector<std::string>& outputs,
-                                                               const std::string& failure) const = 0;
+                                                               const std::vector<std::string>& outputs, const std::string& failure) const = 0;
 };
 
 }  // namespace mlrb

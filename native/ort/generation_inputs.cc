@@ -10,7 +10,8 @@
 namespace mlrb {
 
 BoundInputs bind_decode_inputs(const GraphSignature& signature, const DecodeFeed& feed, std::span<Ort::Value> past) {
-  const TokenTensors tokens{feed.rows, feed.length, feed.past_length, &feed.input_ids, &feed.attention_mask, &feed.position_ids, &feed.logit_positions};
+  const TokenTensors tokens{feed.rows,          feed.length,          feed.past_length, &feed.input_ids, &feed.attention_mask,
+                            &feed.position_ids, &feed.logit_positions};
   return bind_pass_inputs(signature, tokens, [&](const InputPlan& plan, size_t index) {
     if (past.empty()) return empty_past(plan, feed.rows);
     if (index >= past.size()) throw Error("INTERNAL", "the decoding KV cache has fewer tensors than the graph's past inputs");

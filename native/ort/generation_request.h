@@ -23,7 +23,7 @@ struct GenerationRequest {
   std::vector<uint64_t> streams;              // per prompt: its random stream (the caller's prompt index)
   int32_t max_new_tokens = 1;                 // >= 1
   std::vector<int32_t> eos_token_ids;
-  std::optional<SamplingRequest> sampling;    // absent: greedy
+  std::optional<SamplingRequest> sampling;  // absent: greedy
 };
 
 // What one step(n) call produced, for the prompts that were still running when it began (ascending).
@@ -31,7 +31,7 @@ struct StepOutput {
   std::vector<int32_t> prompts;
   std::vector<int32_t> token_offsets;  // prompts.size() + 1: prompt i's new ids are tokens[offsets[i], offsets[i+1])
   std::vector<int32_t> tokens;
-  std::vector<uint8_t> finish;         // FinishReason of each prompt after the call
+  std::vector<uint8_t> finish;  // FinishReason of each prompt after the call
 };
 
 }  // namespace mlrb

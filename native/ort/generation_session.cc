@@ -67,10 +67,11 @@ void GenerationRun::validate() const {
   if (use_kv_ && !takes_padding) {
     for (size_t p = 1; p < prompts.size(); ++p) {
       if (prompts[p].size() != prompts[0].size()) {
-        throw Error("BAD_DATA", "this graph has KV-cache inputs but no position_ids (or attention_mask) input, so it numbers new tokens "
-                                "from its cache length and cannot take padded prompts; prompt 0 has " + std::to_string(prompts[0].size()) +
-                                    " tokens, prompt " + std::to_string(p) + " has " + std::to_string(prompts[p].size()) +
-                                    " (batch prompts of equal length)");
+        throw Error("BAD_DATA",
+                    "this graph has KV-cache inputs but no position_ids (or attention_mask) input, so it numbers new tokens "
+                    "from its cache length and cannot take padded prompts; prompt 0 has " +
+                        std::to_string(prompts[0].size()) + " tokens, prompt " + std::to_string(p) + " has " + std::to_string(prompts[p].size()) +
+                        " (batch prompts of equal length)");
       }
     }
   }
@@ -262,7 +263,8 @@ void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int6
 }
 
 std::string GenerationRun::describe_pass(int64_t rows, int64_t length) const {
-  return std::string(uses_kv_cache() ? "a decoding pass" : "a recompute pass") + " of " + std::to_string(rows) + " x " + std::to_string(length) + " tokens";
+  return std::string(uses_kv_cache() ? "a decoding pass" : "a recompute pass") + " of " + std::to_string(rows) + " x " + std::to_string(length) +
+         " tokens";
 }
 
 }  // namespace mlrb

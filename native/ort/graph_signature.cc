@@ -10,7 +10,9 @@ namespace mlrb {
 
 namespace {
 
-bool starts_with(const std::string& text, const std::string& prefix) { return text.rfind(prefix, 0) == 0; }
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return text.rfind(prefix, 0) == 0;
+}
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -28,17 +30,14 @@ std::optional<InputRole> role_for(const TensorDescription& input) {
   if (starts_with(name, "past_key_values.") && (ends_with(name, ".key") || ends_with(name, ".value"))) {
     return InputRole::kPastKeyValue;
   }
-  if (starts_with(name, "past_") && name.size() > 5 &&
-      std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+  if (starts_with(name, "past_") && name.size() > 5 && std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     return InputRole::kPastStacked;
   }
   return std::nullopt;
 }
 
-[[noreturn]] void fail(const std::string& why, const std::vector<TensorDescription>& inputs,
-                       const std::vector<TensorDescription>& outputs) {
-  throw Error("BAD_MODEL", why + ". The graph has inputs " + describe_tensors(inputs) + " and outputs " +
-                               describe_tensors(outputs));
+[[noreturn]] void fail(const std::string& why, const std::vector<TensorDescription>& inputs, const std::vector<TensorDescription>& outputs) {
+  throw Error("BAD_MODEL", why + ". The graph has inputs " + describe_tensors(inputs) + " and outputs " + describe_tensors(outputs));
 }
 
 // Fills a symbolic KV dimension from the config hint, or fails naming the tensor and what is missing.
@@ -46,13 +45,11 @@ int64_t resolve_dimension(int64_t from_graph, int64_t hint, const char* what, co
                           const std::vector<TensorDescription>& inputs, const std::vector<TensorDescription>& outputs) {
   if (from_graph > 0) return from_graph;
   if (hint > 0) return hint;
-  fail("the KV input " + tensor.name + " leaves " + what +
-           " symbolic and no config.json / genai_config.json gives it",
-       inputs, outputs);
+  fail("the KV input " + tensor.name + " leaves " + what + " symbolic and no config.json / genai_config.json gives it", inputs, outputs);
 }
 
-InputPlan plan_past(const TensorDescription& tensor, InputRole role, const KvHints& hints,
-                    const std::vector<TensorDescription>& inputs, const std::vector<TensorDescription>& outputs) {
+InputPlan plan_past(const TensorDescription& tensor, InputRole role, const KvHints& hints, const std::vector<TensorDescription>& inputs,
+                    const std::vector<TensorDescription>& outputs) {
   InputPlan plan{tensor, role, {}, 0};
   if (!is_scoring_float(tensor.type)) fail("the KV input " + tensor.name + " is not a float tensor", inputs, outputs);
   if (role == InputRole::kPastKeyValue) {
@@ -71,8 +68,7 @@ InputPlan plan_past(const TensorDescription& tensor, InputRole role, const KvHin
   return plan;
 }
 
-const TensorDescription& find_logits(const std::vector<TensorDescription>& inputs,
-                                     const std::vector<TensorDescription>& outputs) {
+const TensorDescription& find_logits(const std::vector<TensorDescription>& inputs, const std::vector<TensorDescription>& outputs) {
   for (const auto& output : outputs) {
     if (output.name == "logits") return output;
   }
@@ -88,8 +84,8 @@ const TensorDescription& find_logits(const std::vector<TensorDescription>& input
 
 }  // namespace
 
-GraphSignature detect_signature(std::vector<TensorDescription> inputs, std::vector<TensorDescription> outputs,
-                                const KvHints& hints, const std::string& sliced_logits) {
+GraphSignature detect_signature(std::vector<TensorDescription> inputs, std::vector<TensorDescription> outputs, const KvHints& hints,
+                                const std::string& sliced_logits) {
   GraphSignature signature;
   bool has_token_ids = false;
   for (const auto& input : inputs) {

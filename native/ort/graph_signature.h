@@ -15,8 +15,8 @@ namespace mlrb {
 struct TensorDescription {
   std::string name;
   ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
-  std::vector<int64_t> shape;            // -1 where the dimension is symbolic or unknown
-  std::vector<std::string> symbolic;     // the symbolic names, "" where a dimension is concrete
+  std::vector<int64_t> shape;         // -1 where the dimension is symbolic or unknown
+  std::vector<std::string> symbolic;  // the symbolic names, "" where a dimension is concrete
 };
 
 enum class InputRole {
@@ -24,8 +24,8 @@ enum class InputRole {
   kAttentionMask,
   kPositionIds,
   kTokenTypeIds,
-  kPastKeyValue,  // optimum: past_key_values.{i}.key / .value, [batch, kv_heads, past_len, head_dim]
-  kPastStacked,   // ORT GPT-2 export: past_{i}, [2, batch, heads, past_len, head_size]
+  kPastKeyValue,    // optimum: past_key_values.{i}.key / .value, [batch, kv_heads, past_len, head_dim]
+  kPastStacked,     // ORT GPT-2 export: past_{i}, [2, batch, heads, past_len, head_size]
   kLogitPositions,  // added by LM-head slicing: flat row * seq + position indices, [positions]
 };
 
@@ -56,8 +56,7 @@ struct GraphSignature {
 
 // Throws mlrb::Error("BAD_MODEL") with a description of the graph when it does not fit. `sliced_logits`
 // names the output an LM-head rewrite turned into [positions, vocab]; empty for an untouched graph.
-[[nodiscard]] GraphSignature detect_signature(std::vector<TensorDescription> inputs,
-                                              std::vector<TensorDescription> outputs, const KvHints& hints,
+[[nodiscard]] GraphSignature detect_signature(std::vector<TensorDescription> inputs, std::vector<TensorDescription> outputs, const KvHints& hints,
                                               const std::string& sliced_logits = {});
 
 [[nodiscard]] std::string describe_tensors(const std::vector<TensorDescription>& tensors);

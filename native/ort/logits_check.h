@@ -13,7 +13,7 @@ namespace mlrb {
 
 // Returns the vocabulary size (the logits' last dimension). Throws BAD_MODEL on an unexpected shape and
 // BAD_DATA on a continuation token outside the vocabulary.
-[[nodiscard]] int64_t checked_vocab_size(const Ort::TensorTypeAndShapeInfo& info, const GraphSignature& signature,
-                                         const PackedBatch& batch, const PaddedInputs& padded, const LogitRows& layout);
+[[nodiscard]] int64_t checked_vocab_size(const Ort::TensorTypeAndShapeInfo& info, const GraphSignature& signature, const PackedBatch& batch,
+                                         const PaddedInputs& padded, const LogitRows& layout);
 
 }  // namespace mlrb

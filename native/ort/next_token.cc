@@ -40,7 +40,7 @@ void take_next_token(std::span<const float> row, const GenerationRequest& reques
   const int32_t token = request.sampling ? sample_token(row, request.sampling->params, *state.random, scratch) : argmax_token(row);
   if (token < 0) {
     throw Error("NUMERIC", "the logits for prompt " + std::to_string(prompt) + " at new token " + std::to_string(state.generated.size()) +
-                                " hold NaN or +Infinity, or no finite value");
+                               " hold NaN or +Infinity, or no finite value");
   }
   state.generated.push_back(token);
   if (std::find(request.eos_token_ids.begin(), request.eos_token_ids.end(), token) != request.eos_token_ids.end()) {

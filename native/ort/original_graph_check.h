@@ -15,8 +15,8 @@ namespace mlrb {
 
 // Creates, then drops, a session over the unmodified model (its bytes; external data is found through the
 // options' model folder) with the caller's options (threads and provider included, so type and kernel
-// checks are those of the real load) but with graph optimizations and weight prepacking off: ORT still parses the model, resolves every node's schema, types and shapes, checks every
-// initializer's size against its dims and creates every kernel, and skips the work the real load redoes.
+// checks are those of the real load) but with graph optimizations and weight prepacking off: ORT still parses the model, resolves every node's
+// schema, types and shapes, checks every initializer's size against its dims and creates every kernel, and skips the work the real load redoes.
 // Throws the Ort::Exception ORT raised.
 void check_original_with_ort(OrtRuntime& runtime, std::span<const uint8_t> model, const Ort::SessionOptions& session_options);
 

@@ -11,8 +11,8 @@ namespace {
 // The phrases ORT's allocators and its CUDA / cuBLAS / cuDNN error macros put in their messages:
 // "Failed to allocate memory for requested buffer of size …" (BFC arena), "CUDA failure 2: out of memory",
 // "CUBLAS_STATUS_ALLOC_FAILED", "CUDNN_STATUS_ALLOC_FAILED", "cudaErrorMemoryAllocation", std::bad_alloc.
-constexpr std::array<std::string_view, 5> kOutOfMemoryPhrases = {
-    "out of memory", "failed to allocate memory", "status_alloc_failed", "cudaerrormemoryallocation", "bad_alloc"};
+constexpr std::array<std::string_view, 5> kOutOfMemoryPhrases = {"out of memory", "failed to allocate memory", "status_alloc_failed",
+                                                                 "cudaerrormemoryallocation", "bad_alloc"};
 
 std::string lower(std::string_view text) {
   std::string lowered(text);

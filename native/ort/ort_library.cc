@@ -63,8 +63,7 @@ OrtRuntime& OrtRuntime::load(const std::string& library_path) {
   runtime->library_.reset(dlopen(library_path.c_str(), RTLD_NOW | RTLD_LOCAL));
   if (!runtime->library_) {
     const char* reason = dlerror();
-    throw std::runtime_error("cannot load the ONNX Runtime library " + library_path + ": " +
-                             (reason != nullptr ? reason : "unknown dlopen error"));
+    throw std::runtime_error("cannot load the ONNX Runtime library " + library_path + ": " + (reason != nullptr ? reason : "unknown dlopen error"));
   }
   using GetApiBase = const OrtApiBase* (*)();
   auto get_api_base = reinterpret_cast<GetApiBase>(dlsym(runtime->library_.get(), "OrtGetApiBase"));
@@ -80,8 +79,8 @@ OrtRuntime& OrtRuntime::load(const std::string& library_path) {
   runtime->info_.library_path = library_path;
   runtime->info_.version = api_base->GetVersionString();
   if (api == nullptr) {
-    throw std::runtime_error("ONNX Runtime " + runtime->info_.version + " at " + library_path +
-                             " is too old: C API version " + std::to_string(kMinimumApiVersion) + " or newer is needed");
+    throw std::runtime_error("ONNX Runtime " + runtime->info_.version + " at " + library_path + " is too old: C API version " +
+                             std::to_string(kMinimumApiVersion) + " or newer is needed");
   }
   Ort::InitApi(api);
   runtime->env_ = std::make_unique<Ort::Env>(log_level(), "mlrb-eval");

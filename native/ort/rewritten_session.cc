@@ -5,17 +5,17 @@
 #include <optional>
 #include <vector>
 
+#include "../core/error.h"
 #include "../graph/external_weights.h"
 #include "../graph/graph_state.h"
 #include "../graph/initializer_overrides.h"
-#include "../graph/rewrite_pipeline.h"
 #include "../graph/rewrite_passes.h"
+#include "../graph/rewrite_pipeline.h"
 #include "../onnx/confined_open.h"
 #include "../onnx/file_handle.h"
 #include "../onnx/graph_budget.h"
 #include "../onnx/mapped_range.h"
 #include "../onnx/model_reader.h"
-#include "../core/error.h"
 #include "original_graph_check.h"
 
 namespace mlrb {

@@ -34,14 +34,14 @@ struct OpenedSession {
   std::unique_ptr<Ort::Session> session;
   std::string sliced_logits;  // the [positions, vocab] output when the head was sliced, else empty
   bool attention_fused = false;
-  bool decode_cache = false;  // graph/decode_cache.h applied
+  bool decode_cache = false;                 // graph/decode_cache.h applied
   std::vector<graph::PassOutcome> rewrites;  // one per pass, in the order they run
 };
 
 // Throws mlrb::Error(BAD_MODEL) naming the file and tensor when external data read through `read_root` leads
-// outside it or an override names no initializer of the graph, or ORT's Ort::Exception when ORT refuses the unmodified model (before any rewrite is tried) or,
-// after every rewrite was dropped, its plain load.
-[[nodiscard]] OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& model_path,
-                                                   Ort::SessionOptions& session_options, const RewriteRequest& request);
+// outside it or an override names no initializer of the graph, or ORT's Ort::Exception when ORT refuses the unmodified model (before any rewrite is
+// tried) or, after every rewrite was dropped, its plain load.
+[[nodiscard]] OpenedSession open_rewritten_session(OrtRuntime& runtime, const std::string& model_path, Ort::SessionOptions& session_options,
+                                                   const RewriteRequest& request);
 
 }  // namespace mlrb

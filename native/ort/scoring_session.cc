@@ -57,7 +57,8 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   try {
     // The fused attention ops are CPU kernels: on CUDA they would move every layer's tensors to the host,
     // so passes emitting them are off there.
-    opened = open_rewritten_session(runtime, model_path, session_options, RewriteRequest{options_.rewrites, !on_cuda, options_.read_root, options_.initializer_overrides});
+    opened = open_rewritten_session(runtime, model_path, session_options,
+                                    RewriteRequest{options_.rewrites, !on_cuda, options_.read_root, options_.initializer_overrides});
   } catch (const Ort::Exception& error) {
     throw ort_failure(error, code_for_load_failure(error.GetOrtErrorCode()), "cannot load " + model_path);
   }
@@ -81,11 +82,9 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
   }
 }
 
-std::vector<Ort::Value> ScoringSession::run(const BoundInputs& inputs, const std::vector<const char*>& outputs,
-                                            const std::string& what) const {
+std::vector<Ort::Value> ScoringSession::run(const BoundInputs& inputs, const std::vector<const char*>& outputs, const std::string& what) const {
   try {
-    return session_->Run(Ort::RunOptions{nullptr}, inputs.names.data(), inputs.values.data(), inputs.values.size(), outputs.data(),
-                         outputs.size());
+    return session_->Run(Ort::RunOptions{nullptr}, inputs.names.data(), inputs.values.data(), inputs.values.size(), outputs.data(), outputs.size());
   } catch (const Ort::Exception& error) {
     throw ort_failure(error, "ORT_RUN", "forward pass failed on " + what + " for " + model_path_);
   }
@@ -111,8 +110,8 @@ BatchScores ScoringSession::score(const PackedBatch& batch, const KvPrefix* pref
   scores.logit_rows = layout.logit_rows;
   std::vector<float> widened;
   const float* logits_data = float_logits(logits, widened).data();
-  const std::string problem = reduce_requests(logits_data, layout.logit_rows, vocab_size, batch, layout,
-                                              RequestScores{scores.logliks, scores.greedy}, reduction_threads_);
+  const std::string problem =
+      reduce_requests(logits_data, layout.logit_rows, vocab_size, batch, layout, RequestScores{scores.logliks, scores.greedy}, reduction_threads_);
   if (!problem.empty()) throw Error("NUMERIC", problem + " (model " + model_path_ + ")");
   return scores;
 }

@@ -24,7 +24,7 @@ namespace mlrb {
 
 struct ScoringSessionOptions {
   std::string provider = "cpu";  // "cpu" or "cuda" (ORT's CUDA execution provider, device 0)
-  int intra_op_threads = 0;  // 0: ORT's default (one per physical core)
+  int intra_op_threads = 0;      // 0: ORT's default (one per physical core)
   KvHints kv_hints;
   int32_t pad_token_id = 0;
   // The load-time graph rewrites turned off or on, by pass name (graph/rewrite_passes.h); unnamed ones run.
@@ -72,11 +72,9 @@ class ScoringSession {
   // One forward pass over already bound inputs, returning the named outputs in host memory (ORT copies them
   // off the device on CUDA). Callers that need more than log-likelihoods (the generation engine) use it.
   // Throws ORT_RUN naming `what` and the model.
-  [[nodiscard]] std::vector<Ort::Value> run(const BoundInputs& inputs, const std::vector<const char*>& outputs,
-                                            const std::string& what) const;
+  [[nodiscard]] std::vector<Ort::Value> run(const BoundInputs& inputs, const std::vector<const char*>& outputs, const std::string& what) const;
 
  private:
-
   std::string model_path_;
   ScoringSessionOptions options_;
   std::unique_ptr<Ort::Session> session_;
@@ -86,7 +84,7 @@ class ScoringSession {
   bool decode_cache_ = false;
   std::string provider_note_;
   std::unique_ptr<DeviceScorer> device_scorer_;  // set on CUDA in CUDA builds: logits stay on the device
-  std::vector<std::string> present_outputs_;  // present output for each past input, in signature order
+  std::vector<std::string> present_outputs_;     // present output for each past input, in signature order
   size_t reduction_threads_ = 1;
 };
 

@@ -33,7 +33,9 @@ Ort::Value broadcast_prefix(const Ort::Value& prefix, const InputPlan& plan, int
 
 }  // namespace
 
-bool is_past_input(const InputPlan& plan) { return plan.role == InputRole::kPastKeyValue || plan.role == InputRole::kPastStacked; }
+bool is_past_input(const InputPlan& plan) {
+  return plan.role == InputRole::kPastKeyValue || plan.role == InputRole::kPastStacked;
+}
 
 Ort::Value empty_past(const InputPlan& plan, int64_t rows) {
   Ort::AllocatorWithDefaultOptions allocator;
@@ -71,7 +73,8 @@ void bind_token_input(const InputPlan& plan, const TokenTensors& tokens, BoundIn
   if (source == nullptr) throw Error("INTERNAL", "no values were given for the input " + plan.tensor.name);
   if (plan.tensor.type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || plan.role == InputRole::kLogitPositions) {
     // ORT only reads inputs; the const_cast is the C API's signature, not a write.
-    bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, const_cast<int64_t*>(source->data()), source->size(), shape.data(), shape.size()));
+    bound.values.push_back(
+        Ort::Value::CreateTensor<int64_t>(memory, const_cast<int64_t*>(source->data()), source->size(), shape.data(), shape.size()));
   } else {
     auto& narrowed = bound.int32_buffers.emplace_back(source->begin(), source->end());
     bound.values.push_back(Ort::Value::CreateTensor<int32_t>(memory, narrowed.data(), narrowed.size(), shape.data(), shape.size()));
@@ -108,8 +111,8 @@ BoundInputs bind_pass_inputs(const GraphSignature& signature, const TokenTensors
 
 BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& padded, const std::vector<int64_t>& gather_positions,
                         const KvPrefix* prefix) {
-  const TokenTensors tokens{padded.rows, padded.max_length, padded.past_length, &padded.input_ids, &padded.attention_mask, &padded.position_ids,
-                            &gather_positions};
+  const TokenTensors tokens{padded.rows,          padded.max_length, padded.past_length, &padded.input_ids, &padded.attention_mask,
+                            &padded.position_ids, &gather_positions};
   return bind_pass_inputs(signature, tokens, [&](const InputPlan& plan, size_t index) {
     if (prefix == nullptr) return empty_past(plan, padded.rows);
     return prefix->on_device ? Ort::Value(nullptr) : broadcast_prefix(prefix->values.at(index), plan, padded.rows);

@@ -55,8 +55,8 @@ struct TokenTensors {
 // `prefix` may be null (an empty past). The returned tensors point into `padded` and `gather_positions`,
 // which must outlive the Run. A prefix on the device is not broadcast here: its past inputs are left as
 // empty values for the device path to fill (see broadcast_shape).
-[[nodiscard]] BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& padded,
-                                      const std::vector<int64_t>& gather_positions, const KvPrefix* prefix);
+[[nodiscard]] BoundInputs bind_inputs(const GraphSignature& signature, const PaddedInputs& padded, const std::vector<int64_t>& gather_positions,
+                                      const KvPrefix* prefix);
 
 // The shape of a batch-1 prefix tensor repeated for `rows` rows along the input's batch axis. Throws
 // INTERNAL when the prefix does not have the input's type and a batch of 1.

@@ -39,7 +39,7 @@ class Seq2SeqGenerationRun : public PromptBatchRun {
 
   std::shared_ptr<const Seq2SeqSession> session_;
   std::optional<EncoderStates> encoder_;  // of the live rows, once encoded
-  std::vector<Ort::Value> kv_;  // KV-cache mode: per layer, the four tensors in KvSlot order, for the live rows
+  std::vector<Ort::Value> kv_;            // KV-cache mode: per layer, the four tensors in KvSlot order, for the live rows
   SamplerScratch scratch_;
   std::vector<float> widened_;
 };

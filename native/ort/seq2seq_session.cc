@@ -11,9 +11,9 @@
 #include "element_types.h"
 #include "float_logits.h"
 #include "generation_inputs.h"
+#include "host_tensors.h"
 #include "ort_failure.h"
 #include "rewritten_session.h"
-#include "host_tensors.h"
 #include "session_description.h"
 
 namespace mlrb {
@@ -22,7 +22,9 @@ namespace {
 
 constexpr int kCudaDevice = 0;
 
-std::string file_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+std::string file_name(const std::string& path) {
+  return std::filesystem::path(path).filename().string();
+}
 
 // Every load-time rewrite off: they match causal LM graphs (an attention block fed by a causal mask, an LM head
 // read at scored positions), and the encoder-decoder graphs run as exported.
@@ -125,8 +127,9 @@ Seq2SeqSession::Seq2SeqSession(OrtRuntime& runtime, const Seq2SeqFiles& files, S
   }
   merged_ = decoder_signature_.has_use_cache_branch;
   if (decoder_signature_.has_past_inputs && !merged_) {
-    throw Error("BAD_MODEL", files.decoder + " has past_key_values inputs but no use_cache_branch: it is a decoder-with-past graph, which "
-                                             "needs decoder_model.onnx beside it for the first step");
+    throw Error("BAD_MODEL", files.decoder +
+                                 " has past_key_values inputs but no use_cache_branch: it is a decoder-with-past graph, which "
+                                 "needs decoder_model.onnx beside it for the first step");
   }
   description_ = file_name(files.encoder) + " + " + decoder_name;
   if (!files.decoder_with_past.empty()) {
@@ -134,7 +137,8 @@ Seq2SeqSession::Seq2SeqSession(OrtRuntime& runtime, const Seq2SeqFiles& files, S
     decoder_with_past_ = open(files.decoder_with_past);
     step_signature_ = detect_decoder_signature(describe_inputs(*decoder_with_past_), describe_outputs(*decoder_with_past_), files.decoder_with_past);
     if (!step_signature_.has_past_inputs || step_signature_.has_use_cache_branch) {
-      throw Error("BAD_MODEL", files.decoder_with_past + " should take past_key_values.{i}.decoder/encoder.key/value inputs (and no use_cache_branch)");
+      throw Error("BAD_MODEL",
+                  files.decoder_with_past + " should take past_key_values.{i}.decoder/encoder.key/value inputs (and no use_cache_branch)");
     }
     if (!decoder_signature_.has_presents(true)) {
       throw Error("BAD_MODEL", files.decoder + " has no present.{i}.decoder/encoder.key/value outputs, so " + file_name(files.decoder_with_past) +
@@ -185,7 +189,8 @@ EncoderStates Seq2SeqSession::encode(std::span<const std::vector<int32_t>> rows)
     std::vector<Ort::Value> outputs = encoder_->Run(Ort::RunOptions{nullptr}, names.data(), values.data(), values.size(), &output, 1);
     states.hidden = std::move(outputs.front());
   } catch (const Ort::Exception& error) {
-    throw ort_failure(error, "ORT_RUN", "the encoder failed on " + std::to_string(states.rows) + " x " + std::to_string(states.length) + " tokens for " + model_name_);
+    throw ort_failure(error, "ORT_RUN",
+                      "the encoder failed on " + std::to_string(states.rows) + " x " + std::to_string(states.length) + " tokens for " + model_name_);
   }
   const std::vector<int64_t> hidden_shape = states.hidden.GetTensorTypeAndShapeInfo().GetShape();
   if (hidden_shape.size() != 3 || hidden_shape[0] != states.rows || hidden_shape[1] != states.length) {
@@ -198,7 +203,8 @@ EncoderStates Seq2SeqSession::encode(std::span<const std::vector<int32_t>> rows)
 std::vector<Ort::Value> Seq2SeqSession::run_decoder(Ort::Session& session, const DecoderSignature& signature, const DecoderPass& pass,
                                                     bool use_cache_branch, const std::vector<const char*>& outputs, const std::string& what) const {
   const EncoderStates& encoder = *pass.encoder;
-  if (encoder.rows != pass.rows) throw Error("INTERNAL", "a decoder pass has " + std::to_string(pass.rows) + " rows but its encoder states " + std::to_string(encoder.rows));
+  if (encoder.rows != pass.rows)
+    throw Error("INTERNAL", "a decoder pass has " + std::to_string(pass.rows) + " rows but its encoder states " + std::to_string(encoder.rows));
   std::vector<const char*> names;
   std::vector<Ort::Value> values;
   for (const DecoderInput& input : signature.inputs) {
@@ -221,7 +227,8 @@ std::vector<Ort::Value> Seq2SeqSession::run_decoder(Ort::Session& session, const
   try {
     return session.Run(Ort::RunOptions{nullptr}, names.data(), values.data(), values.size(), outputs.data(), outputs.size());
   } catch (const Ort::Exception& error) {
-    throw ort_failure(error, "ORT_RUN", what + " failed on " + std::to_string(pass.rows) + " x " + std::to_string(pass.length) + " tokens for " + model_name_);
+    throw ort_failure(error, "ORT_RUN",
+                      what + " failed on " + std::to_string(pass.rows) + " x " + std::to_string(pass.length) + " tokens for " + model_name_);
   }
 }
 
@@ -248,7 +255,8 @@ std::vector<Ort::Value> Seq2SeqSession::run_step_decoder(const DecoderPass& pass
 
 BatchScores Seq2SeqSession::score(const PackedBatch& batch) const {
   const int64_t vocab = vocab_size();
-  if (std::string problem = check_encoder_rows(batch, vocab); !problem.empty()) throw Error("BAD_DATA", "invalid batch for " + model_name_ + ": " + problem);
+  if (std::string problem = check_encoder_rows(batch, vocab); !problem.empty())
+    throw Error("BAD_DATA", "invalid batch for " + model_name_ + ": " + problem);
   const PackedBatch decoder = decoder_rows(batch, options_.decoder_start_token_id);
   if (std::string problem = validate_packed_batch(decoder, vocab); !problem.empty()) {
     throw Error("BAD_DATA", "invalid batch for " + model_name_ + ": " + problem);
@@ -279,7 +287,8 @@ BatchScores Seq2SeqSession::score(const PackedBatch& batch) const {
   }
   if (vocab <= 0) {
     // The graph left the vocabulary symbolic, so targets are checked against the logits it returned.
-    if (std::string problem = validate_packed_batch(decoder, shape[2]); !problem.empty()) throw Error("BAD_DATA", "invalid batch for " + model_name_ + ": " + problem);
+    if (std::string problem = validate_packed_batch(decoder, shape[2]); !problem.empty())
+      throw Error("BAD_DATA", "invalid batch for " + model_name_ + ": " + problem);
   }
   LogitRows layout;
   layout.logit_rows = pass.rows * pass.length;
@@ -291,8 +300,8 @@ BatchScores Seq2SeqSession::score(const PackedBatch& batch) const {
   scores.logit_rows = layout.logit_rows;
   std::vector<float> widened;
   const std::span<const float> logits = float_logits(outputs.front(), widened);
-  const std::string problem = reduce_requests(logits.data(), layout.logit_rows, shape[2], decoder, layout, RequestScores{scores.logliks, scores.greedy},
-                                              reduction_threads_);
+  const std::string problem =
+      reduce_requests(logits.data(), layout.logit_rows, shape[2], decoder, layout, RequestScores{scores.logliks, scores.greedy}, reduction_threads_);
   if (!problem.empty()) throw Error("NUMERIC", problem + " (model " + model_name_ + ")");
   return scores;
 }

@@ -57,7 +57,7 @@ struct EncoderStates {
 struct DecoderPass {
   int64_t rows = 0;
   int64_t length = 0;
-  std::vector<int64_t> input_ids;  // [rows, length]
+  std::vector<int64_t> input_ids;          // [rows, length]
   const EncoderStates* encoder = nullptr;  // rows must match
   // Per layer, the four KV tensors in KvSlot order; empty: the first pass (no past).
   std::span<Ort::Value> past;

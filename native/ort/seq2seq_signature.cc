@@ -49,7 +49,8 @@ std::optional<KvName> parse_kv_name(const std::string& name, const std::string& 
 
 void require_ids(const TensorDescription& tensor, const std::string& file, const std::vector<TensorDescription>& inputs,
                  const std::vector<TensorDescription>& outputs) {
-  if (!is_integer_type(tensor.type)) fail(file, "the input " + tensor.name + " is " + element_type_name(tensor.type) + ", expected int64 or int32", inputs, outputs);
+  if (!is_integer_type(tensor.type))
+    fail(file, "the input " + tensor.name + " is " + element_type_name(tensor.type) + ", expected int64 or int32", inputs, outputs);
   if (tensor.shape.size() != 2) fail(file, "the input " + tensor.name + " should be [batch, sequence]", inputs, outputs);
 }
 
@@ -142,7 +143,8 @@ DecoderSignature detect_decoder_signature(std::vector<TensorDescription> inputs,
 
   const auto logits = std::find_if(outputs.begin(), outputs.end(), [](const auto& output) { return output.name == "logits"; });
   if (logits == outputs.end()) fail(file, "the decoder has no logits output", inputs, outputs);
-  if (logits->shape.size() != 3 || !is_scoring_float(logits->type)) fail(file, "the logits output should be a float [batch, sequence, vocab] tensor", inputs, outputs);
+  if (logits->shape.size() != 3 || !is_scoring_float(logits->type))
+    fail(file, "the logits output should be a float [batch, sequence, vocab] tensor", inputs, outputs);
   signature.logits_output = logits->name;
   signature.logits_type = logits->type;
   signature.vocab_size = logits->shape[2];

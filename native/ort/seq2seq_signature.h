@@ -36,7 +36,7 @@ constexpr size_t kKvSlots = 4;
 struct DecoderInput {
   TensorDescription tensor;
   DecoderRole role = DecoderRole::kInputIds;
-  int layer = -1;         // kPast: the layer
+  int layer = -1;          // kPast: the layer
   KvSlot slot = kSelfKey;  // kPast: which of the layer's four tensors
 };
 
@@ -60,8 +60,8 @@ struct DecoderSignature {
 };
 
 // Throw mlrb::Error("BAD_MODEL") naming `file` and listing the graph's inputs and outputs when it does not fit.
-[[nodiscard]] EncoderSignature detect_encoder_signature(const std::vector<TensorDescription>& inputs,
-                                                        const std::vector<TensorDescription>& outputs, const std::string& file);
+[[nodiscard]] EncoderSignature detect_encoder_signature(const std::vector<TensorDescription>& inputs, const std::vector<TensorDescription>& outputs,
+                                                        const std::string& file);
 [[nodiscard]] DecoderSignature detect_decoder_signature(std::vector<TensorDescription> inputs, std::vector<TensorDescription> outputs,
                                                         const std::string& file);
 

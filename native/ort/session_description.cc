@@ -43,10 +43,8 @@ std::string code_for_load_failure(OrtErrorCode code) {
     case ORT_NO_MODEL:
     case ORT_MODEL_LOADED:
     case ORT_NOT_IMPLEMENTED:
-    case ORT_INVALID_ARGUMENT:
-      return "BAD_MODEL";
-    default:
-      return "ORT_RUN";
+    case ORT_INVALID_ARGUMENT: return "BAD_MODEL";
+    default: return "ORT_RUN";
   }
 }
 

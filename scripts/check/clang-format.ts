@@ -11,7 +11,9 @@ const root = path.resolve(import.meta.dirname, '../..');
 const NATIVE_SOURCES = ['*.cc', '*.cpp', '*.c', '*.h', '*.hpp', '*.cu', '*.cuh'].map((pattern) => `native/${pattern}`);
 
 const check = process.argv.includes('--check');
-const files = execFileSync('git', ['ls-files', '--', ...NATIVE_SOURCES], { cwd: root, encoding: 'utf8' }).split('\n').filter(Boolean);
+const files = execFileSync('git', ['ls-files', '--', ...NATIVE_SOURCES], { cwd: root, encoding: 'utf8' })
+  .split('\n')
+  .filter(Boolean);
 const result = spawnSync('clang-format', [...(check ? ['--dry-run', '-Werror'] : ['-i']), '--style=file', ...files], { cwd: root, stdio: 'inherit' });
 if (result.error !== undefined) {
   console.error(`clang-format could not run (${result.error.message}); install it (Debian: apt-get install clang-format)`);

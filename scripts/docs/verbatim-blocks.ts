@@ -36,7 +36,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
   for (const page of process.argv.slice(2)) {
     const text = readFileSync(page, 'utf8');
-    writeFileSync(page, refreshVerbatimBlocks(text, (file) => readFileSync(path.join(root, file), 'utf8')));
+    writeFileSync(
+      page,
+      refreshVerbatimBlocks(text, (file) => readFileSync(path.join(root, file), 'utf8')),
+    );
     console.log(`${verbatimBlocks(text).length} verbatim blocks refreshed in ${page}`);
   }
 }

@@ -48,7 +48,18 @@ function seeds(): SuiteSeed[] {
       { suite: 'boolq', file: 'BoolQ/val.jsonl', text: firstLines(path.join(shared, 'data/superglue/BoolQ/val.jsonl'), 4) },
     ];
   }
-  const blimpRow = { sentence_good: 'The cat sat.', sentence_bad: 'The cat sat the.', field: 'syntax', linguistics_term: 'island_effects', UID: 'adjunct_island', simple_LM_method: true, one_prefix_method: false, two_prefix_method: false, lexically_identical: false, pair_id: 0 };
+  const blimpRow = {
+    sentence_good: 'The cat sat.',
+    sentence_bad: 'The cat sat the.',
+    field: 'syntax',
+    linguistics_term: 'island_effects',
+    UID: 'adjunct_island',
+    simple_LM_method: true,
+    one_prefix_method: false,
+    two_prefix_method: false,
+    lexically_identical: false,
+    pair_id: 0,
+  };
   return [
     { suite: 'mmlu', file: 'test/anatomy_test.csv', text: 'Which bone is longest?,femur,ulna,rib,skull,A\n"A quoted, question?",a,b,c,d,B\n' },
     { suite: 'mmlu', file: 'dev/anatomy_dev.csv', text: 'Pick one,w,x,y,z,C\nAnother,1,2,3,4,D\n' },
@@ -57,7 +68,27 @@ function seeds(): SuiteSeed[] {
   ];
 }
 
-const SPECIALS = ['"', ',', '\n', '\r\n', '{', '}', '[', ']', ':', '\\', '\u0000', '\ufeff', 'null', '1e309', '-1', '99999999999999999999', '\u{1F600}', '""', '\t'];
+const SPECIALS = [
+  '"',
+  ',',
+  '\n',
+  '\r\n',
+  '{',
+  '}',
+  '[',
+  ']',
+  ':',
+  '\\',
+  '\u0000',
+  '\ufeff',
+  'null',
+  '1e309',
+  '-1',
+  '99999999999999999999',
+  '\u{1F600}',
+  '""',
+  '\t',
+];
 
 /** Byte-level edits for binary inputs (SQLite pages, token entries): flips, cuts, repeats and foreign bytes. */
 function mutateBytes(bytes: Uint8Array): Uint8Array {
@@ -66,11 +97,21 @@ function mutateBytes(bytes: Uint8Array): Uint8Array {
   for (let edit = 0; edit < edits; edit++) {
     const at = out.length === 0 ? 0 : random(out.length);
     switch (random(5)) {
-      case 0: if (out.length > 0) out[at] = (out[at] ?? 0) ^ (1 << random(8)); break;
-      case 1: out = Buffer.concat([out.subarray(0, at), out.subarray(at + 1 + random(64))]); break;
-      case 2: out = out.subarray(0, at); break;
-      case 3: out = Buffer.concat([out.subarray(0, at), out.subarray(at, at + random(256)), out.subarray(at)]); break;
-      default: out = Buffer.concat([out.subarray(0, at), Buffer.from(Array.from({ length: 1 + random(16) }, () => random(256))), out.subarray(at)]); break;
+      case 0:
+        if (out.length > 0) out[at] = (out[at] ?? 0) ^ (1 << random(8));
+        break;
+      case 1:
+        out = Buffer.concat([out.subarray(0, at), out.subarray(at + 1 + random(64))]);
+        break;
+      case 2:
+        out = out.subarray(0, at);
+        break;
+      case 3:
+        out = Buffer.concat([out.subarray(0, at), out.subarray(at, at + random(256)), out.subarray(at)]);
+        break;
+      default:
+        out = Buffer.concat([out.subarray(0, at), Buffer.from(Array.from({ length: 1 + random(16) }, () => random(256))), out.subarray(at)]);
+        break;
     }
   }
   return out;
@@ -82,12 +123,26 @@ function mutate(text: string): string {
   for (let edit = 0; edit < edits; edit++) {
     const at = out.length === 0 ? 0 : random(out.length);
     switch (random(6)) {
-      case 0: out = out.slice(0, at) + SPECIALS[random(SPECIALS.length)]! + out.slice(at); break;
-      case 1: out = out.slice(0, at) + out.slice(at + 1 + random(16)); break;
-      case 2: out = out.slice(0, at); break;
-      case 3: { const line = out.split('\n')[random(Math.max(1, out.split('\n').length))] ?? ''; out = out.slice(0, at) + `${line}\n` + out.slice(at); break; }
-      case 4: out = out.slice(0, at) + String.fromCharCode(random(0x3000)) + out.slice(at + 1); break;
-      default: out = out.slice(0, at) + 'x'.repeat(random(4096)) + out.slice(at); break;
+      case 0:
+        out = out.slice(0, at) + SPECIALS[random(SPECIALS.length)]! + out.slice(at);
+        break;
+      case 1:
+        out = out.slice(0, at) + out.slice(at + 1 + random(16));
+        break;
+      case 2:
+        out = out.slice(0, at);
+        break;
+      case 3: {
+        const line = out.split('\n')[random(Math.max(1, out.split('\n').length))] ?? '';
+        out = out.slice(0, at) + `${line}\n` + out.slice(at);
+        break;
+      }
+      case 4:
+        out = out.slice(0, at) + String.fromCharCode(random(0x3000)) + out.slice(at + 1);
+        break;
+      default:
+        out = out.slice(0, at) + 'x'.repeat(random(4096)) + out.slice(at);
+        break;
     }
   }
   return out;
@@ -171,7 +226,10 @@ try {
     }
     runs += 1;
   }
-  if (process.exitCode !== 1) console.log(`data fuzz: ${runs} inputs to ${pool.length} suite files and ${readers.length} other readers (${refusals} refused with MlrbError) in ${seconds} s, no other failure`);
+  if (process.exitCode !== 1)
+    console.log(
+      `data fuzz: ${runs} inputs to ${pool.length} suite files and ${readers.length} other readers (${refusals} refused with MlrbError) in ${seconds} s, no other failure`,
+    );
 } finally {
   if (process.exitCode !== 1) rmSync(root, { recursive: true, force: true });
 }

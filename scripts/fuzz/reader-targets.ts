@@ -57,14 +57,40 @@ function shardSeed(): string {
     format_version: SHARD_FORMAT_VERSION,
     shard: { index: 0, count: 2 },
     identity: {
-      tool_version: '0.1.0', lm_eval_rules: '0.4.4-0.4.8', model_sha256: 'ab'.repeat(32), model_content_sha256: 'cd'.repeat(32), tokenizer_sha256: 'ef'.repeat(32),
-      data_fingerprint: '01'.repeat(32), tasks: 'blimp', num_fewshot: null, limit: null, allow_partial: true, batch_size: 'auto', max_length: 64,
-      provider: 'cpu', ort_version: '1.30.0', attention_fused: true, bos: token, eos: token,
+      tool_version: '0.1.0',
+      lm_eval_rules: '0.4.4-0.4.8',
+      model_sha256: 'ab'.repeat(32),
+      model_content_sha256: 'cd'.repeat(32),
+      tokenizer_sha256: 'ef'.repeat(32),
+      data_fingerprint: '01'.repeat(32),
+      tasks: 'blimp',
+      num_fewshot: null,
+      limit: null,
+      allow_partial: true,
+      batch_size: 'auto',
+      max_length: 64,
+      provider: 'cpu',
+      ort_version: '1.30.0',
+      attention_fused: true,
+      bos: token,
+      eos: token,
     },
     run: {
-      model_path: 'model', model_file: 'model.onnx', data_dir: '/data', environment: 'OS: linux', started_at_unix_s: 1, wall_time_s: 2, scoring_time_s: 1,
-      tokens_scored: 10, requests: 4, forward_rows: 2, padded_tokens: 0, peak_rss_bytes: 1, memory: { load_peak_rss_bytes: null, scoring_peak_rss_bytes: null },
-      score_cache: null, rewrites: [{ name: 'cpuFusion', applied: true, reason: 'fused' }],
+      model_path: 'model',
+      model_file: 'model.onnx',
+      data_dir: '/data',
+      environment: 'OS: linux',
+      started_at_unix_s: 1,
+      wall_time_s: 2,
+      scoring_time_s: 1,
+      tokens_scored: 10,
+      requests: 4,
+      forward_rows: 2,
+      padded_tokens: 0,
+      peak_rss_bytes: 1,
+      memory: { load_peak_rss_bytes: null, scoring_peak_rss_bytes: null },
+      score_cache: null,
+      rewrites: [{ name: 'cpuFusion', applied: true, reason: 'fused' }],
       cpu: { model: 'cpu', features: ['avx2'], kernel_path: 'avx2', mlas_path: 'avx2', kernel_path_forced: false },
     },
     documents: { blimp_toy: { requests_sha256: '23'.repeat(32), docs: [{ doc_id: 0, logliks: [-1.5, '-Infinity'], is_greedy: [true, false] }] } },
@@ -112,7 +138,8 @@ export function readerTargets(): ReaderTarget[] {
         const file = path.join(dir, 'shard.json');
         writeFileSync(file, input);
         for (const documents of shardOutcomes(readShardRecord(file)).values()) {
-          for (const { logliks } of documents) if (logliks.some((loglik) => Number.isNaN(loglik) || loglik > 0)) throw new ContractBroken('a shard served a loglik that is no log-probability');
+          for (const { logliks } of documents)
+            if (logliks.some((loglik) => Number.isNaN(loglik) || loglik > 0)) throw new ContractBroken('a shard served a loglik that is no log-probability');
         }
         return Promise.resolve();
       },
@@ -126,7 +153,8 @@ export function readerTargets(): ReaderTarget[] {
           mkdirSync(path.dirname(file), { recursive: true });
           writeFileSync(file, input);
           const read = readTokenCacheEntry(file, TOKENIZED.length, dir, userCacheKey());
-          if (read.status === 'hit' && JSON.stringify(read.requests) !== JSON.stringify(TOKENIZED)) throw new ContractBroken('a token entry served other ids than were stored');
+          if (read.status === 'hit' && JSON.stringify(read.requests) !== JSON.stringify(TOKENIZED))
+            throw new ContractBroken('a token entry served other ids than were stored');
         }),
     },
     {
@@ -141,7 +169,8 @@ export function readerTargets(): ReaderTarget[] {
           const { results } = cache.lookup(INPUTS);
           cache.close();
           results.forEach((result, index) => {
-            if (result !== undefined && (!Object.is(result.loglik, LOGLIKS[index]) || result.isGreedy !== (index === 0))) throw new ContractBroken(`a score database served ${result.loglik} for a stored ${LOGLIKS[index]}`);
+            if (result !== undefined && (!Object.is(result.loglik, LOGLIKS[index]) || result.isGreedy !== (index === 0)))
+              throw new ContractBroken(`a score database served ${result.loglik} for a stored ${LOGLIKS[index]}`);
           });
         }),
     },
@@ -158,7 +187,8 @@ export function readerTargets(): ReaderTarget[] {
           mkdirSync(path.dirname(entry), { recursive: true });
           writeFileSync(entry, input);
           const hash = await rememberedSha256(model, path.join(dir, 'cache'), { onWarning: () => undefined });
-          if (hash !== createHash('sha256').update(`${MODEL_BYTES} ${dir}`).digest('hex')) throw new ContractBroken('a file hash entry replaced hashing the file');
+          if (hash !== createHash('sha256').update(`${MODEL_BYTES} ${dir}`).digest('hex'))
+            throw new ContractBroken('a file hash entry replaced hashing the file');
         }),
     },
     {

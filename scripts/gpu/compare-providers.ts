@@ -40,7 +40,9 @@ if (values.model === undefined || values.data === undefined) throw new RangeErro
 const tolerance = Number(values.tolerance);
 const nearTie = Number(values['near-tie']);
 const { suite, requests } = await loadSuiteRequests({ ...values, data: values.data });
-const targets = new Map<string, number>(suite.tasks.filter(isMultipleChoice).flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)));
+const targets = new Map<string, number>(
+  suite.tasks.filter(isMultipleChoice).flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)),
+);
 
 async function scoreOn(modelPath: string, provider: 'cpu' | 'cuda') {
   const loadStarted = performance.now();

@@ -46,4 +46,6 @@ const { results, stats } = await scoreModelInputs(model, inputs, {
 const seconds = (performance.now() - started) / 1000;
 model.dispose();
 if (values.output !== undefined) writeFileSync(values.output, results.map((result) => JSON.stringify([result.loglik, result.isGreedy])).join('\n') + '\n');
-process.stdout.write(`${JSON.stringify({ model: values.model, provider: model.provider, requests: requests.length, loadSeconds, tokenizeSeconds, seconds, stats })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ model: values.model, provider: model.provider, requests: requests.length, loadSeconds, tokenizeSeconds, seconds, stats })}\n`,
+);

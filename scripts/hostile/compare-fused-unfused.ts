@@ -33,7 +33,9 @@ async function scoreOnce(model: string, cpuFusion: boolean): Promise<Outcome> {
 function inChild(model: string, cpuFusion: boolean): Outcome {
   try {
     const stdout = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--one', model, String(cpuFusion)], {
-      encoding: 'utf8', timeout: 120_000, stdio: ['ignore', 'pipe', 'ignore'],
+      encoding: 'utf8',
+      timeout: 120_000,
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
     return JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as Outcome;
   } catch (error) {
@@ -43,7 +45,9 @@ function inChild(model: string, cpuFusion: boolean): Outcome {
 
 function agree(fused: Outcome, plain: Outcome): boolean {
   if (fused.kind === 'scored' && plain.kind === 'scored') {
-    return fused.logliks.every((loglik, index) => Math.abs(loglik - (plain.logliks[index] ?? Number.NaN)) <= 1e-4 || (Number.isNaN(loglik) && Number.isNaN(plain.logliks[index])));
+    return fused.logliks.every(
+      (loglik, index) => Math.abs(loglik - (plain.logliks[index] ?? Number.NaN)) <= 1e-4 || (Number.isNaN(loglik) && Number.isNaN(plain.logliks[index])),
+    );
   }
   return fused.kind === 'refused' && plain.kind === 'refused';
 }
@@ -55,7 +59,9 @@ async function main(): Promise<void> {
     return;
   }
   if (flag === undefined) throw new TypeError('usage: tsx scripts/hostile/compare-fused-unfused.ts DIR');
-  const files = readdirSync(flag).filter((name) => name.endsWith('.onnx')).sort();
+  const files = readdirSync(flag)
+    .filter((name) => name.endsWith('.onnx'))
+    .sort();
   const tally = new Map<string, number>();
   let disagreements = 0;
   for (const file of files) {

@@ -27,8 +27,10 @@ const installedOrt = readJson(path.join(onnxruntimeNodeDir(), 'package.json')).v
 const licenceDir = path.join(packageRoot, 'third_party', 'onnxruntime');
 const licenceVersion = fs.readFileSync(path.join(licenceDir, 'VERSION'), 'utf8').trim();
 if (installedOrt !== pinnedOrt || licenceVersion !== pinnedOrt) {
-  fail(`ORT versions disagree: package.json pins ${pinnedOrt}, onnxruntime-node ${installedOrt} is installed, ` +
-    `third_party/onnxruntime holds the licence texts of ${licenceVersion}`);
+  fail(
+    `ORT versions disagree: package.json pins ${pinnedOrt}, onnxruntime-node ${installedOrt} is installed, ` +
+      `third_party/onnxruntime holds the licence texts of ${licenceVersion}`,
+  );
 }
 
 /** Whether a CUDA compiler answers: the one CUDACXX names, else nvcc on the PATH (as CMake looks for it). */

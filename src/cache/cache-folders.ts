@@ -36,7 +36,10 @@ export const CACHE_NAMES = {
 } as const;
 
 export class CacheFolderError extends Error {
-  constructor(readonly folder: string, reason: string) {
+  constructor(
+    readonly folder: string,
+    reason: string,
+  ) {
     super(`${folder} ${reason}; the cache never follows links or writes through other files inside its folder`);
     this.name = 'CacheFolderError';
   }

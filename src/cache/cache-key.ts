@@ -100,7 +100,8 @@ function readSecret(file: string, waitIfEmpty: boolean): Buffer | undefined {
     const ownUid = process.getuid?.();
     if (!stats.isFile()) throw new Error(`the cache key ${file} is not a regular file`);
     if (ownUid !== undefined && stats.uid !== ownUid) throw new Error(`the cache key ${file} belongs to another user (uid ${stats.uid})`);
-    if ((stats.mode & 0o077) !== 0) throw new Error(`the cache key ${file} can be read or written by others (mode ${(stats.mode & 0o777).toString(8)}); make it 0600`);
+    if ((stats.mode & 0o077) !== 0)
+      throw new Error(`the cache key ${file} can be read or written by others (mode ${(stats.mode & 0o777).toString(8)}); make it 0600`);
     const text = Buffer.alloc(2 * SECRET_BYTES + 1);
     const length = readSync(descriptor, text, 0, text.length, 0);
     if (length === 0 && waitIfEmpty) return undefined;

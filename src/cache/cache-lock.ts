@@ -37,7 +37,10 @@ export type LockAttempt =
   | { readonly acquired: false; readonly file: string; readonly owner: LockOwner | undefined };
 
 export class CacheLock {
-  constructor(readonly file: string, private readonly content: string) {
+  constructor(
+    readonly file: string,
+    private readonly content: string,
+  ) {
     holdUntilSignal(this);
   }
 

@@ -100,7 +100,8 @@ function readEntry(entryFile: string, file: string, cacheDir: string, key: Cache
     const value = parseBoundedJson(text, () => new Error('not an entry')) as Partial<DigestEntry> | null;
     if (typeof value !== 'object' || value === null) return undefined;
     if (value.version !== ENTRY_VERSION) return undefined;
-    const valid = typeof value.path === 'string' && typeof value.identity === 'string' && typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256);
+    const valid =
+      typeof value.path === 'string' && typeof value.identity === 'string' && typeof value.sha256 === 'string' && /^[0-9a-f]{64}$/.test(value.sha256);
     if (!valid) return undefined;
     const entry = value as DigestEntry;
     const expected = Buffer.from(entryMac(key, entry), 'hex');

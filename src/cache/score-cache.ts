@@ -197,7 +197,9 @@ class OpenScoreCache implements ScoreCache {
   private fitWithinCap(): number {
     const cap = this.options.maxBytes;
     const folder = path.dirname(this.file);
-    const others = scoreDatabases(folder).filter((entry) => entry.file !== this.file).sort((a, b) => a.mtimeMs - b.mtimeMs);
+    const others = scoreDatabases(folder)
+      .filter((entry) => entry.file !== this.file)
+      .sort((a, b) => a.mtimeMs - b.mtimeMs);
     let total = databaseBytes(this.file) + others.reduce((sum, entry) => sum + entry.bytes, 0);
     for (const entry of others) {
       if (total <= cap) break;

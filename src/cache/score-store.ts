@@ -71,7 +71,10 @@ export interface LoadedRecords {
 export type RecordsMac = (records: Uint8Array) => Buffer;
 
 export class ScoreStore {
-  private constructor(readonly file: string, private readonly db: Database) {}
+  private constructor(
+    readonly file: string,
+    private readonly db: Database,
+  ) {}
 
   /**
    * Opens (or creates) the database. Warnings name what was set aside; an error here means even a fresh

@@ -8,7 +8,16 @@
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { CACHE_NAMES, cacheFolder, CacheFolderError, entryKind, FILE_HASHES_FOLDER, removeCacheName, SCORES_FOLDER, TOKENS_FOLDER } from '../cache/cache-folders.js';
+import {
+  CACHE_NAMES,
+  cacheFolder,
+  CacheFolderError,
+  entryKind,
+  FILE_HASHES_FOLDER,
+  removeCacheName,
+  SCORES_FOLDER,
+  TOKENS_FOLDER,
+} from '../cache/cache-folders.js';
 import { removeScoreDatabase, scoreDatabases } from '../cache/score-folder.js';
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { folderNamesOrNone } from '../io/folder-names.js';
@@ -30,7 +39,11 @@ const PLAIN_FOLDERS = [TOKENS_FOLDER, FILE_HASHES_FOLDER] as const;
 const optionsSchema = z.object({ 'use-cache': z.string().optional(), 'cache-dir': z.string().optional() });
 
 export async function runCacheCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const line = parseCommandLine(normalizeFlagSpelling(argv), { command: 'cache', schema: optionsSchema, flags: { 'use-cache': { type: 'string' }, 'cache-dir': { type: 'string' } } });
+  const line = parseCommandLine(normalizeFlagSpelling(argv), {
+    command: 'cache',
+    schema: optionsSchema,
+    flags: { 'use-cache': { type: 'string' }, 'cache-dir': { type: 'string' } },
+  });
   if (line.help) return printUsage(io, CACHE_USAGE);
   const [action, ...extra] = line.positionals;
   if ((action !== 'info' && action !== 'clear') || extra.length > 0) throw new UsageError('cache', 'expected info or clear');

@@ -45,8 +45,14 @@ export async function runCheckPruningCommand(argv: readonly string[], io: CliIo)
     command: 'check-pruning',
     schema: optionsSchema,
     flags: {
-      base: { type: 'string', default: '' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, 'num-heads': { type: 'string' },
-      'sparsity-threshold': { type: 'string' }, bf16: { type: 'string' }, 'skip-forward': { type: 'boolean' }, threads: { type: 'string' },
+      base: { type: 'string', default: '' },
+      json: { type: 'boolean' },
+      strict: { type: 'boolean' },
+      'num-heads': { type: 'string' },
+      'sparsity-threshold': { type: 'string' },
+      bf16: { type: 'string' },
+      'skip-forward': { type: 'boolean' },
+      threads: { type: 'string' },
       'ort-library': { type: 'string' },
     },
   });

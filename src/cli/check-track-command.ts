@@ -30,8 +30,15 @@ export const CHECK_TRACK_USAGE = `usage: mlrb-eval check-track ${TRACK_NAMES.joi
 `;
 
 const FLAGS: FlagConfig = {
-  base: { type: 'string' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, provider: { type: 'string' },
-  'skip-dram': { type: 'boolean' }, 'dram-budget': { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, ...QUIET_FLAG,
+  base: { type: 'string' },
+  json: { type: 'boolean' },
+  strict: { type: 'boolean' },
+  provider: { type: 'string' },
+  'skip-dram': { type: 'boolean' },
+  'dram-budget': { type: 'string' },
+  threads: { type: 'string' },
+  'ort-library': { type: 'string' },
+  ...QUIET_FLAG,
 };
 
 const optionsSchema = z.object({
@@ -85,8 +92,10 @@ export function trackProgress(status: CommandStatus, track: string): (progress: 
 export function dramProbeProgress(status: CommandStatus): (progress: DramProbeProgress) => void {
   return (progress) => {
     const which = `DRAM probe ${progress.index} of ${progress.count} (${progress.probe})`;
-    if (progress.stage === 'loading') status.note(`${which}: loading the model as submitted in a child process, for one ${formatCount(progress.tokens)}-token pass`);
-    else if (progress.stage === 'running') status.note(`${which}: loaded in ${formatDuration(progress.elapsedMs)}; running the ${formatCount(progress.tokens)}-token pass`);
+    if (progress.stage === 'loading')
+      status.note(`${which}: loading the model as submitted in a child process, for one ${formatCount(progress.tokens)}-token pass`);
+    else if (progress.stage === 'running')
+      status.note(`${which}: loaded in ${formatDuration(progress.elapsedMs)}; running the ${formatCount(progress.tokens)}-token pass`);
     else status.note(`${which}: measured in ${formatDuration(progress.elapsedMs)}`);
   };
 }

@@ -28,7 +28,13 @@ const HELP_FLAG = { help: { type: 'boolean', short: 'h' } } as const satisfies F
 
 export function parseCommandLine<Schema extends z.ZodType>(argv: readonly string[], spec: CommandSpec<Schema>): CommandLine<Schema> {
   // Non-strict parsing splits the line into the same tokens strict parsing does; it only skips the checks.
-  const { values, positionals, tokens } = parseArgs({ args: [...argv], options: { ...spec.flags, ...HELP_FLAG }, allowPositionals: true, strict: false, tokens: true });
+  const { values, positionals, tokens } = parseArgs({
+    args: [...argv],
+    options: { ...spec.flags, ...HELP_FLAG },
+    allowPositionals: true,
+    strict: false,
+    tokens: true,
+  });
   const flags = tokens.filter((token) => token.kind === 'option');
   if (flags.some((token) => token.name === 'help')) return { help: true };
   for (const token of flags) {

@@ -17,8 +17,24 @@ import { TASK_LISTINGS, type TaskListing } from './task-list.js';
 import { outputsFromFlags, resultFlags, resultFlagsShape, type EvalOutputs } from './result-flags.js';
 
 const STRING_FLAGS = [
-  'suite', 'tasks', 'data', 'tokenizer', 'config', 'num-fewshot', 'limit', 'batch-size', 'memory-budget-mb', 'max-length',
-  'threads', 'provider', 'ort-library', 'cache-dir', 'use-cache', 'cache-max-mb', 'lm-eval-version', 'shard',
+  'suite',
+  'tasks',
+  'data',
+  'tokenizer',
+  'config',
+  'num-fewshot',
+  'limit',
+  'batch-size',
+  'memory-budget-mb',
+  'max-length',
+  'threads',
+  'provider',
+  'ort-library',
+  'cache-dir',
+  'use-cache',
+  'cache-max-mb',
+  'lm-eval-version',
+  'shard',
 ] as const;
 const BOOLEAN_FLAGS = ['allow-partial', 'no-cpu-fusion', 'no-cache', 'verbose', 'quiet'] as const;
 
@@ -35,14 +51,23 @@ function evalFlags(args: readonly string[]): FlagConfig {
 const usageError = (problem: string): UsageError => new UsageError('eval', problem);
 
 export const wholeNumber = (flag: string) =>
-  z.string().regex(/^\d+$/, { error: (issue) => `--${flag} expects a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
+  z
+    .string()
+    .regex(/^\d+$/, { error: (issue) => `--${flag} expects a whole number, got ${JSON.stringify(issue.input)}` })
+    .transform(Number);
 
 /** lm-eval's `auto:N` re-tunes the batch size N times; our auto planner sizes every batch, so it means auto. */
-const batchSizeFlag = z.union([
-  z.literal('auto').transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: false })),
-  z.string().regex(/^auto:\d+$/).transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: true })),
-  wholeNumber('batch-size').transform((batchSize) => ({ batchSize, lmEvalAuto: false })),
-], { error: (issue) => `--batch-size expects N, auto or auto:N, got ${JSON.stringify(issue.input)}` });
+const batchSizeFlag = z.union(
+  [
+    z.literal('auto').transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: false })),
+    z
+      .string()
+      .regex(/^auto:\d+$/)
+      .transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: true })),
+    wholeNumber('batch-size').transform((batchSize) => ({ batchSize, lmEvalAuto: false })),
+  ],
+  { error: (issue) => `--batch-size expects N, auto or auto:N, got ${JSON.stringify(issue.input)}` },
+);
 
 const shardFlag = z.string().transform((text, context) => {
   try {
@@ -116,7 +141,9 @@ function checkTaskNames(names: string): void {
     resolveTaskNames(names);
   } catch (error) {
     if (!(error instanceof UnknownTaskError)) throw usageError((error as Error).message);
-    const described = error.unknown.map(({ name, suggestions }) => `unknown task ${JSON.stringify(name)}${suggestions.length > 0 ? `; ${didYouMean(suggestions)}` : ''}`);
+    const described = error.unknown.map(
+      ({ name, suggestions }) => `unknown task ${JSON.stringify(name)}${suggestions.length > 0 ? `; ${didYouMean(suggestions)}` : ''}`,
+    );
     throw usageError(`${described.join('\n')}\n'mlrb-eval --tasks list' lists every task, group and tag`);
   }
 }

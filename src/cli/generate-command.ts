@@ -34,10 +34,22 @@ export const GENERATE_USAGE = `usage: mlrb-eval generate MODEL (--prompt TEXT â€
 `;
 
 const FLAGS: FlagConfig = {
-  prompt: { type: 'string', multiple: true }, 'prompts-file': { type: 'string' }, 'max-new-tokens': { type: 'string' },
-  stop: { type: 'string', multiple: true }, temperature: { type: 'string' }, 'top-k': { type: 'string' }, seed: { type: 'string' },
-  'batch-size': { type: 'string' }, 'add-special-tokens': { type: 'boolean' }, output: { type: 'string' }, provider: { type: 'string' },
-  threads: { type: 'string' }, 'no-cpu-fusion': { type: 'boolean' }, tokenizer: { type: 'string' }, 'ort-library': { type: 'string' }, ...QUIET_FLAG,
+  prompt: { type: 'string', multiple: true },
+  'prompts-file': { type: 'string' },
+  'max-new-tokens': { type: 'string' },
+  stop: { type: 'string', multiple: true },
+  temperature: { type: 'string' },
+  'top-k': { type: 'string' },
+  seed: { type: 'string' },
+  'batch-size': { type: 'string' },
+  'add-special-tokens': { type: 'boolean' },
+  output: { type: 'string' },
+  provider: { type: 'string' },
+  threads: { type: 'string' },
+  'no-cpu-fusion': { type: 'boolean' },
+  tokenizer: { type: 'string' },
+  'ort-library': { type: 'string' },
+  ...QUIET_FLAG,
 };
 
 const flagsSchema = z

@@ -55,9 +55,19 @@ export async function runInspectCommand(argv: readonly string[], io: CliIo): Pro
     command: 'inspect',
     schema: optionsSchema,
     flags: {
-      json: { type: 'boolean' }, strict: { type: 'boolean' }, tensors: { type: 'boolean' }, track: { type: 'string' },
-      'dram-budget': { type: 'string' }, context: { type: 'string' }, measure: { type: 'boolean' }, 'estimate-only': { type: 'boolean' },
-      bf16: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, provider: { type: 'string' }, ...QUIET_FLAG,
+      json: { type: 'boolean' },
+      strict: { type: 'boolean' },
+      tensors: { type: 'boolean' },
+      track: { type: 'string' },
+      'dram-budget': { type: 'string' },
+      context: { type: 'string' },
+      measure: { type: 'boolean' },
+      'estimate-only': { type: 'boolean' },
+      bf16: { type: 'string' },
+      threads: { type: 'string' },
+      'ort-library': { type: 'string' },
+      provider: { type: 'string' },
+      ...QUIET_FLAG,
     },
   });
   if (parsed.help) return printUsage(io, INSPECT_USAGE);

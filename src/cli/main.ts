@@ -25,7 +25,8 @@ const SUBCOMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   'check-track': async () => (await import('./check-track-command.js')).runCheckTrackCommand,
   cache: async () => (await import('./cache-command.js')).runCacheCommand,
   mlrb: async () => async (argv, io, services) => (await import('./mlrb-command.js')).runMlrbCommand(argv, io, services.openGenerator),
-  'math-reasoning': async () => async (argv, io, services) => (await import('./math-reasoning-command.js')).runMathReasoningCommand(argv, io, services.openGenerator),
+  'math-reasoning': async () => async (argv, io, services) =>
+    (await import('./math-reasoning-command.js')).runMathReasoningCommand(argv, io, services.openGenerator),
   merge: async () => (await import('./merge-command.js')).runMergeCommand,
   report: async () => (await import('./report-command.js')).runReportCommand,
   'model-metrics': async () => async (argv, io) => (await import('./model-metrics-command.js')).runModelMetricsCommand(argv, io),

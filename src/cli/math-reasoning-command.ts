@@ -41,13 +41,31 @@ export const MATH_REASONING_USAGE = `usage: mlrb-eval math-reasoning MODEL --dat
 `;
 
 const FLAGS = {
-  data: { type: 'string' }, template: { type: 'string' }, 'max-new-tokens': { type: 'string' }, 'max-prompt-tokens': { type: 'string' },
-  limit: { type: 'string' }, lean: { type: 'string' }, 'lean-timeout': { type: 'string' }, 'no-rouge-stemmer': { type: 'boolean' }, output: { type: 'string' },
-  tokenizer: { type: 'string' }, provider: { type: 'string' }, threads: { type: 'string' }, 'ort-library': { type: 'string' }, ...QUIET_FLAG,
+  data: { type: 'string' },
+  template: { type: 'string' },
+  'max-new-tokens': { type: 'string' },
+  'max-prompt-tokens': { type: 'string' },
+  limit: { type: 'string' },
+  lean: { type: 'string' },
+  'lean-timeout': { type: 'string' },
+  'no-rouge-stemmer': { type: 'boolean' },
+  output: { type: 'string' },
+  tokenizer: { type: 'string' },
+  provider: { type: 'string' },
+  threads: { type: 'string' },
+  'ort-library': { type: 'string' },
+  ...QUIET_FLAG,
 } as const;
 
-const count = z.string().regex(/^[1-9]\d*$/, { error: (issue) => `expected a whole number ≥ 1, got ${JSON.stringify(issue.input)}` }).transform(Number);
-const seconds = z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `expected seconds, got ${JSON.stringify(issue.input)}` }).transform(Number).refine((value) => value > 0, 'expected seconds > 0');
+const count = z
+  .string()
+  .regex(/^[1-9]\d*$/, { error: (issue) => `expected a whole number ≥ 1, got ${JSON.stringify(issue.input)}` })
+  .transform(Number);
+const seconds = z
+  .string()
+  .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `expected seconds, got ${JSON.stringify(issue.input)}` })
+  .transform(Number)
+  .refine((value) => value > 0, 'expected seconds > 0');
 
 const optionsSchema = z.strictObject({
   data: z.string({ error: '--data FILE.jsonl is required' }).min(1),

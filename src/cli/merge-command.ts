@@ -42,7 +42,9 @@ export const MERGE_USAGE = `usage: mlrb-eval merge SHARD.json… [options]
 const optionsSchema = z.object({
   data: z.string().optional(),
   'allow-partial': z.boolean().default(false),
-  verify: wholeNumber('verify').refine((count) => count >= 1, '--verify expects at least 1 document per shard').optional(),
+  verify: wholeNumber('verify')
+    .refine((count) => count >= 1, '--verify expects at least 1 document per shard')
+    .optional(),
   model: z.string().optional(),
   'verify-seed': wholeNumber('verify-seed').optional(),
   quiet: z.boolean().default(false),
@@ -71,7 +73,10 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
     throw new UsageError('merge', '--model and --verify-seed belong to --verify K');
   }
   const outputs = outputsFromFlags('merge', values);
-  refuseOverwritingShards(positionals, [[outputs.output, '--output'], [outputs.samplesFile, '--log-samples']]);
+  refuseOverwritingShards(positionals, [
+    [outputs.output, '--output'],
+    [outputs.samplesFile, '--log-samples'],
+  ]);
   const status = commandStatus(io, { quiet: values.quiet });
   const reading = status.counter('merge: reading', 'shards');
   const shards: ShardFile[] = positionals.map((file, index) => {
@@ -112,6 +117,7 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
 function refuseOverwritingShards(shardFiles: readonly string[], outputs: readonly (readonly [string | undefined, string])[]): void {
   const shardPaths = new Set(shardFiles.map(realPathOrSelf));
   for (const [file, flag] of outputs) {
-    if (file !== undefined && shardPaths.has(realPathOrSelf(file))) throw new UsageError('merge', `${flag} ${file} is one of the shard files being merged; name another file`);
+    if (file !== undefined && shardPaths.has(realPathOrSelf(file)))
+      throw new UsageError('merge', `${flag} ${file} is one of the shard files being merged; name another file`);
   }
 }

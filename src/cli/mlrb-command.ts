@@ -72,14 +72,36 @@ export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agen
 `;
 
 const FLAGS = {
-  data: { type: 'string' }, agent: { type: 'string' }, output: { type: 'string' }, limit: { type: 'string' },
-  'num-fewshot': { type: 'string' }, 'allow-partial': { type: 'boolean' }, base: { type: 'string' }, 'skip-dram': { type: 'boolean' },
-  'dram-budget': { type: 'string' }, 'batch-size': { type: 'string' }, threads: { type: 'string' }, provider: { type: 'string' },
-  'ort-library': { type: 'string' }, 'cache-dir': { type: 'string' }, 'no-cache': { type: 'boolean' }, 'lm-eval-version': { type: 'string' },
-  'math-data': { type: 'string' }, template: { type: 'string' }, 'max-new-tokens': { type: 'string' }, 'max-prompt-tokens': { type: 'string' },
-  lean: { type: 'string' }, 'lean-timeout': { type: 'string' }, 'no-rouge-stemmer': { type: 'boolean' },
-  'model-metrics': { type: 'boolean' }, 'wikitext-dir': { type: 'string' }, 'perplexity-text': { type: 'string' },
-  'tps-warmup': { type: 'string' }, 'tps-runs': { type: 'string' }, 'latency-warmup': { type: 'string' }, 'latency-runs': { type: 'string' },
+  data: { type: 'string' },
+  agent: { type: 'string' },
+  output: { type: 'string' },
+  limit: { type: 'string' },
+  'num-fewshot': { type: 'string' },
+  'allow-partial': { type: 'boolean' },
+  base: { type: 'string' },
+  'skip-dram': { type: 'boolean' },
+  'dram-budget': { type: 'string' },
+  'batch-size': { type: 'string' },
+  threads: { type: 'string' },
+  provider: { type: 'string' },
+  'ort-library': { type: 'string' },
+  'cache-dir': { type: 'string' },
+  'no-cache': { type: 'boolean' },
+  'lm-eval-version': { type: 'string' },
+  'math-data': { type: 'string' },
+  template: { type: 'string' },
+  'max-new-tokens': { type: 'string' },
+  'max-prompt-tokens': { type: 'string' },
+  lean: { type: 'string' },
+  'lean-timeout': { type: 'string' },
+  'no-rouge-stemmer': { type: 'boolean' },
+  'model-metrics': { type: 'boolean' },
+  'wikitext-dir': { type: 'string' },
+  'perplexity-text': { type: 'string' },
+  'tps-warmup': { type: 'string' },
+  'tps-runs': { type: 'string' },
+  'latency-warmup': { type: 'string' },
+  'latency-runs': { type: 'string' },
   ...QUIET_FLAG,
 } as const;
 
@@ -90,7 +112,10 @@ const MODEL_METRICS_FLAGS = ['wikitext-dir', 'perplexity-text', 'tps-warmup', 't
 /** The flags that only lm-eval suites read, which a mini task does not run. */
 const SUITE_FLAGS = ['limit', 'num-fewshot', 'allow-partial'] as const;
 
-const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
+const count = z
+  .string()
+  .regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` })
+  .transform(Number);
 
 const optionsSchema = z.strictObject({
   data: z.string().min(1).optional(),
@@ -123,7 +148,12 @@ const optionsSchema = z.strictObject({
   'latency-warmup': count.optional(),
   'latency-runs': count.refine((value) => value >= 1, 'expected at least 1').optional(),
   quiet: z.boolean().optional(),
-  'lean-timeout': z.string().regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--lean-timeout expects seconds, got ${JSON.stringify(issue.input)}` }).transform(Number).refine((value) => value > 0, '--lean-timeout must be above 0').optional(),
+  'lean-timeout': z
+    .string()
+    .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--lean-timeout expects seconds, got ${JSON.stringify(issue.input)}` })
+    .transform(Number)
+    .refine((value) => value > 0, '--lean-timeout must be above 0')
+    .optional(),
 });
 
 const usageError = (problem: string): UsageError => new UsageError('mlrb', problem);
@@ -152,7 +182,8 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
   if (mathFlag !== undefined && o['math-data'] === undefined) throw usageError(`--${mathFlag} needs --math-data FILE.jsonl`);
   if (o['lean-timeout'] !== undefined && o.lean === undefined) throw usageError('--lean-timeout needs --lean PATH');
   const suiteFlag = SUITE_FLAGS.find((flag) => o[flag] !== undefined);
-  if (suiteFlag !== undefined && variant.suites.length === 0) throw usageError(`--${suiteFlag} applies to lm-eval suites; ${mlrbName} runs only agent-eval's model metrics`);
+  if (suiteFlag !== undefined && variant.suites.length === 0)
+    throw usageError(`--${suiteFlag} applies to lm-eval suites; ${mlrbName} runs only agent-eval's model metrics`);
   const metricsAlways = variant.modelMetrics === 'always';
   const metricsFlag = MODEL_METRICS_FLAGS.find((flag) => o[flag] !== undefined);
   if (metricsFlag !== undefined && o['model-metrics'] !== true && !metricsAlways) throw usageError(`--${metricsFlag} needs --model-metrics`);
@@ -186,7 +217,9 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
       ...(status.quiet ? {} : { onProgress: trackProgress(status, variant.eligibility.kind === 'track' ? variant.eligibility.track : task) }),
     },
     ...(o['math-data'] !== undefined ? { mathReasoning: { ...mathReasoningOptions(o, o['math-data'], openGenerator), ...generationProgress(status) } } : {}),
-    ...(o['model-metrics'] === true || metricsAlways ? { modelMetrics: { ...modelMetricsOptions(o), ...(status.quiet ? {} : { onProgress: metricsProgress.update }) } } : {}),
+    ...(o['model-metrics'] === true || metricsAlways
+      ? { modelMetrics: { ...modelMetricsOptions(o), ...(status.quiet ? {} : { onProgress: metricsProgress.update }) } }
+      : {}),
     onStage: status.note,
   });
   metricsProgress.finish();
@@ -208,7 +241,9 @@ function mathReasoningOptions(o: z.output<typeof optionsSchema>, data: string, o
     ...(o['max-new-tokens'] !== undefined ? { maxNewTokens: o['max-new-tokens'] } : {}),
     ...(o['max-prompt-tokens'] !== undefined ? { maxPromptTokens: o['max-prompt-tokens'] } : {}),
     ...(o['no-rouge-stemmer'] === true ? { rougeStemmer: false } : {}),
-    ...(o.lean !== undefined ? { lean: { executable: path.resolve(o.lean), ...(o['lean-timeout'] !== undefined ? { timeoutS: o['lean-timeout'] } : {}) } } : {}),
+    ...(o.lean !== undefined
+      ? { lean: { executable: path.resolve(o.lean), ...(o['lean-timeout'] !== undefined ? { timeoutS: o['lean-timeout'] } : {}) } }
+      : {}),
   };
 }
 
@@ -217,7 +252,10 @@ function modelMetricsOptions(o: z.output<typeof optionsSchema>): MlrbModelMetric
   return {
     ...(o['wikitext-dir'] !== undefined ? { wikitextDir: o['wikitext-dir'] } : {}),
     ...(o['perplexity-text'] !== undefined ? { textFile: o['perplexity-text'] } : {}),
-    tokensPerSecond: { warmupRuns: o['tps-warmup'] ?? MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns, timedRuns: o['tps-runs'] ?? MLRB_TOKENS_PER_SECOND_RUNS.timedRuns },
+    tokensPerSecond: {
+      warmupRuns: o['tps-warmup'] ?? MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns,
+      timedRuns: o['tps-runs'] ?? MLRB_TOKENS_PER_SECOND_RUNS.timedRuns,
+    },
     latency: { warmupRuns: o['latency-warmup'] ?? MLRB_LATENCY_RUNS.warmupRuns, timedRuns: o['latency-runs'] ?? MLRB_LATENCY_RUNS.timedRuns },
   };
 }
@@ -239,7 +277,8 @@ export function summarize(record: RunRecord): string {
   if (record.model_metrics !== null) lines.push(...summarizeModelMetrics(record.model_metrics));
   for (const suite of record.suites) {
     lines.push(`  ${suite.name} (${suite.role}): ${suite.status === 'scored' ? 'scored' : 'NOT SCORED'}${suite.reason === null ? '' : `: ${suite.reason}`}`);
-    if (suite.fetch !== null) lines.push(`    fetch: ${suite.fetch.what} into ${suite.fetch.place}${suite.fetch.command === null ? '' : ` (${suite.fetch.command})`}`);
+    if (suite.fetch !== null)
+      lines.push(`    fetch: ${suite.fetch.what} into ${suite.fetch.place}${suite.fetch.command === null ? '' : ` (${suite.fetch.command})`}`);
   }
   for (const item of record.not_available) lines.push(`  ${item.name}: not available: ${item.reason}`);
   return `${lines.join('\n')}\n`;
@@ -253,7 +292,8 @@ function summarizeModelMetrics(section: ModelMetricsSection): string[] {
       const where = fetch === null ? '' : `\n    fetch: ${fetch.what} into ${fetch.place}${fetch.command === null ? '' : ` (${fetch.command})`}`;
       return `  ${name}: NOT MEASURED${reason === null ? '' : `: ${reason}`}${where}`;
     }
-    if (name === 'perplexity' && report.perplexity) return `  perplexity: ${report.perplexity.mlrb.avg.toFixed(4)} (MLRB's mean of running perplexities; ${report.perplexity.perplexity.toFixed(4)} over all tokens)`;
+    if (name === 'perplexity' && report.perplexity)
+      return `  perplexity: ${report.perplexity.mlrb.avg.toFixed(4)} (MLRB's mean of running perplexities; ${report.perplexity.perplexity.toFixed(4)} over all tokens)`;
     if (name === 'tokens_per_second' && report.tokens_per_second) return `  tokens per second: ${report.tokens_per_second.summary.avg.toFixed(2)}`;
     if (name === 'latency' && report.latency) return `  latency: ${report.latency.ms_per_token.avg.toFixed(2)} ms per token`;
     return `  ${name}: measured`;

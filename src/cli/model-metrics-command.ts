@@ -4,7 +4,13 @@
  * timing metrics generate through the `generation` argument (default: the built-in engine).
  */
 import { z } from 'zod';
-import { MODEL_METRIC_NAMES, type GenerationSubjectFactory, type ModelMetricName, type ModelMetricsOptions, type ModelMetricsProgress } from '../model-metrics/model-metrics-options.js';
+import {
+  MODEL_METRIC_NAMES,
+  type GenerationSubjectFactory,
+  type ModelMetricName,
+  type ModelMetricsOptions,
+  type ModelMetricsProgress,
+} from '../model-metrics/model-metrics-options.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { GENERATION_ENGINE } from '../model-metrics/generation-engine.js';
 import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
@@ -38,17 +44,36 @@ export const MODEL_METRICS_USAGE = `usage: mlrb-eval model-metrics MODEL [--data
 `;
 
 const FLAGS = {
-  'data-dir': { type: 'string' }, text: { type: 'string' }, only: { type: 'string' }, warmup: { type: 'string' }, runs: { type: 'string' },
-  'latency-warmup': { type: 'string' }, 'latency-runs': { type: 'string' }, 'max-length': { type: 'string' }, seed: { type: 'string' },
-  output: { type: 'string' }, tokenizer: { type: 'string' }, config: { type: 'string' }, 'batch-size': { type: 'string' },
-  threads: { type: 'string' }, provider: { type: 'string' }, 'ort-library': { type: 'string' }, ...QUIET_FLAG,
+  'data-dir': { type: 'string' },
+  text: { type: 'string' },
+  only: { type: 'string' },
+  warmup: { type: 'string' },
+  runs: { type: 'string' },
+  'latency-warmup': { type: 'string' },
+  'latency-runs': { type: 'string' },
+  'max-length': { type: 'string' },
+  seed: { type: 'string' },
+  output: { type: 'string' },
+  tokenizer: { type: 'string' },
+  config: { type: 'string' },
+  'batch-size': { type: 'string' },
+  threads: { type: 'string' },
+  provider: { type: 'string' },
+  'ort-library': { type: 'string' },
+  ...QUIET_FLAG,
 } as const;
 
-const count = z.string().regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` }).transform(Number);
+const count = z
+  .string()
+  .regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` })
+  .transform(Number);
 const filePath = z.string().min(1);
 
 const metricList = z.string().transform((text, context) => {
-  const names = text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
   const unknown = names.filter((name) => !(MODEL_METRIC_NAMES as readonly string[]).includes(name));
   if (names.length === 0 || unknown.length > 0) {
     context.addIssue({ code: 'custom', message: `--only expects some of ${MODEL_METRIC_NAMES.join(', ')}, got ${JSON.stringify(text)}` });
@@ -150,11 +175,17 @@ export function modelMetricsProgress(status: CommandStatus): { update: (progress
 export function summarize(report: ModelMetricsReport): string {
   const lines: string[] = [];
   const { tokens_per_second: tps, perplexity, latency } = report;
-  if (tps) lines.push(`tokens per second: ${tps.summary.avg.toFixed(2)} ± ${tps.summary.std.toFixed(2)} (median ${tps.summary.median.toFixed(2)}, ${tps.procedure.timed_runs} runs)`);
+  if (tps)
+    lines.push(
+      `tokens per second: ${tps.summary.avg.toFixed(2)} ± ${tps.summary.std.toFixed(2)} (median ${tps.summary.median.toFixed(2)}, ${tps.procedure.timed_runs} runs)`,
+    );
   if (perplexity) {
     lines.push(`perplexity (MLRB: mean of running perplexities): ${perplexity.mlrb.avg.toFixed(4)}`);
     lines.push(`perplexity (all ${perplexity.scored_tokens} scored tokens): ${perplexity.perplexity.toFixed(4)} over ${perplexity.windows} windows`);
   }
-  if (latency) lines.push(`latency: ${latency.ms_per_token.avg.toFixed(2)} ms per token (run time / ${latency.procedure.divided_by}; median ${latency.ms_per_token.median.toFixed(2)})`);
+  if (latency)
+    lines.push(
+      `latency: ${latency.ms_per_token.avg.toFixed(2)} ms per token (run time / ${latency.procedure.divided_by}; median ${latency.ms_per_token.median.toFixed(2)})`,
+    );
   return `${lines.join('\n')}\n`;
 }

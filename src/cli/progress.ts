@@ -31,7 +31,11 @@ export interface ProgressStream {
   write(text: string): unknown;
 }
 
-export function createProgressReporter(label: string, stream: ProgressStream = process.stderr, units: ProgressUnits = SCORING_UNITS): (progress: ScoreProgress) => void {
+export function createProgressReporter(
+  label: string,
+  stream: ProgressStream = process.stderr,
+  units: ProgressUnits = SCORING_UNITS,
+): (progress: ScoreProgress) => void {
   const estimator = new WorkRateEstimator();
   let lastWrittenMs = Number.NEGATIVE_INFINITY;
   let lastLoggedStep = 0;

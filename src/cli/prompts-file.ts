@@ -11,8 +11,16 @@ import { describeJsonProblem, parseBoundedJson } from '../io/bounded-json.js';
 import { readTextFileUnder } from '../io/text-file.js';
 
 function promptFromJsonLine(line: string, file: string, lineNumber: number): string {
-  const value = parseBoundedJson(line, (problem, cause) =>
-    new MlrbError('BAD_DATA', `${file} line ${lineNumber} ${describeJsonProblem(problem)}`, { file, line: lineNumber }, cause === undefined ? undefined : { cause }));
+  const value = parseBoundedJson(
+    line,
+    (problem, cause) =>
+      new MlrbError(
+        'BAD_DATA',
+        `${file} line ${lineNumber} ${describeJsonProblem(problem)}`,
+        { file, line: lineNumber },
+        cause === undefined ? undefined : { cause },
+      ),
+  );
   if (typeof value === 'string') return value;
   if (typeof value === 'object' && value !== null && 'prompt' in value && typeof value.prompt === 'string') return value.prompt;
   throw new MlrbError('BAD_DATA', `${file} line ${lineNumber} is neither a JSON string nor an object with a string "prompt"`, { file, line: lineNumber });

@@ -20,17 +20,28 @@ export const REPORT_USAGE = `usage: mlrb-eval report RUN.json… [--out DIR] [--
 const optionsSchema = z.object({ out: z.string().default('mlrb-report'), 'include-partial': z.boolean().default(false), quiet: z.boolean().default(false) });
 
 export async function runReportCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const line = parseCommandLine(argv, { command: 'report', schema: optionsSchema, flags: { out: { type: 'string' }, 'include-partial': { type: 'boolean' }, ...QUIET_FLAG } });
+  const line = parseCommandLine(argv, {
+    command: 'report',
+    schema: optionsSchema,
+    flags: { out: { type: 'string' }, 'include-partial': { type: 'boolean' }, ...QUIET_FLAG },
+  });
   if (line.help) return printUsage(io, REPORT_USAGE);
   if (line.positionals.length === 0) throw new UsageError('report', 'expected the run records to report on');
   const { out: outDir, 'include-partial': includePartial, quiet } = line.options;
   const status = commandStatus(io, { quiet });
   const bars = { records: status.counter('report: reading', 'records'), charts: status.counter('report: drawing', 'charts') };
-  const report = await writeReport({ recordFiles: [...line.positionals], outDir, includePartial, onProgress: ({ stage, done, total }) => bars[stage](done, total) });
+  const report = await writeReport({
+    recordFiles: [...line.positionals],
+    outDir,
+    includePartial,
+    onProgress: ({ stage, done, total }) => bars[stage](done, total),
+  });
   for (const group of report.summaries) {
     const mean = group.mean === null ? '—' : group.mean.toFixed(4);
     const best = group.best === null ? '—' : `${group.best.label}${group.best.partial ? ' (partial)' : ''}`;
-    io.stdout.write(`${group.task}\t${group.agent}\tsuccessful ${group.successful}/${group.runs}\tpartial ${group.partial}\tcounted ${group.counted}\tmean ${mean}\tbest ${best}\n`);
+    io.stdout.write(
+      `${group.task}\t${group.agent}\tsuccessful ${group.successful}/${group.runs}\tpartial ${group.partial}\tcounted ${group.counted}\tmean ${mean}\tbest ${best}\n`,
+    );
   }
   for (const { chart, warning } of report.chartWarnings) status.warn(`chart ${chart}: ${warning}`);
   status.note(`report of ${report.runCount} runs written to ${outDir}: ${report.files.join(', ')}`);

@@ -42,7 +42,10 @@ export function printResultTables({ results }: EvaluateResult, showBreakdowns: b
 /** Writes the files; `note` says where each went (a command's CommandStatus.note, silent under --quiet). */
 export function writeResultFiles({ results, samples }: EvaluateResult, { outputs, layout }: ResultFilesPlan, note: (line: string) => void): void {
   const json = stringifyResults(results);
-  for (const [file, flag] of [[outputs.output, '--output'], [layout?.results, '--output-path']] as const) {
+  for (const [file, flag] of [
+    [outputs.output, '--output'],
+    [layout?.results, '--output-path'],
+  ] as const) {
     if (file === undefined) continue;
     writeResultOutput(file, json, flag);
     note(`results written to ${file}`);

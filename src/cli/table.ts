@@ -29,7 +29,9 @@ export function renderResultsTable(source: TableSource, column: 'results' | 'gro
     let version = String(source.versions[name] ?? '    N/A');
     let shots = String(source['n-shot'][name] ?? ' ');
     const higherIsBetter = source.higher_is_better[name] ?? {};
-    const keys = Object.keys(entry).filter((key) => key !== 'alias').sort();
+    const keys = Object.keys(entry)
+      .filter((key) => key !== 'alias')
+      .sort();
     for (const key of keys) {
       const [metric = '', filter = ''] = splitOnce(key, ',');
       if (metric.endsWith('_stderr')) continue;
@@ -48,7 +50,10 @@ export function renderResultsTable(source: TableSource, column: 'results' | 'gro
 }
 
 /** lm_eval.utils._build_hierarchy_info (0.4.13): depth of every name, and the display order of `available`. */
-export function hierarchy(groupSubtasks: Readonly<Record<string, readonly string[]>>, available: readonly string[]): { depths: Map<string, number>; order: string[] } {
+export function hierarchy(
+  groupSubtasks: Readonly<Record<string, readonly string[]>>,
+  available: readonly string[],
+): { depths: Map<string, number>; order: string[] } {
   const present = new Set(available);
   const depths = new Map<string, number>();
   const order: string[] = [];
@@ -104,9 +109,7 @@ export function renderMarkdown(headers: readonly string[], rows: readonly (reado
   const out = [
     line(headers.map((header, column) => pythonCenter(header, widths[column] ?? 0))),
     line(widths.map((width, column) => (rightAligned[column] ? `${'-'.repeat(width - 1)}:` : '-'.repeat(width)))),
-    ...rows.map((row) =>
-      line(row.map((cell, column) => (rightAligned[column] ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0)))),
-    ),
+    ...rows.map((row) => line(row.map((cell, column) => (rightAligned[column] ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))))),
   ];
   return `${out.join('\n')}\n`;
 }
@@ -132,7 +135,9 @@ export function renderBreakdownTables(breakdowns: unknown): string[] {
       if (!isRecord(row)) continue;
       let label = value;
       let counts = [String(row.tasks ?? ''), String(row.n ?? '')];
-      for (const key of Object.keys(row).filter((name) => name.includes(',') && !name.includes('_stderr,')).sort()) {
+      for (const key of Object.keys(row)
+        .filter((name) => name.includes(',') && !name.includes('_stderr,'))
+        .sort()) {
         const [metric = '', filter = ''] = splitOnce(key, ',');
         const stderr = row[`${metric}_stderr,${filter}`];
         const cell = (item: unknown): string => (typeof item === 'number' ? formatFixed(item, 4) : String(item ?? ''));

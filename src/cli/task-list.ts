@@ -30,6 +30,11 @@ export function renderTaskList(listing: TaskListing): string {
       names.filter((entry) => entry.kind === section.kind).map((entry) => [entry.name, entry.suite, ORIGINS[entry.origin]]),
     ),
   );
-  const patterns = listing === 'list' || listing === 'list_subtasks' ? `\nBabyLM's subtasks are named after the files in its data folder: ${describeTaskNames().babyLm.filter((name) => name.includes('<')).join(', ')}\n` : '';
+  const patterns =
+    listing === 'list' || listing === 'list_subtasks'
+      ? `\nBabyLM's subtasks are named after the files in its data folder: ${describeTaskNames()
+          .babyLm.filter((name) => name.includes('<'))
+          .join(', ')}\n`
+      : '';
   return `${tables.join('\n')}${patterns}`;
 }

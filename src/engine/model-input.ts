@@ -37,10 +37,7 @@ export function modelInputFor(tokenized: TokenizedRequest, maxLength: number, wh
     throw new MlrbError('BAD_DATA', `${where()}: the continuation encodes to no tokens, so there is nothing to score`);
   }
   if (continuationTokens.length > maxLength) {
-    throw new MlrbError(
-      'BAD_DATA',
-      `${where()}: the continuation has ${continuationTokens.length} tokens, more than the model's max length ${maxLength}`,
-    );
+    throw new MlrbError('BAD_DATA', `${where()}: the continuation has ${continuationTokens.length} tokens, more than the model's max length ${maxLength}`);
   }
   if (backend === 'seq2seq') {
     if (contextTokens.length === 0) throw new MlrbError('BAD_DATA', `${where()}: the context encodes to no tokens, so the encoder has nothing to read`);

@@ -21,7 +21,11 @@ export function spreadTokenCap(totalTokens: number, concurrency: number): number
  * The memory and per-pass token budgets `auto` plans for, unless the caller set them: CPU-sized, or GPU-sized
  * on CUDA (where `spreadCap` still splits a small job so that every concurrent pass gets work).
  */
-export function autoBudgets(provider: ExecutionProvider, options: ScoreOptions, spreadCap: number): { memoryBytes: number; tokensPerBatch: number | undefined } {
+export function autoBudgets(
+  provider: ExecutionProvider,
+  options: ScoreOptions,
+  spreadCap: number,
+): { memoryBytes: number; tokensPerBatch: number | undefined } {
   if (provider !== 'cuda') return { memoryBytes: options.memoryBudgetBytes ?? DEFAULT_MEMORY_BUDGET_BYTES, tokensPerBatch: options.tokensPerBatch };
   return {
     memoryBytes: options.memoryBudgetBytes ?? gpuMemoryBudgetBytes(loadBinding().cudaDevice()?.freeBytes ?? null),

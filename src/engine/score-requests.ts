@@ -47,7 +47,10 @@ export function modelDimensions(model: LanguageModel): ModelDimensions {
 
 function planJobs(model: LanguageModel, rows: readonly PlannedRow[], options: ScoreOptions, concurrency: number): { jobs: Job[]; groups: PrefixGroup[] } {
   const dims = modelDimensions(model);
-  const cap = spreadTokenCap(rows.reduce((sum, row) => sum + row.tokens.length, 0), concurrency);
+  const cap = spreadTokenCap(
+    rows.reduce((sum, row) => sum + row.tokens.length, 0),
+    concurrency,
+  );
   const budgets = autoBudgets(model.provider, options, cap);
   const budget = budgets.memoryBytes / concurrency;
   const batchSize = options.batchSize ?? 'auto';
@@ -73,7 +76,10 @@ class PrefixLoader {
   private readonly remaining = new Map<PrefixGroup, number>();
   computedTokens = 0;
 
-  constructor(private readonly model: LanguageModel, jobs: readonly Job[]) {
+  constructor(
+    private readonly model: LanguageModel,
+    jobs: readonly Job[],
+  ) {
     for (const job of jobs) if (job.group) this.remaining.set(job.group, (this.remaining.get(job.group) ?? 0) + 1);
   }
 
@@ -138,7 +144,11 @@ export async function scoreModelInputs(
     totals.paddedTokens += scores.paddedTokens;
     totals.logitRows += scores.logitRows;
     options.onProgress?.({
-      requestsDone: totals.requestsDone, requestsTotal: inputs.length, tokensDone: totals.tokensDone, tokensTotal, elapsedMs: performance.now() - started,
+      requestsDone: totals.requestsDone,
+      requestsTotal: inputs.length,
+      tokensDone: totals.tokensDone,
+      tokensTotal,
+      elapsedMs: performance.now() - started,
     });
   };
 

@@ -11,7 +11,13 @@
  */
 import { compareLexicographic } from './collator.js';
 import {
-  ACTIVATION_FLOATS_PER_HIDDEN, ACTIVATIONS_PER_BATCH, DEFAULT_TOKENS_PER_BATCH, FALLBACK_HEADS, FALLBACK_HIDDEN, FLOAT_BYTES, MAX_TOKENS_PER_BATCH,
+  ACTIVATION_FLOATS_PER_HIDDEN,
+  ACTIVATIONS_PER_BATCH,
+  DEFAULT_TOKENS_PER_BATCH,
+  FALLBACK_HEADS,
+  FALLBACK_HIDDEN,
+  FLOAT_BYTES,
+  MAX_TOKENS_PER_BATCH,
 } from './batch-size.js';
 import type { ModelInput } from './model-input.js';
 
@@ -93,14 +99,21 @@ export interface Seq2SeqDimensions {
  * [requests, decoder length, vocab], activations, and the attention scores of the encoder, the decoder's
  * self-attention and its cross-attention.
  */
-export function seq2seqFitsFor(batchSize: number | 'auto', dims: Seq2SeqDimensions, memoryBudgetBytes: number, tokensPerBatch?: number, maxTokensPerBatch = Number.POSITIVE_INFINITY): Seq2SeqFits {
+export function seq2seqFitsFor(
+  batchSize: number | 'auto',
+  dims: Seq2SeqDimensions,
+  memoryBudgetBytes: number,
+  tokensPerBatch?: number,
+  maxTokensPerBatch = Number.POSITIVE_INFINITY,
+): Seq2SeqFits {
   if (batchSize !== 'auto') {
     if (!Number.isInteger(batchSize) || batchSize < 1) throw new RangeError(`batch size must be a positive integer or 'auto', got ${batchSize}`);
     return (shape) => shape.requests <= batchSize;
   }
   const hidden = dims.hiddenSize ?? FALLBACK_HIDDEN;
   const heads = dims.attentionHeads ?? FALLBACK_HEADS;
-  const tokenBudget = tokensPerBatch ??
+  const tokenBudget =
+    tokensPerBatch ??
     Math.min(Math.max(DEFAULT_TOKENS_PER_BATCH, Math.min(MAX_TOKENS_PER_BATCH, Math.floor(ACTIVATIONS_PER_BATCH / hidden))), maxTokensPerBatch);
   return (shape) => {
     const encoderTokens = shape.encoderRows * shape.encoderLength;

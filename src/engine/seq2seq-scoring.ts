@@ -40,23 +40,37 @@ export async function scoreSeq2SeqInputs(
   const totals = { requestsDone: 0, tokensDone: 0, paddedTokens: 0, logitRows: 0, encoderTokens: 0 };
   const encoded = new Set<readonly number[]>();
   // packBatch's rows need a scored tail; an encoder row's decoder rows are planned apart, so it is unused here.
-  const pack = (rows: readonly EncoderRow[]) => packBatch(rows.map((row) => ({ ...row, scoredTail: 0 })), inputs);
-  await runJobs(passes, pack, async (rows: EncoderRow[], packed) => {
-    const scores = await model.scoreBatch(packed.batch);
-    const requestIndices = filePassResults(scores, packed.requestIndices, results, options.onBatchScored);
-    totals.requestsDone += requestIndices.length;
-    // Progress counts a context once, however many passes its requests were split over (tokensTotal does too).
-    const firstSeen = rows.filter((row) => !encoded.has(row.tokens));
-    for (const row of firstSeen) encoded.add(row.tokens);
-    totals.tokensDone += firstSeen.reduce((sum, row) => sum + row.tokens.length, 0) +
-      requestIndices.reduce((sum, index) => sum + (inputs[index] as ModelInput).continuationTokens.length, 0);
-    totals.encoderTokens += rows.reduce((sum, row) => sum + row.tokens.length, 0);
-    totals.paddedTokens += scores.paddedTokens;
-    totals.logitRows += scores.logitRows;
-    options.onProgress?.({
-      requestsDone: totals.requestsDone, requestsTotal: inputs.length, tokensDone: totals.tokensDone, tokensTotal, elapsedMs: performance.now() - started,
-    });
-  }, concurrency);
+  const pack = (rows: readonly EncoderRow[]) =>
+    packBatch(
+      rows.map((row) => ({ ...row, scoredTail: 0 })),
+      inputs,
+    );
+  await runJobs(
+    passes,
+    pack,
+    async (rows: EncoderRow[], packed) => {
+      const scores = await model.scoreBatch(packed.batch);
+      const requestIndices = filePassResults(scores, packed.requestIndices, results, options.onBatchScored);
+      totals.requestsDone += requestIndices.length;
+      // Progress counts a context once, however many passes its requests were split over (tokensTotal does too).
+      const firstSeen = rows.filter((row) => !encoded.has(row.tokens));
+      for (const row of firstSeen) encoded.add(row.tokens);
+      totals.tokensDone +=
+        firstSeen.reduce((sum, row) => sum + row.tokens.length, 0) +
+        requestIndices.reduce((sum, index) => sum + (inputs[index] as ModelInput).continuationTokens.length, 0);
+      totals.encoderTokens += rows.reduce((sum, row) => sum + row.tokens.length, 0);
+      totals.paddedTokens += scores.paddedTokens;
+      totals.logitRows += scores.logitRows;
+      options.onProgress?.({
+        requestsDone: totals.requestsDone,
+        requestsTotal: inputs.length,
+        tokensDone: totals.tokensDone,
+        tokensTotal,
+        elapsedMs: performance.now() - started,
+      });
+    },
+    concurrency,
+  );
   // What lm-eval encodes (every request's context) less what ran here.
   const everyContext = inputs.reduce((sum, input) => sum + input.inputTokens.length, 0);
   return {

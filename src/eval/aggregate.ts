@@ -139,7 +139,15 @@ function groupScore(group: TaskGroup, taskMetrics: ReadonlyMap<string, TaskMetri
     }
     return summary.value;
   });
-  return { metric: 'score', value: aggregateSubtaskMetrics(values, values.map(() => 1), false), stderr: 'N/A' };
+  return {
+    metric: 'score',
+    value: aggregateSubtaskMetrics(
+      values,
+      values.map(() => 1),
+      false,
+    ),
+    stderr: 'N/A',
+  };
 }
 
 /** The leaf tasks under a group, depth first in subtask order; rejects unknown names and cycles. */

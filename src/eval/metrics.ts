@@ -125,7 +125,9 @@ function metricPlan(task: MultipleChoiceTask): { metric: MetricName; item: DocMe
     const aggregation = AGGREGATIONS[aggregationName];
     const makesPairs = item === goldPredPair;
     if (makesPairs !== aggregation.pairs) {
-      throw new RangeError(`metric "${metric}" of task ${task.name}: aggregation ${aggregationName} does not take ${makesPairs ? '(gold, pred) pairs' : 'numbers'}`);
+      throw new RangeError(
+        `metric "${metric}" of task ${task.name}: aggregation ${aggregationName} does not take ${makesPairs ? '(gold, pred) pairs' : 'numbers'}`,
+      );
     }
     return { metric, item, aggregation };
   });

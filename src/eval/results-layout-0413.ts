@@ -98,9 +98,30 @@ function taskEntries<T>(byName: Readonly<Record<string, T>>, order: GroupOrder):
 
 /** TaskConfig's field order, as a 0.4.13 dump lists the fields; ours (dataset_files) follow, metadata last. */
 const CONFIG_FIELD_ORDER = [
-  'task', 'task_alias', 'dataset_path', 'dataset_name', 'training_split', 'validation_split', 'test_split', 'fewshot_split',
-  'doc_to_text', 'doc_to_target', 'unsafe_code', 'doc_to_choice', 'process_results', 'description', 'target_delimiter', 'fewshot_delimiter',
-  'fewshot_config', 'num_fewshot', 'metric_list', 'output_type', 'generation_kwargs', 'repeats', 'filter_list', 'should_decontaminate',
+  'task',
+  'task_alias',
+  'dataset_path',
+  'dataset_name',
+  'training_split',
+  'validation_split',
+  'test_split',
+  'fewshot_split',
+  'doc_to_text',
+  'doc_to_target',
+  'unsafe_code',
+  'doc_to_choice',
+  'process_results',
+  'description',
+  'target_delimiter',
+  'fewshot_delimiter',
+  'fewshot_config',
+  'num_fewshot',
+  'metric_list',
+  'output_type',
+  'generation_kwargs',
+  'repeats',
+  'filter_list',
+  'should_decontaminate',
   'doc_to_decontamination_query',
 ];
 

@@ -27,7 +27,9 @@ export function rollingWindowRequests(requests: readonly RollingLoglikelihoodReq
 }
 
 /** Which count weighs each metric, and lm-eval's aggregation of it (weighted_perplexity, or bits_per_byte). */
-const PERPLEXITY_METRICS: Readonly<Record<PerplexityMetricName, { readonly weight: 'words' | 'bytes'; readonly aggregate: (items: readonly WeightedLoglik[]) => number }>> = {
+const PERPLEXITY_METRICS: Readonly<
+  Record<PerplexityMetricName, { readonly weight: 'words' | 'bytes'; readonly aggregate: (items: readonly WeightedLoglik[]) => number }>
+> = {
   word_perplexity: { weight: 'words', aggregate: weightedPerplexity },
   byte_perplexity: { weight: 'bytes', aggregate: weightedPerplexity },
   bits_per_byte: { weight: 'bytes', aggregate: bitsPerByte },

@@ -179,7 +179,11 @@ function readCommit(root: string): string | null {
     const loose = path.join(gitDir, ref);
     if (existsSync(loose)) return readFileSync(loose, 'utf8').trim();
     const packed = path.join(gitDir, 'packed-refs');
-    const line = existsSync(packed) ? readFileSync(packed, 'utf8').split('\n').find((entry) => entry.endsWith(` ${ref}`)) : undefined;
+    const line = existsSync(packed)
+      ? readFileSync(packed, 'utf8')
+          .split('\n')
+          .find((entry) => entry.endsWith(` ${ref}`))
+      : undefined;
     return line?.split(' ')[0] ?? null;
   } catch {
     return null;

@@ -8,7 +8,10 @@ import type { LmEvalTaskFacts, MultipleChoiceTask, RollingLoglikelihoodTask, Tas
 import type { TaskConfigDump } from './result-types.js';
 
 /** The fields every kind shares, in lm-eval's order. */
-function commonFields(task: Task, facts: LmEvalTaskFacts | undefined): Pick<TaskConfigDump, 'task' | 'task_alias' | 'tag' | 'dataset_path' | 'dataset_name' | 'dataset_files'> {
+function commonFields(
+  task: Task,
+  facts: LmEvalTaskFacts | undefined,
+): Pick<TaskConfigDump, 'task' | 'task_alias' | 'tag' | 'dataset_path' | 'dataset_name' | 'dataset_files'> {
   return {
     task: task.name,
     ...(facts?.alias !== undefined ? { task_alias: facts.alias } : {}),

@@ -63,7 +63,11 @@ export function scoringRequests(requests: TaskRequests, keep: (docId: number) =>
     case 'multiple_choice':
       return requests.requests.filter((request) => keep(request.docId));
     case 'loglikelihood_rolling':
-      return rollingWindowRequests(requests.requests.filter((request) => keep(request.docId)), context.rules(), context.maxLength);
+      return rollingWindowRequests(
+        requests.requests.filter((request) => keep(request.docId)),
+        context.rules(),
+        context.maxLength,
+      );
     case 'generate_until':
       return [];
     default:
@@ -75,7 +79,9 @@ export function scoringRequests(requests: TaskRequests, keep: (docId: number) =>
 export function requestIdentities(requests: TaskRequests, keep: (docId: number) => boolean): string[] {
   switch (requests.kind) {
     case 'multiple_choice':
-      return requests.requests.filter((request) => keep(request.docId)).map((request) => JSON.stringify([request.docId, request.choiceIndex, request.context, request.continuation]));
+      return requests.requests
+        .filter((request) => keep(request.docId))
+        .map((request) => JSON.stringify([request.docId, request.choiceIndex, request.context, request.continuation]));
     case 'loglikelihood_rolling':
       return requests.requests.filter((request) => keep(request.docId)).map((request) => JSON.stringify([request.docId, request.text]));
     case 'generate_until':

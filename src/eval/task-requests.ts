@@ -24,11 +24,12 @@ function fewshotBlock(task: MultipleChoiceTask, example: MultipleChoiceDoc): str
  */
 function buildTaskPrefixes(task: MultipleChoiceTask): string[] {
   const drawExamples = createFewshotDraw(task.name, task.fewshot, task.numFewshot ?? 0);
-  return task.docs.map((doc) =>
-    task.description +
-    drawExamples(doc)
-      .map((example) => fewshotBlock(task, example))
-      .join(''),
+  return task.docs.map(
+    (doc) =>
+      task.description +
+      drawExamples(doc)
+        .map((example) => fewshotBlock(task, example))
+        .join(''),
   );
 }
 

@@ -23,7 +23,9 @@ export function buildModelInputs(
   describe: (index: number) => string,
   lmEvalVersion: LmEvalVersion = DEFAULT_LM_EVAL_VERSION,
 ): ModelInput[] {
-  return tokenizeRequests(model, requests, lmEvalVersion).map((tokenized, index) => modelInputFor(tokenized, model.maxLength, () => describe(index), model.backend));
+  return tokenizeRequests(model, requests, lmEvalVersion).map((tokenized, index) =>
+    modelInputFor(tokenized, model.maxLength, () => describe(index), model.backend),
+  );
 }
 
 /** Remembers a few recent encodings: the requests of one question are neighbours and share their context. */
@@ -66,11 +68,7 @@ export function modelInputsFromTokens(model: LanguageModel, requests: readonly T
 }
 
 /** The lower-level library entry: text requests in, lm-eval's (loglik, isGreedy) pairs out, in order. */
-export async function scoreRequests(
-  model: LanguageModel,
-  requests: readonly LoglikelihoodRequest[],
-  options: TextScoreOptions = {},
-): Promise<ScoreOutput> {
+export async function scoreRequests(model: LanguageModel, requests: readonly LoglikelihoodRequest[], options: TextScoreOptions = {}): Promise<ScoreOutput> {
   const describe = (index: number): string => {
     const request = requests[index];
     return request ? `${request.taskName} doc ${request.docId} choice ${request.choiceIndex}` : `request ${index}`;

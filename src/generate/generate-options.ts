@@ -24,7 +24,11 @@ export const generateOptionsSchema = z.strictObject({
   eosTokenIds: z.array(z.number().int().nonnegative()).optional(),
   /** Absent: greedy decoding. */
   sampling: z
-    .strictObject({ temperature: z.number().positive().finite(), topK: z.number().int().nonnegative().default(0), seed: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER) })
+    .strictObject({
+      temperature: z.number().positive().finite(),
+      topK: z.number().int().nonnegative().default(0),
+      seed: z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER),
+    })
     .optional(),
   batchSize: positiveInt.default(8),
   maxLength: positiveInt.optional(),

@@ -21,7 +21,11 @@ export class GeneratedText {
   private stopAt = -1;
 
   /** Empty stop strings are ignored; `where` names the prompt in errors ("prompt 3"). */
-  constructor(decode: DecodeIds, stopStrings: readonly string[], private readonly where = 'a prompt') {
+  constructor(
+    decode: DecodeIds,
+    stopStrings: readonly string[],
+    private readonly where = 'a prompt',
+  ) {
     this.decode = (ids) => this.withPrompt(() => decode(ids));
     this.stopStrings = stopStrings.filter((stop) => stop !== '');
     this.longestStop = Math.max(0, ...this.stopStrings.map((stop) => stop.length));

@@ -43,10 +43,14 @@ function checkPositiveInteger(value: number | undefined, what: string): void {
 
 function finishFromNative(code: number): FinishReason | null {
   switch (code) {
-    case NATIVE_FINISH.eos: return 'eos';
-    case NATIVE_FINISH.maxNewTokens: return 'max_new_tokens';
-    case NATIVE_FINISH.stopped: return 'stop_string';
-    default: return null;
+    case NATIVE_FINISH.eos:
+      return 'eos';
+    case NATIVE_FINISH.maxNewTokens:
+      return 'max_new_tokens';
+    case NATIVE_FINISH.stopped:
+      return 'stop_string';
+    default:
+      return null;
   }
 }
 
@@ -80,9 +84,16 @@ class OnnxTextGenerator implements TextGenerator {
     const tokenizer = this.model.requireTokenizer();
     this.warnOnceWithoutCache();
     const decode = (ids: readonly number[]): string => tokenizer.decode(ids, { skipSpecialTokens: true });
-    const states: PromptProgress[] = prompts.map((_prompt, index) => ({ generated: new GeneratedText(decode, settings.stopStrings ?? [], `prompt ${index}`), finish: null }));
+    const states: PromptProgress[] = prompts.map((_prompt, index) => ({
+      generated: new GeneratedText(decode, settings.stopStrings ?? [], `prompt ${index}`),
+      finish: null,
+    }));
     const progress = { finishedPrompts: 0, totalPrompts: prompts.length, generatedTokens: 0 };
-    const batches = planGenerationBatches(prompts.map((prompt) => prompt.length), this.batchSize, this.needsEqualLengths());
+    const batches = planGenerationBatches(
+      prompts.map((prompt) => prompt.length),
+      this.batchSize,
+      this.needsEqualLengths(),
+    );
     let next = 0;
     const worker = async (): Promise<void> => {
       while (next < batches.length) {
@@ -133,7 +144,7 @@ class OnnxTextGenerator implements TextGenerator {
     } catch (cause) {
       throw this.withBatchContext(cause, batch);
     } finally {
-      generation.dispose();  // no step is in flight here: frees the batch's KV cache now rather than at GC
+      generation.dispose(); // no step is in flight here: frees the batch's KV cache now rather than at GC
     }
   }
 
@@ -161,8 +172,12 @@ class OnnxTextGenerator implements TextGenerator {
   /** Native BAD_DATA names prompts by their row in the batch; the caller knows them by their index in the call. */
   private withBatchContext(cause: unknown, batch: readonly number[]): unknown {
     if (!(cause instanceof MlrbError)) return cause;
-    return new MlrbError(cause.code, `${cause.message} (batch of prompts ${batch.join(', ')}; model ${this.model.modelPath})`,
-      { ...cause.details, batchPrompts: [...batch], file: this.model.modelPath }, { cause });
+    return new MlrbError(
+      cause.code,
+      `${cause.message} (batch of prompts ${batch.join(', ')}; model ${this.model.modelPath})`,
+      { ...cause.details, batchPrompts: [...batch], file: this.model.modelPath },
+      { cause },
+    );
   }
 
   /**

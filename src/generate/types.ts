@@ -55,9 +55,5 @@ export interface TextGenerator {
    * per prompt, in prompt order. Prompts longer than the model allows are refused (BAD_DATA) rather than cut:
    * truncation is the caller's rule.
    */
-  generate(
-    prompts: readonly (readonly number[])[],
-    settings: GenerationSettings,
-    onProgress?: (progress: GenerationProgress) => void,
-  ): Promise<Generation[]>;
+  generate(prompts: readonly (readonly number[])[], settings: GenerationSettings, onProgress?: (progress: GenerationProgress) => void): Promise<Generation[]>;
 }

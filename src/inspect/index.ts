@@ -5,7 +5,14 @@ export { describeShape, isParameter, type LayerShape, type ModelShape, type Proj
 export { checkDramBudget, EDGE_TRACKS, resolveBudget, type DramBudget, type DramCheck, type EdgeTrack } from './dram/dram-check.js';
 export { DEFAULT_CONTEXT_TOKENS, estimateDram, type DramEstimate, type DramEstimateOptions } from './dram/estimate.js';
 export {
-  DRAM_PROBE_KINDS, DRAM_PROVIDERS, measureDram, type DramMeasurement, type DramProbe, type DramProbeKind, type DramProvider, type MeasureDramOptions,
+  DRAM_PROBE_KINDS,
+  DRAM_PROVIDERS,
+  measureDram,
+  type DramMeasurement,
+  type DramProbe,
+  type DramProbeKind,
+  type DramProvider,
+  type MeasureDramOptions,
 } from './dram/measure.js';
 export { DRAM_TEXT_SOURCE } from './dram/text.js';
 export type { RebuiltRotaryCache } from './graph/rotary-cache.js';
@@ -26,8 +33,19 @@ export { openSafetensorsCheckpoint, type SafetensorsCheckpoint } from './lineage
 export { checkPruning, type PruningCheckOptions, type PruningReport } from './pruning/pruning-check.js';
 export type { PruningLayerReport } from './pruning/layers.js';
 export {
-  checkQuantization, checkWeights, isQuantizationOp, type IntegerStorage, type LowCardinalityWeight, type PathStep, type QuantizationCheck,
-  type QuantizationNode, type QuantizationOptions, type QuantizedTensor, type WeightChecks, type WeightDtypeCheck, type WeightFinding,
+  checkQuantization,
+  checkWeights,
+  isQuantizationOp,
+  type IntegerStorage,
+  type LowCardinalityWeight,
+  type PathStep,
+  type QuantizationCheck,
+  type QuantizationNode,
+  type QuantizationOptions,
+  type QuantizedTensor,
+  type WeightChecks,
+  type WeightDtypeCheck,
+  type WeightFinding,
 } from './quantization/quantization-check.js';
 export { SMALL_CONSTANT } from './quantization/weight-provenance.js';
 export { EDGE_TRACKS as EDGE_TRACK_RULES, limitFigures, type LimitFigures, type TrackRules } from './track/rules.js';

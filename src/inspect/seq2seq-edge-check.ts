@@ -40,7 +40,9 @@ export interface Seq2SeqEdgeReport {
 /** Every graph's weights and load overhead, and the largest working set of one graph's pass. */
 function combinedEstimate(estimates: readonly DramEstimate[]): DramEstimate {
   const sum = (pick: (estimate: DramEstimate) => number): number => estimates.reduce((total, estimate) => total + pick(estimate), 0);
-  const widest = estimates.reduce((best, estimate) => (estimate.kvCacheBytes + estimate.activationBytes > best.kvCacheBytes + best.activationBytes ? estimate : best));
+  const widest = estimates.reduce((best, estimate) =>
+    estimate.kvCacheBytes + estimate.activationBytes > best.kvCacheBytes + best.activationBytes ? estimate : best,
+  );
   const weightBytes = sum((estimate) => estimate.weightBytes);
   const runtimeBytes = sum((estimate) => estimate.runtimeBytes);
   const totalBytes = weightBytes + runtimeBytes + widest.kvCacheBytes + widest.activationBytes;
@@ -49,7 +51,8 @@ function combinedEstimate(estimates: readonly DramEstimate[]): DramEstimate {
     weightBytes,
     runtimeBytes,
     totalBytes,
-    formula: `every graph's weights ${formatBytes(weightBytes)} and runtime ${formatBytes(runtimeBytes)} + the largest pass's working set ` +
+    formula:
+      `every graph's weights ${formatBytes(weightBytes)} and runtime ${formatBytes(runtimeBytes)} + the largest pass's working set ` +
       `${formatBytes(widest.kvCacheBytes + widest.activationBytes)} = ${formatBytes(totalBytes)}`,
     assumptions: [...new Set(estimates.flatMap((estimate) => estimate.assumptions))],
   };
@@ -60,7 +63,11 @@ export async function checkSeq2SeqEdgeModel(files: Seq2SeqFiles, options: EdgeCh
   checkDramProvider(options.provider);
   const { config, note } = optionalConfigBeside(files.encoder);
   const read = await readSeq2SeqGraphs(files);
-  const graphs: Seq2SeqGraphCheck[] = read.map(({ file, graph, shape }) => ({ file, inspect: buildInspectReport(graph, config, note, shape), ...judgeWeights(graph, options) }));
+  const graphs: Seq2SeqGraphCheck[] = read.map(({ file, graph, shape }) => ({
+    file,
+    inspect: buildInspectReport(graph, config, note, shape),
+    ...judgeWeights(graph, options),
+  }));
   const contextOptions = options.contextTokens === undefined ? {} : { contextTokens: options.contextTokens };
   // T5's relative_attention_bias is a table of position buckets, which the one-graph reading takes for a table of
   // positions; an encoder-decoder's positions are relative, so no table bounds its input.

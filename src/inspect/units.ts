@@ -1,7 +1,16 @@
 /** Byte sizes as people write them ("12GB", "1.5 GiB", "1000000") and as reports print them. */
 
 const UNITS: Readonly<Record<string, number>> = {
-  '': 1, b: 1, kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40,
+  '': 1,
+  b: 1,
+  kb: 1e3,
+  mb: 1e6,
+  gb: 1e9,
+  tb: 1e12,
+  kib: 2 ** 10,
+  mib: 2 ** 20,
+  gib: 2 ** 30,
+  tib: 2 ** 40,
 };
 
 /** Decimal units are powers of 1000, binary ones (KiB, MiB, GiB) powers of 1024. Throws RangeError. */
@@ -15,7 +24,12 @@ export function parseByteSize(text: string): number {
 }
 
 export function formatBytes(bytes: number): string {
-  const scaled = [[1e12, 'TB'], [1e9, 'GB'], [1e6, 'MB'], [1e3, 'kB']] as const;
+  const scaled = [
+    [1e12, 'TB'],
+    [1e9, 'GB'],
+    [1e6, 'MB'],
+    [1e3, 'kB'],
+  ] as const;
   for (const [unit, name] of scaled) {
     if (Math.abs(bytes) >= unit) return `${(bytes / unit).toFixed(2)} ${name}`;
   }

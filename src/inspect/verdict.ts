@@ -14,5 +14,8 @@ export function verdictOf(reasons: readonly string[], warnings: readonly string[
 
 /** Several checks' verdicts as one: fails when any fails, keeps every reason and warning. */
 export function combineVerdicts(verdicts: readonly Verdict[]): Verdict {
-  return verdictOf(verdicts.flatMap((verdict) => verdict.reasons), verdicts.flatMap((verdict) => verdict.warnings));
+  return verdictOf(
+    verdicts.flatMap((verdict) => verdict.reasons),
+    verdicts.flatMap((verdict) => verdict.warnings),
+  );
 }

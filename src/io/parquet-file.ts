@@ -99,7 +99,9 @@ function cappedCodecs(): typeof allCodecs {
 
 class DecodeLimitError extends Error {
   constructor(page: number, total: number) {
-    super(`a page claims ${formatBytes(page)} decompressed (${formatBytes(total)} so far), over the ${formatBytes(PAGE_DECODED_CAP)} page / ${formatBytes(FILE_DECODED_CAP)} file limits`);
+    super(
+      `a page claims ${formatBytes(page)} decompressed (${formatBytes(total)} so far), over the ${formatBytes(PAGE_DECODED_CAP)} page / ${formatBytes(FILE_DECODED_CAP)} file limits`,
+    );
   }
 }
 

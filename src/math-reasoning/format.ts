@@ -15,7 +15,9 @@ export function summarizeMathReasoning(report: MathReasoningReport): string {
     lines.push(`  Lean: ${(rate * 100).toFixed(1)}% compiled (${compiled} compiled, ${failed} failed, ${timedOut} timed out)`);
     const sandbox = report.settings.lean_sandbox;
     if (sandbox !== null && sandbox !== 'namespaces') {
-      lines.push(`  Lean ran in the ${sandbox} box: no network namespace here${sandbox === 'process-group' ? ', and a compiler child that leaves its process group outlives the compile' : ''} (docs/math-reasoning.md)`);
+      lines.push(
+        `  Lean ran in the ${sandbox} box: no network namespace here${sandbox === 'process-group' ? ', and a compiler child that leaves its process group outlives the compile' : ''} (docs/math-reasoning.md)`,
+      );
     }
   }
   const truncated = report.problems.filter((problem) => problem.prompt_truncated).length;

@@ -47,7 +47,19 @@ export interface BoxOptions {
 }
 
 /** The variables Lean 3 and 4, lake and elan read; nothing else of the caller's environment is passed on. */
-const PASSED_VARIABLES = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'LC_CTYPE', 'ELAN_HOME', 'ELAN_TOOLCHAIN', 'LEAN_PATH', 'LEAN_SRC_PATH', 'LEAN_SYSROOT', 'LAKE_HOME'] as const;
+const PASSED_VARIABLES = [
+  'PATH',
+  'HOME',
+  'LANG',
+  'LC_ALL',
+  'LC_CTYPE',
+  'ELAN_HOME',
+  'ELAN_TOOLCHAIN',
+  'LEAN_PATH',
+  'LEAN_SRC_PATH',
+  'LEAN_SYSROOT',
+  'LAKE_HOME',
+] as const;
 
 /** How long the box's own processes get to end after they were told to, before they are killed outright. */
 const GRACE_MS = 2000;
@@ -113,7 +125,8 @@ function findOnPath(name: string): string | undefined {
 function boxedCommand(sandbox: LeanSandbox, executable: string, args: readonly string[]): [string, string[]] {
   if (sandbox === 'namespaces') {
     const unshare = detect().unshare;
-    if (unshare === undefined) throw new MlrbError('LEAN_RUN', 'the namespaces box was asked for, but unshare cannot create user, network and PID namespaces on this host');
+    if (unshare === undefined)
+      throw new MlrbError('LEAN_RUN', 'the namespaces box was asked for, but unshare cannot create user, network and PID namespaces on this host');
     return [unshare[0] as string, [...unshare.slice(1), '--', executable, ...args]];
   }
   if (sandbox === 'subreaper') return [process.execPath, [...nodeScriptArguments(import.meta.url, 'lean-box-reaper'), JSON.stringify({ executable, args })]];

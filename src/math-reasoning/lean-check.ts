@@ -25,10 +25,7 @@ export interface LeanCheckOptions {
   readonly sandbox?: LeanSandbox;
 }
 
-export type LeanOutcome =
-  | { readonly status: 'compiled' }
-  | { readonly status: 'failed'; readonly first_error: string }
-  | { readonly status: 'timed_out' };
+export type LeanOutcome = { readonly status: 'compiled' } | { readonly status: 'failed'; readonly first_error: string } | { readonly status: 'timed_out' };
 
 const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024;
 /** The first error line is quoted into reports; a line longer than this is cut. */
@@ -43,7 +40,12 @@ export function checkLeanExecutable(executable: string): void {
     if (!statSync(executable).isFile()) throw new Error('not a regular file');
     accessSync(executable, constants.X_OK);
   } catch (cause) {
-    throw new MlrbError('LEAN_RUN', `the Lean executable ${executable} cannot be run (${cause instanceof Error ? cause.message : String(cause)})`, { executable }, { cause });
+    throw new MlrbError(
+      'LEAN_RUN',
+      `the Lean executable ${executable} cannot be run (${cause instanceof Error ? cause.message : String(cause)})`,
+      { executable },
+      { cause },
+    );
   }
 }
 
@@ -87,7 +89,10 @@ export class LeanWorkspace {
 }
 
 function leanArguments(executable: string, file: string): string[] {
-  const base = path.basename(executable).toLowerCase().replace(/\.exe$/u, '');
+  const base = path
+    .basename(executable)
+    .toLowerCase()
+    .replace(/\.exe$/u, '');
   return base === 'lake' ? ['env', 'lean', file] : [file];
 }
 
@@ -96,7 +101,10 @@ function leanArguments(executable: string, file: string): string[] {
  * non-blank line. The temporary path is replaced by the file's bare name so reports do not depend on it.
  */
 export function firstErrorLine(output: string, file: string): string | undefined {
-  const lines = output.split(/\r?\n/u).map((line) => line.replaceAll(file, path.basename(file)).trim()).filter((line) => line !== '');
+  const lines = output
+    .split(/\r?\n/u)
+    .map((line) => line.replaceAll(file, path.basename(file)).trim())
+    .filter((line) => line !== '');
   const line = lines.find((candidate) => /\berror:/iu.test(candidate)) ?? lines[0];
   return line === undefined ? undefined : line.slice(0, MAX_ERROR_LINE_CHARS);
 }

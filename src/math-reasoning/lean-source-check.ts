@@ -19,18 +19,24 @@ const READ_ONLY_HASH_COMMANDS: ReadonlySet<string> = new Set(['check', 'print', 
 const REFUSED_WORDS: readonly { readonly words: readonly string[]; readonly why: string }[] = [
   { words: ['run_cmd', 'run_tac', 'run_elab', 'run_meta'], why: 'runs code while Lean elaborates the file' },
   { words: ['meta', 'unsafe', 'initialize', 'builtin_initialize'], why: 'defines code outside the checked logic' },
-  { words: ['elab', 'elab_rules', 'macro', 'macro_rules', 'syntax', 'declare_syntax_cat', 'user_command', 'user_attribute'], why: 'extends the elaborator with code of its own' },
-  { words: ['eval_expr', 'evalExpr', 'add_decl', 'addDecl', 'addAndCompile', 'compileDecl', 'native_decide'], why: 'evaluates or compiles code while elaborating' },
+  {
+    words: ['elab', 'elab_rules', 'macro', 'macro_rules', 'syntax', 'declare_syntax_cat', 'user_command', 'user_attribute'],
+    why: 'extends the elaborator with code of its own',
+  },
+  {
+    words: ['eval_expr', 'evalExpr', 'add_decl', 'addDecl', 'addAndCompile', 'compileDecl', 'native_decide'],
+    why: 'evaluates or compiles code while elaborating',
+  },
   { words: ['extern', 'implemented_by'], why: 'binds a declaration to code outside Lean' },
-  { words: ['io', 'IO', 'EIO', 'BaseIO', 'System', 'unsafe_run_io', 'run_io', 'unsafePerformIO', 'unsafeIO', 'unsafeBaseIO'], why: 'reaches files, processes or the network' },
+  {
+    words: ['io', 'IO', 'EIO', 'BaseIO', 'System', 'unsafe_run_io', 'run_io', 'unsafePerformIO', 'unsafeIO', 'unsafeBaseIO'],
+    why: 'reaches files, processes or the network',
+  },
 ];
 
 // A Lean identifier character (letters of any script, digits, `_`, `'`, `!`, `?`): a word is only refused whole.
 const WORD_CHARACTER = String.raw`[\p{L}\p{N}_'!?]`;
-const REFUSED_PATTERN = new RegExp(
-  String.raw`(?<!${WORD_CHARACTER})(${REFUSED_WORDS.flatMap((entry) => entry.words).join('|')})(?!${WORD_CHARACTER})`,
-  'u',
-);
+const REFUSED_PATTERN = new RegExp(String.raw`(?<!${WORD_CHARACTER})(${REFUSED_WORDS.flatMap((entry) => entry.words).join('|')})(?!${WORD_CHARACTER})`, 'u');
 // Commands are ASCII words; `#α` (mathlib's cardinal notation) is not one.
 const HASH_COMMAND = /#([A-Za-z_][A-Za-z0-9_'!?]*)/gu;
 
@@ -38,7 +44,8 @@ const HASH_COMMAND = /#([A-Za-z_][A-Za-z0-9_'!?]*)/gu;
 export function leanSourceRefusal(source: string): string | null {
   for (const match of source.matchAll(HASH_COMMAND)) {
     const name = match[1] ?? '';
-    if (!READ_ONLY_HASH_COMMANDS.has(name)) return `refused before compiling: the output uses the command #${name} (only ${[...READ_ONLY_HASH_COMMANDS].map((command) => `#${command}`).join(', ')} may appear)`;
+    if (!READ_ONLY_HASH_COMMANDS.has(name))
+      return `refused before compiling: the output uses the command #${name} (only ${[...READ_ONLY_HASH_COMMANDS].map((command) => `#${command}`).join(', ')} may appear)`;
   }
   const word = REFUSED_PATTERN.exec(source)?.[1];
   if (word === undefined) return null;

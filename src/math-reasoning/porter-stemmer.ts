@@ -14,14 +14,22 @@
 
 /** NLTK's irregular forms, looked up before any step (errors reported to Porter over the years). */
 const IRREGULAR_FORMS: ReadonlyMap<string, string> = new Map([
-  ['sky', 'sky'], ['skies', 'sky'],
-  ['dying', 'die'], ['lying', 'lie'], ['tying', 'tie'],
+  ['sky', 'sky'],
+  ['skies', 'sky'],
+  ['dying', 'die'],
+  ['lying', 'lie'],
+  ['tying', 'tie'],
   ['news', 'news'],
-  ['inning', 'inning'], ['innings', 'inning'],
-  ['outing', 'outing'], ['outings', 'outing'],
-  ['canning', 'canning'], ['cannings', 'canning'],
+  ['inning', 'inning'],
+  ['innings', 'inning'],
+  ['outing', 'outing'],
+  ['outings', 'outing'],
+  ['canning', 'canning'],
+  ['cannings', 'canning'],
   ['howe', 'howe'],
-  ['proceed', 'proceed'], ['exceed', 'exceed'], ['succeed', 'succeed'],
+  ['proceed', 'proceed'],
+  ['exceed', 'exceed'],
+  ['succeed', 'succeed'],
 ]);
 
 /** Stems one word. rouge_score hands it lower-case ASCII tokens; NLTK lower-cases first, and so does this. */
@@ -61,8 +69,7 @@ function measure(stem: string): number {
 const containsVowel = (stem: string): boolean => consonantFlags(stem).includes(false);
 
 /** *d */
-const endsDoubleConsonant = (word: string): boolean =>
-  word.length >= 2 && word.at(-1) === word.at(-2) && isConsonantAt(word, word.length - 1);
+const endsDoubleConsonant = (word: string): boolean => word.length >= 2 && word.at(-1) === word.at(-2) && isConsonantAt(word, word.length - 1);
 
 /** *o, which NLTK extends to two-letter stems that are vowel–consonant (any consonant, w, x and y included). */
 function endsConsonantVowelConsonant(word: string): boolean {
@@ -128,8 +135,7 @@ function step1b(word: string): string {
  * Step 1c: y → i. NLTK's condition replaces the paper's *v*: the y must follow a consonant that is not the
  * word's first letter, so 'happy' → 'happi' and 'cry' → 'cri', while 'enjoy' and 'by' keep their y.
  */
-const step1c = (word: string): string =>
-  applyLongestMatch(word, [rule('y', 'i', (stem) => stem.length > 1 && isConsonantAt(stem, stem.length - 1))]);
+const step1c = (word: string): string => applyLongestMatch(word, [rule('y', 'i', (stem) => stem.length > 1 && isConsonantAt(stem, stem.length - 1))]);
 
 /** Step 2: double suffixes to single ones, for stems of m > 0. */
 const STEP2_RULES: readonly SuffixRule[] = [

@@ -36,7 +36,8 @@ export function readMathProblems(file: string): MathProblem[] {
   const resolved = path.resolve(file);
   const content = readTextFileUnder(resolved, { kind: 'data', root: path.dirname(resolved), what: 'math-reasoning data file' });
   const rows = parseJsonLines(content, resolved, problemRowSchema);
-  if (rows.length === 0) throw new MlrbError('BAD_DATA', `${resolved} has no problems (expected JSON Lines with ${PROBLEM_FIELDS.join(', ')})`, { file: resolved });
+  if (rows.length === 0)
+    throw new MlrbError('BAD_DATA', `${resolved} has no problems (expected JSON Lines with ${PROBLEM_FIELDS.join(', ')})`, { file: resolved });
   return rows.map(({ row, line }) => ({
     name: row.name,
     informal_statement: row.informal_statement,

@@ -39,7 +39,9 @@ export function parsePromptTemplate(source: string): PromptTemplate {
     if (name === undefined) throw new RangeError(`prompt template: a lone "${match[0]}" at character ${match.index}; write {{ or }} for a literal brace`);
     const field = TEMPLATE_FIELDS.find((candidate) => candidate === name);
     if (field === undefined) {
-      throw new RangeError(`prompt template: unknown placeholder {${name}} at character ${match.index}; known: ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(', ')}`);
+      throw new RangeError(
+        `prompt template: unknown placeholder {${name}} at character ${match.index}; known: ${TEMPLATE_FIELDS.map((f) => `{${f}}`).join(', ')}`,
+      );
     }
     if (text !== '') pieces.push({ kind: 'text', text });
     text = '';

@@ -38,14 +38,22 @@ export const mathReasoningOptionsSchema = z.strictObject({
   /** Prompts keep their first N tokens, as Hugging Face's truncation=True, max_length=N does. */
   maxPromptTokens: z.number().int().positive().default(DEFAULT_MAX_PROMPT_TOKENS),
   /** The first N problems only; a fraction below 1 takes that share, rounded up (lm-eval's --limit rule). */
-  limit: z.number().positive().refine((value) => value < 1 || Number.isInteger(value), 'limit is a whole count, or a fraction below 1').optional(),
+  limit: z
+    .number()
+    .positive()
+    .refine((value) => value < 1 || Number.isInteger(value), 'limit is a whole count, or a fraction below 1')
+    .optional(),
   stopStrings: z.array(z.string()).default([]),
   /** ROUGE-L stems tokens with NLTK's Porter stemmer, as MLRB's evaluate rouge (use_stemmer=True) does. */
   rougeStemmer: z.boolean().default(true),
   lean: z
     .strictObject({
       executable: z.string().min(1),
-      timeoutS: z.number().positive().max(24 * 3600).default(DEFAULT_LEAN_TIMEOUT_S),
+      timeoutS: z
+        .number()
+        .positive()
+        .max(24 * 3600)
+        .default(DEFAULT_LEAN_TIMEOUT_S),
       /** The Lean project's root (default: the current folder). */
       cwd: z.string().min(1).optional(),
     })
@@ -106,16 +114,25 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
 
   const prompts = problems.map((problem) => o.encoder.encodeWithSpecialTokens(template.render(problem)));
   const settings: GenerationSettings = { maxNewTokens: o.maxNewTokens, stopStrings: o.stopStrings };
-  const generations = await o.generator.generate(prompts.map((ids) => ids.slice(0, o.maxPromptTokens)), settings, o.onProgress);
+  const generations = await o.generator.generate(
+    prompts.map((ids) => ids.slice(0, o.maxPromptTokens)),
+    settings,
+    o.onProgress,
+  );
   if (generations.length !== problems.length) {
     // The engine broke the TextGenerator contract: not the user's doing, so not a usage error.
     throw new MlrbError('INTERNAL', `the generator returned ${generations.length} generations for ${problems.length} prompts`);
   }
   const outputs = generations.map((generation) => generation.text);
-  const compiled = o.lean === undefined ? null : await compileAll(outputs, { executable: o.lean.executable, timeoutMs: o.lean.timeoutS * 1000, cwd: o.lean.cwd ?? process.cwd() }, o.onCompileProgress);
+  const compiled =
+    o.lean === undefined
+      ? null
+      : await compileAll(outputs, { executable: o.lean.executable, timeoutMs: o.lean.timeoutS * 1000, cwd: o.lean.cwd ?? process.cwd() }, o.onCompileProgress);
   const leanOutcomes = compiled?.outcomes ?? null;
 
-  const scores = problems.map((problem, index): ProblemScore => problemScore(problem, prompts[index]?.length ?? 0, o, generations[index]!, leanOutcomes?.[index] ?? null));
+  const scores = problems.map(
+    (problem, index): ProblemScore => problemScore(problem, prompts[index]?.length ?? 0, o, generations[index]!, leanOutcomes?.[index] ?? null),
+  );
   return {
     data_file: o.data,
     problems_scored: problems.length,
@@ -132,7 +149,10 @@ export async function scoreMathReasoning(options: MathReasoningOptions): Promise
     },
     metrics: {
       rouge_l: scores.reduce((sum, score) => sum + score.rouge_l, 0) / scores.length,
-      bleu: corpusBleu(outputs, problems.map((problem) => problem.formal_proof)).score,
+      bleu: corpusBleu(
+        outputs,
+        problems.map((problem) => problem.formal_proof),
+      ).score,
       lean: leanOutcomes === null ? null : leanSummary(leanOutcomes),
     },
     problems: scores,
@@ -147,7 +167,13 @@ function problemCount(inFile: number, limit: number | undefined): number {
 
 type ScoringSettings = Pick<z.output<typeof mathReasoningOptionsSchema>, 'maxPromptTokens' | 'rougeStemmer'>;
 
-function problemScore(problem: MathProblem, promptTokens: number, { maxPromptTokens, rougeStemmer }: ScoringSettings, generation: Generation, lean: LeanOutcome | null): ProblemScore {
+function problemScore(
+  problem: MathProblem,
+  promptTokens: number,
+  { maxPromptTokens, rougeStemmer }: ScoringSettings,
+  generation: Generation,
+  lean: LeanOutcome | null,
+): ProblemScore {
   return {
     line: problem.line,
     name: problem.name,

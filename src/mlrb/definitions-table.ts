@@ -44,7 +44,8 @@ function command(name: string, variant: VariantDefinition): string {
 }
 
 function weRun(variant: VariantDefinition): string {
-  const suites = variant.suites.length === 0 ? 'no lm-eval suite' : variant.suites.map((suite) => `${suite.name}${suite.role === 'extra' ? ' (extra)' : ''}`).join(', ');
+  const suites =
+    variant.suites.length === 0 ? 'no lm-eval suite' : variant.suites.map((suite) => `${suite.name}${suite.role === 'extra' ? ' (extra)' : ''}`).join(', ');
   const eligibility = variant.eligibility.kind === 'track' ? `check-track ${variant.eligibility.track}` : 'eligibility unchecked';
   const metrics = variant.modelMetrics === 'always' ? 'model metrics always' : 'model metrics with --model-metrics';
   return `${suites}; ${headlineText(variant.headline)}; ${eligibility}; ${metrics}`;
@@ -68,7 +69,13 @@ function variants(): { readonly name: string; readonly variant: VariantDefinitio
 export function renderMlrbDefinitions(): string {
   const header = ['task', 'follows', ...COLUMNS.map((column) => column.title), 'we run', 'command'];
   const rows = variants().map(({ name, variant }) =>
-    [`\`${name}\``, followedText(variant.followed), ...COLUMNS.map((column) => readingsCell(variant, column.sources)), weRun(variant), command(name, variant)].map(cell),
+    [
+      `\`${name}\``,
+      followedText(variant.followed),
+      ...COLUMNS.map((column) => readingsCell(variant, column.sources)),
+      weRun(variant),
+      command(name, variant),
+    ].map(cell),
   );
   const table = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((row) => `| ${row.join(' | ')} |`)];
   const differences = variants().flatMap(({ name, variant }) => [

@@ -21,7 +21,7 @@ export type TrackOutcome =
 
 /** How to get the DRAM gate judged: what the reason of a not_judged DRAM gate says. */
 export const MEASURE_DRAM =
-  'run without --skip-dram: the DRAM gate is judged by measuring the model (a child process runs it on the track\'s input and its peak memory is compared with the budget)';
+  "run without --skip-dram: the DRAM gate is judged by measuring the model (a child process runs it on the track's input and its peak memory is compared with the budget)";
 
 export function judgeEligibility(rule: EligibilityRule, track: TrackOutcome | undefined): Eligibility {
   if (rule.kind === 'unverifiable') {
@@ -29,11 +29,19 @@ export function judgeEligibility(rule: EligibilityRule, track: TrackOutcome | un
   }
   const ruleName = `check-track ${rule.track}`;
   if (track === undefined || track.kind === 'not_run') {
-    return { status: 'not_judged', rule: ruleName, gates: [], reasons: [{ check: 'track', message: track?.reason ?? 'the track check was not run' }], warnings: [] };
+    return {
+      status: 'not_judged',
+      rule: ruleName,
+      gates: [],
+      reasons: [{ check: 'track', message: track?.reason ?? 'the track check was not run' }],
+      warnings: [],
+    };
   }
   const { report } = track;
   const gates = TRACK_CHECK_NAMES.filter((check) => report.checks[check] !== undefined).map((check) => gateOf(report, check));
-  const reasons = report.verdict.reasons.filter((item) => gates.find((gate) => gate.check === item.check)?.status !== 'not_judged').map((item) => ({ ...item }));
+  const reasons = report.verdict.reasons
+    .filter((item) => gates.find((gate) => gate.check === item.check)?.status !== 'not_judged')
+    .map((item) => ({ ...item }));
   const notJudged = gates.filter((gate) => gate.status === 'not_judged').map((gate) => ({ check: gate.check, message: gate.reason ?? 'not judged' }));
   // A failing verdict without a failing gate would be a check that failed without a reason: trust its status.
   const failed = gates.some((gate) => gate.status === 'fail') || (report.verdict.status === 'fail' && reasons.length > 0);
@@ -53,11 +61,15 @@ function gateOf(report: TrackReport, check: TrackCheckName): EligibilityGate {
     // No measurement and no failed attempt: the verdict judged the estimate, which grants nothing.
     if (dram.measurement === null && dram.measurementError === null) {
       const budget = dram.budget === null ? '' : ` against a budget of ${formatBytes(dram.budget.bytes)}`;
-      return { check, status: 'not_judged', reason: `DRAM was not measured; the estimate (${formatBytes(dram.estimate.totalBytes)}${budget}) judges nothing: ${MEASURE_DRAM}` };
+      return {
+        check,
+        status: 'not_judged',
+        reason: `DRAM was not measured; the estimate (${formatBytes(dram.estimate.totalBytes)}${budget}) judges nothing: ${MEASURE_DRAM}`,
+      };
     }
   }
   // Derivation from the base needs its weights: a config.json base leaves the gate open, never passed.
-  const notJudged = check === 'lineage' ? report.checks.lineage?.notJudged ?? null : null;
+  const notJudged = check === 'lineage' ? (report.checks.lineage?.notJudged ?? null) : null;
   if (notJudged !== null) return { check, status: 'not_judged', reason: notJudged };
   const failed = report.verdict.reasons.some((item) => item.check === check);
   return { check, status: failed ? 'fail' : 'pass', reason: null };

@@ -35,13 +35,20 @@ export function headlineMetricName(source: { readonly metric: string }): string 
  * Why a headline's value is impossible, or undefined when it is sound: a scored headline has a source and a
  * number in its metric's range; any other status has no number.
  */
-export function headlineValueProblem(headline: { readonly status: string; readonly value: number | null; readonly source: { readonly metric: string } | null }): string | undefined {
-  if (headline.status !== 'scored') return headline.value === null ? undefined : `a ${headline.status} headline has no value, but this one is ${headline.value}`;
+export function headlineValueProblem(headline: {
+  readonly status: string;
+  readonly value: number | null;
+  readonly source: { readonly metric: string } | null;
+}): string | undefined {
+  if (headline.status !== 'scored')
+    return headline.value === null ? undefined : `a ${headline.status} headline has no value, but this one is ${headline.value}`;
   if (headline.value === null) return 'a scored headline has a value, but this one is null';
   if (headline.source === null) return 'a scored headline names its source, but this one has none';
   const metric = headlineMetricName(headline.source);
   const range = Object.hasOwn(HEADLINE_METRIC_RANGES, metric) ? HEADLINE_METRIC_RANGES[metric] : undefined;
-  if (range === undefined) return `the headline metric ${JSON.stringify(metric)} is not one a headline can be (known: ${Object.keys(HEADLINE_METRIC_RANGES).join(', ')})`;
-  if (!(headline.value >= range.min && headline.value <= range.max)) return `the headline ${metric} is ${headline.value}, outside its range [${range.min}, ${range.max}]`;
+  if (range === undefined)
+    return `the headline metric ${JSON.stringify(metric)} is not one a headline can be (known: ${Object.keys(HEADLINE_METRIC_RANGES).join(', ')})`;
+  if (!(headline.value >= range.min && headline.value <= range.max))
+    return `the headline ${metric} is ${headline.value}, outside its range [${range.min}, ${range.max}]`;
   return undefined;
 }

@@ -42,7 +42,12 @@ export function computeHeadline({ rule, suites, results, limit, generated }: Hea
   const entries = { ...results.results, ...results.groups };
   const partialEntry = `${rule.entry}${PARTIAL_SUFFIX}`;
   if (entries[rule.entry] === undefined && entries[partialEntry] !== undefined) {
-    return { ...base, status: 'partial', value: null, reasons: [`${rule.suite} was scored on part of its data only (lm_eval: ${partialEntry}): ${suite.reason ?? 'subtasks are missing'}`] };
+    return {
+      ...base,
+      status: 'partial',
+      value: null,
+      reasons: [`${rule.suite} was scored on part of its data only (lm_eval: ${partialEntry}): ${suite.reason ?? 'subtasks are missing'}`],
+    };
   }
   if (limit !== undefined) {
     return { ...base, status: 'partial', value: null, reasons: [`--limit ${limit}: only the first documents of each task were scored`] };
@@ -66,7 +71,12 @@ function generatedHeadline(rule: HeadlineGenerated, generated: GeneratedOutcome 
   if (lean === null) return { ...base, status: 'not_scored', value: null, reasons: [LEAN_NEEDED] };
   // As for lm-eval headlines, a --limit run never gives a number, even when the limit reached every problem.
   if (limit !== undefined) {
-    return { ...base, status: 'partial', value: null, reasons: [`--limit ${limit}: ${report.problems_scored} of ${report.problems_in_file} problems were scored`] };
+    return {
+      ...base,
+      status: 'partial',
+      value: null,
+      reasons: [`--limit ${limit}: ${report.problems_scored} of ${report.problems_in_file} problems were scored`],
+    };
   }
   return { ...base, status: 'scored', value: lean.compile_rate, reasons: [] };
 }

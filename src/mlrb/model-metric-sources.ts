@@ -32,8 +32,7 @@ export const MODEL_METRIC_DEFINITIONS: readonly ModelMetricDefinition[] = [
     at: 'cli.py:122-149; tokens_per_second.py:16, 18-29, 31-60',
     agentEval:
       'prompt "Hello my name is Matt. …" encoded with special tokens; generate(max_length=200, temperature=0.8, top_k=300, do_sample=True), stopping at EOS; 10 warm-ups, 30 timed runs; the clock covers generate and decode(skip_special_tokens=True); count = len(encode(decoded text)); mean, std, median, min, max, p90, p95',
-    ours:
-      "the same procedure and statistics (model_metrics.report.tokens_per_second); run i samples with seed + i where MLRB samples unseeded; a model's generation_config.json (top_p, repetition_penalty …), which transformers' generate would also apply, is not read; timed as the ONNX export runs, with its KV cache if it has one",
+    ours: "the same procedure and statistics (model_metrics.report.tokens_per_second); run i samples with seed + i where MLRB samples unseeded; a model's generation_config.json (top_p, repetition_penalty …), which transformers' generate would also apply, is not read; timed as the ONNX export runs, with its KV cache if it has one",
   },
   {
     metric: 'perplexity',

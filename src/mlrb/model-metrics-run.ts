@@ -16,7 +16,10 @@ import { wikitextDataFetch, type DataFetch } from './data-fetch.js';
 import type { AgentEvalModelMetric } from './tasks.js';
 
 /** What a run may change of modelMetrics()'s procedure; everything else is MLRB's (the report names it all). */
-export type MlrbModelMetricsOptions = Pick<ModelMetricsOptions, 'textFile' | 'tokensPerSecond' | 'latency' | 'maxLength' | 'seed' | 'generation' | 'onProgress'> & {
+export type MlrbModelMetricsOptions = Pick<
+  ModelMetricsOptions,
+  'textFile' | 'tokensPerSecond' | 'latency' | 'maxLength' | 'seed' | 'generation' | 'onProgress'
+> & {
   /** Where WikiText-2 raw test is (its folder, a folder holding `wikitext/`, or a hub cache); default the run's data folder. */
   readonly wikitextDir?: string;
 };
@@ -41,7 +44,11 @@ export interface ModelMetricsOutcome {
   readonly report: ModelMetricsReport | null;
 }
 
-const OPTION_NAMES: Readonly<Record<AgentEvalModelMetric, ModelMetricName>> = { tokens_per_second: 'tokens-per-second', perplexity: 'perplexity', latency: 'latency' };
+const OPTION_NAMES: Readonly<Record<AgentEvalModelMetric, ModelMetricName>> = {
+  tokens_per_second: 'tokens-per-second',
+  perplexity: 'perplexity',
+  latency: 'latency',
+};
 
 /** The task's model metrics on `model`; WikiText is looked for under wikitextDir, else the run's data folder. */
 export async function measureModelMetrics(
@@ -58,7 +65,8 @@ export async function measureModelMetrics(
   const missing = metrics.includes('perplexity') && !encoderDecoder ? await missingText(text) : null;
   const fetch = textFile === undefined ? wikitextDataFetch(wikitextDir ?? dataDir) : null;
   const outcomes: MetricOutcome[] = metrics.map((name) => {
-    if (name === 'perplexity' && encoderDecoder) return { name, status: 'not_measured', reason: SEQ2SEQ_PERPLEXITY_REFUSAL, error_code: 'BAD_MODEL', fetch: null };
+    if (name === 'perplexity' && encoderDecoder)
+      return { name, status: 'not_measured', reason: SEQ2SEQ_PERPLEXITY_REFUSAL, error_code: 'BAD_MODEL', fetch: null };
     if (name === 'perplexity' && missing !== null) return { name, status: 'not_measured', reason: missing.message, error_code: missing.code, fetch };
     return { name, status: 'measured', reason: null, error_code: null, fetch: null };
   });

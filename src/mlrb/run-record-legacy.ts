@@ -16,11 +16,27 @@ const legacyHeadline = z.strictObject({
   value: z.number().nullable(),
   reasons: z.array(z.string()),
 });
-const legacyEligibility = z.strictObject({ status: z.enum(['eligible', 'ineligible', 'unchecked']), rule: z.string(), reasons: z.array(finding), warnings: z.array(finding) });
-const legacySuite = z.strictObject({ name: z.string(), status: z.enum(['scored', 'not_scored']), reason: z.string().nullable(), error_code: z.string().nullable() });
+const legacyEligibility = z.strictObject({
+  status: z.enum(['eligible', 'ineligible', 'unchecked']),
+  rule: z.string(),
+  reasons: z.array(finding),
+  warnings: z.array(finding),
+});
+const legacySuite = z.strictObject({
+  name: z.string(),
+  status: z.enum(['scored', 'not_scored']),
+  reason: z.string().nullable(),
+  error_code: z.string().nullable(),
+});
 const legacyModelMetrics = z.strictObject({ metrics: z.array(z.strictObject(modelMetricOutcomeFields)), report: modelMetricsReportSchema.nullable() });
 
-const legacyFields = { schema: z.literal(RUN_RECORD_SCHEMA), ...sharedRecordFields, headline: legacyHeadline, eligibility: legacyEligibility, suites: z.array(legacySuite) };
+const legacyFields = {
+  schema: z.literal(RUN_RECORD_SCHEMA),
+  ...sharedRecordFields,
+  headline: legacyHeadline,
+  eligibility: legacyEligibility,
+  suites: z.array(legacySuite),
+};
 
 type LegacyRecord = z.output<z.ZodObject<typeof legacyFields>> & { readonly model_metrics: z.output<typeof legacyModelMetrics> | null };
 
@@ -36,7 +52,10 @@ function upgrade<Version extends 1 | 2>(record: LegacyRecord, version: Version) 
       ? {
           ...record.eligibility,
           status: 'not_judged' as const,
-          reasons: [...record.eligibility.reasons, { check: 'dram', message: 'DRAM was not measured (--skip-dram); read as not judged: an estimate grants no eligibility' }],
+          reasons: [
+            ...record.eligibility.reasons,
+            { check: 'dram', message: 'DRAM was not measured (--skip-dram); read as not judged: an estimate grants no eligibility' },
+          ],
         }
       : record.eligibility;
   return {
@@ -54,7 +73,8 @@ function upgrade<Version extends 1 | 2>(record: LegacyRecord, version: Version) 
     },
     eligibility: { ...eligibility, gates: [] },
     suites: record.suites.map((suite) => ({ ...suite, role: 'headline' as const, fetch: null })),
-    model_metrics: record.model_metrics === null ? null : { ...record.model_metrics, metrics: record.model_metrics.metrics.map((metric) => ({ ...metric, fetch: null })) },
+    model_metrics:
+      record.model_metrics === null ? null : { ...record.model_metrics, metrics: record.model_metrics.metrics.map((metric) => ({ ...metric, fetch: null })) },
   };
 }
 
@@ -74,13 +94,17 @@ export const runRecordV1Schema = z
  * otherwise be described by the first field the schema misses.
  */
 export function foreignJsonReason(value: unknown, readVersions: readonly number[]): string | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return `it is a JSON ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}, not an object`;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return `it is a JSON ${value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value}, not an object`;
   const fields = value as Record<string, unknown>;
   if (fields.schema === RUN_RECORD_SCHEMA) {
-    return readVersions.includes(fields.schema_version as number) ? null : `its schema_version is ${JSON.stringify(fields.schema_version)}, which this version does not read`;
+    return readVersions.includes(fields.schema_version as number)
+      ? null
+      : `its schema_version is ${JSON.stringify(fields.schema_version)}, which this version does not read`;
   }
   if (typeof fields.schema === 'string') return `its schema is ${JSON.stringify(fields.schema)}`;
   if (typeof fields.format === 'string') return `it is a ${JSON.stringify(fields.format)} file`;
-  if ('results' in fields && 'config' in fields) return 'it is an lm-eval results file (mlrb-eval MODEL --output); run records are written by mlrb-eval mlrb TASK MODEL --output';
+  if ('results' in fields && 'config' in fields)
+    return 'it is an lm-eval results file (mlrb-eval MODEL --output); run records are written by mlrb-eval mlrb TASK MODEL --output';
   return 'it has no "schema" field';
 }

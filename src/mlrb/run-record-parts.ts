@@ -23,7 +23,12 @@ export const mathReasoningSchema = z.looseObject({
     // 0–100 on sacrebleu's scale, which a perfect match can overshoot by rounding (100.00000000000004).
     bleu: z.number().nonnegative(),
     lean: z
-      .strictObject({ compiled: z.number().int().nonnegative(), failed: z.number().int().nonnegative(), timed_out: z.number().int().nonnegative(), compile_rate: z.number().min(0).max(1) })
+      .strictObject({
+        compiled: z.number().int().nonnegative(),
+        failed: z.number().int().nonnegative(),
+        timed_out: z.number().int().nonnegative(),
+        compile_rate: z.number().min(0).max(1),
+      })
       .nullable(),
   }),
   problems: z.array(z.looseObject({ name: z.string(), rouge_l: z.number() })),
@@ -31,7 +36,8 @@ export const mathReasoningSchema = z.looseObject({
 
 export const unavailableSchema = z.strictObject({ name: z.string(), kind: z.enum(['suite', 'metric']), reason: z.string() });
 
-const summaryOf = <Keys extends string>(keys: readonly Keys[]) => z.looseObject(Object.fromEntries(keys.map((key) => [key, z.number()])) as Record<Keys, z.ZodNumber>);
+const summaryOf = <Keys extends string>(keys: readonly Keys[]) =>
+  z.looseObject(Object.fromEntries(keys.map((key) => [key, z.number()])) as Record<Keys, z.ZodNumber>);
 const STATISTICS = ['avg', 'median', 'min', 'max', 'p90', 'p95'] as const;
 
 /**
@@ -42,7 +48,9 @@ export const modelMetricsReportSchema = z.looseObject({
   schema: z.literal(MODEL_METRICS_SCHEMA),
   schema_version: z.literal(MODEL_METRICS_SCHEMA_VERSION),
   tokens_per_second: z.looseObject({ procedure: z.looseObject({}), runs: z.array(z.number()), summary: summaryOf([...STATISTICS, 'std']) }).nullable(),
-  perplexity: z.looseObject({ procedure: z.looseObject({}), perplexity: z.number().positive(), mlrb: summaryOf(STATISTICS), data: z.looseObject({ dataset: z.string() }) }).nullable(),
+  perplexity: z
+    .looseObject({ procedure: z.looseObject({}), perplexity: z.number().positive(), mlrb: summaryOf(STATISTICS), data: z.looseObject({ dataset: z.string() }) })
+    .nullable(),
   latency: z.looseObject({ procedure: z.looseObject({}), runs_ms: z.array(z.number()), ms_per_token: summaryOf(STATISTICS) }).nullable(),
 });
 

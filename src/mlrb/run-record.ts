@@ -22,31 +22,33 @@ const READ_VERSIONS = [1, 2, RUN_RECORD_SCHEMA_VERSION];
 
 const SOURCE_IDS = Object.keys(MLRB_SOURCES) as [MlrbSourceId, ...MlrbSourceId[]];
 
-export const headlineSchema = z.strictObject({
-  label: z.string(),
-  /**
-   * Where the number comes from: a suite's entry and metric in `lm_eval` (`mmlu`, `groups.mmlu`, `acc,none`), or
-   * the record's math_reasoning report (`lean.compile_rate`); null where MLRB defines no number (mini tasks).
-   */
-  source: z
-    .discriminatedUnion('kind', [
-      z.strictObject({ kind: z.literal('lm_eval'), suite: z.string(), entry: z.string(), metric: z.string() }),
-      z.strictObject({ kind: z.literal('math_reasoning'), metric: z.enum(['lean.compile_rate', 'rouge_l']) }),
-    ])
-    .nullable(),
-  /**
-   * scored: computed on all its data. partial: only part of its data was scored (a partial folder, or --limit),
-   * so there is no headline; lm_eval holds the partial numbers. not_scored: the data (or the Lean toolchain)
-   * was not there. unavailable: there is no number to give (MLRB defines none for the mini tasks).
-   */
-  status: z.enum(['scored', 'partial', 'not_scored', 'unavailable']),
-  /** Present exactly when status is `scored`, and within its metric's range (headline-ranges.ts). */
-  value: z.number().nullable(),
-  reasons: z.array(z.string()),
-}).superRefine((headline, context) => {
-  const problem = headlineValueProblem(headline);
-  if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, path: ['value'] });
-});
+export const headlineSchema = z
+  .strictObject({
+    label: z.string(),
+    /**
+     * Where the number comes from: a suite's entry and metric in `lm_eval` (`mmlu`, `groups.mmlu`, `acc,none`), or
+     * the record's math_reasoning report (`lean.compile_rate`); null where MLRB defines no number (mini tasks).
+     */
+    source: z
+      .discriminatedUnion('kind', [
+        z.strictObject({ kind: z.literal('lm_eval'), suite: z.string(), entry: z.string(), metric: z.string() }),
+        z.strictObject({ kind: z.literal('math_reasoning'), metric: z.enum(['lean.compile_rate', 'rouge_l']) }),
+      ])
+      .nullable(),
+    /**
+     * scored: computed on all its data. partial: only part of its data was scored (a partial folder, or --limit),
+     * so there is no headline; lm_eval holds the partial numbers. not_scored: the data (or the Lean toolchain)
+     * was not there. unavailable: there is no number to give (MLRB defines none for the mini tasks).
+     */
+    status: z.enum(['scored', 'partial', 'not_scored', 'unavailable']),
+    /** Present exactly when status is `scored`, and within its metric's range (headline-ranges.ts). */
+    value: z.number().nullable(),
+    reasons: z.array(z.string()),
+  })
+  .superRefine((headline, context) => {
+    const problem = headlineValueProblem(headline);
+    if (problem !== undefined) context.addIssue({ code: 'custom', message: problem, path: ['value'] });
+  });
 
 export const eligibilityGateSchema = z.strictObject({
   /** The track check's name (quantization, dram, pruning). */

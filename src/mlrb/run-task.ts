@@ -34,7 +34,15 @@ import { parsePromptTemplate } from '../math-reasoning/prompt-template.js';
 import { scoreMathReasoning, type MathReasoningOptions, type MathReasoningReport } from '../math-reasoning/score.js';
 import { mathDataFetch, suiteDataFetch } from './data-fetch.js';
 import { measureModelMetrics, type MlrbModelMetricsOptions, type ModelMetricsOutcome } from './model-metrics-run.js';
-import { RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_VERSION, runRecordSchema, type CurrentRunRecord, type ModelMetricsSection, type RunRecord, type SuiteOutcome } from './run-record.js';
+import {
+  RUN_RECORD_SCHEMA,
+  RUN_RECORD_SCHEMA_VERSION,
+  runRecordSchema,
+  type CurrentRunRecord,
+  type ModelMetricsSection,
+  type RunRecord,
+  type SuiteOutcome,
+} from './run-record.js';
 import { MLRB_SOURCES } from './sources.js';
 import { AGENT_EVAL_MODEL_METRICS, resolveMlrbTask, type ResolvedMlrbTask, type VariantDefinition } from './tasks.js';
 
@@ -98,14 +106,16 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
   const track = graphs.seq2seq === null ? await runTrackCheck(task, modelFile, evaluateOptions, options.track ?? {}) : seq2seqTrack(task);
   const scored = suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name);
   if (scored.length > 0) stage(`scoring ${scored.join(', ')}`);
-  const results = scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
+  const results =
+    scored.length === 0 ? null : (await evaluate({ ...evaluateOptions, model: options.model, suite: scored.join(','), dataDir: options.dataDir })).results;
   const parameters = graphs.seq2seq === null ? await parameterCount(track, modelFile) : await seq2seqParameterCount(graphs.seq2seq);
   if (variant.headline.kind === 'generated' && options.mathReasoning !== undefined) stage('generating the proofs');
   const generated = variant.headline.kind === 'generated' ? await runGeneration(options, evaluateOptions) : undefined;
   const metricsOptions = options.modelMetrics ?? (variant.modelMetrics === 'always' ? {} : undefined);
   if (metricsOptions !== undefined) stage("measuring agent-eval's model metrics");
   const measured = metricsOptions === undefined ? undefined : await runModelMetrics(options, metricsOptions, evaluateOptions);
-  const metricsNotAsked: Unavailable[] = measured === undefined ? AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, kind: 'metric', reason: MODEL_METRICS_NOT_ASKED })) : [];
+  const metricsNotAsked: Unavailable[] =
+    measured === undefined ? AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, kind: 'metric', reason: MODEL_METRICS_NOT_ASKED })) : [];
 
   const record: CurrentRunRecord = {
     schema: RUN_RECORD_SCHEMA,
@@ -128,7 +138,12 @@ export async function runMlrbTask(options: MlrbRunOptions): Promise<RunRecord> {
     math_reasoning: generated?.kind === 'scored' ? jsonCopy<NonNullable<RunRecord['math_reasoning']>>(generated.report) : null,
     model_metrics: measured === undefined ? null : jsonCopy<ModelMetricsSection>(measured),
     track_check: track?.kind === 'report' ? jsonCopy<NonNullable<RunRecord['track_check']>>(track.report) : null,
-    model: { path: options.model, file: modelFile, sha256: results?.mlrb.model_sha256 ?? (await modelFilesSha256(graphs.graphFiles, false)), parameters: parameters.total },
+    model: {
+      path: options.model,
+      file: modelFile,
+      sha256: results?.mlrb.model_sha256 ?? (await modelFilesSha256(graphs.graphFiles, false)),
+      parameters: parameters.total,
+    },
     run: {
       tool_version: toolVersion(),
       started_at: startedAt.toISOString(),
@@ -153,13 +168,15 @@ function checkOptionsApply(task: ResolvedMlrbTask, options: MlrbRunOptions): voi
     throw new TypeError(`base (--base) applies only to edge_llm_compression; ${options.task} compares with no base model`);
   }
   if (options.mathReasoning !== undefined) {
-    if (variant.headline.kind !== 'generated') throw new TypeError(`math-reasoning options (--math-data, --lean …) apply only to math_reasoning, not ${options.task}`);
+    if (variant.headline.kind !== 'generated')
+      throw new TypeError(`math-reasoning options (--math-data, --lean …) apply only to math_reasoning, not ${options.task}`);
     if (options.mathReasoning.template !== undefined) parsePromptTemplate(options.mathReasoning.template);
     if (options.mathReasoning.lean !== undefined) checkLeanExecutable(options.mathReasoning.lean.executable);
   }
   if (variant.suites.length === 0) {
     const suiteOption = (['limit', 'numFewshot', 'allowPartial'] as const).find((name) => options.evaluate?.[name] !== undefined);
-    if (suiteOption !== undefined) throw new TypeError(`${suiteOption} applies to lm-eval suites, and ${task.mlrbName} runs none (only agent-eval's model metrics)`);
+    if (suiteOption !== undefined)
+      throw new TypeError(`${suiteOption} applies to lm-eval suites, and ${task.mlrbName} runs none (only agent-eval's model metrics)`);
   }
   if (options.modelMetrics?.wikitextDir !== undefined && options.modelMetrics.textFile !== undefined) {
     throw new TypeError('model metrics: give wikitextDir (--wikitext-dir) or textFile (--perplexity-text), not both');
@@ -183,7 +200,14 @@ async function probeSuites(variant: VariantDefinition, dataDir: string, options:
     try {
       const loaded = await Promise.all(resolveTaskNames(name).map((selection) => loadSelection(selection, common)));
       const missing = loaded.flatMap((suite) => suite.missing ?? []);
-      outcomes.push({ name, role, status: 'scored', reason: missing.length === 0 ? null : `partial: without ${missing.join(', ')}`, error_code: null, fetch: null });
+      outcomes.push({
+        name,
+        role,
+        status: 'scored',
+        reason: missing.length === 0 ? null : `partial: without ${missing.join(', ')}`,
+        error_code: null,
+        fetch: null,
+      });
     } catch (error) {
       if (!isMlrbError(error) || error.code !== 'BAD_DATA') throw error;
       outcomes.push({ name, role, status: 'not_scored', reason: error.message, error_code: error.code, fetch: { ...suiteDataFetch(name, dataDir) } });
@@ -202,7 +226,10 @@ async function runTrackCheck(
   const rule = task.variant.eligibility;
   if (rule.kind !== 'track') return undefined;
   if (task.mini && rule.track === 'edge-compression' && options.base === undefined) {
-    return { kind: 'not_run', reason: 'mini_edge_llm_compression compresses the agent\'s assigned model, not Phi-2: give its base (--base) to judge the pruning' };
+    return {
+      kind: 'not_run',
+      reason: "mini_edge_llm_compression compresses the agent's assigned model, not Phi-2: give its base (--base) to judge the pruning",
+    };
   }
   try {
     const report = await checkTrack(rule.track, modelFile, {
@@ -225,7 +252,10 @@ async function runTrackCheck(
 /** The edge tracks' checks (lineage, pruning) read one causal graph; an encoder-decoder's track is not judged. */
 function seq2seqTrack(task: ResolvedMlrbTask): TrackOutcome | undefined {
   if (task.variant.eligibility.kind !== 'track') return undefined;
-  return { kind: 'not_run', reason: `check-track ${task.variant.eligibility.track} reads one causal graph; this is an encoder-decoder export (\`mlrb-eval inspect\` gives its parameters, quantization and DRAM)` };
+  return {
+    kind: 'not_run',
+    reason: `check-track ${task.variant.eligibility.track} reads one causal graph; this is an encoder-decoder export (\`mlrb-eval inspect\` gives its parameters, quantization and DRAM)`,
+  };
 }
 
 /** An encoder-decoder's parameter count, from storage over all its graphs as `inspect` counts it. */
@@ -256,7 +286,12 @@ async function runGeneration(options: MlrbRunOptions, evaluateOptions: NonNullab
       ...(evaluateOptions.ortLibrary !== undefined ? { ortLibrary: evaluateOptions.ortLibrary } : {}),
     });
     try {
-      const report = await scoreMathReasoning({ ...scoring, generator: session.generator, encoder: session.encoder, ...(evaluateOptions.limit !== undefined ? { limit: evaluateOptions.limit } : {}) });
+      const report = await scoreMathReasoning({
+        ...scoring,
+        generator: session.generator,
+        encoder: session.encoder,
+        ...(evaluateOptions.limit !== undefined ? { limit: evaluateOptions.limit } : {}),
+      });
       return { kind: 'scored', report };
     } finally {
       await session.close();
@@ -268,7 +303,11 @@ async function runGeneration(options: MlrbRunOptions, evaluateOptions: NonNullab
 }
 
 /** agent_eval's model metrics on the model the suites scored, run where and as the suites ran. */
-async function runModelMetrics(options: MlrbRunOptions, metricsOptions: MlrbModelMetricsOptions, evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>): Promise<ModelMetricsOutcome> {
+async function runModelMetrics(
+  options: MlrbRunOptions,
+  metricsOptions: MlrbModelMetricsOptions,
+  evaluateOptions: NonNullable<MlrbRunOptions['evaluate']>,
+): Promise<ModelMetricsOutcome> {
   return measureModelMetrics(options.model, AGENT_EVAL_MODEL_METRICS, options.dataDir, metricsOptions, {
     ...(evaluateOptions.provider !== undefined ? { provider: evaluateOptions.provider } : {}),
     ...(evaluateOptions.threads !== undefined ? { threads: evaluateOptions.threads } : {}),

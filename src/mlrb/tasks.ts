@@ -16,15 +16,7 @@ import { closestNames, didYouMean } from '../text/closest-names.js';
 export type { EligibilityRule, HeadlineRule, MlrbTaskDefinition, TaskSuite, VariantDefinition } from './task-definition.js';
 
 /** The seven tasks, by the names this tool uses (MLRB's own spellings are aliases, below). */
-export const MLRB_TASK_NAMES = [
-  'minipile',
-  'babylm',
-  'llm_efficiency',
-  'llm_merging',
-  'edge_llm_compression',
-  'edge_llm_training',
-  'math_reasoning',
-] as const;
+export const MLRB_TASK_NAMES = ['minipile', 'babylm', 'llm_efficiency', 'llm_merging', 'edge_llm_compression', 'edge_llm_training', 'math_reasoning'] as const;
 export type MlrbTaskName = (typeof MLRB_TASK_NAMES)[number];
 
 /**
@@ -72,7 +64,11 @@ export function mlrbTaskDefinition(name: MlrbTaskName): MlrbTaskDefinition<MlrbT
 /** `minipile`, `mini_minipile`, MLRB's `mini_pile` and `mini_mini_pile` …; a RangeError names the known ones. */
 export function resolveMlrbTask(name: string): ResolvedMlrbTask {
   const baseOf = (candidate: string): MlrbTaskName | undefined =>
-    (MLRB_TASK_NAMES as readonly string[]).includes(candidate) ? (candidate as MlrbTaskName) : Object.hasOwn(ALIASES, candidate) ? ALIASES[candidate] : undefined;
+    (MLRB_TASK_NAMES as readonly string[]).includes(candidate)
+      ? (candidate as MlrbTaskName)
+      : Object.hasOwn(ALIASES, candidate)
+        ? ALIASES[candidate]
+        : undefined;
   // `mini_pile` is a whole name (MiniPile), not the mini variant of `pile`: whole names are tried first.
   const whole = baseOf(name);
   const mini = whole === undefined && name.startsWith(MINI_PREFIX) ? baseOf(name.slice(MINI_PREFIX.length)) : undefined;
@@ -83,5 +79,10 @@ export function resolveMlrbTask(name: string): ResolvedMlrbTask {
   }
   const definition = DEFINITIONS[base];
   const isMini = whole === undefined;
-  return { definition, mini: isMini, variant: isMini ? definition.mini : definition.full, mlrbName: isMini ? `${MINI_PREFIX}${definition.mlrbName}` : definition.mlrbName };
+  return {
+    definition,
+    mini: isMini,
+    variant: isMini ? definition.mini : definition.full,
+    mlrbName: isMini ? `${MINI_PREFIX}${definition.mlrbName}` : definition.mlrbName,
+  };
 }

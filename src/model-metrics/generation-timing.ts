@@ -96,7 +96,14 @@ export interface LatencyResult {
   readonly runs_ms: number[];
   readonly generated_tokens: number[];
   /** MLRB's figures: each statistic of the run times divided by 512. */
-  readonly ms_per_token: { readonly avg: number; readonly median: number; readonly min: number; readonly max: number; readonly p90: number; readonly p95: number };
+  readonly ms_per_token: {
+    readonly avg: number;
+    readonly median: number;
+    readonly min: number;
+    readonly max: number;
+    readonly p90: number;
+    readonly p95: number;
+  };
 }
 
 interface PreparedRun {
@@ -151,10 +158,14 @@ async function generateOnce(subject: GenerationSubject, prepared: PreparedRun, r
   // With EOS disabled only max_length ends a run; a shorter one is a generator that ignored the setting, and
   // its time would not be MLRB's latency.
   if (settings.eosTokenIds?.length === 0 && generation.tokenIds.length !== settings.maxNewTokens) {
-    throw new MlrbError('INTERNAL', `the generator stopped after ${generation.tokenIds.length} of ${settings.maxNewTokens} tokens with end-of-sequence disabled (${generation.finishReason})`, {
-      generated: generation.tokenIds.length,
-      maxNewTokens: settings.maxNewTokens,
-    });
+    throw new MlrbError(
+      'INTERNAL',
+      `the generator stopped after ${generation.tokenIds.length} of ${settings.maxNewTokens} tokens with end-of-sequence disabled (${generation.finishReason})`,
+      {
+        generated: generation.tokenIds.length,
+        maxNewTokens: settings.maxNewTokens,
+      },
+    );
   }
   return generation.tokenIds;
 }
@@ -163,7 +174,11 @@ async function generateOnce(subject: GenerationSubject, prepared: PreparedRun, r
  * Runs warm-ups (untimed) then timed runs; `timedRun` measures one run and returns what it recorded.
  * Runs are numbered across both phases, so every run samples with its own seed.
  */
-async function runProtocol<Measured>(options: TimingOptions, warmup: (run: number) => Promise<unknown>, timedRun: (run: number) => Promise<Measured>): Promise<Measured[]> {
+async function runProtocol<Measured>(
+  options: TimingOptions,
+  warmup: (run: number) => Promise<unknown>,
+  timedRun: (run: number) => Promise<Measured>,
+): Promise<Measured[]> {
   checkCounts(options);
   for (let index = 0; index < options.warmupRuns; index += 1) {
     options.onRun?.({ phase: 'warmup', index, total: options.warmupRuns });

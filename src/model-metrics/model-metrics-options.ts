@@ -38,7 +38,10 @@ export const modelMetricsOptionsSchema = z
     /** A text file in wiki.test.raw's layout, measured instead of WikiText-2. */
     textFile: z.string().min(1).optional(),
     /** Which metrics, in any order; default all three. */
-    metrics: z.array(z.enum(MODEL_METRIC_NAMES)).min(1).default([...MODEL_METRIC_NAMES]),
+    metrics: z
+      .array(z.enum(MODEL_METRIC_NAMES))
+      .min(1)
+      .default([...MODEL_METRIC_NAMES]),
     tokensPerSecond: runCounts(MLRB_TOKENS_PER_SECOND_RUNS),
     latency: runCounts(MLRB_LATENCY_RUNS),
     /** Prompt + new tokens at most, as transformers' max_length (MLRB: 200). */
@@ -57,7 +60,6 @@ export const modelMetricsOptionsSchema = z
     onWarning: z.custom<(message: string) => void>((value) => typeof value === 'function').optional(),
   })
   .refine((options) => options.dataDir === undefined || options.textFile === undefined, { message: 'give dataDir or textFile, not both', path: ['textFile'] });
-
 
 export type ModelMetricsOptions = z.input<typeof modelMetricsOptionsSchema>;
 export type ResolvedModelMetricsOptions = z.output<typeof modelMetricsOptionsSchema>;

@@ -79,7 +79,9 @@ async function measureAll(options: ResolvedModelMetricsOptions): Promise<ModelMe
       seed: options.seed,
       onRun: (run: { phase: 'warmup' | 'timed'; index: number; total: number }) => options.onProgress?.({ metric, ...run }),
     });
-    const tokensPerSecond = wants('tokens-per-second') ? await measureTokensPerSecond(await generation(), timing('tokens-per-second', options.tokensPerSecond)) : null;
+    const tokensPerSecond = wants('tokens-per-second')
+      ? await measureTokensPerSecond(await generation(), timing('tokens-per-second', options.tokensPerSecond))
+      : null;
     if (text) options.onProgress?.({ metric: 'perplexity', tokenizing: { characters: pythonLength(text.text) } });
     const perplexity = text
       ? {

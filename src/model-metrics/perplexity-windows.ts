@@ -24,7 +24,8 @@ export interface WindowPlan {
 }
 
 export function windowPlan(windowTokens: number): WindowPlan {
-  if (!Number.isInteger(windowTokens) || windowTokens < 4) throw new RangeError(`the perplexity window must be a whole number of at least 4 tokens, got ${windowTokens}`);
+  if (!Number.isInteger(windowTokens) || windowTokens < 4)
+    throw new RangeError(`the perplexity window must be a whole number of at least 4 tokens, got ${windowTokens}`);
   const firstScoredLogit = Math.min(MLRB_SCORING_START_CAP, Math.floor(windowTokens / 2));
   return { windowTokens, firstScoredLogit, scoredTokensPerWindow: windowTokens - 1 - firstScoredLogit };
 }

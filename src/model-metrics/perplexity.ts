@@ -49,9 +49,13 @@ export function bosTokenIdOf(model: LanguageModel): number {
   const { bosTokenId, bosToken } = model.metadata;
   const id = bosTokenId ?? (bosToken === null ? undefined : model.requireTokenizer().tokenToId(bosToken));
   if (id === undefined) {
-    throw new MlrbError('BAD_MODEL', `${model.modelPath}: neither config.json nor tokenizer_config.json names a BOS token, which MLRB's perplexity puts at the start of every window`, {
-      file: model.modelPath,
-    });
+    throw new MlrbError(
+      'BAD_MODEL',
+      `${model.modelPath}: neither config.json nor tokenizer_config.json names a BOS token, which MLRB's perplexity puts at the start of every window`,
+      {
+        file: model.modelPath,
+      },
+    );
   }
   return id;
 }
@@ -65,12 +69,13 @@ export function bosTokenIdOf(model: LanguageModel): number {
 export const SEQ2SEQ_PERPLEXITY_REFUSAL =
   "MLRB's perplexity (agent_eval/benchmarks/perplexity.py) is a causal LM's: it loads AutoModelForCausalLM, which cannot load an " +
   "encoder-decoder, and scores each window position's next-token logits. lm-eval's wikitext task does define an encoder-decoder's " +
-  'perplexity (each rolling window\'s context to the encoder, its tokens to the decoder), and mlrb-eval follows it: run ' +
+  "perplexity (each rolling window's context to the encoder, its tokens to the decoder), and mlrb-eval follows it: run " +
   '`mlrb-eval MODEL --tasks wikitext`; measure tokens per second and latency here with --only tokens-per-second,latency';
 
 /** BAD_MODEL with SEQ2SEQ_PERPLEXITY_REFUSAL for an encoder-decoder. */
 export function checkPerplexityApplies(model: LanguageModel): void {
-  if (model.backend === 'seq2seq') throw new MlrbError('BAD_MODEL', `${model.modelPath} is an encoder-decoder: ${SEQ2SEQ_PERPLEXITY_REFUSAL}`, { file: model.modelPath });
+  if (model.backend === 'seq2seq')
+    throw new MlrbError('BAD_MODEL', `${model.modelPath} is an encoder-decoder: ${SEQ2SEQ_PERPLEXITY_REFUSAL}`, { file: model.modelPath });
 }
 
 export async function measurePerplexity(model: LanguageModel, text: string, options: PerplexityOptions = {}): Promise<PerplexityResult> {
@@ -78,9 +83,13 @@ export async function measurePerplexity(model: LanguageModel, text: string, opti
   const plan = windowPlan(options.windowTokens ?? MLRB_PERPLEXITY_WINDOW);
   // A shorter max length would left-truncate each window and score it with less context than MLRB gives it.
   if (plan.windowTokens - 1 > model.maxLength) {
-    throw new MlrbError('BAD_MODEL', `${model.modelPath}: the model's max length ${model.maxLength} is shorter than MLRB's perplexity window of ${plan.windowTokens} tokens`, {
-      file: model.modelPath,
-    });
+    throw new MlrbError(
+      'BAD_MODEL',
+      `${model.modelPath}: the model's max length ${model.maxLength} is shorter than MLRB's perplexity window of ${plan.windowTokens} tokens`,
+      {
+        file: model.modelPath,
+      },
+    );
   }
   const bos = bosTokenIdOf(model);
   const tokens = model.requireTokenizer().encodeWithSpecialTokens(text);
@@ -100,7 +109,10 @@ export async function measurePerplexity(model: LanguageModel, text: string, opti
     },
     describe,
   );
-  const accumulated = accumulatePerplexity(results.map((result) => result.loglik), plan);
+  const accumulated = accumulatePerplexity(
+    results.map((result) => result.loglik),
+    plan,
+  );
   const summary = summarizeSample(accumulated.runningPerplexity, 'running perplexity');
   return {
     procedure: {

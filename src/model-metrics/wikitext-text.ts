@@ -74,7 +74,12 @@ const LAYOUTS: readonly DataLayout<'hub' | 'release'>[] = [
  * Salesforce/wikitext. Missing data is BAD_DATA naming where it looked and the layouts accepted.
  */
 export async function readWikitextTest(dataDir: string): Promise<WikitextText> {
-  const data = await resolveSuiteData(dataDir, { suite: 'wikitext', label: 'WikiText-2 (raw)', layouts: LAYOUTS, hubRepos: ['Salesforce/wikitext', 'wikitext'] });
+  const data = await resolveSuiteData(dataDir, {
+    suite: 'wikitext',
+    label: 'WikiText-2 (raw)',
+    layouts: LAYOUTS,
+    hubRepos: ['Salesforce/wikitext', 'wikitext'],
+  });
   const what = `WikiText-2 raw ${WIKITEXT_SPLIT} file`;
   if (data.layout === 'hub') {
     const shards = await splitShards(path.join(data.dir, WIKITEXT_CONFIG), WIKITEXT_SPLIT);

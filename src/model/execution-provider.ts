@@ -36,4 +36,3 @@ export async function openSession<Session>(
   }
   return { session: await load('cpu'), provider: 'cpu' };
 }
-

@@ -37,16 +37,25 @@ export interface ArchitectureRules {
 }
 
 const STANDARD = {
-  hidden: ['hidden_size'], heads: ['num_attention_heads'], layers: ['num_hidden_layers'],
-  intermediate: ['intermediate_size'], positions: ['max_position_embeddings'], headDim: ['head_dim'],
+  hidden: ['hidden_size'],
+  heads: ['num_attention_heads'],
+  layers: ['num_hidden_layers'],
+  intermediate: ['intermediate_size'],
+  positions: ['max_position_embeddings'],
+  headDim: ['head_dim'],
 } as const satisfies ArchitectureRules['names'];
 
 /** Llama's descendants: grouped-query attention, head_dim may be stated. */
 function rotaryDecoder(modelType: string | null, causalLmClass: string | null, overrides: Partial<ArchitectureRules> = {}): ArchitectureRules {
   return {
-    modelType, causalLmClass, names: STANDARD,
-    kvHeads: { ifAbsent: 'heads', ifNull: 'heads' }, headDim: { ifNull: 'derived' },
-    intermediateTimesHidden: null, tiedByDefault: false, partialRotaryFactorByDefault: null,
+    modelType,
+    causalLmClass,
+    names: STANDARD,
+    kvHeads: { ifAbsent: 'heads', ifNull: 'heads' },
+    headDim: { ifNull: 'derived' },
+    intermediateTimesHidden: null,
+    tiedByDefault: false,
+    partialRotaryFactorByDefault: null,
     ...overrides,
   };
 }
@@ -54,8 +63,14 @@ function rotaryDecoder(modelType: string | null, causalLmClass: string | null, o
 /** Plain multi-head attention with learned or rotary positions: KV heads and head_dim fields are ignored. */
 function multiHead(modelType: string, causalLmClass: string, overrides: Partial<ArchitectureRules>): ArchitectureRules {
   return {
-    modelType, causalLmClass, names: STANDARD, kvHeads: null, headDim: null,
-    intermediateTimesHidden: null, tiedByDefault: false, partialRotaryFactorByDefault: null,
+    modelType,
+    causalLmClass,
+    names: STANDARD,
+    kvHeads: null,
+    headDim: null,
+    intermediateTimesHidden: null,
+    tiedByDefault: false,
+    partialRotaryFactorByDefault: null,
     ...overrides,
   };
 }
@@ -72,10 +87,15 @@ export const ARCHITECTURE_RULES: readonly ArchitectureRules[] = [
   multiHead('gpt2', 'GPT2LMHeadModel', {
     // GPT2Config's attribute_map: hidden_size is n_embd and so on; n_inner null means 4 x hidden.
     names: {
-      hidden: ['n_embd', 'hidden_size'], heads: ['n_head', 'num_attention_heads'], layers: ['n_layer', 'num_hidden_layers'],
-      intermediate: ['n_inner'], positions: ['n_positions', 'max_position_embeddings'], headDim: ['head_dim'],
+      hidden: ['n_embd', 'hidden_size'],
+      heads: ['n_head', 'num_attention_heads'],
+      layers: ['n_layer', 'num_hidden_layers'],
+      intermediate: ['n_inner'],
+      positions: ['n_positions', 'max_position_embeddings'],
+      headDim: ['head_dim'],
     },
-    intermediateTimesHidden: 4, tiedByDefault: true,
+    intermediateTimesHidden: 4,
+    tiedByDefault: true,
   }),
   multiHead('gpt_neox', 'GPTNeoXForCausalLM', {}),
   multiHead('opt', 'OPTForCausalLM', { names: { ...STANDARD, intermediate: ['ffn_dim'] }, tiedByDefault: true }),
@@ -83,9 +103,14 @@ export const ARCHITECTURE_RULES: readonly ArchitectureRules[] = [
   // lm-eval's max length is n_positions, which t5 and flan-t5 configs state though T5Config has no such field.
   // A file without tie_word_embeddings ties the head (and scales the decoder output); Flan-T5 states false.
   {
-    modelType: 't5', causalLmClass: null,
+    modelType: 't5',
+    causalLmClass: null,
     names: { hidden: ['d_model'], heads: ['num_heads'], layers: ['num_layers'], intermediate: ['d_ff'], positions: ['n_positions'], headDim: ['d_kv'] },
-    kvHeads: null, headDim: { ifNull: 'refused' }, intermediateTimesHidden: null, tiedByDefault: true, partialRotaryFactorByDefault: null,
+    kvHeads: null,
+    headDim: { ifNull: 'refused' },
+    intermediateTimesHidden: null,
+    tiedByDefault: true,
+    partialRotaryFactorByDefault: null,
   },
   // This project's own test model (test/support/model-builders/tiny-causal-lm.ts): Llama's names, an untied head.
   rotaryDecoder('tiny_causal_lm', null),
@@ -97,8 +122,12 @@ export const ARCHITECTURE_RULES: readonly ArchitectureRules[] = [
  */
 export const GENERIC_RULES: ArchitectureRules = rotaryDecoder(null, null, {
   names: {
-    hidden: ['hidden_size', 'n_embd'], heads: ['num_attention_heads', 'n_head'], layers: ['num_hidden_layers', 'n_layer'],
-    intermediate: ['intermediate_size', 'n_inner'], positions: ['max_position_embeddings', 'n_positions', 'n_ctx'], headDim: ['head_dim'],
+    hidden: ['hidden_size', 'n_embd'],
+    heads: ['num_attention_heads', 'n_head'],
+    layers: ['num_hidden_layers', 'n_layer'],
+    intermediate: ['intermediate_size', 'n_inner'],
+    positions: ['max_position_embeddings', 'n_positions', 'n_ctx'],
+    headDim: ['head_dim'],
   },
   tiedByDefault: null,
 });

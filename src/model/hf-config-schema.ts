@@ -27,17 +27,29 @@ export const hfConfigSchema = z.looseObject({
   model_type: z.string().min(1).max(100).nullish(),
   architectures: z.array(z.string().max(200)).max(16).nullish(),
   // Widths, under the names each architecture uses (GPT-2: n_embd, n_head, n_layer, n_inner, n_positions; OPT: ffn_dim).
-  hidden_size: size, n_embd: size,
-  num_hidden_layers: size, n_layer: size,
-  num_attention_heads: size, n_head: size,
+  hidden_size: size,
+  n_embd: size,
+  num_hidden_layers: size,
+  n_layer: size,
+  num_attention_heads: size,
+  n_head: size,
   num_key_value_heads: size,
   head_dim: size,
-  intermediate_size: size, n_inner: size, ffn_dim: size,
+  intermediate_size: size,
+  n_inner: size,
+  ffn_dim: size,
   word_embed_proj_dim: size,
   vocab_size: size,
-  max_position_embeddings: size, n_positions: size, n_ctx: size,
+  max_position_embeddings: size,
+  n_positions: size,
+  n_ctx: size,
   // T5's names (d_kv may differ from d_model / num_heads), and what an encoder-decoder's decoder starts from.
-  d_model: size, num_heads: size, num_layers: size, num_decoder_layers: size, d_ff: size, d_kv: size,
+  d_model: size,
+  num_heads: size,
+  num_layers: size,
+  num_decoder_layers: size,
+  d_ff: size,
+  d_kv: size,
   relative_attention_num_buckets: size,
   feed_forward_proj: z.string().max(100).optional(),
   is_encoder_decoder: flag,
@@ -59,5 +71,13 @@ export const hfConfigSchema = z.looseObject({
 });
 
 export type HfConfigFields = z.infer<typeof hfConfigSchema>;
-export type HfSwitch = 'tie_word_embeddings' | 'attention_bias' | 'mlp_bias' | 'qk_layernorm' | 'add_cross_attention' | 'enable_bias'
-  | 'layer_norm_elementwise_affine' | 'do_layer_norm_before' | '_remove_final_layer_norm';
+export type HfSwitch =
+  | 'tie_word_embeddings'
+  | 'attention_bias'
+  | 'mlp_bias'
+  | 'qk_layernorm'
+  | 'add_cross_attention'
+  | 'enable_bias'
+  | 'layer_norm_elementwise_affine'
+  | 'do_layer_norm_before'
+  | '_remove_final_layer_norm';

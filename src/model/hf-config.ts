@@ -112,7 +112,8 @@ function stated(fields: HfConfigFields, names: FieldNames, source: string): numb
   const record = fields as Record<string, unknown>;
   const present = names.filter((name) => Object.hasOwn(record, name) && record[name] !== undefined);
   const values = new Set(present.map((name) => record[name]));
-  if (values.size > 1) throw refusal(source, present.join(' / '), `state different values (${present.map((name) => `${name} ${JSON.stringify(record[name])}`).join(', ')})`);
+  if (values.size > 1)
+    throw refusal(source, present.join(' / '), `state different values (${present.map((name) => `${name} ${JSON.stringify(record[name])}`).join(', ')})`);
   return present.length > 0 ? (record[present[0]!] as number | null) : undefined;
 }
 
@@ -165,7 +166,11 @@ export function resolveHfConfig(json: Readonly<Record<string, unknown>>, source:
   return {
     source,
     modelType: rules.modelType,
-    hiddenSize, numHeads, numKeyValueHeads, headDim, intermediateSize,
+    hiddenSize,
+    numHeads,
+    numKeyValueHeads,
+    headDim,
+    intermediateSize,
     numLayers: plain(rules.names.layers),
     vocabSize: plain(['vocab_size']),
     maxPositions: plain(rules.names.positions),

@@ -5,8 +5,17 @@
  * lm-eval's names for its HF backends. A leaf: types only.
  */
 import type {
-  BatchScores, ExecutionProvider, GraphSignature, InitializerOverride, NativeGeneration, NativeGenerationRequest, PackedBatch, PrefixId,
-  RewriteOutcome, RewriteSwitches, RuntimeInfo,
+  BatchScores,
+  ExecutionProvider,
+  GraphSignature,
+  InitializerOverride,
+  NativeGeneration,
+  NativeGenerationRequest,
+  PackedBatch,
+  PrefixId,
+  RewriteOutcome,
+  RewriteSwitches,
+  RuntimeInfo,
 } from '../native/binding.js';
 import type { ProviderChoice } from './execution-provider.js';
 import type { ModelMetadata } from './model-metadata.js';

@@ -104,7 +104,8 @@ export function readModelMetadata(modelDir: string, sources: ModelMetadataSource
 
   const tokenizerLimit = tokenizerConfig?.model_max_length;
   const maxLength =
-    hf?.maxPositions ?? genai?.context_length ??
+    hf?.maxPositions ??
+    genai?.context_length ??
     (tokenizerLimit !== undefined && tokenizerLimit !== null && tokenizerLimit < UNSET_MODEL_MAX_LENGTH ? tokenizerLimit : null);
   return {
     maxLength,

@@ -7,13 +7,32 @@ import path from 'node:path';
 import { MlrbError } from '../errors.js';
 import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import {
-  loadBinding, type BatchScores, type ExecutionProvider, type GraphSignature, type NativeGeneration, type NativeGenerationRequest,
-  type NativeSession, type PackedBatch, type PrefixId, type RewriteOutcome, type RewriteSwitches, type RuntimeInfo,
+  loadBinding,
+  type BatchScores,
+  type ExecutionProvider,
+  type GraphSignature,
+  type NativeGeneration,
+  type NativeGenerationRequest,
+  type NativeSession,
+  type PackedBatch,
+  type PrefixId,
+  type RewriteOutcome,
+  type RewriteSwitches,
+  type RuntimeInfo,
 } from '../native/binding.js';
 import { initOrtRuntime } from '../native/ort-library.js';
 import { openSession } from './execution-provider.js';
 import type { LanguageModel, LoadModelOptions } from './language-model.js';
-import { DEFAULT_MAX_LENGTH, explainLoadFailure, loadSideFiles, ModelBase, parallelBatchesFor, validateLoadOptions, warningSink, type SideFiles } from './model-loading.js';
+import {
+  DEFAULT_MAX_LENGTH,
+  explainLoadFailure,
+  loadSideFiles,
+  ModelBase,
+  parallelBatchesFor,
+  validateLoadOptions,
+  warningSink,
+  type SideFiles,
+} from './model-loading.js';
 import type { ModelMetadata } from './model-metadata.js';
 import { resolveModelFile } from './model-path.js';
 import { loadSeq2SeqModel } from './seq2seq-model.js';
@@ -113,9 +132,12 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
   const sideFiles = loadSideFiles(modelDir, options);
   const { metadata } = sideFiles;
   if (metadata.isEncoderDecoder === true) {
-    throw new MlrbError('BAD_MODEL', `${modelDir}: config.json says the model is an encoder-decoder (is_encoder_decoder), but the folder holds ` +
-      `no encoder_model.onnx beside ${path.basename(modelPath)}; export it with optimum (text2text-generation) or pass the folder of that export`,
-    { file: modelDir });
+    throw new MlrbError(
+      'BAD_MODEL',
+      `${modelDir}: config.json says the model is an encoder-decoder (is_encoder_decoder), but the folder holds ` +
+        `no encoder_model.onnx beside ${path.basename(modelPath)}; export it with optimum (text2text-generation) or pass the folder of that export`,
+      { file: modelDir },
+    );
   }
   const runtime = initOrtRuntime(options.ortLibrary);
   const threads = options.threads ?? 1;

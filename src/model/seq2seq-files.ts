@@ -60,9 +60,12 @@ export function seq2seqFilesIn(folder: string): Seq2SeqFiles | null {
   if (encoder === undefined) return null;
   const present = [encoder, decoder, withPast, merged].flatMap((file) => (file === undefined ? [] : [path.basename(file)]));
   const half = (missing: string): MlrbError =>
-    new MlrbError('BAD_MODEL', `${folder} holds part of an encoder-decoder export (${present.join(', ')}) but no ${missing}; ` +
-      `an encoder-decoder model needs ${SEQ2SEQ_FILE_NAMES.encoder} and ${SEQ2SEQ_FILE_NAMES.decoder} or ${SEQ2SEQ_FILE_NAMES.mergedDecoder}`,
-      { file: folder, present });
+    new MlrbError(
+      'BAD_MODEL',
+      `${folder} holds part of an encoder-decoder export (${present.join(', ')}) but no ${missing}; ` +
+        `an encoder-decoder model needs ${SEQ2SEQ_FILE_NAMES.encoder} and ${SEQ2SEQ_FILE_NAMES.decoder} or ${SEQ2SEQ_FILE_NAMES.mergedDecoder}`,
+      { file: folder, present },
+    );
   if (decoder !== undefined && withPast !== undefined) {
     return { folder, layout: 'with-past', encoder: refusePointer(encoder), decoder: refusePointer(decoder), decoderWithPast: refusePointer(withPast) };
   }

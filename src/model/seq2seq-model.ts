@@ -8,8 +8,18 @@ import path from 'node:path';
 import { MlrbError } from '../errors.js';
 import { modelExternalDataRoot } from '../io/hub-snapshot.js';
 import {
-  loadBinding, type BatchScores, type ExecutionProvider, type GraphSignature, type NativeGeneration, type NativeGenerationRequest,
-  type NativeSeq2SeqFacts, type NativeSeq2SeqSession, type PackedBatch, type PrefixId, type RewriteOutcome, type RuntimeInfo,
+  loadBinding,
+  type BatchScores,
+  type ExecutionProvider,
+  type GraphSignature,
+  type NativeGeneration,
+  type NativeGenerationRequest,
+  type NativeSeq2SeqFacts,
+  type NativeSeq2SeqSession,
+  type PackedBatch,
+  type PrefixId,
+  type RewriteOutcome,
+  type RuntimeInfo,
 } from '../native/binding.js';
 import { initOrtRuntime } from '../native/ort-library.js';
 import { openSession } from './execution-provider.js';
@@ -98,7 +108,7 @@ function decoderStartOf(metadata: ModelMetadata, files: Seq2SeqFiles): number {
 /** Loads the export `files` describe; options as loadModel's (the causal graph rewrites do not apply). */
 export async function loadSeq2SeqModel(files: Seq2SeqFiles, options: LoadModelOptions): Promise<LanguageModel> {
   if ((options.initializerOverrides?.length ?? 0) > 0) {
-    throw new TypeError('initializerOverrides replace a causal graph\'s rotary caches; an encoder-decoder export takes none');
+    throw new TypeError("initializerOverrides replace a causal graph's rotary caches; an encoder-decoder export takes none");
   }
   const sideFiles = loadSideFiles(files.folder, options);
   const { metadata } = sideFiles;
@@ -122,9 +132,21 @@ export async function loadSeq2SeqModel(files: Seq2SeqFiles, options: LoadModelOp
     throw explainLoadFailure(error, files.folder, files.folder);
   });
   const facts = session.facts();
-  options.onLog?.(`${path.basename(files.folder)}: encoder-decoder (${files.layout}): ${facts.description}; ` +
-    (facts.usesKvCache ? 'generation keeps the decoder KV cache' : 'generation reruns the decoder each step (no decoder with past)'));
+  options.onLog?.(
+    `${path.basename(files.folder)}: encoder-decoder (${files.layout}): ${facts.description}; ` +
+      (facts.usesKvCache ? 'generation keeps the decoder KV cache' : 'generation reruns the decoder each step (no decoder with past)'),
+  );
   const maxLength = options.maxLength ?? metadata.maxLength ?? DEFAULT_MAX_LENGTH;
-  return new OnnxSeq2SeqModel(provider, files, metadata, runtime, maxLength, parallelBatchesFor(provider, threads), session, sideFiles, facts,
-    decoderStartTokenId);
+  return new OnnxSeq2SeqModel(
+    provider,
+    files,
+    metadata,
+    runtime,
+    maxLength,
+    parallelBatchesFor(provider, threads),
+    session,
+    sideFiles,
+    facts,
+    decoderStartTokenId,
+  );
 }

@@ -52,7 +52,12 @@ interface JsonObjectFile {
 function readJsonObject(file: string, root: string, kind: FileKind): JsonObjectFile {
   const bytes = readRegularFile(file, { kind, root, what: path.basename(file) });
   const invalid = (reason: string, cause?: unknown): MlrbError =>
-    new MlrbError('BAD_TOKENIZER', isGitLfsPointer(bytes) ? `${file} ${GIT_LFS_POINTER_REASON}` : `${file} is not a valid tokenizer JSON file (${reason})`, { file }, cause === undefined ? undefined : { cause });
+    new MlrbError(
+      'BAD_TOKENIZER',
+      isGitLfsPointer(bytes) ? `${file} ${GIT_LFS_POINTER_REASON}` : `${file} is not a valid tokenizer JSON file (${reason})`,
+      { file },
+      cause === undefined ? undefined : { cause },
+    );
   let text: string;
   try {
     text = utf8.decode(bytes);
@@ -91,8 +96,10 @@ export function loadTokenizer(tokenizerPath: string): TextTokenizer {
   }
   const hash = createHash('sha256').update(json.bytes);
   if (config !== undefined) hash.update('\u0000tokenizer_config.json\u0000').update(config.bytes);
-  const encode = (text: string, specials: boolean): number[] => withinLimits(file, `encoding a text of ${count(text.length)} characters`, () => tokenizer.encode(text, { add_special_tokens: specials }).ids);
-  const decode = (ids: readonly number[], skipSpecials: boolean): string => withinLimits(file, `decoding ${count(ids.length)} ids`, () => tokenizer.decode([...ids], { skip_special_tokens: skipSpecials }));
+  const encode = (text: string, specials: boolean): number[] =>
+    withinLimits(file, `encoding a text of ${count(text.length)} characters`, () => tokenizer.encode(text, { add_special_tokens: specials }).ids);
+  const decode = (ids: readonly number[], skipSpecials: boolean): string =>
+    withinLimits(file, `decoding ${count(ids.length)} ids`, () => tokenizer.decode([...ids], { skip_special_tokens: skipSpecials }));
   return {
     path: file,
     sha256: hash.digest('hex'),
@@ -115,7 +122,12 @@ function withinLimits<T>(file: string, what: string, run: () => T): T {
   } catch (cause) {
     if (!(cause instanceof RangeError)) throw cause;
     // The library's RangeError (kept as the cause) is V8's: "Invalid string length", "Maximum call stack size exceeded".
-    throw new MlrbError('BAD_DATA', `the tokenizer ${file} failed ${what}: the text, or the work to build it, is past what a JavaScript string or stack holds`, { file }, { cause });
+    throw new MlrbError(
+      'BAD_DATA',
+      `the tokenizer ${file} failed ${what}: the text, or the work to build it, is past what a JavaScript string or stack holds`,
+      { file },
+      { cause },
+    );
   }
 }
 

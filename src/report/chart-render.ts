@@ -32,6 +32,9 @@ export async function renderChartSvg(spec: TopLevelSpec): Promise<RenderedSvg> {
 
 /** PNG at twice the SVG's size, for sharp figures in slides and papers. */
 export function renderSvgPng(svg: string): Uint8Array {
-  const resvg = new Resvg(svg, { fitTo: { mode: 'zoom', value: 2 }, font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' } });
+  const resvg = new Resvg(svg, {
+    fitTo: { mode: 'zoom', value: 2 },
+    font: { loadSystemFonts: true, defaultFontFamily: 'DejaVu Sans', sansSerifFamily: 'DejaVu Sans' },
+  });
   return resvg.render().asPng();
 }

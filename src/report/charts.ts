@@ -43,10 +43,34 @@ const PARTIAL_BAR = { opacity: 0.35, stroke: '#1f2328', strokeDash: [3, 2], stro
 export function reportCharts(runs: readonly ReportRun[], summaries: readonly GroupSummary[], options: SummaryOptions): ChartDefinition[] {
   return [
     scoresChart(runs, summaries, options),
-    categoryChart('mmlu-categories', 'MMLU accuracy by category', 'category', runs.flatMap((run) => categoryRows(run, run.mmluByCategory)), MMLU_CATEGORIES.map((c) => c.label)),
-    categoryChart('blimp-fields', 'BLiMP accuracy by field', 'field', runs.flatMap((run) => categoryRows(run, run.blimpByField)), null),
-    marginChart('dram-margin', 'DRAM margin', runs, (run) => run.dram, 'the edge tracks\' DRAM budget (1 GB training, 12 GB compression), from the record\'s check-track report'),
-    marginChart('parameter-margin', 'Parameter margin', runs, (run) => run.parameterLimit, 'llm_merging: 8B (its inputs\' limit); edge_llm_compression: the base model\'s count'),
+    categoryChart(
+      'mmlu-categories',
+      'MMLU accuracy by category',
+      'category',
+      runs.flatMap((run) => categoryRows(run, run.mmluByCategory)),
+      MMLU_CATEGORIES.map((c) => c.label),
+    ),
+    categoryChart(
+      'blimp-fields',
+      'BLiMP accuracy by field',
+      'field',
+      runs.flatMap((run) => categoryRows(run, run.blimpByField)),
+      null,
+    ),
+    marginChart(
+      'dram-margin',
+      'DRAM margin',
+      runs,
+      (run) => run.dram,
+      "the edge tracks' DRAM budget (1 GB training, 12 GB compression), from the record's check-track report",
+    ),
+    marginChart(
+      'parameter-margin',
+      'Parameter margin',
+      runs,
+      (run) => run.parameterLimit,
+      "llm_merging: 8B (its inputs' limit); edge_llm_compression: the base model's count",
+    ),
   ];
 }
 
@@ -55,7 +79,9 @@ export function reportCharts(runs: readonly ReportRun[], summaries: readonly Gro
  * shaped by kind, so a partial run's number is shown but never passes for a full one.
  */
 function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummary[], { includePartial }: SummaryOptions): ChartDefinition {
-  const means = summaries.filter((group) => group.mean !== null).map((group) => ({ kind: 'mean', task: group.task, agent: group.agent, score: group.mean, counted: `${group.counted}/${group.runs}` }));
+  const means = summaries
+    .filter((group) => group.mean !== null)
+    .map((group) => ({ kind: 'mean', task: group.task, agent: group.agent, score: group.mean, counted: `${group.counted}/${group.runs}` }));
   const perRun = runs.flatMap((run) => {
     const score = run.score ?? run.partialScore;
     if (score === null) return [];
@@ -64,7 +90,9 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
   });
   const aggregated = perRun.length > PER_RUN_CHART_LIMIT;
   const points = aggregated ? mergeEqualDots(perRun) : perRun;
-  const counted = includePartial ? 'successful and partial runs (--include-partial)' : 'successful runs (a headline scored on all of its data, eligible or unchecked)';
+  const counted = includePartial
+    ? 'successful and partial runs (--include-partial)'
+    : 'successful runs (a headline scored on all of its data, eligible or unchecked)';
   const dots = aggregated
     ? `Dots: the runs with a number (${perRun.length.toLocaleString('en-US')}, more than ${PER_RUN_CHART_LIMIT}: runs of one agent, kind and eligibility whose scores round to the same ${SCORE_BIN} share a dot, sized by their count)`
     : 'Dots: every run with a number';
@@ -88,19 +116,25 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
       layer: [
         {
           name: `mean_bars_${index}`,
-          transform: [{ filter: 'datum.kind === \'mean\'' }],
+          transform: [{ filter: "datum.kind === 'mean'" }],
           mark: { type: 'bar', color: '#90a4c8', width: { band: 0.7 } },
           encoding: { tooltip: [{ field: 'agent' }, { field: 'score', title: 'mean', format: '.4f' }, { field: 'counted', title: 'counted/all' }] },
         },
         {
           name: `run_points_${index}`,
-          transform: [{ filter: 'datum.kind === \'run\'' }],
+          transform: [{ filter: "datum.kind === 'run'" }],
           mark: { type: 'point', filled: true, size: 60, opacity: 0.9 },
           encoding: {
             color: { field: 'eligibility', type: 'nominal', scale: { domain: eligibility, range: Object.values(ELIGIBILITY_COLORS) }, title: 'eligibility' },
             shape: { field: 'status', type: 'nominal', scale: { domain: Object.keys(RUN_KINDS), range: Object.values(RUN_KINDS) }, title: 'run' },
             ...(aggregated ? { size: { field: 'runs', type: 'quantitative', title: 'runs', scale: { range: [30, 400] } } } : {}),
-            tooltip: [{ field: 'run' }, { field: 'score', format: '.4f' }, { field: 'eligibility' }, { field: 'status', title: 'run' }, ...(aggregated ? [{ field: 'runs' }] : [])],
+            tooltip: [
+              { field: 'run' },
+              { field: 'score', format: '.4f' },
+              { field: 'eligibility' },
+              { field: 'status', title: 'run' },
+              ...(aggregated ? [{ field: 'runs' }] : []),
+            ],
           },
         },
       ],
@@ -112,7 +146,15 @@ function scoresChart(runs: readonly ReportRun[], summaries: readonly GroupSummar
 type CategoryRow = { task: string; agent: string; run: string; category: string; accuracy: number; data: 'partial' | 'complete'; runs: number };
 
 function categoryRows(run: ReportRun, byCategory: ReadonlyMap<string, BreakdownScore>): CategoryRow[] {
-  return [...byCategory].map(([category, { accuracy, partial }]) => ({ task: run.task, agent: run.agent, run: run.label, category, accuracy, data: partial ? 'partial' : 'complete', runs: 1 }));
+  return [...byCategory].map(([category, { accuracy, partial }]) => ({
+    task: run.task,
+    agent: run.agent,
+    run: run.label,
+    category,
+    accuracy,
+    data: partial ? 'partial' : 'complete',
+    runs: 1,
+  }));
 }
 
 /** One bar per task × agent × category × complete-or-partial: the mean accuracy of its runs. */
@@ -139,7 +181,13 @@ function categoryChart(id: string, title: string, what: string, perRun: Category
   if (rows.length === 0) return { id, title, caption, spec: null, emptyReason: `no run has ${title.split(' ')[0]} results` };
   const categories = order ?? [...new Set(rows.map((row) => String(row.category)))].sort();
   // Both layers carry the opacity encoding, so the legend lists `complete` and `partial` whichever data there is.
-  const dataLegend = { field: 'data', type: 'ordinal', sort: ['complete', 'partial'], scale: { domain: ['complete', 'partial'], range: [1, PARTIAL_BAR.opacity] }, title: 'data' } as const;
+  const dataLegend = {
+    field: 'data',
+    type: 'ordinal',
+    sort: ['complete', 'partial'],
+    scale: { domain: ['complete', 'partial'], range: [1, PARTIAL_BAR.opacity] },
+    title: 'data',
+  } as const;
   const spec: TopLevelSpec = {
     $schema: SCHEMA,
     data: { values: rows },
@@ -153,11 +201,21 @@ function categoryChart(id: string, title: string, what: string, perRun: Category
         y: { field: 'accuracy', type: 'quantitative', scale: { domain: [0, 1] } },
         color: { field: 'agent', type: 'nominal' },
         opacity: dataLegend,
-        tooltip: [{ field: 'run' }, { field: 'category', title: what }, { field: 'accuracy', format: '.4f' }, { field: 'data' }, ...(aggregated ? [{ field: 'runs' }] : [])],
+        tooltip: [
+          { field: 'run' },
+          { field: 'category', title: what },
+          { field: 'accuracy', format: '.4f' },
+          { field: 'data' },
+          ...(aggregated ? [{ field: 'runs' }] : []),
+        ],
       },
       layer: [
-        { name: 'category_bars', transform: [{ filter: 'datum.data === \'complete\'' }], mark: 'bar' },
-        { name: 'category_partial_bars', transform: [{ filter: 'datum.data === \'partial\'' }], mark: { type: 'bar', stroke: PARTIAL_BAR.stroke, strokeDash: [...PARTIAL_BAR.strokeDash], strokeWidth: PARTIAL_BAR.strokeWidth } },
+        { name: 'category_bars', transform: [{ filter: "datum.data === 'complete'" }], mark: 'bar' },
+        {
+          name: 'category_partial_bars',
+          transform: [{ filter: "datum.data === 'partial'" }],
+          mark: { type: 'bar', stroke: PARTIAL_BAR.stroke, strokeDash: [...PARTIAL_BAR.strokeDash], strokeWidth: PARTIAL_BAR.strokeWidth },
+        },
       ],
     },
   };
@@ -170,7 +228,21 @@ function marginChart(id: string, title: string, runs: readonly ReportRun[], useO
   const byTask = [...runs].sort((a, b) => (a.task < b.task ? -1 : a.task > b.task ? 1 : 0));
   const perRun = byTask.flatMap((run) => {
     const use = useOf(run);
-    return use === null ? [] : [{ run: `${run.task} · ${run.label}`, task: run.task, agent: run.agent, margin: 100 * marginOf(use), used: use.used, limit: use.limit, basis: use.basis, limitSource: use.limitSource, runs: 1 }];
+    return use === null
+      ? []
+      : [
+          {
+            run: `${run.task} · ${run.label}`,
+            task: run.task,
+            agent: run.agent,
+            margin: 100 * marginOf(use),
+            used: use.used,
+            limit: use.limit,
+            basis: use.basis,
+            limitSource: use.limitSource,
+            runs: 1,
+          },
+        ];
   });
   const aggregated = perRun.length > PER_RUN_CHART_LIMIT;
   // Aggregated, each task × agent shows its worst run: the margin that decides whether the agent kept to the limit.
@@ -180,7 +252,9 @@ function marginChart(id: string, title: string, runs: readonly ReportRun[], useO
         return { ...worst, run: `${worst.task} · ${worst.agent} (worst of ${group.length})`, runs: group.length };
       })
     : perRun;
-  const bars = aggregated ? `One bar per task and agent: its worst run (${perRun.length.toLocaleString('en-US')} runs, more than ${PER_RUN_CHART_LIMIT}, are not drawn one by one). ` : '';
+  const bars = aggregated
+    ? `One bar per task and agent: its worst run (${perRun.length.toLocaleString('en-US')} runs, more than ${PER_RUN_CHART_LIMIT}, are not drawn one by one). `
+    : '';
   const caption = `${bars}(limit − used) / limit, in percent: right of zero is headroom, left of it is over the limit. Limits: ${limits}.`;
   if (rows.length === 0) return { id, title, caption, spec: null, emptyReason: 'no run has such a limit' };
   const spec: TopLevelSpec = {
@@ -196,17 +270,32 @@ function marginChart(id: string, title: string, runs: readonly ReportRun[], useO
           y: { field: 'run', type: 'nominal', title: null, sort: null, axis: { labelLimit: 360 } },
           x: { field: 'margin', type: 'quantitative', title: 'margin (% of limit)' },
           color: { field: 'agent', type: 'nominal' },
-          tooltip: [{ field: 'run' }, { field: 'margin', format: '.2f' }, { field: 'used', format: ',' }, { field: 'limit', format: ',' }, { field: 'basis' }, { field: 'limitSource', title: 'limit' }, ...(aggregated ? [{ field: 'runs' }] : [])],
+          tooltip: [
+            { field: 'run' },
+            { field: 'margin', format: '.2f' },
+            { field: 'used', format: ',' },
+            { field: 'limit', format: ',' },
+            { field: 'basis' },
+            { field: 'limitSource', title: 'limit' },
+            ...(aggregated ? [{ field: 'runs' }] : []),
+          ],
         },
       },
-      { name: 'limit_rule', data: { values: [{ margin: 0 }] }, mark: { type: 'rule', color: '#c62828' }, encoding: { x: { field: 'margin', type: 'quantitative' } } },
+      {
+        name: 'limit_rule',
+        data: { values: [{ margin: 0 }] },
+        mark: { type: 'rule', color: '#c62828' },
+        encoding: { x: { field: 'margin', type: 'quantitative' } },
+      },
     ],
   };
   return { id, title, caption, spec, emptyReason: '' };
 }
 
 /** Dots of one task, agent, eligibility and kind whose scores round to the same bin, merged into one with their count. */
-function mergeEqualDots<Dot extends { task: string; agent: string; eligibility: string; status: string; score: number; run: string; runs: number }>(dots: readonly Dot[]): Dot[] {
+function mergeEqualDots<Dot extends { task: string; agent: string; eligibility: string; status: string; score: number; run: string; runs: number }>(
+  dots: readonly Dot[],
+): Dot[] {
   return groupRows(dots, (dot) => [dot.task, dot.agent, dot.eligibility, dot.status, String(Math.round(dot.score / SCORE_BIN))]).map((group) => {
     const [first] = group as [Dot, ...Dot[]];
     const score = group.reduce((sum, dot) => sum + dot.score, 0) / group.length;

@@ -20,7 +20,8 @@ export function incompleteReasons(record: RunRecord): string[] {
     else if (suite.reason !== null) reasons.push(`${suite.name} ${suite.reason}`);
   }
   const math = record.math_reasoning;
-  if (math !== null && math.problems_scored < math.problems_in_file) reasons.push(`math_reasoning ${math.problems_scored} of ${math.problems_in_file} problems`);
+  if (math !== null && math.problems_scored < math.problems_in_file)
+    reasons.push(`math_reasoning ${math.problems_scored} of ${math.problems_in_file} problems`);
   // A generated headline needs its problems, and the compile rate a Lean toolchain: without them it has no data.
   if (record.headline.source?.kind === 'math_reasoning') {
     if (math === null) reasons.push('math_reasoning problems not generated');

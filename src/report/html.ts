@@ -25,13 +25,13 @@ export interface ReportPage {
 
 export const SUCCESSFUL_RUN_DEFINITION =
   'A run is successful when its headline was scored on all of its data and the model is eligible ' +
-  '(or unchecked, where the task\'s rules concern how the model was made). ' +
+  "(or unchecked, where the task's rules concern how the model was made). " +
   'Runs without a headline, or with a model ineligible or not judged (a gate such as DRAM not measured), count among all runs only.';
 
 /** What mean and best are over, as the options chose. */
 export function countedRunsNote({ includePartial }: SummaryOptions): string {
   return includePartial
-    ? 'Mean and best are over successful and partial runs (--include-partial): a partial run\'s number comes from part of its data (--limit, or missing subtasks) and is not the task\'s score.'
+    ? "Mean and best are over successful and partial runs (--include-partial): a partial run's number comes from part of its data (--limit, or missing subtasks) and is not the task's score."
     : 'Mean and best are over successful runs; partial runs (scored on part of their data: --limit, or missing subtasks) are counted under "partial" and left out (--include-partial counts them).';
 }
 
@@ -72,20 +72,35 @@ ${modelMetricsSection(page.runs)}
 }
 
 function summaryTable(summaries: readonly GroupSummary[]): string {
-  const rows = summaries.map((group) => row([
-    text(group.task), text(group.agent), number(`${group.successful}/${group.runs}`), number(String(group.partial)), number(`${group.counted}/${group.runs}`),
-    number(formatScore(group.mean)), text(group.best === null ? '—' : `${group.best.label}${group.best.partial ? ' (partial)' : ''}`), number(formatScore(group.best?.score ?? null)),
-  ]));
+  const rows = summaries.map((group) =>
+    row([
+      text(group.task),
+      text(group.agent),
+      number(`${group.successful}/${group.runs}`),
+      number(String(group.partial)),
+      number(`${group.counted}/${group.runs}`),
+      number(formatScore(group.mean)),
+      text(group.best === null ? '—' : `${group.best.label}${group.best.partial ? ' (partial)' : ''}`),
+      number(formatScore(group.best?.score ?? null)),
+    ]),
+  );
   return table(['task', 'agent', 'successful/all', 'partial', 'counted/all', 'mean (counted)', 'best run', 'best score'], rows);
 }
 
 function runsTable(runs: readonly ReportRun[]): string {
-  const rows = runs.map((run) => row([
-    text(run.task), text(run.label), text(run.headlineStatus), number(formatScore(run.score ?? run.partialScore) + (run.score === null && run.partialScore !== null ? ' (partial)' : '')),
-    `<td class="${run.eligibility}">${escapeHtml(run.eligibility)}</td>`, text(run.successful ? 'yes' : 'no'),
-    isComplete(run) ? text('yes') : `<td class="incomplete">${escapeHtml(`no: ${run.incomplete.join('; ')}`)}</td>`,
-    number(run.parameters === null ? '—' : run.parameters.toLocaleString('en-US')), text(run.file),
-  ]));
+  const rows = runs.map((run) =>
+    row([
+      text(run.task),
+      text(run.label),
+      text(run.headlineStatus),
+      number(formatScore(run.score ?? run.partialScore) + (run.score === null && run.partialScore !== null ? ' (partial)' : '')),
+      `<td class="${run.eligibility}">${escapeHtml(run.eligibility)}</td>`,
+      text(run.successful ? 'yes' : 'no'),
+      isComplete(run) ? text('yes') : `<td class="incomplete">${escapeHtml(`no: ${run.incomplete.join('; ')}`)}</td>`,
+      number(run.parameters === null ? '—' : run.parameters.toLocaleString('en-US')),
+      text(run.file),
+    ]),
+  );
   return table(['task', 'run', 'headline', 'score', 'eligibility', 'successful', 'complete data', 'parameters', 'record'], rows);
 }
 
@@ -94,17 +109,23 @@ function modelMetricsSection(runs: readonly ReportRun[]): string {
   const measured = runs.flatMap((run) => (run.modelMetrics === null ? [] : [{ run, metrics: run.modelMetrics }]));
   if (measured.length === 0) return '';
   const figure = (value: number | null, digits: number): string => number(value === null ? '—' : value.toFixed(digits));
-  const rows = measured.map(({ run, metrics }) => row([
-    text(run.task), text(run.label), figure(metrics.perplexityMlrb, 4), figure(metrics.perplexity, 4),
-    figure(metrics.tokensPerSecond, 2), figure(metrics.latencyMsPerToken, 2),
-  ]));
+  const rows = measured.map(({ run, metrics }) =>
+    row([
+      text(run.task),
+      text(run.label),
+      figure(metrics.perplexityMlrb, 4),
+      figure(metrics.perplexity, 4),
+      figure(metrics.tokensPerSecond, 2),
+      figure(metrics.latencyMsPerToken, 2),
+    ]),
+  );
   const headers = ['task', 'run', 'perplexity (MLRB)', 'perplexity (all tokens)', 'tokens/s', 'latency (ms/token)'];
   return `<h2>Model metrics</h2>\n<p class="note">${escapeHtml(MODEL_METRICS_NOTE)}</p>\n${table(headers, rows)}`;
 }
 
 const MODEL_METRICS_NOTE =
-  'agent_eval\'s perplexity, tokens per second and latency, for the runs that measured them (mlrb --model-metrics). ' +
-  'MLRB\'s perplexity is the mean of the running perplexities after each 256-token window; latency is each run\'s time divided by 512, as MLRB divides it; — marks a metric not measured.';
+  "agent_eval's perplexity, tokens per second and latency, for the runs that measured them (mlrb --model-metrics). " +
+  "MLRB's perplexity is the mean of the running perplexities after each 256-token window; latency is each run's time divided by 512, as MLRB divides it; — marks a metric not measured.";
 
 function chartFigure({ chart, svg }: RenderedChart): string {
   const body = svg ?? `<p class="note">Not drawn: ${escapeHtml(chart.emptyReason)}.</p>`;
@@ -125,5 +146,5 @@ function formatScore(score: number | null): string {
 }
 
 export function escapeHtml(value: string): string {
-  return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll('\'', '&#39;');
+  return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
 }

@@ -88,14 +88,20 @@ export interface ReportModelMetrics {
  * in its mean and its success rate. Two runs never write the same record (each has its own start time and
  * wall time), so equal content is the same run.
  */
-export function readRunRecords(files: readonly string[], onRead?: (done: number, total: number) => void): { readonly file: string; readonly record: RunRecord }[] {
+export function readRunRecords(
+  files: readonly string[],
+  onRead?: (done: number, total: number) => void,
+): { readonly file: string; readonly record: RunRecord }[] {
   const fileByContent = new Map<string, string>();
   return files.map((file, index) => {
     const json = readRecordJson(file);
     const content = createHash('sha256').update(JSON.stringify(json)).digest('hex');
     const earlier = fileByContent.get(content);
     if (earlier !== undefined) {
-      throw new MlrbError('BAD_RECORD', `${file}: the same run as ${earlier} (the file given twice, or a copy of it); each run counts once`, { file, sameAs: earlier });
+      throw new MlrbError('BAD_RECORD', `${file}: the same run as ${earlier} (the file given twice, or a copy of it); each run counts once`, {
+        file,
+        sameAs: earlier,
+      });
     }
     fileByContent.set(content, file);
     const record = parseRecordOf(file, json);

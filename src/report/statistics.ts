@@ -66,9 +66,7 @@ export function summarizeByTaskAndAgent(runs: readonly ScoredRun[], options: Sum
     if (group) group.push(run);
     else groups.set(key, [run]);
   }
-  return [...groups.values()]
-    .map((group) => summarizeGroup(group, options))
-    .sort((a, b) => compareText(a.task, b.task) || compareText(a.agent, b.agent));
+  return [...groups.values()].map((group) => summarizeGroup(group, options)).sort((a, b) => compareText(a.task, b.task) || compareText(a.agent, b.agent));
 }
 
 /** A partial run that would count were it complete: it has a number and its model may be counted. */
@@ -93,10 +91,14 @@ function summarizeGroup(runs: readonly ScoredRun[], options: SummaryOptions): Gr
   for (const run of counted) if (best === null || run.score > best.score) best = run;
   const mean = counted.length === 0 ? null : counted.reduce((sum, run) => sum + run.score, 0) / counted.length;
   return {
-    task, agent, runs: runs.length,
+    task,
+    agent,
+    runs: runs.length,
     successful: runs.filter((run) => run.successful).length,
     partial: runs.filter(isCountablePartial).length,
-    counted: counted.length, mean, best,
+    counted: counted.length,
+    mean,
+    best,
   };
 }
 

@@ -61,7 +61,17 @@ export async function writeReport(options: ReportOptions): Promise<WrittenReport
   for (const { chart, svg } of rendered) if (svg !== null) write(path.join('charts', `${chart.id}.png`), renderSvgPng(svg));
   write('runs.csv', runsCsv(runs));
   write('summary.csv', summaryCsv(summaries));
-  write('report.html', renderReportHtml({ generatedAt: options.generatedAt ?? new Date(), toolVersion: toolVersion(), runs, summaries, charts: rendered, options: summaryOptions }));
+  write(
+    'report.html',
+    renderReportHtml({
+      generatedAt: options.generatedAt ?? new Date(),
+      toolVersion: toolVersion(),
+      runs,
+      summaries,
+      charts: rendered,
+      options: summaryOptions,
+    }),
+  );
   const chartWarnings = rendered.flatMap(({ chart, warnings }) => warnings.map((warning) => ({ chart: chart.id, warning })));
   return { files, summaries, runCount: runs.length, chartWarnings };
 }

@@ -51,7 +51,9 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
       rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId(), model.backend)),
       maxLength: model.maxLength,
     };
-    const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) => scoringRequests(taskRequests, (docId) => isSelected(taskName, docId), scoringContext));
+    const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) =>
+      scoringRequests(taskRequests, (docId) => isSelected(taskName, docId), scoringContext),
+    );
     const describe = (index: number): string => {
       const request = requests[index];
       return request === undefined ? `request ${index}` : describeScoringRequest(request);
@@ -91,7 +93,8 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
 /** Options are checked synchronously (TypeError / RangeError); the work itself is async. */
 export function evaluate(options: EvaluateOptions): Promise<EvaluateResult> {
   const resolved = parseEvaluateOptions(options);
-  if (resolved.shard !== undefined) throw new TypeError('a shard has no results of its own: score it with evaluateShard() and join the shards with mergeShards()');
+  if (resolved.shard !== undefined)
+    throw new TypeError('a shard has no results of its own: score it with evaluateShard() and join the shards with mergeShards()');
   return scoreRun(resolved).then((scored) => buildRunResults({ ...scored, settings: resolved }));
 }
 

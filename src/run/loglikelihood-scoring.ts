@@ -58,7 +58,11 @@ export async function scoreLoglikelihoods(
       requests.length === 0
         ? undefined
         : cached
-          ? await scoreInputs(cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index), model.backend)), scoreOptions, describe)
+          ? await scoreInputs(
+              cached.map((request, index) => modelInputFor(request, model.maxLength, () => describe(index), model.backend)),
+              scoreOptions,
+              describe,
+            )
           : await tokenizeAndScore(model, requests, { ...scoreOptions, lmEvalVersion: options.lmEvalVersion }, describe, scoreInputs).then((output) => {
               tokenCache.store(output.tokenized);
               return output;

@@ -51,7 +51,10 @@ export interface ShardFile {
 }
 
 export async function mergeShardFiles(files: readonly string[], options: MergeShardsOptions = {}): Promise<MergedResult> {
-  return mergeShards(files.map((file) => ({ file, record: readShardRecord(file) })), options);
+  return mergeShards(
+    files.map((file) => ({ file, record: readShardRecord(file) })),
+    options,
+  );
 }
 
 export async function mergeShards(shards: readonly ShardFile[], options: MergeShardsOptions = {}): Promise<MergedResult> {
@@ -70,7 +73,11 @@ export async function mergeShards(shards: readonly ShardFile[], options: MergeSh
   const tasks = suites.flatMap((suite) => suite.tasks);
   const fingerprint = dataFingerprint(tasks.flatMap((task) => task.sourceFiles));
   if (fingerprint !== identity.data_fingerprint) {
-    throw shardError(reference.file, 'identity.data_fingerprint', `the data in ${dataDir} is not the data the shards scored (its fingerprint is ${fingerprint})`);
+    throw shardError(
+      reference.file,
+      'identity.data_fingerprint',
+      `the data in ${dataDir} is not the data the shards scored (its fingerprint is ${fingerprint})`,
+    );
   }
   // Built for whole tasks, as every shard built them: few-shot draws depend on every earlier document.
   const requestsByTask = new Map(tasks.map((task) => [task.name, requestsForTask(task)]));
@@ -117,7 +124,11 @@ function checkShardSet(shards: readonly ShardFile[], allowPartial: boolean): Sha
   }
   const ours = toolVersion();
   if (reference.record.identity.tool_version !== ours) {
-    throw shardError(reference.file, 'identity.tool_version', `the shards were scored by mlrb-eval ${reference.record.identity.tool_version}; this is ${ours}, whose results could differ`);
+    throw shardError(
+      reference.file,
+      'identity.tool_version',
+      `the shards were scored by mlrb-eval ${reference.record.identity.tool_version}; this is ${ours}, whose results could differ`,
+    );
   }
   const missing = range(count).filter((index) => !byIndex.has(index));
   if (missing.length > 0 && !allowPartial) {
@@ -135,11 +146,7 @@ function checkShardSet(shards: readonly ShardFile[], allowPartial: boolean): Sha
  * text), scored from the
  * very requests this merge builds from the data.
  */
-function joinOutcomes(
-  shards: readonly ShardFile[],
-  tasks: readonly Task[],
-  requestsByTask: ReadonlyMap<string, TaskRequests>,
-): Map<string, DocOutcome[]> {
+function joinOutcomes(shards: readonly ShardFile[], tasks: readonly Task[], requestsByTask: ReadonlyMap<string, TaskRequests>): Map<string, DocOutcome[]> {
   const byTask = new Map<string, Map<number, DocOutcome>>(tasks.map((task) => [task.name, new Map()]));
   for (const { file, record } of shards) {
     const expected = shardDocuments(tasks, record.shard);
@@ -153,17 +160,23 @@ function joinOutcomes(
       const seen = new Set<number>();
       for (const outcome of given) {
         const where = `documents.${task.name}`;
-        if (!wanted.has(outcome.docId)) throw shardError(file, where, `document ${outcome.docId} does not belong to shard ${record.shard.index}/${record.shard.count}`);
+        if (!wanted.has(outcome.docId))
+          throw shardError(file, where, `document ${outcome.docId} does not belong to shard ${record.shard.index}/${record.shard.count}`);
         if (seen.has(outcome.docId)) throw shardError(file, where, `document ${outcome.docId} appears twice`);
         const problem = outcomeShapeProblem(task, outcome);
         if (problem !== undefined) throw shardError(file, where, problem);
         seen.add(outcome.docId);
         byTask.get(task.name)?.set(outcome.docId, outcome);
       }
-      if (seen.size !== wanted.size) throw shardError(file, `documents.${task.name}`, `${wanted.size - seen.size} of the shard's ${wanted.size} documents are missing`);
+      if (seen.size !== wanted.size)
+        throw shardError(file, `documents.${task.name}`, `${wanted.size - seen.size} of the shard's ${wanted.size} documents are missing`);
       const digest = requestsDigest(requestsOf(requestsByTask, task.name), wanted);
       if (digest !== record.documents[task.name]?.requests_sha256) {
-        throw shardError(file, `documents.${task.name}.requests_sha256`, `the shard scored other prompts for ${task.name} than the ones its documents get in the whole run`);
+        throw shardError(
+          file,
+          `documents.${task.name}.requests_sha256`,
+          `the shard scored other prompts for ${task.name} than the ones its documents get in the whole run`,
+        );
       }
     }
   }
@@ -178,7 +191,10 @@ function restrictToScored(suite: Suite, outcomes: ReadonlyMap<string, readonly D
     tasks: suite.tasks.map((task) => {
       const scored = new Set((outcomes.get(task.name) ?? []).map((outcome) => outcome.docId));
       if (scored.size === 0) {
-        throw new MlrbError('BAD_SHARD', `task ${task.name} has no scored documents without shards ${missing.join(', ')}; give more shards`, { task: task.name, missing });
+        throw new MlrbError('BAD_SHARD', `task ${task.name} has no scored documents without shards ${missing.join(', ')}; give more shards`, {
+          task: task.name,
+          missing,
+        });
       }
       return keepDocuments(task, (docId) => scored.has(docId));
     }),
@@ -244,7 +260,11 @@ function largestOrNull(values: readonly (number | null)[]): number | null {
 }
 
 function mismatch(file: string, field: string, value: unknown, referenceFile: string, expected: unknown): MlrbError {
-  return shardError(file, field, `${field} is ${JSON.stringify(value)} but ${referenceFile} has ${JSON.stringify(expected)}; shards of different runs cannot be merged`);
+  return shardError(
+    file,
+    field,
+    `${field} is ${JSON.stringify(value)} but ${referenceFile} has ${JSON.stringify(expected)}; shards of different runs cannot be merged`,
+  );
 }
 
 function shardError(file: string, field: string, reason: string): MlrbError {

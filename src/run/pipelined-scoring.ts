@@ -40,7 +40,11 @@ function chunkAtTaskBoundaries(requests: readonly ScoringRequest[], minimum: num
 
 const yieldToEventLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-async function tokenizeCooperatively(model: LanguageModel, requests: readonly ScoringRequest[], lmEvalVersion: LmEvalVersion | undefined): Promise<TokenizedRequest[]> {
+async function tokenizeCooperatively(
+  model: LanguageModel,
+  requests: readonly ScoringRequest[],
+  lmEvalVersion: LmEvalVersion | undefined,
+): Promise<TokenizedRequest[]> {
   const tokenized: TokenizedRequest[] = [];
   for (let start = 0; start < requests.length; start += TOKENIZE_SLICE) {
     tokenized.push(...tokenizeRequests(model, requests.slice(start, start + TOKENIZE_SLICE), lmEvalVersion));
@@ -89,21 +93,25 @@ export async function tokenizeAndScore(
     const chunkTokens = await pending;
     tokenized.push(...chunkTokens);
     const inputs = chunkTokens.map((request, offset) => modelInputFor(request, model.maxLength, () => describe(start + offset), model.backend));
-    const scoring = scoreInputs(inputs, {
-      ...options,
-      onProgress: (progress) =>
-        options.onProgress?.({
-          ...progress,
-          requestsDone: start + progress.requestsDone,
-          requestsTotal: requests.length,
-          tokensDone: tokensBefore + progress.tokensDone,
-          tokensTotal: tokensBefore + progress.tokensTotal,
-          tokensTotalFinal: chunkIndex === chunks.length - 1,
-          requestsTokenized: start + progress.requestsTotal,
-          requestsFromCache: fromCacheBefore + (progress.requestsFromCache ?? 0),
-          elapsedMs: performance.now() - started,
-        }),
-    }, (offset) => describe(start + offset));
+    const scoring = scoreInputs(
+      inputs,
+      {
+        ...options,
+        onProgress: (progress) =>
+          options.onProgress?.({
+            ...progress,
+            requestsDone: start + progress.requestsDone,
+            requestsTotal: requests.length,
+            tokensDone: tokensBefore + progress.tokensDone,
+            tokensTotal: tokensBefore + progress.tokensTotal,
+            tokensTotalFinal: chunkIndex === chunks.length - 1,
+            requestsTokenized: start + progress.requestsTotal,
+            requestsFromCache: fromCacheBefore + (progress.requestsFromCache ?? 0),
+            elapsedMs: performance.now() - started,
+          }),
+      },
+      (offset) => describe(start + offset),
+    );
     const next = chunks[chunkIndex + 1];
     pending = next ? tokenizeCooperatively(model, requests.slice(...next), options.lmEvalVersion) : Promise.resolve([]);
     // If scoring fails first, the tokenization still settles; its own failure must not go unhandled.

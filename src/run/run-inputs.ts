@@ -24,7 +24,10 @@ async function loadSuitesWhile(modelLoading: Promise<LanguageModel>, options: Re
     checkGenerationTasks(tasks);
     return { suites, tasks };
   } catch (error) {
-    modelLoading.then((model) => model.dispose(), () => undefined);
+    modelLoading.then(
+      (model) => model.dispose(),
+      () => undefined,
+    );
     throw error;
   }
 }

@@ -181,9 +181,20 @@ function breakdowns(suites: readonly Suite[], taskMetrics: ReadonlyMap<string, T
     const rows: TagBreakdown[] = breakdownByTag(tasks, taskMetrics, tag);
     if (rows.length === 0) continue;
     out[tag] = Object.fromEntries(
-      rows.map((row) => [row.tagValue, { n: row.n, tasks: row.tasks.length, ...Object.fromEntries(row.metrics.flatMap((m) => [[`${m.metric},none`, m.value], [`${m.metric}_stderr,none`, m.stderr]])) }]),
+      rows.map((row) => [
+        row.tagValue,
+        {
+          n: row.n,
+          tasks: row.tasks.length,
+          ...Object.fromEntries(
+            row.metrics.flatMap((m) => [
+              [`${m.metric},none`, m.value],
+              [`${m.metric}_stderr,none`, m.stderr],
+            ]),
+          ),
+        },
+      ]),
     );
   }
   return out;
 }
-

@@ -96,7 +96,12 @@ const runSchema = z.strictObject({
 });
 
 /** A document's log-likelihoods, or (generate_until) none and its generated texts in `responses`. */
-const documentSchema = z.strictObject({ doc_id: count, logliks: z.array(loglikSchema), is_greedy: z.array(z.boolean()), responses: z.array(z.string()).optional() });
+const documentSchema = z.strictObject({
+  doc_id: count,
+  logliks: z.array(loglikSchema),
+  is_greedy: z.array(z.boolean()),
+  responses: z.array(z.string()).optional(),
+});
 const taskDocumentsSchema = z.strictObject({
   /** requestsDigest() of the requests of `docs`. */
   requests_sha256: z.string(),

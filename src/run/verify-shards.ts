@@ -88,7 +88,12 @@ export async function verifyShards(shards: readonly ShardFile[], options: Verify
     ['identity.tokenizer_sha256', scored.model.tokenizerSha256, identity.tokenizer_sha256],
   ];
   for (const [field, found, claimed] of facts) {
-    if (found !== claimed) throw shardError(reference.file, field, `the model verified with (${model}) is not the one the shards name: its ${field.slice('identity.'.length)} is ${found}, the shards say ${claimed}`);
+    if (found !== claimed)
+      throw shardError(
+        reference.file,
+        field,
+        `the model verified with (${model}) is not the one the shards name: its ${field.slice('identity.'.length)} is ${found}, the shards say ${claimed}`,
+      );
   }
   const recomputed = new Map([...scored.outcomes].map(([task, outcomes]) => [task, new Map(outcomes.map((outcome) => [outcome.docId, outcome]))]));
   for (const [shard, documents] of drawn) {
@@ -98,7 +103,11 @@ export async function verifyShards(shards: readonly ShardFile[], options: Verify
       const fresh = recomputed.get(task)?.get(docId);
       const problem = mine === undefined || fresh === undefined ? 'it was not scored' : outcomeMismatch(mine, fresh);
       if (problem !== undefined) {
-        throw shardError(shard.file, `documents.${task}`, `re-scoring document ${docId} of ${task} gives other results than the shard holds: ${problem}; the shard's numbers did not come from this model`);
+        throw shardError(
+          shard.file,
+          `documents.${task}`,
+          `re-scoring document ${docId} of ${task} gives other results than the shard holds: ${problem}; the shard's numbers did not come from this model`,
+        );
       }
     }
   }
@@ -123,10 +132,12 @@ function outcomeMismatch(stored: DocOutcome, fresh: DocOutcome): string | undefi
     const [mine, theirs] = [stored.logliks[choice] as number, fresh.logliks[choice] as number];
     const allowed = LOGLIK_TOLERANCE.absolute + LOGLIK_TOLERANCE.relative * Math.abs(theirs);
     if (!(Math.abs(mine - theirs) <= allowed) && mine !== theirs) return `choice ${choice}'s log-likelihood is ${mine}, recomputed ${theirs}`;
-    if (stored.isGreedy[choice] !== fresh.isGreedy[choice]) return `choice ${choice}'s greedy flag is ${String(stored.isGreedy[choice])}, recomputed ${String(fresh.isGreedy[choice])}`;
+    if (stored.isGreedy[choice] !== fresh.isGreedy[choice])
+      return `choice ${choice}'s greedy flag is ${String(stored.isGreedy[choice])}, recomputed ${String(fresh.isGreedy[choice])}`;
   }
   const [mine, theirs] = [stored.responses ?? [], fresh.responses ?? []];
-  if (mine.length !== theirs.length || mine.some((response, index) => response !== theirs[index])) return 'its generated text differs from the text generated again';
+  if (mine.length !== theirs.length || mine.some((response, index) => response !== theirs[index]))
+    return 'its generated text differs from the text generated again';
   return undefined;
 }
 

@@ -49,7 +49,9 @@ export async function hubCacheSnapshot(hubDir: string, repoId: string): Promise<
     const commit = readTextFileUnder(refFile, { kind: 'data', root: repoDir, what: `hub cache ref of ${repoId}`, maxBytes: REF_FILE_CAP }).trim();
     if (COMMIT.test(commit) && (await isDirectory(path.join(snapshots, commit)))) return path.join(snapshots, commit);
   }
-  const commits = readdirSync(snapshots).filter((name) => COMMIT.test(name)).sort();
+  const commits = readdirSync(snapshots)
+    .filter((name) => COMMIT.test(name))
+    .sort();
   if (commits.length === 0) return undefined;
   if (commits.length === 1) return path.join(snapshots, commits[0] as string);
   throw new MlrbError(

@@ -55,7 +55,9 @@ export async function resolveSuiteData<Kind extends string>(dataDir: string, loc
       if (found !== undefined) return found;
     }
   }
-  throw new MlrbError('BAD_DATA', `no ${location.suite} data under ${direct} (looked in ${candidates.join(', ')}). ${acceptedLayouts(location)}`, { file: direct });
+  throw new MlrbError('BAD_DATA', `no ${location.suite} data under ${direct} (looked in ${candidates.join(', ')}). ${acceptedLayouts(location)}`, {
+    file: direct,
+  });
 }
 
 function acceptedLayouts<Kind extends string>(location: SuiteLocation<Kind>): string {
@@ -73,11 +75,9 @@ async function refuseSavedArrowDataset<Kind extends string>(dir: string, locatio
   const names = new Set(await listNames(dir));
   const saved = names.has(SAVED_DATASET_DICT) ? SAVED_DATASET_DICT : SAVED_DATASET.every((name) => names.has(name)) ? SAVED_DATASET[0] : undefined;
   if (saved === undefined) return;
-  throw new MlrbError(
-    'BAD_DATA',
-    `${dir} is a datasets save_to_disk folder (${saved} beside Arrow files), which is not read. ${acceptedLayouts(location)}`,
-    { file: path.join(dir, saved) },
-  );
+  throw new MlrbError('BAD_DATA', `${dir} is a datasets save_to_disk folder (${saved} beside Arrow files), which is not read. ${acceptedLayouts(location)}`, {
+    file: path.join(dir, saved),
+  });
 }
 
 /** What `DatasetDict.save_to_disk` and `Dataset.save_to_disk` write beside the Arrow files. */
@@ -111,9 +111,13 @@ export async function splitShards(configDir: string, split: string): Promise<str
     const indices = new Set(shards.map((shard) => shard.index));
     const complete = shards.every((shard) => shard.count === count) && indices.size === count && [...indices].every((index) => index < count);
     if (!complete) {
-      throw new MlrbError('BAD_DATA', `the ${split} split in ${configDir} is incomplete: ${indices.size} of ${count} shards are present (or their names disagree)`, {
-        file: configDir,
-      });
+      throw new MlrbError(
+        'BAD_DATA',
+        `the ${split} split in ${configDir} is incomplete: ${indices.size} of ${count} shards are present (or their names disagree)`,
+        {
+          file: configDir,
+        },
+      );
     }
     return shards.map((shard) => path.join(configDir, shard.name));
   }

@@ -38,7 +38,9 @@ export function parseLeadingJsonLines<Schema extends z.ZodType>(
   limit: number | undefined,
 ): LeadingJsonLines<z.output<Schema>> {
   const lines = nonBlankLines(content, file);
-  const rows = lines.slice(0, limitedCount(lines.length, limit)).map(({ start, end, line }) => ({ row: parseRow(content.slice(start, end), file, line, schema), line }));
+  const rows = lines
+    .slice(0, limitedCount(lines.length, limit))
+    .map(({ start, end, line }) => ({ row: parseRow(content.slice(start, end), file, line, schema), line }));
   return { rows, total: lines.length };
 }
 
@@ -85,8 +87,15 @@ function isBlank(content: string, start: number, end: number): boolean {
 
 function parseRow<Schema extends z.ZodType>(text: string, file: string, line: number, schema: Schema): z.output<Schema> {
   // The reason is described, never quoted: V8's message would echo the line's bytes.
-  const value = parseBoundedJson(text, (problem, cause) =>
-    new MlrbError('BAD_DATA', `${file} line ${line}: ${problem.kind === 'syntax' ? `not valid JSON (${problem.description})` : describeJsonProblem(problem)}`, { file, line }, cause === undefined ? undefined : { cause }),
+  const value = parseBoundedJson(
+    text,
+    (problem, cause) =>
+      new MlrbError(
+        'BAD_DATA',
+        `${file} line ${line}: ${problem.kind === 'syntax' ? `not valid JSON (${problem.description})` : describeJsonProblem(problem)}`,
+        { file, line },
+        cause === undefined ? undefined : { cause },
+      ),
   );
   const parsed = schema.safeParse(value);
   if (!parsed.success) {
@@ -105,6 +114,9 @@ export function badRow(file: string, line: number, what: string): never {
 /** One row above DATA_ROW_CAP_CHARS is refused before it is parsed or copied into prompts. */
 export function checkRowLength(characters: number, file: string, line: number): void {
   if (characters > DATA_ROW_CAP_CHARS) {
-    throw new MlrbError('BAD_DATA', `${file} line ${line}: the row has ${characters} characters, over the limit of ${DATA_ROW_CAP_CHARS} for one data row`, { file, line });
+    throw new MlrbError('BAD_DATA', `${file} line ${line}: the row has ${characters} characters, over the limit of ${DATA_ROW_CAP_CHARS} for one data row`, {
+      file,
+      line,
+    });
   }
 }

@@ -27,16 +27,14 @@ export interface ParquetRowsRequest<Shape extends z.ZodRawShape> {
 }
 
 /** ClassLabel and int columns arrive as number (int32) or bigint (int64); both become a safe integer. */
-export const parquetInt = z
-  .union([z.number().int(), z.bigint()])
-  .transform((value, context) => {
-    const number = Number(value);
-    if (!Number.isSafeInteger(number)) {
-      context.addIssue({ code: 'custom', message: 'integer out of range' });
-      return z.NEVER;
-    }
-    return number;
-  });
+export const parquetInt = z.union([z.number().int(), z.bigint()]).transform((value, context) => {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number)) {
+    context.addIssue({ code: 'custom', message: 'integer out of range' });
+    return z.NEVER;
+  }
+  return number;
+});
 
 export async function readParquetRows<Shape extends z.ZodRawShape>(
   request: ParquetRowsRequest<Shape>,
@@ -80,16 +78,24 @@ function checkRows<Shape extends z.ZodRawShape>(
     const rowNumber = index + 1;
     const characters = textLength(raw);
     if (characters > DATA_ROW_CAP_CHARS) {
-      throw new MlrbError('BAD_DATA', `${file} row ${rowNumber}: the row has ${characters} characters, over the limit of ${DATA_ROW_CAP_CHARS} for one data row`, { file, row: rowNumber });
+      throw new MlrbError(
+        'BAD_DATA',
+        `${file} row ${rowNumber}: the row has ${characters} characters, over the limit of ${DATA_ROW_CAP_CHARS} for one data row`,
+        { file, row: rowNumber },
+      );
     }
     // Dictionary encoding lets a small file repeat one long string in every row; the text a file decodes to
     // is held to what a JSONL file of the data cap could hold.
     fileCharacters += characters;
     if (fileCharacters > FILE_SIZE_CAPS.data) {
-      throw new MlrbError('BAD_DATA', `${what} decodes to over ${FILE_SIZE_CAPS.data} characters of text by row ${rowNumber}, over the limit for one data file: ${file}`, {
-        file,
-        row: rowNumber,
-      });
+      throw new MlrbError(
+        'BAD_DATA',
+        `${what} decodes to over ${FILE_SIZE_CAPS.data} characters of text by row ${rowNumber}, over the limit for one data file: ${file}`,
+        {
+          file,
+          row: rowNumber,
+        },
+      );
     }
     const parsed = schema.safeParse(raw);
     if (!parsed.success) {

@@ -164,6 +164,11 @@ function csvRecords(content: string, file: string): CsvRecord[] {
   }
   // A blank line parses as one empty field; it carries no row (Python's csv reader skips it too).
   const rows = records.filter((record) => !(record.fields.length === 1 && record.fields[0] === ''));
-  for (const { fields, line } of rows) checkRowLength(fields.reduce((sum, field) => sum + field.length, 0), file, line);
+  for (const { fields, line } of rows)
+    checkRowLength(
+      fields.reduce((sum, field) => sum + field.length, 0),
+      file,
+      line,
+    );
   return rows;
 }

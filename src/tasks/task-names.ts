@@ -30,7 +30,14 @@ export interface SuiteSelection {
 /** What one name asks for; `whole` means the suite as the loader builds it. */
 type Request =
   | { readonly suite: SuiteName; readonly whole: true }
-  | { readonly suite: SuiteName; readonly whole: false; readonly subjects?: readonly string[]; readonly paradigms?: readonly string[]; readonly tasks?: readonly string[]; readonly groups: readonly string[] };
+  | {
+      readonly suite: SuiteName;
+      readonly whole: false;
+      readonly subjects?: readonly string[];
+      readonly paradigms?: readonly string[];
+      readonly tasks?: readonly string[];
+      readonly groups: readonly string[];
+    };
 
 /** BabyLM subtask names, and how usage text spells them. */
 const BABYLM_SUBTASK_PATTERNS: readonly { readonly suite: SuiteName; readonly pattern: RegExp; readonly shown: string }[] = [
@@ -76,7 +83,10 @@ export interface TaskNameVocabulary {
 
 export function describeTaskNames(): TaskNameVocabulary {
   const lmEval = [...suiteNamesFrom('lm-eval').flatMap((name) => [name, ...(LM_EVAL_SUBTASK_NAMES[name] ?? [])]), SUPERGLUE_TAG];
-  const babyLm = suiteNamesFrom('babylm').flatMap((name) => [name, ...BABYLM_SUBTASK_PATTERNS.filter((entry) => entry.suite === name).map((entry) => entry.shown)]);
+  const babyLm = suiteNamesFrom('babylm').flatMap((name) => [
+    name,
+    ...BABYLM_SUBTASK_PATTERNS.filter((entry) => entry.suite === name).map((entry) => entry.shown),
+  ]);
   return { lmEval, babyLm, ours: suiteNamesFrom('ours') };
 }
 
@@ -123,7 +133,14 @@ export class UnknownTaskError extends RangeError {
  * UnknownTaskError naming them all, each with the nearest known names, before any file is read.
  */
 export function resolveTaskNames(spec: string): SuiteSelection[] {
-  const names = [...new Set(spec.split(',').map((name) => name.trim()).filter((name) => name.length > 0))];
+  const names = [
+    ...new Set(
+      spec
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name.length > 0),
+    ),
+  ];
   if (names.length === 0) throw new RangeError('no task named: give task, group or tag names separated by commas');
   const requests = names.map((name) => ({ name, request: requestFor(name) }));
   const unknown = requests.filter(({ request }) => request === undefined).map(({ name }) => name);
@@ -149,7 +166,13 @@ function mergeRequests(suite: SuiteName, asked: readonly Request[]): SuiteSelect
   const subjects = union((request) => request.subjects);
   const paradigms = union((request) => request.paradigms);
   const tasks = union((request) => request.tasks);
-  return { suite, ...(subjects ? { subjects } : {}), ...(paradigms ? { paradigms } : {}), ...(tasks ? { tasks } : {}), groups: union((request) => request.groups) ?? [] };
+  return {
+    suite,
+    ...(subjects ? { subjects } : {}),
+    ...(paradigms ? { paradigms } : {}),
+    ...(tasks ? { tasks } : {}),
+    groups: union((request) => request.groups) ?? [],
+  };
 }
 
 /**

@@ -60,7 +60,9 @@ export function translatePythonRegex(pattern: string): PythonRegex {
   try {
     new RegExp(source, jsFlags);
   } catch (error: unknown) {
-    throw new RangeError(`the Python pattern ${JSON.stringify(pattern)} has no JS translation (${error instanceof Error ? error.message : String(error)})`, { cause: error });
+    throw new RangeError(`the Python pattern ${JSON.stringify(pattern)} has no JS translation (${error instanceof Error ? error.message : String(error)})`, {
+      cause: error,
+    });
   }
   return { pattern, source, flags: jsFlags, groupCount: translator.groupCount };
 }
@@ -72,7 +74,9 @@ export function pythonFinditer(regex: PythonRegex, text: string): PythonMatch[] 
   let position = 0;
   let previousWasEmpty = false;
   while (position <= text.length) {
-    const match: PythonMatch | undefined = previousWasEmpty ? nonEmptyMatchAt(regex, text, position) ?? searchFrom(any, text, nextCodePoint(text, position)) : searchFrom(any, text, position);
+    const match: PythonMatch | undefined = previousWasEmpty
+      ? (nonEmptyMatchAt(regex, text, position) ?? searchFrom(any, text, nextCodePoint(text, position)))
+      : searchFrom(any, text, position);
     if (match === undefined) break;
     matches.push(match);
     previousWasEmpty = match.text.length === 0;

@@ -6,9 +6,35 @@
 
 /** The characters for which Python's `str.isspace()` is true. */
 const PYTHON_WHITESPACE = new Set([
-  '\t', '\n', '\v', '\f', '\r', '\x1c', '\x1d', '\x1e', '\x1f', ' ', '\x85', '\xa0', '\u1680',
-  '\u2000', '\u2001', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200a',
-  '\u2028', '\u2029', '\u202f', '\u205f', '\u3000',
+  '\t',
+  '\n',
+  '\v',
+  '\f',
+  '\r',
+  '\x1c',
+  '\x1d',
+  '\x1e',
+  '\x1f',
+  ' ',
+  '\x85',
+  '\xa0',
+  '\u1680',
+  '\u2000',
+  '\u2001',
+  '\u2002',
+  '\u2003',
+  '\u2004',
+  '\u2005',
+  '\u2006',
+  '\u2007',
+  '\u2008',
+  '\u2009',
+  '\u200a',
+  '\u2028',
+  '\u2029',
+  '\u202f',
+  '\u205f',
+  '\u3000',
 ]);
 
 /** The number of UTF-16 units of trailing Python whitespace (lm-eval's `context.rstrip()`); all of it is in the BMP. */
@@ -108,10 +134,18 @@ export function pythonCapitalize(text: string): string {
 
 /** Latin digraphs: each of the three forms title-cases to the mixed one. */
 const DIGRAPH_TITLECASE: Readonly<Record<number, number>> = {
-  0x1c4: 0x1c5, 0x1c5: 0x1c5, 0x1c6: 0x1c5,
-  0x1c7: 0x1c8, 0x1c8: 0x1c8, 0x1c9: 0x1c8,
-  0x1ca: 0x1cb, 0x1cb: 0x1cb, 0x1cc: 0x1cb,
-  0x1f1: 0x1f2, 0x1f2: 0x1f2, 0x1f3: 0x1f2,
+  0x1c4: 0x1c5,
+  0x1c5: 0x1c5,
+  0x1c6: 0x1c5,
+  0x1c7: 0x1c8,
+  0x1c8: 0x1c8,
+  0x1c9: 0x1c8,
+  0x1ca: 0x1cb,
+  0x1cb: 0x1cb,
+  0x1cc: 0x1cb,
+  0x1f1: 0x1f2,
+  0x1f2: 0x1f2,
+  0x1f3: 0x1f2,
 };
 const GREEK_CAPITAL_IOTA = 'Ι';
 const COMBINING_YPOGEGRAMMENI = '\u0345';

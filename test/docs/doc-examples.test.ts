@@ -42,7 +42,7 @@ const isMlrbEval = (command: ShellCommand): boolean => command.words[0] === 'mlr
 const mlrbEvalArgs = (command: ShellCommand): string[] => command.words.slice(command.words[0] === 'npx' ? 2 : 1);
 
 describe('the docs have examples to check', () => {
-  it('finds the README\'s and the docs\' blocks', () => {
+  it("finds the README's and the docs' blocks", () => {
     expect(shellBlocks.filter((block) => block.file === 'README.md').length).toBeGreaterThanOrEqual(8);
     expect(tsBlocks.some((block) => block.file === 'README.md')).toBe(true);
     expect(commands.filter(isMlrbEval).length + synopsisLines.length).toBeGreaterThan(20);
@@ -50,39 +50,49 @@ describe('the docs have examples to check', () => {
 });
 
 describe('files shown verbatim', () => {
-  it.each(blocks.filter((block) => block.verbatimOf !== undefined).map((block) => [`${where(block)}: ${block.verbatimOf}`, block] as const))('%s equals its file', (_, block) => {
-    const file = block.verbatimOf as string;
-    expect(`${block.text}\n`, `refresh the block: npx tsx scripts/docs/verbatim-blocks.ts ${block.file}`).toBe(readFileSync(path.join(repoRoot, file), 'utf8'));
-  });
+  it.each(blocks.filter((block) => block.verbatimOf !== undefined).map((block) => [`${where(block)}: ${block.verbatimOf}`, block] as const))(
+    '%s equals its file',
+    (_, block) => {
+      const file = block.verbatimOf as string;
+      expect(`${block.text}\n`, `refresh the block: npx tsx scripts/docs/verbatim-blocks.ts ${block.file}`).toBe(
+        readFileSync(path.join(repoRoot, file), 'utf8'),
+      );
+    },
+  );
 });
 
 describe('shell examples', () => {
   const packageScripts = Object.keys((JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts);
 
-  it.each(commands.filter((command) => !isMlrbEval(command)).map((command) => [`${where(command.block)}: ${command.source.split('\n')[0]}`, command] as const))('%s', (_, command) => {
-    const [tool = '', ...args] = command.words;
-    if (tool === 'npm') {
-      expect(NPM_COMMANDS.has(args[0] ?? ''), `npm ${args[0]}`).toBe(true);
-      if (args[0] === 'run') expect(packageScripts, `npm run ${args[1]}`).toContain(args[1]);
-      if (args[0] === 'test') expect(packageScripts).toContain('test');
-      return;
-    }
-    const script = ['npx', 'node', 'bash'].includes(tool) ? args.find((arg) => !arg.startsWith('-') && arg !== 'tsx') : tool.includes('/') ? tool : undefined;
-    if (script !== undefined && !script.startsWith('/') && !script.startsWith('~')) {
-      expect(existsSync(path.join(repoRoot, script)), `${script} exists`).toBe(true);
-      return;
-    }
-    // A Python given by path (a venv's) runs a script of ours, which must exist.
-    if (tool.startsWith('/') && /python/.test(tool)) {
-      const ours = args.find((arg) => arg.startsWith('scripts/'));
-      if (ours !== undefined) expect(existsSync(path.join(repoRoot, ours)), `${ours} exists`).toBe(true);
-      return;
-    }
-    expect(EXTERNAL_TOOLS.has(tool), `"${tool}" is neither ours nor a tool the docs may name`).toBe(true);
-  });
+  it.each(commands.filter((command) => !isMlrbEval(command)).map((command) => [`${where(command.block)}: ${command.source.split('\n')[0]}`, command] as const))(
+    '%s',
+    (_, command) => {
+      const [tool = '', ...args] = command.words;
+      if (tool === 'npm') {
+        expect(NPM_COMMANDS.has(args[0] ?? ''), `npm ${args[0]}`).toBe(true);
+        if (args[0] === 'run') expect(packageScripts, `npm run ${args[1]}`).toContain(args[1]);
+        if (args[0] === 'test') expect(packageScripts).toContain('test');
+        return;
+      }
+      const script = ['npx', 'node', 'bash'].includes(tool) ? args.find((arg) => !arg.startsWith('-') && arg !== 'tsx') : tool.includes('/') ? tool : undefined;
+      if (script !== undefined && !script.startsWith('/') && !script.startsWith('~')) {
+        expect(existsSync(path.join(repoRoot, script)), `${script} exists`).toBe(true);
+        return;
+      }
+      // A Python given by path (a venv's) runs a script of ours, which must exist.
+      if (tool.startsWith('/') && /python/.test(tool)) {
+        const ours = args.find((arg) => arg.startsWith('scripts/'));
+        if (ours !== undefined) expect(existsSync(path.join(repoRoot, ours)), `${ours} exists`).toBe(true);
+        return;
+      }
+      expect(EXTERNAL_TOOLS.has(tool), `"${tool}" is neither ours nor a tool the docs may name`).toBe(true);
+    },
+  );
 
   const docsLines = [
-    ...commands.filter((command) => isMlrbEval(command) && command.block.file !== 'README.md').map((command) => ({ block: command.block, text: command.source })),
+    ...commands
+      .filter((command) => isMlrbEval(command) && command.block.file !== 'README.md')
+      .map((command) => ({ block: command.block, text: command.source })),
     ...synopsisLines,
   ];
   it.each(docsLines.map((line) => [`${where(line.block)}: ${line.text.slice(0, 80)}`, line] as const))(
@@ -102,7 +112,7 @@ describe('shell examples', () => {
   );
 });
 
-describe.runIf(hasShared)('the README\'s commands, run in order beside ../shared', () => {
+describe.runIf(hasShared)("the README's commands, run in order beside ../shared", () => {
   const readmeCommands = commands.filter((command) => command.block.file === 'README.md' && isMlrbEval(command));
   let sandbox = '';
   let previousDirectory = '';
@@ -174,7 +184,9 @@ describe('TypeScript examples type-check against the sources', () => {
       paths: { 'mlrb-eval': ['src/index.ts'] },
     };
     // Each block is a module of its own beside the sources (.mts: ES module, so top-level await is allowed).
-    const virtual = new Map(tsBlocks.map((block, index) => [path.join(repoRoot, 'docs-examples', `${index}-${path.basename(block.file, '.md')}.mts`), block] as const));
+    const virtual = new Map(
+      tsBlocks.map((block, index) => [path.join(repoRoot, 'docs-examples', `${index}-${path.basename(block.file, '.md')}.mts`), block] as const),
+    );
     const host = ts.createCompilerHost(options);
     const readFile = host.readFile.bind(host);
     const fileExists = host.fileExists.bind(host);

@@ -36,8 +36,15 @@ describe('mlrb-eval cache', () => {
     const data = writeTinyBlimp(path.join(dir, 'blimp'));
     const output = path.join(dir, 'results.json');
     const run = async () => {
-      expect((await runCli([model, '--tasks', 'blimp', '--allow-partial', '--data', data, '--quiet', '--use-cache', path.join(dir, 'cache'), '--output', output])).code).toBe(0);
-      return (JSON.parse(readFileSync(output, 'utf8')) as { mlrb: { model_sha256: string; model_content_sha256: string; score_cache: { hits: number; misses: number } } }).mlrb;
+      expect(
+        (await runCli([model, '--tasks', 'blimp', '--allow-partial', '--data', data, '--quiet', '--use-cache', path.join(dir, 'cache'), '--output', output]))
+          .code,
+      ).toBe(0);
+      return (
+        JSON.parse(readFileSync(output, 'utf8')) as {
+          mlrb: { model_sha256: string; model_content_sha256: string; score_cache: { hits: number; misses: number } };
+        }
+      ).mlrb;
     };
     const first = await run();
     expect(first.score_cache).toEqual({ hits: 0, misses: 20 });

@@ -25,7 +25,18 @@ const ATTACKER = new CacheKey(Buffer.alloc(32, 0xa5));
 const sha256 = (bytes: Uint8Array | string): string => createHash('sha256').update(bytes).digest('hex');
 
 async function evaluate(model: string, data: string, cache: string | false, output: string): Promise<{ results: RunResults; stderr: string }> {
-  const run = await runCli([model, '--tasks', 'blimp', '--allow-partial', '--data', data, '--quiet', '--output', output, ...(cache === false ? ['--no-cache'] : ['--use-cache', cache])]);
+  const run = await runCli([
+    model,
+    '--tasks',
+    'blimp',
+    '--allow-partial',
+    '--data',
+    data,
+    '--quiet',
+    '--output',
+    output,
+    ...(cache === false ? ['--no-cache'] : ['--use-cache', cache]),
+  ]);
   expect(run.code, run.stderr).toBe(0);
   return { results: JSON.parse(readFileSync(output, 'utf8')) as RunResults, stderr: run.stderr };
 }
@@ -81,14 +92,17 @@ describe('a shared score cache that cannot lie', () => {
     // The attacker copies A's remembered hash into an entry for B, with B's current file identity, under every
     // name the entry could have (the key id is visible in the database's namespaces).
     const hashes = path.join(cache, 'file-hashes');
-    const entryA = readdirSync(hashes).map((name) => JSON.parse(readFileSync(path.join(hashes, name), 'utf8')) as Record<string, unknown>).find((entry) => entry.path === modelA);
+    const entryA = readdirSync(hashes)
+      .map((name) => JSON.parse(readFileSync(path.join(hashes, name), 'utf8')) as Record<string, unknown>)
+      .find((entry) => entry.path === modelA);
     expect(entryA).toBeDefined();
     const stats = statSync(modelB, { bigint: true });
     const identity = [stats.dev, stats.ino, stats.size, stats.mtimeNs, stats.ctimeNs].join(':');
     const planted: Record<string, unknown> = { ...entryA, path: modelB, identity };
     planted.mac = ATTACKER.mac('file hash entry', String(planted.version), modelB, identity, String(planted.sha256)).toString('hex');
     const keyIds = writerIds(path.join(cache, 'scores'));
-    for (const name of [sha256(modelB), ...keyIds.map((id) => sha256(`${id}\n${modelB}`))]) writeFileSync(path.join(hashes, `${name}.json`), JSON.stringify(planted));
+    for (const name of [sha256(modelB), ...keyIds.map((id) => sha256(`${id}\n${modelB}`))])
+      writeFileSync(path.join(hashes, `${name}.json`), JSON.stringify(planted));
 
     const scoredB = await evaluate(modelB, data, cache, path.join(dir, 'b.json'));
     expect(scoredB.stderr).toMatch(/warning: file hash entry .*\.json is not used: its MAC does not match .*; hashing .*b[/\\]model\.onnx instead/);
@@ -145,7 +159,7 @@ describe('a shared score cache that cannot delete', () => {
     const cache = path.join(dir, 'cache');
     expect((await runCli([model, '--tasks', 'blimp', '--allow-partial', '--data', data, '--quiet', '--use-cache', cache])).code).toBe(0);
     const foreign = [path.join(cache, 'scores', 'notes.txt'), path.join(cache, 'file-hashes', 'keep.me')];
-    for (const file of foreign) writeFileSync(file, 'not the cache\'s');
+    for (const file of foreign) writeFileSync(file, "not the cache's");
     const clear = await runCli(['cache', 'clear', '--use-cache', cache]);
     expect(clear.code).toBe(0);
     for (const file of foreign) {

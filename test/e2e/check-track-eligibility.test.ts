@@ -14,7 +14,12 @@ import { judgeEligibility } from '../../src/mlrb/eligibility.js';
 import { useTempDirectory } from '../inspect/support/tmp-dir.js';
 
 const FIXTURES = join(__dirname, '..', 'fixtures', 'edge', 'track');
-interface TrackFixture { readonly file: string; readonly dtype: string; readonly loadsInPlainOrt: string; readonly plainOrtPeakDeltaBytes?: { readonly text2000: number } }
+interface TrackFixture {
+  readonly file: string;
+  readonly dtype: string;
+  readonly loadsInPlainOrt: string;
+  readonly plainOrtPeakDeltaBytes?: { readonly text2000: number };
+}
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as { fixtures: Readonly<Record<string, TrackFixture>> };
 const tempPath = useTempDirectory('check-track-eligibility');
 
@@ -46,7 +51,12 @@ describe('edge-compression, the rules as written', () => {
     expect(report.pruning?.verdict.status).toBe('fail');
     const eligibility = judgeEligibility(COMPRESSION, { kind: 'report', report });
     expect(eligibility.status).toBe('eligible');
-    expect(eligibility.gates.map((gate) => [gate.check, gate.status])).toEqual([['quantization', 'pass'], ['dtype', 'pass'], ['dram', 'pass'], ['lineage', 'pass']]);
+    expect(eligibility.gates.map((gate) => [gate.check, gate.status])).toEqual([
+      ['quantization', 'pass'],
+      ['dtype', 'pass'],
+      ['dram', 'pass'],
+      ['lineage', 'pass'],
+    ]);
   });
 
   it('EXPECTED FAILURE – the same model in bfloat16 is not eligible: its dtype gate fails, naming the weights', async () => {

@@ -6,7 +6,14 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  buildEdgeBase, EDGE_BASE_OPTIONS, floatParameters, initializerBytes, pruneHeads, quantizeWeightsInt8, storedElements, writeEdgeModel,
+  buildEdgeBase,
+  EDGE_BASE_OPTIONS,
+  floatParameters,
+  initializerBytes,
+  pruneHeads,
+  quantizeWeightsInt8,
+  storedElements,
+  writeEdgeModel,
 } from '../support/model-builders/edge-fixtures.js';
 import { tinyLmConfigJson } from '../support/model-builders/tiny-causal-lm.js';
 import { PHI2_CONFIG_PATH } from '../../src/inspect/config/phi2-config.js';
@@ -99,7 +106,7 @@ describe('checkTrack: edge-compression', () => {
     expect(report.pruning?.percentRemoved).toBeCloseTo((100 * removed) / configBaseParameters, 10);
   });
 
-  it('an unpruned model is not failed for it (the rules ask for no parameters removed): check-pruning\'s own verdict says so, as information', async () => {
+  it("an unpruned model is not failed for it (the rules ask for no parameters removed): check-pruning's own verdict says so, as information", async () => {
     const report = await checkTrack('edge-compression', basePath, { base: configPath, measureDram: false });
     expect(report.verdict.reasons).toEqual([]);
     // The stored shape constants are a few elements more than the formula's weights: about 0 %, a hair below.
@@ -129,14 +136,29 @@ describe('checkTrack: edge-compression', () => {
   it('compares with Phi-2 by default, from the config.json shipped with the package', async () => {
     const shipped = JSON.parse(readFileSync(PHI2_CONFIG_PATH, 'utf8')) as Record<string, unknown>;
     expect(shipped).toMatchObject({
-      architectures: ['PhiForCausalLM'], model_type: 'phi', hidden_size: 2560, num_hidden_layers: 32, num_attention_heads: 32,
-      intermediate_size: 10240, vocab_size: 51200, partial_rotary_factor: 0.4, max_position_embeddings: 2048,
-      layer_norm_eps: 1e-5, tie_word_embeddings: false, hidden_act: 'gelu_new',
+      architectures: ['PhiForCausalLM'],
+      model_type: 'phi',
+      hidden_size: 2560,
+      num_hidden_layers: 32,
+      num_attention_heads: 32,
+      intermediate_size: 10240,
+      vocab_size: 51200,
+      partial_rotary_factor: 0.4,
+      max_position_embeddings: 2048,
+      layer_norm_eps: 1e-5,
+      tie_word_embeddings: false,
+      hidden_act: 'gelu_new',
     });
     const report = await checkTrack('edge-compression', prunedPath, { measureDram: false });
     expect(report.pruning?.base).toMatchObject({
-      kind: 'config', source: PHI2_CONFIG_PATH, hidden: PHI2.hidden, layerCount: PHI2.layers, heads: PHI2.heads,
-      headDim: PHI2.headDim, intermediate: PHI2.intermediate, vocab: PHI2.vocab,
+      kind: 'config',
+      source: PHI2_CONFIG_PATH,
+      hidden: PHI2.hidden,
+      layerCount: PHI2.layers,
+      heads: PHI2.heads,
+      headDim: PHI2.headDim,
+      intermediate: PHI2.intermediate,
+      vocab: PHI2.vocab,
     });
     // A vocabulary change is check-pruning's finding, information only: the rules allow vocabulary pruning.
     expect(report.pruning?.verdict.reasons).toContain(`vocabulary changed: ${base.options.vocabSize} tokens where the base has ${PHI2.vocab}`);
@@ -164,7 +186,7 @@ describe('mlrb-eval check-track', () => {
     expect(stdout).toMatch(/\nlineage +NOT JUDGED +not-judged \(base config: /);
     expect(stdout).toMatch(/\npruning +INFO +-?\d+\.\d+% of stored parameters removed .*check-pruning's own verdict FAIL \(not a gate\)/);
     expect(stdout).toMatch(/\nVerdict: FAIL\n {2}- \[quantization\] /);
-    expect(stdout).toContain('DRAM limit: MLRB\'s edge_llm_compression prompt (prompts.py:293)');
+    expect(stdout).toContain("DRAM limit: MLRB's edge_llm_compression prompt (prompts.py:293)");
     expect(stdout).toContain('Not checked (no model file can show them):\n  ? compression only, no training');
   });
 
@@ -177,7 +199,7 @@ describe('mlrb-eval check-track', () => {
     expect(clean.stdout).toMatch(/\nVerdict: PASS\n/);
   });
 
-  it('--json prints the report: track, labelled verdict, and each check\'s own report', async () => {
+  it("--json prints the report: track, labelled verdict, and each check's own report", async () => {
     const { code, stdout } = await runCli(['check-track', 'edge-compression', basePath, '--base', configPath, '--skip-dram', '--json']);
     expect(code).toBe(0);
     const report = JSON.parse(stdout) as TrackReport;

@@ -58,7 +58,8 @@ describe('mlrb-eval throughput flags', () => {
     expect(current.code).toBe(0);
     expect(current.stderr).toMatch(/tokenized requests cached in/);
     expect(entries()).toBe(2);
-    const written = (file: string) => JSON.parse(readFileSync(path.join(workDir, file), 'utf8')) as { lm_eval_version: string; mlrb: { lm_eval_rules: string } };
+    const written = (file: string) =>
+      JSON.parse(readFileSync(path.join(workDir, file), 'utf8')) as { lm_eval_version: string; mlrb: { lm_eval_rules: string } };
     expect([written('default.json').lm_eval_version, written('default.json').mlrb.lm_eval_rules]).toEqual(['0.4.8', '0.4.4-0.4.8']);
     expect([written('current.json').lm_eval_version, written('current.json').mlrb.lm_eval_rules]).toEqual(['0.4.13', '0.4.13']);
 

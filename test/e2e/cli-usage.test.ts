@@ -24,14 +24,38 @@ const COMMANDS: readonly CommandRow[] = [
   { command: 'eval', line: ['model.onnx'], help: 'mlrb-eval --help', valueFlag: '--tasks', usage: 'usage: mlrb-eval MODEL --tasks' },
   { command: 'eval', line: ['eval', 'model.onnx'], help: 'mlrb-eval --help', valueFlag: '--output', usage: 'usage: mlrb-eval MODEL --tasks' },
   { command: 'inspect', line: ['inspect', 'model.onnx'], help: 'mlrb-eval inspect --help', valueFlag: '--track', usage: 'usage: mlrb-eval inspect MODEL' },
-  { command: 'check-pruning', line: ['check-pruning', 'model.onnx'], help: 'mlrb-eval check-pruning --help', valueFlag: '--base', usage: 'usage: mlrb-eval check-pruning MODEL' },
-  { command: 'check-track', line: ['check-track', 'edge-training', 'model.onnx'], help: 'mlrb-eval check-track --help', valueFlag: '--dram-budget', usage: 'usage: mlrb-eval check-track' },
+  {
+    command: 'check-pruning',
+    line: ['check-pruning', 'model.onnx'],
+    help: 'mlrb-eval check-pruning --help',
+    valueFlag: '--base',
+    usage: 'usage: mlrb-eval check-pruning MODEL',
+  },
+  {
+    command: 'check-track',
+    line: ['check-track', 'edge-training', 'model.onnx'],
+    help: 'mlrb-eval check-track --help',
+    valueFlag: '--dram-budget',
+    usage: 'usage: mlrb-eval check-track',
+  },
   { command: 'cache', line: ['cache', 'info'], help: 'mlrb-eval cache --help', valueFlag: '--use-cache', usage: 'usage: mlrb-eval cache info|clear' },
   { command: 'mlrb', line: ['mlrb', 'blimp', 'model.onnx'], help: 'mlrb-eval mlrb --help', valueFlag: '--data', usage: 'usage: mlrb-eval mlrb TASK MODEL' },
-  { command: 'math-reasoning', line: ['math-reasoning', 'model.onnx'], help: 'mlrb-eval math-reasoning --help', valueFlag: '--data', usage: 'usage: mlrb-eval math-reasoning MODEL' },
+  {
+    command: 'math-reasoning',
+    line: ['math-reasoning', 'model.onnx'],
+    help: 'mlrb-eval math-reasoning --help',
+    valueFlag: '--data',
+    usage: 'usage: mlrb-eval math-reasoning MODEL',
+  },
   { command: 'merge', line: ['merge', 'shard-0.json'], help: 'mlrb-eval merge --help', valueFlag: '--output', usage: 'usage: mlrb-eval merge SHARD.json' },
   { command: 'report', line: ['report', 'run.json'], help: 'mlrb-eval report --help', valueFlag: '--out', usage: 'usage: mlrb-eval report RUN.json' },
-  { command: 'model-metrics', line: ['model-metrics', 'model.onnx'], help: 'mlrb-eval model-metrics --help', valueFlag: '--only', usage: 'usage: mlrb-eval model-metrics MODEL' },
+  {
+    command: 'model-metrics',
+    line: ['model-metrics', 'model.onnx'],
+    help: 'mlrb-eval model-metrics --help',
+    valueFlag: '--only',
+    usage: 'usage: mlrb-eval model-metrics MODEL',
+  },
   { command: 'generate', line: ['generate', 'model.onnx'], help: 'mlrb-eval generate --help', valueFlag: '--prompt', usage: 'usage: mlrb-eval generate MODEL' },
 ];
 
@@ -73,7 +97,10 @@ describe('negative numbers are values, and the flag says what it accepts', () =>
     ['--limit', '-3'],
     ['--limit=-3', undefined],
   ])('BAD CALL – %s %s: the same message either way, which suggests nothing invalid', async (flag, value) => {
-    for (const line of [['model.onnx', '--tasks', 'blimp'], ['mlrb', 'blimp', 'model.onnx']]) {
+    for (const line of [
+      ['model.onnx', '--tasks', 'blimp'],
+      ['mlrb', 'blimp', 'model.onnx'],
+    ]) {
       const run = await runCli([...line, flag, ...(value === undefined ? [] : [value])]);
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('--limit must be above 0 (a count of documents, or a fraction below 1), got -3\n');
@@ -81,7 +108,7 @@ describe('negative numbers are values, and the flag says what it accepts', () =>
     }
   });
 
-  it('BAD CALL – zero, a word and a real flag in the value\'s place each get their own message', async () => {
+  it("BAD CALL – zero, a word and a real flag in the value's place each get their own message", async () => {
     expect((await runCli(['model.onnx', '--tasks', 'blimp', '--limit', '0'])).stderr).toContain('--limit must be above 0');
     expect((await runCli(['model.onnx', '--tasks', 'blimp', '--limit', 'ten'])).stderr).toContain('--limit expects a count or a fraction below 1, got "ten"');
     expect((await runCli(['model.onnx', '--tasks', 'blimp', '--limit', '--quiet'])).stderr).toContain('--limit needs a value');

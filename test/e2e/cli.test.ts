@@ -39,7 +39,20 @@ describe('mlrb-eval CLI', () => {
   it('scores BLiMP; accuracy equals the independent path with ties counted as correct', async () => {
     const output = path.join(workDir, 'out', 'blimp.json');
     const samples = path.join(workDir, 'out', 'blimp-samples.jsonl');
-    const run = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--output', output, '--log-samples', samples, '--batch-size', '3']);
+    const run = await runCli([
+      modelPath,
+      '--suite',
+      'blimp',
+      '--data',
+      blimpDir,
+      '--allow-partial',
+      '--output',
+      output,
+      '--log-samples',
+      samples,
+      '--batch-size',
+      '3',
+    ]);
     expect(run.stderr).not.toContain('error');
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/blimp_toy_order/);
@@ -49,8 +62,14 @@ describe('mlrb-eval CLI', () => {
     const reference = await createReferenceScorer(modelPath);
     const accuracies: number[] = [];
     for (const paradigm of ['toy_order', 'toy_agreement']) {
-      const rows = readFileSync(path.join(blimpDir, `${paradigm}.jsonl`), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { sentence_good: string; sentence_bad: string });
-      const requests = rows.flatMap((row) => [{ context: '', continuation: ` ${row.sentence_good}` }, { context: '', continuation: ` ${row.sentence_bad}` }]);
+      const rows = readFileSync(path.join(blimpDir, `${paradigm}.jsonl`), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { sentence_good: string; sentence_bad: string });
+      const requests = rows.flatMap((row) => [
+        { context: '', continuation: ` ${row.sentence_good}` },
+        { context: '', continuation: ` ${row.sentence_bad}` },
+      ]);
       const inputs = buildModelInputs(model, requests, (index) => `r${index}`);
       let correct = 0;
       for (let pair = 0; pair < rows.length; pair += 1) {
@@ -69,7 +88,15 @@ describe('mlrb-eval CLI', () => {
     expect(Object.keys(results.mlrb.breakdowns as object)).toEqual(['field', 'linguistics_term']);
     const sampleLines = readFileSync(samples, 'utf8').trim().split('\n');
     expect(sampleLines).toHaveLength(10);
-    expect(JSON.parse(sampleLines[0]!)).toMatchObject({ task: 'blimp_toy_agreement', doc_id: 0, target: 0, arguments: [['', ' the cat sat on the mat.'], ['', ' the cat sat the on mat.']] });
+    expect(JSON.parse(sampleLines[0]!)).toMatchObject({
+      task: 'blimp_toy_agreement',
+      doc_id: 0,
+      target: 0,
+      arguments: [
+        ['', ' the cat sat on the mat.'],
+        ['', ' the cat sat the on mat.'],
+      ],
+    });
   });
 
   it('scores MMLU in the Hendrycks layout with --limit and --num-fewshot', async () => {
@@ -86,28 +113,72 @@ describe('mlrb-eval CLI', () => {
   it('runs the fused kernels by default, says so with --verbose, records it; --no-cpu-fusion gives the same accuracy', async () => {
     const plainOutput = path.join(workDir, 'out', 'blimp-plain.json');
     const fusedOutput = path.join(workDir, 'out', 'blimp-fused.json');
-    const plain = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--output', plainOutput, '--quiet', '--no-cache', '--no-cpu-fusion']);
-    const fused = await runCli([modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--output', fusedOutput, '--quiet', '--no-cache', '--verbose']);
+    const plain = await runCli([
+      modelPath,
+      '--suite',
+      'blimp',
+      '--data',
+      blimpDir,
+      '--allow-partial',
+      '--output',
+      plainOutput,
+      '--quiet',
+      '--no-cache',
+      '--no-cpu-fusion',
+    ]);
+    const fused = await runCli([
+      modelPath,
+      '--suite',
+      'blimp',
+      '--data',
+      blimpDir,
+      '--allow-partial',
+      '--output',
+      fusedOutput,
+      '--quiet',
+      '--no-cache',
+      '--verbose',
+    ]);
     expect(plain.code).toBe(0);
     expect(fused.code).toBe(0);
     // One line per rewrite, in the order they run.
-    expect(fused.stderr).toMatch(/rewrite cpuFusion: applied \(\d+ of \d+ Softmax attention blocks[^\n]*\n[^\n]*rewrite sliceLmHead: applied[^\n]*\n[^\n]*rewrite pruneLastBlock: /);
-    type Run = ResultsFile & { mlrb: { attention_fused: boolean; rewrites: { name: string; applied: boolean; reason: string }[]; cpu: { kernel_path: string; mlas_path: string; features: string[] } } };
+    expect(fused.stderr).toMatch(
+      /rewrite cpuFusion: applied \(\d+ of \d+ Softmax attention blocks[^\n]*\n[^\n]*rewrite sliceLmHead: applied[^\n]*\n[^\n]*rewrite pruneLastBlock: /,
+    );
+    type Run = ResultsFile & {
+      mlrb: {
+        attention_fused: boolean;
+        rewrites: { name: string; applied: boolean; reason: string }[];
+        cpu: { kernel_path: string; mlas_path: string; features: string[] };
+      };
+    };
     const plainResults = JSON.parse(readFileSync(plainOutput, 'utf8')) as Run;
     const fusedResults = JSON.parse(readFileSync(fusedOutput, 'utf8')) as Run;
     expect(plainResults.mlrb.attention_fused).toBe(false);
     expect(fusedResults.mlrb.attention_fused).toBe(true);
     const cpu = loadBinding().buildInfo().cpu;
     expect(fusedResults.mlrb.cpu).toMatchObject({ kernel_path: cpu.kernelPath, mlas_path: cpu.mlasPath, features: cpu.features });
-    expect(plainResults.mlrb.rewrites.map(({ name, applied }) => [name, applied])).toEqual([['cpuFusion', false], ['sliceLmHead', true], ['pruneLastBlock', false], ['decodeCache', false]]);
+    expect(plainResults.mlrb.rewrites.map(({ name, applied }) => [name, applied])).toEqual([
+      ['cpuFusion', false],
+      ['sliceLmHead', true],
+      ['pruneLastBlock', false],
+      ['decodeCache', false],
+    ]);
     expect(plainResults.mlrb.rewrites[0]?.reason).toBe('turned off by the caller');
     expect(plainResults.mlrb.rewrites[2]?.reason).toBe('needs cpuFusion, which did not apply');
-    expect(fusedResults.mlrb.rewrites.slice(0, 2).map(({ name, applied }) => [name, applied])).toEqual([['cpuFusion', true], ['sliceLmHead', true]]);
+    expect(fusedResults.mlrb.rewrites.slice(0, 2).map(({ name, applied }) => [name, applied])).toEqual([
+      ['cpuFusion', true],
+      ['sliceLmHead', true],
+    ]);
     expect(fusedResults.groups?.blimp_partial?.['acc,none']).toBe(plainResults.groups?.blimp_partial?.['acc,none']);
   });
 
   it('runs through the bin shim as a separate process', () => {
-    const stdout = execFileSync(process.execPath, [path.join(repoRoot, 'bin', 'mlrb-eval.js'), modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--quiet'], { encoding: 'utf8' });
+    const stdout = execFileSync(
+      process.execPath,
+      [path.join(repoRoot, 'bin', 'mlrb-eval.js'), modelPath, '--suite', 'blimp', '--data', blimpDir, '--allow-partial', '--quiet'],
+      { encoding: 'utf8' },
+    );
     expect(stdout).toMatch(/\|blimp \(partial: 67 of 67 subtasks missing\)\s*\|/);
   });
 

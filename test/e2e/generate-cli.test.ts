@@ -26,8 +26,26 @@ describe('mlrb-eval generate', () => {
     const promptsFile = path.join(workDir, 'prompts.jsonl');
     writeFileSync(promptsFile, '"Once upon a time"\n\n{"prompt": "The dog"}\n');
     const output = path.join(workDir, 'out.json');
-    const { code, stdout } = await runCli(['generate', model, '--prompt', 'Lily saw', '--prompts-file', promptsFile, '--max-new-tokens', '7',
-      '--temperature', '0.8', '--top-k', '20', '--seed', '3', '--batch-size', '2', '--output', output]);
+    const { code, stdout } = await runCli([
+      'generate',
+      model,
+      '--prompt',
+      'Lily saw',
+      '--prompts-file',
+      promptsFile,
+      '--max-new-tokens',
+      '7',
+      '--temperature',
+      '0.8',
+      '--top-k',
+      '20',
+      '--seed',
+      '3',
+      '--batch-size',
+      '2',
+      '--output',
+      output,
+    ]);
     expect(code).toBe(0);
     expect(stdout).toMatch(/tokens\/s, KV cache\)/);
     const written = JSON.parse(readFileSync(output, 'utf8')) as GenerationsFile;
@@ -60,14 +78,31 @@ describe('mlrb-eval generate', () => {
   });
 
   it('warns that a graph without KV cache recomputes each token, where fused attention cannot keep one (--no-cpu-fusion)', async () => {
-    const { code, stderr } = await runCli(['generate', path.join(GENERATE_FIXTURES, 'llama-nopast.onnx'), '--prompt', 'Once', '--max-new-tokens', '3', '--no-cpu-fusion']);
+    const { code, stderr } = await runCli([
+      'generate',
+      path.join(GENERATE_FIXTURES, 'llama-nopast.onnx'),
+      '--prompt',
+      'Once',
+      '--max-new-tokens',
+      '3',
+      '--no-cpu-fusion',
+    ]);
     expect(code).toBe(0);
     expect(stderr).toMatch(/no KV-cache inputs .*could not keep a cache/);
   });
 
-  it('decodes a graph without past inputs through the fused attention\'s cache, without the warning', async () => {
+  it("decodes a graph without past inputs through the fused attention's cache, without the warning", async () => {
     const output = path.join(workDir, 'nopast.json');
-    const { code, stderr } = await runCli(['generate', path.join(GENERATE_FIXTURES, 'llama-nopast.onnx'), '--prompt', 'Once', '--max-new-tokens', '3', '--output', output]);
+    const { code, stderr } = await runCli([
+      'generate',
+      path.join(GENERATE_FIXTURES, 'llama-nopast.onnx'),
+      '--prompt',
+      'Once',
+      '--max-new-tokens',
+      '3',
+      '--output',
+      output,
+    ]);
     expect(code).toBe(0);
     expect(stderr).not.toMatch(/no KV-cache inputs/);
     expect((JSON.parse(readFileSync(output, 'utf8')) as { usedKvCache: boolean }).usedKvCache).toBe(true);

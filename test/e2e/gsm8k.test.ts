@@ -52,7 +52,13 @@ function restatedGsm8k(response: string, target: string): Record<'strict-match' 
   const flexibleMatches = [...response.matchAll(/(-?[$0-9.,]{2,})|(-?[0-9]+)/g)];
   const last = flexibleMatches.at(-1);
   const flexible = last === undefined ? '[invalid]' : (last[1] || last[2] || '[invalid]').trim();
-  const normalize = (text: string): string => text.replace(/,/g, '').replace(/\$/g, '').replace(/[\s\S]*#### /, '').replace(/\.(?=\n?$)/, '').toLowerCase();
+  const normalize = (text: string): string =>
+    text
+      .replace(/,/g, '')
+      .replace(/\$/g, '')
+      .replace(/[\s\S]*#### /, '')
+      .replace(/\.(?=\n?$)/, '')
+      .toLowerCase();
   const score = (answer: string): number => (normalize(answer) === normalize(target) ? 1 : 0);
   return { 'strict-match': { answer: strict, score: score(strict) }, 'flexible-extract': { answer: flexible, score: score(flexible) } };
 }
@@ -98,7 +104,9 @@ describe('gsm8k on a tiny generated LM (runs without ../shared)', () => {
       expect(samples.map((sample) => sample.filtered_resps[0])).toEqual(restated.map((doc) => doc[filter].answer));
       expect(entry[`exact_match,${filter}`]).toBe(meanAndStderr(restated.map((doc) => doc[filter].score)).value);
     }
-    const shards = await Promise.all([0, 1].map(async (index) => ({ file: `shard-${index}.json`, record: await evaluateShard({ ...options, shard: { index, count: 2 } }) })));
+    const shards = await Promise.all(
+      [0, 1].map(async (index) => ({ file: `shard-${index}.json`, record: await evaluateShard({ ...options, shard: { index, count: 2 } }) })),
+    );
     const merged = await mergeShards(shards, { logSamples: true });
     expect(merged.results.results).toEqual(result.results.results);
     expect([...(merged.samples?.get('gsm8k') ?? [])]).toEqual([...(result.samples?.get('gsm8k') ?? [])]);
@@ -114,13 +122,26 @@ describe('gsm8k on a tiny generated LM (runs without ../shared)', () => {
       const shard = await runCli([...common, '--shard', `${index}/2`, '--output', path.join(dir, `shard-${index}.json`)]);
       expect(shard.code, shard.stderr).toBe(0);
     }
-    const merge = await runCli(['merge', path.join(dir, 'shard-0.json'), path.join(dir, 'shard-1.json'), '--output', path.join(dir, 'merged.json'), '--log-samples', path.join(dir, 'merged.jsonl')]);
+    const merge = await runCli([
+      'merge',
+      path.join(dir, 'shard-0.json'),
+      path.join(dir, 'shard-1.json'),
+      '--output',
+      path.join(dir, 'merged.json'),
+      '--log-samples',
+      path.join(dir, 'merged.jsonl'),
+    ]);
     expect(merge.code, merge.stderr).toBe(0);
     expect(merge.stdout).toBe(whole.stdout);
-    const read = (name: string): { results: unknown; configs: unknown } => JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { results: unknown; configs: unknown };
+    const read = (name: string): { results: unknown; configs: unknown } =>
+      JSON.parse(readFileSync(path.join(dir, name), 'utf8')) as { results: unknown; configs: unknown };
     expect(read('merged.json').results).toEqual(read('whole.json').results);
     expect(read('merged.json').configs).toEqual(read('whole.json').configs);
-    const samples = (name: string): unknown[] => readFileSync(path.join(dir, name), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+    const samples = (name: string): unknown[] =>
+      readFileSync(path.join(dir, name), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as unknown);
     expect(samples('merged.jsonl')).toEqual(samples('whole.jsonl'));
     expect(samples('whole.jsonl')).toHaveLength(8);
   }, 120_000);
@@ -167,7 +188,13 @@ describe.runIf(FULL_TIER && hasShared)('gsm8k on stories260K', () => {
     }
     // The same through the scorer that test/unit/gsm8k-lm-eval.test.ts holds to lm-eval's recorded outputs.
     for (const filter of scoreGenerateUntil(task, expected).filters) expect(entry[`exact_match,${filter.filter}`]).toBe(filter.value);
-    expect(Object.keys(entry)).toEqual(['alias', 'exact_match,strict-match', 'exact_match_stderr,strict-match', 'exact_match,flexible-extract', 'exact_match_stderr,flexible-extract']);
+    expect(Object.keys(entry)).toEqual([
+      'alias',
+      'exact_match,strict-match',
+      'exact_match_stderr,strict-match',
+      'exact_match,flexible-extract',
+      'exact_match_stderr,flexible-extract',
+    ]);
     expect(result.results.versions.gsm8k).toBe(3);
     expect(result.results['n-shot'].gsm8k).toBe(SHOTS);
     expect(result.results.higher_is_better.gsm8k).toEqual({ exact_match: true });
@@ -189,7 +216,9 @@ describe.runIf(FULL_TIER && hasShared)('gsm8k on stories260K', () => {
   }, 120_000);
 
   it('gives the same results when sharded and merged', async () => {
-    const shards = await Promise.all([0, 1, 2].map(async (index) => ({ file: `shard-${index}.json`, record: await evaluateShard({ ...options, shard: { index, count: 3 } }) })));
+    const shards = await Promise.all(
+      [0, 1, 2].map(async (index) => ({ file: `shard-${index}.json`, record: await evaluateShard({ ...options, shard: { index, count: 3 } }) })),
+    );
     expect(shards.flatMap(({ record }) => record.documents.gsm8k?.docs.map((doc) => doc.responses?.length) ?? [])).toEqual([1, 1, 1, 1]);
     const merged = await mergeShards(shards, { logSamples: true });
     expect(merged.results.results).toEqual(result.results.results);

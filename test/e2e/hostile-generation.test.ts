@@ -30,7 +30,9 @@ describe('generation on hostile inputs', () => {
     expect(greedy.code).toBe(1);
     expect(greedy.stderr).toMatch(/error \[NUMERIC\]: the logits for prompt 0 at new token 0 hold NaN or \+Infinity, or no finite value/);
     expect(greedy.stdout).toBe('');
-    const sampled = await rejectedMlrbError(() => generate({ model, prompts: ['the cat'], maxNewTokens: 4, sampling: { temperature: 0.7, topK: 5, seed: 1 }, onWarning: () => {} }));
+    const sampled = await rejectedMlrbError(() =>
+      generate({ model, prompts: ['the cat'], maxNewTokens: 4, sampling: { temperature: 0.7, topK: 5, seed: 1 }, onWarning: () => {} }),
+    );
     expect(sampled.code).toBe('NUMERIC');
   });
 
@@ -77,7 +79,9 @@ describe('generation on hostile inputs', () => {
     );
     const run = await runCli(['generate', model, '--prompt', 'the cat', '--max-new-tokens', '200', ...stop]);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/error \[BAD_DATA\]: the text generated for prompt 0(?: has [\d,]+ characters after its ids are decoded, over the limit of 4,194,304|: the tokenizer .* failed decoding 200 ids)/);
+    expect(run.stderr).toMatch(
+      /error \[BAD_DATA\]: the text generated for prompt 0(?: has [\d,]+ characters after its ids are decoded, over the limit of 4,194,304|: the tokenizer .* failed decoding 200 ids)/,
+    );
     expect(run.stderr).not.toMatch(/RangeError|Invalid string length/);
   });
 

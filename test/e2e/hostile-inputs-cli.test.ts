@@ -40,9 +40,22 @@ describe('mlrb-eval on hostile inputs', () => {
       { op: 'cli', args: [tokenizerZero, '--suite', 'blimp', '--data', blimp, '--no-cache', '--quiet'] },
     ]);
     expect(outcomes).toMatchObject([
-      { exitCode: 1, message: expect.stringMatching(/^mlrb-eval: error \[BAD_DATA\]: BLiMP file for wh_island is not a regular file \(it is a FIFO\): .*wh_island\.jsonl\n$/) },
-      { exitCode: 1, message: expect.stringMatching(/^mlrb-eval: error \[BAD_MODEL\]: config\.json is not a regular file \(it is a FIFO\): .*config-fifo[/\\]config\.json\n$/) },
-      { exitCode: 1, message: expect.stringMatching(/^mlrb-eval: error \[BAD_TOKENIZER\]: tokenizer\.json resolves outside .*tokenizer-zero[/\\]tokenizer\.json\n$/) },
+      {
+        exitCode: 1,
+        message: expect.stringMatching(
+          /^mlrb-eval: error \[BAD_DATA\]: BLiMP file for wh_island is not a regular file \(it is a FIFO\): .*wh_island\.jsonl\n$/,
+        ),
+      },
+      {
+        exitCode: 1,
+        message: expect.stringMatching(
+          /^mlrb-eval: error \[BAD_MODEL\]: config\.json is not a regular file \(it is a FIFO\): .*config-fifo[/\\]config\.json\n$/,
+        ),
+      },
+      {
+        exitCode: 1,
+        message: expect.stringMatching(/^mlrb-eval: error \[BAD_TOKENIZER\]: tokenizer\.json resolves outside .*tokenizer-zero[/\\]tokenizer\.json\n$/),
+      },
     ]);
     for (const outcome of outcomes) expect(outcome.ms).toBeLessThan(5000);
   });
@@ -51,7 +64,9 @@ describe('mlrb-eval on hostile inputs', () => {
     const two = writeFullBlimp(path.join(root, 'blimp-two'), ['adjunct_island', 'wh_island']);
     const run = await runCli([modelPath, '--suite', 'blimp', '--data', two, '--no-cache', '--quiet']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^mlrb-eval: error \[BAD_DATA\]: BLiMP data in .*blimp-two is incomplete: 65 of 67 subtasks are missing \(blimp_anaphor_gender_agreement, /);
+    expect(run.stderr).toMatch(
+      /^mlrb-eval: error \[BAD_DATA\]: BLiMP data in .*blimp-two is incomplete: 65 of 67 subtasks are missing \(blimp_anaphor_gender_agreement, /,
+    );
     expect(run.stdout).toBe('');
   });
 
@@ -69,7 +84,19 @@ describe('mlrb-eval on hostile inputs', () => {
 
   it('writes --output and --log-samples whole, with nothing else left in their folder', async () => {
     const out = path.join(root, 'out');
-    const run = await runCli([modelPath, '--suite', 'blimp', '--data', blimp, '--output', path.join(out, 'r.json'), '--log-samples', path.join(out, 's.jsonl'), '--no-cache', '--quiet']);
+    const run = await runCli([
+      modelPath,
+      '--suite',
+      'blimp',
+      '--data',
+      blimp,
+      '--output',
+      path.join(out, 'r.json'),
+      '--log-samples',
+      path.join(out, 's.jsonl'),
+      '--no-cache',
+      '--quiet',
+    ]);
     expect(run.code).toBe(0);
     expect(readdirSync(out).sort()).toEqual(['r.json', 's.jsonl']);
     const results = JSON.parse(readFileSync(path.join(out, 'r.json'), 'utf8')) as { groups: Record<string, unknown>; mlrb: Record<string, unknown> };
@@ -93,13 +120,37 @@ describe('mlrb-eval on hostile inputs', () => {
 
   it('EXPECTED FAILURE – --output and --log-samples naming one file is a usage error, not results overwritten by samples', async () => {
     const results = path.join(root, 'same.json');
-    const clash = await runCli([modelPath, '--suite', 'blimp', '--data', blimp, '--output', results, '--log-samples', path.join(root, '.', 'same.json'), '--no-cache', '--quiet']);
+    const clash = await runCli([
+      modelPath,
+      '--suite',
+      'blimp',
+      '--data',
+      blimp,
+      '--output',
+      results,
+      '--log-samples',
+      path.join(root, '.', 'same.json'),
+      '--no-cache',
+      '--quiet',
+    ]);
     expect(clash.code).toBe(2);
     expect(clash.stderr).toContain(`eval: --output and --log-samples name the same file (${results}); give the samples a file of their own`);
     expect(clash.stdout).toBe('');
     expect(readdirSync(root)).not.toContain('same.json');
     // A device takes both; it is written into, not replaced.
-    const discarded = await runCli([modelPath, '--suite', 'blimp', '--data', blimp, '--output', '/dev/null', '--log-samples', '/dev/null', '--no-cache', '--quiet']);
+    const discarded = await runCli([
+      modelPath,
+      '--suite',
+      'blimp',
+      '--data',
+      blimp,
+      '--output',
+      '/dev/null',
+      '--log-samples',
+      '/dev/null',
+      '--no-cache',
+      '--quiet',
+    ]);
     expect(discarded.code).toBe(0);
     expect(statSync('/dev/null').isCharacterDevice()).toBe(true);
   });

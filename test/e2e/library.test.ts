@@ -20,7 +20,9 @@ describe('library API', () => {
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', unknownOption: 1 } as never)).toThrow(/unknownOption/);
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', cpuFusion: 'yes' } as never)).toThrow(/cpuFusion/);
     expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', rewrites: { sliceLMHead: false } } as never)).toThrow(/sliceLMHead/);
-    expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', cpuFusion: false, rewrites: { cpuFusion: true } })).toThrow(/cpuFusion and rewrites\.cpuFusion disagree/);
+    expect(() => evaluate({ model: 'm.onnx', suite: 'blimp', dataDir: 'd', cpuFusion: false, rewrites: { cpuFusion: true } })).toThrow(
+      /cpuFusion and rewrites\.cpuFusion disagree/,
+    );
   });
 
   it('evaluate() returns lm-eval keys plus mlrb facts and samples on request', async () => {
@@ -47,7 +49,12 @@ describe('library API', () => {
       expect(scoringPeak).toBeGreaterThan(10 * 1024 * 1024);
       expect(scoringPeak ?? Number.NaN).toBeLessThanOrEqual(whole);
     }
-    expect((results.mlrb.rewrites as unknown as RewriteOutcome[]).map((outcome) => outcome.name)).toEqual(['cpuFusion', 'sliceLmHead', 'pruneLastBlock', 'decodeCache']);
+    expect((results.mlrb.rewrites as unknown as RewriteOutcome[]).map((outcome) => outcome.name)).toEqual([
+      'cpuFusion',
+      'sliceLmHead',
+      'pruneLastBlock',
+      'decodeCache',
+    ]);
     expect(progress.at(-1)).toBe(20);
     expect(samples?.get('blimp_toy_order')).toHaveLength(5);
   });

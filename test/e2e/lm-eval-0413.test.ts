@@ -56,7 +56,8 @@ describe.skipIf(!hasShared)('--lm-eval-version 0.4.13 matches real lm-eval 0.4.1
   it('makes the same requests from the same prompts', () => {
     expect(requests).toHaveLength(recorded.size);
     expect(recorded.size).toBe(57 * MMLU_LIMIT * 4 + BLIMP_PARADIGMS.length * BLIMP_LIMIT * 2);
-    for (const request of requests) expect(sha256(request.context), key(request.taskName, request.docId, request.choiceIndex)).toBe(recordedFor(request).context_sha256);
+    for (const request of requests)
+      expect(sha256(request.context), key(request.taskName, request.docId, request.choiceIndex)).toBe(recordedFor(request).context_sha256);
   });
 
   it('builds the same token ids, BOS included', () => {
@@ -66,7 +67,9 @@ describe.skipIf(!hasShared)('--lm-eval-version 0.4.13 matches real lm-eval 0.4.1
       const row = recordedFor(requests[index] as LoglikelihoodRequest);
       const where = key(row.task, row.doc, row.choice);
       expect({ length: contextTokens.length, head: contextTokens.slice(0, 3), continuation: continuationTokens }, where).toEqual({
-        length: row.context_length, head: row.context_head, continuation: row.continuation_ids,
+        length: row.context_length,
+        head: row.context_head,
+        continuation: row.continuation_ids,
       });
       expect(idsSha256(contextTokens), where).toBe(row.context_ids_sha256);
       if (contextTokens[0] === model.prefixTokenId()) withBos += 1;
@@ -134,7 +137,10 @@ describe.skipIf(!hasShared)('lm-eval 0.4.13’s edge cases, from its own HFLM re
     const version: LmEvalVersion = '0.4.13';
     const rules = encodingRulesFor(version, tokenizer, () => cases.prefix_token_id);
     for (const { context, continuation, context_ids, continuation_ids } of cases.requests) {
-      expect(encodeRequest({ context, continuation }, rules), JSON.stringify([context, continuation])).toEqual({ contextTokens: context_ids, continuationTokens: continuation_ids });
+      expect(encodeRequest({ context, continuation }, rules), JSON.stringify([context, continuation])).toEqual({
+        contextTokens: context_ids,
+        continuationTokens: continuation_ids,
+      });
     }
   });
 });

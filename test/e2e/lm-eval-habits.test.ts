@@ -84,16 +84,21 @@ describe('our results file under lm-eval 0.4.13 make_table', () => {
     expect(aliases.every((alias) => !alias.startsWith(' '))).toBe(true);
   });
 
-  it('the CLI table has make_table\'s rows: order, indentation, versions, n-shot, values', () => {
-    for (const [column, header] of [['results', 'Tasks'], ['groups', 'Groups']] as const) {
+  it("the CLI table has make_table's rows: order, indentation, versions, n-shot, values", () => {
+    for (const [column, header] of [
+      ['results', 'Tasks'],
+      ['groups', 'Groups'],
+    ] as const) {
       const expected = recorded.tables[column].rows.map((row) => row.map((cell, index) => (index === 0 ? String(cell).trimEnd() : String(cell).trim())));
-      const ours = tableRows(run.stdout.split('\n\n')[column === 'results' ? 0 : 1] ?? '', header).map((row) => row.map((cell, index) => (index === 0 ? cell.trimEnd() : cell.trim())));
+      const ours = tableRows(run.stdout.split('\n\n')[column === 'results' ? 0 : 1] ?? '', header).map((row) =>
+        row.map((cell, index) => (index === 0 ? cell.trimEnd() : cell.trim())),
+      );
       expect(ours).toEqual(expected);
     }
   });
 });
 
-describe('task versions are lm-eval\'s (its task YAMLs)', () => {
+describe("task versions are lm-eval's (its task YAMLs)", () => {
   it('MMLU subjects and groups, BLiMP paradigms, SuperGLUE tasks', async () => {
     const mmlu = await loadSuite('mmlu', { dataDir: path.join(dataDir, 'mmlu') });
     const blimp = await loadSuite('blimp', { dataDir: path.join(dataDir, 'blimp'), paradigms: ['adjunct_island'] });
@@ -145,11 +150,26 @@ describe('MODEL as a folder, --config', () => {
 });
 
 describe('lm-eval flags and --output_path', () => {
-  it('underscore spellings, auto:N, a fractional limit, and lm-eval\'s results/samples files', async () => {
+  it("underscore spellings, auto:N, a fractional limit, and lm-eval's results/samples files", async () => {
     const out = path.join(dir, 'lm-eval-out');
     const run = await runCli([
-      modelDir, '--tasks', BLIMP_PAIR, '--data', dataDir, '--num_fewshot', '0', '--batch_size', 'auto:4', '--limit', '0.5',
-      '--output_path', out, '--log_samples', '--verbose', '--no_cache', '--quiet',
+      modelDir,
+      '--tasks',
+      BLIMP_PAIR,
+      '--data',
+      dataDir,
+      '--num_fewshot',
+      '0',
+      '--batch_size',
+      'auto:4',
+      '--limit',
+      '0.5',
+      '--output_path',
+      out,
+      '--log_samples',
+      '--verbose',
+      '--no_cache',
+      '--quiet',
     ]);
     expect(run.stderr).toContain('auto:N: treated as auto');
     expect(run.code).toBe(0);
@@ -164,11 +184,26 @@ describe('lm-eval flags and --output_path', () => {
     // --limit 0.5 of 5 pairs: lm-eval keeps ceil(5 × 0.5) = 3.
     expect((results['n-samples'] as Record<string, { effective: number }>).blimp_adjunct_island?.effective).toBe(3);
     expect((results.config as Json).limit).toBe(0.5);
-    const lines = readFileSync(path.join(out, folder ?? '', `samples_blimp_adjunct_island_${date}.jsonl`), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Json);
+    const lines = readFileSync(path.join(out, folder ?? '', `samples_blimp_adjunct_island_${date}.jsonl`), 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Json);
     expect(lines).toHaveLength(3);
     const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
     const first = lines[0] as Json & { arguments: Record<string, Record<string, string>> };
-    expect(Object.keys(first).slice(0, 11)).toEqual(['doc_id', 'doc', 'target', 'arguments', 'resps', 'filtered_resps', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash']);
+    expect(Object.keys(first).slice(0, 11)).toEqual([
+      'doc_id',
+      'doc',
+      'target',
+      'arguments',
+      'resps',
+      'filtered_resps',
+      'filter',
+      'metrics',
+      'doc_hash',
+      'prompt_hash',
+      'target_hash',
+    ]);
     expect(first.target).toBe('0');
     expect(first.prompt_hash).toBe(sha(first.arguments.gen_args_0?.arg_0 ?? 'missing'));
     expect(first.doc_hash).toBe(sha(JSON.stringify(first.doc, null, 2)));
@@ -195,7 +230,18 @@ describe('lm-eval flags and --output_path', () => {
     expect(Number(results.total_evaluation_time_seconds)).toBeGreaterThan(0);
     expect(results.task_hashes).toEqual({});
     expect(results.tokenizer_bos_token).toEqual([expect.anything(), expect.stringMatching(/^\d+$/)]);
-    for (const key of ['git_hash', 'pretty_env_info', 'transformers_version', 'lm_eval_version', 'upper_git_hash', 'eot_token_id', 'max_length', 'system_instruction', 'chat_template', 'fewshot_as_multiturn']) {
+    for (const key of [
+      'git_hash',
+      'pretty_env_info',
+      'transformers_version',
+      'lm_eval_version',
+      'upper_git_hash',
+      'eot_token_id',
+      'max_length',
+      'system_instruction',
+      'chat_template',
+      'fewshot_as_multiturn',
+    ]) {
       expect(results, key).toHaveProperty(key);
     }
   });
@@ -259,6 +305,9 @@ describe('--tasks names and --show-breakdowns', () => {
     expect(field).toEqual(['morphology', 'syntax']);
     const term = tableRows(run.stdout, 'linguistics_term').map((row) => row.map((cell) => cell.trim()));
     // writeTinyBlimp: one paradigm per term, 5 pairs each; acc is that paradigm's own.
-    expect(term.map((row) => row.slice(0, 4))).toEqual([['agreement', '1', '5', 'acc'], ['word_order', '1', '5', 'acc']]);
+    expect(term.map((row) => row.slice(0, 4))).toEqual([
+      ['agreement', '1', '5', 'acc'],
+      ['word_order', '1', '5', 'acc'],
+    ]);
   });
 });

@@ -49,7 +49,10 @@ function ourSamples(outputPath: string, task: string): Sample[] {
   const folder = path.join(outputPath, modelFolder ?? '');
   const file = readdirSync(folder).find((name) => name.startsWith(`samples_${task}_`) && name.endsWith('.jsonl'));
   expect(file, `samples file of ${task}`).toBeDefined();
-  return readFileSync(path.join(folder, file ?? ''), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Sample);
+  return readFileSync(path.join(folder, file ?? ''), 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Sample);
 }
 
 const EXACT_FIELDS = ['doc_id', 'target', 'arguments', 'filter', 'metrics', 'doc_hash', 'prompt_hash', 'target_hash'] as const;
@@ -58,14 +61,29 @@ describe.skipIf(!hasShared)('samples files field for field against lm-eval 0.4.1
   it.each(recorded.runs.map((run, index) => ({ ...run, index, label: run.tasks.join(',') })))('$label', async ({ data, tasks, samples, index }) => {
     const outputPath = path.join(workDir, `run${index}`);
     const run = await runCli([
-      sharedPaths.stories, '--tasks', tasks.join(','), '--data', path.join(repoRoot, data), '--limit', String(recorded.limit),
-      '--lm-eval-version', '0.4.13', '--output-path', outputPath, '--log-samples', '--no-cache', '--quiet',
+      sharedPaths.stories,
+      '--tasks',
+      tasks.join(','),
+      '--data',
+      path.join(repoRoot, data),
+      '--limit',
+      String(recorded.limit),
+      '--lm-eval-version',
+      '0.4.13',
+      '--output-path',
+      outputPath,
+      '--log-samples',
+      '--no-cache',
+      '--quiet',
     ]);
     expect(run.code, run.stderr).toBe(0);
     for (const task of tasks) {
       const theirs = samples[task] ?? [];
       const ours = ourSamples(outputPath, task);
-      expect(ours.map((sample) => sample['doc_id']), task).toEqual(theirs.map((sample) => sample['doc_id']));
+      expect(
+        ours.map((sample) => sample['doc_id']),
+        task,
+      ).toEqual(theirs.map((sample) => sample['doc_id']));
       theirs.forEach((expected, position) => {
         const actual = ours[position] ?? {};
         const where = `${task} doc ${String(expected['doc_id'])}`;

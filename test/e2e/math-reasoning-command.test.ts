@@ -31,10 +31,31 @@ describe('mlrb-eval math-reasoning', () => {
   it('writes the report to --output and a summary to stderr; the generator is opened once and closed', async () => {
     const services = fakeGeneratorServices(answer);
     const output = path.join(work, 'report.json');
-    const run = await runCli(['math-reasoning', 'model-dir', '--data', data, '--lean', FAKE_LEAN, '--lean-timeout', '5', '--max-new-tokens', '80', '--threads', '2', '--output', output], services);
+    const run = await runCli(
+      [
+        'math-reasoning',
+        'model-dir',
+        '--data',
+        data,
+        '--lean',
+        FAKE_LEAN,
+        '--lean-timeout',
+        '5',
+        '--max-new-tokens',
+        '80',
+        '--threads',
+        '2',
+        '--output',
+        output,
+      ],
+      services,
+    );
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(readFileSync(output, 'utf8')) as MathReasoningReport;
-    expect(report.problems.map((problem) => [problem.name, problem.lean?.status])).toEqual([['add_zero', 'compiled'], ['two', 'failed']]);
+    expect(report.problems.map((problem) => [problem.name, problem.lean?.status])).toEqual([
+      ['add_zero', 'compiled'],
+      ['two', 'failed'],
+    ]);
     expect(report.metrics.lean).toMatchObject({ compiled: 1, failed: 1, compile_rate: 0.5 });
     expect(report.problems[0]?.rouge_l).toBe(1);
     expect(report.settings).toMatchObject({ max_new_tokens: 80, lean_timeout_s: 5 });
@@ -53,7 +74,12 @@ describe('mlrb-eval math-reasoning', () => {
     const run = await runCli(['math-reasoning', 'm', '--data', data, '--template', template, '--limit', '1'], services);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as MathReasoningReport;
-    expect(report).toMatchObject({ problems_scored: 1, problems_in_file: 2, settings: { template: '-- {name}: {informal_statement}\n' }, metrics: { lean: null } });
+    expect(report).toMatchObject({
+      problems_scored: 1,
+      problems_in_file: 2,
+      settings: { template: '-- {name}: {informal_statement}\n' },
+      metrics: { lean: null },
+    });
     const prompt = String.fromCodePoint(...(services.generator.calls[0]?.prompts[0] ?? []).slice(1));
     expect(prompt).toBe('-- add_zero: n + 0 = n\n');
   });
@@ -73,14 +99,21 @@ describe('mlrb-eval math-reasoning', () => {
     }
     // Greedy decoding is deterministic: a second run writes the same outputs.
     const again = await runCli([...args, '--max-new-tokens', '6']);
-    expect((JSON.parse(again.stdout) as MathReasoningReport).problems.map((problem) => problem.output)).toEqual(report.problems.map((problem) => problem.output));
+    expect((JSON.parse(again.stdout) as MathReasoningReport).problems.map((problem) => problem.output)).toEqual(
+      report.problems.map((problem) => problem.output),
+    );
   });
 
   it("stems ROUGE-L's tokens as MLRB does unless --no-rouge-stemmer", async () => {
     const inflected = path.join(work, 'inflected.jsonl');
-    writeFileSync(inflected, `${JSON.stringify({ name: 'z', informal_statement: 's', informal_proof: 'p', formal_proof: 'theorem adds_zeros (n : ℕ) : n + 0 = n := rfl' })}\n`);
+    writeFileSync(
+      inflected,
+      `${JSON.stringify({ name: 'z', informal_statement: 's', informal_proof: 'p', formal_proof: 'theorem adds_zeros (n : ℕ) : n + 0 = n := rfl' })}\n`,
+    );
     const answerInflected = (): string => 'theorem add_zero (n : ℕ) : n + 0 = n := rfl';
-    const stemmed = JSON.parse((await runCli(['math-reasoning', 'm', '--data', inflected], fakeGeneratorServices(answerInflected))).stdout) as MathReasoningReport;
+    const stemmed = JSON.parse(
+      (await runCli(['math-reasoning', 'm', '--data', inflected], fakeGeneratorServices(answerInflected))).stdout,
+    ) as MathReasoningReport;
     // Stemmed (nltk), adds → add and zeros → zero ('add' is too short to stem): the token lists are equal.
     expect([stemmed.settings.rouge_stemmer, stemmed.metrics.rouge_l]).toEqual([true, 1]);
     const run = await runCli(['math-reasoning', 'm', '--data', inflected, '--no-rouge-stemmer'], fakeGeneratorServices(answerInflected));
@@ -119,7 +152,13 @@ describe('mlrb-eval math-reasoning', () => {
 
   it('closes the generator when scoring fails after it was opened', async () => {
     const services = fakeGeneratorServices(answer);
-    const failing = { ...services, openGenerator: async (...args: Parameters<typeof services.openGenerator>) => ({ ...(await services.openGenerator(...args)), generator: { generate: async () => [] } }) };
+    const failing = {
+      ...services,
+      openGenerator: async (...args: Parameters<typeof services.openGenerator>) => ({
+        ...(await services.openGenerator(...args)),
+        generator: { generate: async () => [] },
+      }),
+    };
     const run = await runCli(['math-reasoning', 'm', '--data', data], failing);
     expect(run.code).toBe(1); // the generator broke its contract (one generation per prompt)
     expect(run.stderr).toContain('error [INTERNAL]: the generator returned 0 generations for 2 prompts');

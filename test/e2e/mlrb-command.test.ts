@@ -87,7 +87,11 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(record.definition?.followed.source).toBe(expected.source);
     if (expected.source === 'prompt') expect(record.definition?.followed.at).toMatch(/^prompts\.py:\d+/);
     expect(record.suites.every((suite) => suite.status === 'scored')).toBe(true);
-    const reference = await plainEval(modelPath, record.suites.map((suite) => suite.name), dataDir);
+    const reference = await plainEval(
+      modelPath,
+      record.suites.map((suite) => suite.name),
+      dataDir,
+    );
     expect(record.lm_eval?.results).toEqual(reference.results);
     expect(record.lm_eval?.['groups']).toEqual(reference.groups);
     if (expected.headlineSuite === null) {
@@ -115,7 +119,9 @@ describe('mlrb-eval mlrb on generated data', () => {
     const measured = await runTask(['edge_llm_training', longModel, '--data', dataDir]);
     expect(measured.eligibility).toMatchObject({ status: 'eligible', rule: 'check-track edge-training' });
     expect(measured.eligibility.gates).toEqual([
-      { check: 'quantization', status: 'pass', reason: null }, { check: 'dtype', status: 'pass', reason: null }, { check: 'dram', status: 'pass', reason: null },
+      { check: 'quantization', status: 'pass', reason: null },
+      { check: 'dtype', status: 'pass', reason: null },
+      { check: 'dram', status: 'pass', reason: null },
     ]);
     expect(measured.track_check?.track).toBe('edge-training');
 
@@ -128,7 +134,7 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(tiny.eligibility.status).toBe('not_judged');
   });
 
-  it('edge_llm_compression: against Phi-2\'s config.json the lineage gate cannot be judged (no weights): not judged, never eligible; its MMLU is still scored', async () => {
+  it("edge_llm_compression: against Phi-2's config.json the lineage gate cannot be judged (no weights): not judged, never eligible; its MMLU is still scored", async () => {
     const record = await runTask(['edge_llm_compression', modelPath, '--data', dataDir, '--skip-dram']);
     expect(record.headline.status).toBe('scored');
     expect(record.eligibility.status).toBe('not_judged');
@@ -136,18 +142,43 @@ describe('mlrb-eval mlrb on generated data', () => {
     expect(record.eligibility.gates).toContainEqual({ check: 'dram', status: 'not_judged', reason: expect.any(String) });
   });
 
-  it.each(['mini_llm_merging', 'mini_mini_pile', 'mini_math_reasoning'])("%s runs agent-eval's four model metrics only: no suite, no headline, model metrics measured", async (task) => {
-    const record = await runTask([task, modelPath, '--data', dataDir, '--tps-warmup', '0', '--tps-runs', '2', '--latency-warmup', '0', '--latency-runs', '2']);
-    expect(record).toMatchObject({ mini: true, suites: [], lm_eval: null, math_reasoning: null, headline: { status: 'unavailable', value: null } });
-    expect(record.definition?.followed).toMatchObject({ source: 'prompt', says: expect.stringContaining(`--task ${record.mlrb_task}`) });
-    expect(record.model.parameters).toBeGreaterThan(0);
-    const metrics = record.model_metrics;
-    expect(metrics?.metrics.map((metric) => [metric.name, metric.status])).toEqual([['tokens_per_second', 'measured'], ['perplexity', 'not_measured'], ['latency', 'measured']]);
-    // No WikiText under --data: the record says what to fetch and where it goes.
-    expect(metrics?.metrics[1]?.fetch).toEqual({ what: expect.stringContaining('WikiText-2'), hub: 'Salesforce/wikitext', place: path.join(dataDir, 'wikitext'), command: expect.stringContaining('hf download Salesforce/wikitext') });
-    expect(metrics?.report?.latency?.runs_ms).toHaveLength(2);
-    expect(record.not_available).toEqual([]);
-  });
+  it.each(['mini_llm_merging', 'mini_mini_pile', 'mini_math_reasoning'])(
+    "%s runs agent-eval's four model metrics only: no suite, no headline, model metrics measured",
+    async (task) => {
+      const record = await runTask([
+        task,
+        modelPath,
+        '--data',
+        dataDir,
+        '--tps-warmup',
+        '0',
+        '--tps-runs',
+        '2',
+        '--latency-warmup',
+        '0',
+        '--latency-runs',
+        '2',
+      ]);
+      expect(record).toMatchObject({ mini: true, suites: [], lm_eval: null, math_reasoning: null, headline: { status: 'unavailable', value: null } });
+      expect(record.definition?.followed).toMatchObject({ source: 'prompt', says: expect.stringContaining(`--task ${record.mlrb_task}`) });
+      expect(record.model.parameters).toBeGreaterThan(0);
+      const metrics = record.model_metrics;
+      expect(metrics?.metrics.map((metric) => [metric.name, metric.status])).toEqual([
+        ['tokens_per_second', 'measured'],
+        ['perplexity', 'not_measured'],
+        ['latency', 'measured'],
+      ]);
+      // No WikiText under --data: the record says what to fetch and where it goes.
+      expect(metrics?.metrics[1]?.fetch).toEqual({
+        what: expect.stringContaining('WikiText-2'),
+        hub: 'Salesforce/wikitext',
+        place: path.join(dataDir, 'wikitext'),
+        command: expect.stringContaining('hf download Salesforce/wikitext'),
+      });
+      expect(metrics?.report?.latency?.runs_ms).toHaveLength(2);
+      expect(record.not_available).toEqual([]);
+    },
+  );
 
   it('BAD CALL – a mini task refuses the lm-eval flags it has no suite for', async () => {
     for (const flag of [['--limit', '2'], ['--num-fewshot', '1'], ['--allow-partial']]) {
@@ -158,7 +189,21 @@ describe('mlrb-eval mlrb on generated data', () => {
   });
 
   it('mini_edge_llm_compression: its assigned model is not Phi-2, so without --base the lineage gate cannot run: not judged', async () => {
-    const record = await runTask(['mini_edge_llm_compression', modelPath, '--data', dataDir, '--skip-dram', '--tps-runs', '1', '--latency-runs', '1', '--tps-warmup', '0', '--latency-warmup', '0']);
+    const record = await runTask([
+      'mini_edge_llm_compression',
+      modelPath,
+      '--data',
+      dataDir,
+      '--skip-dram',
+      '--tps-runs',
+      '1',
+      '--latency-runs',
+      '1',
+      '--tps-warmup',
+      '0',
+      '--latency-warmup',
+      '0',
+    ]);
     expect(record).toMatchObject({ mini: true, mlrb_task: 'mini_edge_llm_compression', eligibility: { status: 'not_judged' }, track_check: null });
     expect(record.definition?.differences.join(' ')).toContain('--base');
   });
@@ -181,16 +226,27 @@ describe('mlrb-eval mlrb on generated data', () => {
     const efficiency = await runTask(['llm_efficiency', modelPath, '--data', onlyMmlu]);
     expect(efficiency.suites.filter((suite) => suite.status === 'scored').map((suite) => suite.name)).toEqual(['mmlu']);
     for (const suite of efficiency.suites.filter((outcome) => outcome.status === 'not_scored')) {
-      expect(suite).toMatchObject({ role: 'extra', error_code: 'BAD_DATA', reason: expect.stringMatching(/data/), fetch: { hub: expect.any(String), command: expect.stringContaining('hf download') } });
+      expect(suite).toMatchObject({
+        role: 'extra',
+        error_code: 'BAD_DATA',
+        reason: expect.stringMatching(/data/),
+        fetch: { hub: expect.any(String), command: expect.stringContaining('hf download') },
+      });
     }
-    expect(efficiency.suites.find((suite) => suite.name === 'hellaswag')?.fetch).toMatchObject({ hub: 'Rowan/hellaswag', place: path.join(onlyMmlu, 'hellaswag') });
+    expect(efficiency.suites.find((suite) => suite.name === 'hellaswag')?.fetch).toMatchObject({
+      hub: 'Rowan/hellaswag',
+      place: path.join(onlyMmlu, 'hellaswag'),
+    });
     expect(efficiency.headline.status).toBe('scored'); // MMLU was there; the extras do not make the run incomplete
     expect(incompleteReasons(efficiency)).toEqual([]);
 
     const babylm = await runTask(['babylm', modelPath, '--data', onlyMmlu]);
     expect(babylm.headline).toMatchObject({ status: 'not_scored', value: null });
     expect(babylm.suites[0]).toMatchObject({ name: 'blimp', role: 'headline', fetch: { hub: 'nyu-mll/blimp', place: path.join(onlyMmlu, 'blimp') } });
-    expect(babylm.suites[1]).toMatchObject({ name: 'blimp_filtered', fetch: { hub: null, place: path.join(onlyMmlu, 'evaluation_data', 'blimp_filtered'), command: null } });
+    expect(babylm.suites[1]).toMatchObject({
+      name: 'blimp_filtered',
+      fetch: { hub: null, place: path.join(onlyMmlu, 'evaluation_data', 'blimp_filtered'), command: null },
+    });
     expect(babylm.lm_eval).toBeNull();
     expect(babylm.model.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(incompleteReasons(babylm)).toEqual(['blimp not scored']);
@@ -210,7 +266,11 @@ describe('mlrb-eval mlrb on generated data', () => {
     const services = fakeGeneratorServices(() => reference);
     const record = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems, '--lean', fakeLean], services);
     expect(record.headline).toMatchObject({ status: 'scored', value: 1, source: { kind: 'math_reasoning', metric: 'lean.compile_rate' } });
-    expect(record.math_reasoning?.metrics).toEqual({ rouge_l: 1, bleu: expect.closeTo(100, 9), lean: { compiled: 1, failed: 0, timed_out: 0, compile_rate: 1 } });
+    expect(record.math_reasoning?.metrics).toEqual({
+      rouge_l: 1,
+      bleu: expect.closeTo(100, 9),
+      lean: { compiled: 1, failed: 0, timed_out: 0, compile_rate: 1 },
+    });
     expect(record.suites.every((suite) => suite.status === 'scored')).toBe(true);
     expect(services.closed).toBe(1);
 
@@ -218,11 +278,17 @@ describe('mlrb-eval mlrb on generated data', () => {
 
     // 'theorems' meets 'theorem' only through the stemmer: [theorems two 1 1 2 rfl] vs [theorem two 1 1 2 rfl], F = 5/6.
     // Without --lean there is no compile rate: no headline, and BLEU and ROUGE-L are still reported.
-    const noLean = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems], fakeGeneratorServices(() => reference));
+    const noLean = await runTask(
+      ['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems],
+      fakeGeneratorServices(() => reference),
+    );
     expect(noLean.headline).toMatchObject({ status: 'not_scored', value: null, reasons: [expect.stringContaining('--lean')] });
     expect(noLean.math_reasoning?.metrics).toMatchObject({ rouge_l: 1, lean: null });
 
-    const limited = await runTask(['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems, '--limit', '1', '--no-rouge-stemmer', '--lean', fakeLean], fakeGeneratorServices(() => reference.replace('theorem', 'theorems')));
+    const limited = await runTask(
+      ['math_reasoning', modelPath, '--data', dataDir, '--math-data', problems, '--limit', '1', '--no-rouge-stemmer', '--lean', fakeLean],
+      fakeGeneratorServices(() => reference.replace('theorem', 'theorems')),
+    );
     expect(limited.headline.status).toBe('partial'); // --limit also cuts the lm-eval suites: never a headline
     expect(limited.math_reasoning?.settings).toMatchObject({ rouge_stemmer: false });
     expect(limited.math_reasoning?.metrics.rouge_l).toBeCloseTo(5 / 6, 15);
@@ -248,27 +314,38 @@ describe('mlrb-eval mlrb on generated data', () => {
 });
 
 describe.skipIf(!hasShared)('mlrb-eval mlrb on stories260K with ../shared data', () => {
-  it.runIf(FULL_TIER)("babylm headlines full BLiMP from ../shared/data/blimp, as `mlrb-eval MODEL --tasks blimp` gives it; BabyLM's extras say what to fetch", async () => {
-    const data = path.join(sharedDir, 'data');
-    const record = await runTask(['babylm', sharedPaths.stories, '--data', data]);
-    const reference = await plainEval(sharedPaths.stories, ['blimp'], data);
-    const blimp = (reference.groups as Record<string, Record<string, number>>)['blimp'];
-    expect(record.headline).toMatchObject({ status: 'scored', value: blimp?.['acc,none'], source: { kind: 'lm_eval', suite: 'blimp', entry: 'blimp', metric: 'acc,none' } });
-    expect(record.lm_eval?.results).toEqual(reference.results);
-    expect(record.definition?.followed).toMatchObject({ source: 'prompt', at: 'prompts.py:102-109' });
-    expect(record.suites.map((suite) => [suite.name, suite.role, suite.status])).toEqual([
-      ['blimp', 'headline', 'scored'],
-      ['blimp_filtered', 'extra', 'not_scored'],
-      ['blimp_supplement', 'extra', 'not_scored'],
-      ['ewok_filtered', 'extra', 'not_scored'],
-    ]);
-    expect(incompleteReasons(record)).toEqual([]);
-  });
+  it.runIf(FULL_TIER)(
+    "babylm headlines full BLiMP from ../shared/data/blimp, as `mlrb-eval MODEL --tasks blimp` gives it; BabyLM's extras say what to fetch",
+    async () => {
+      const data = path.join(sharedDir, 'data');
+      const record = await runTask(['babylm', sharedPaths.stories, '--data', data]);
+      const reference = await plainEval(sharedPaths.stories, ['blimp'], data);
+      const blimp = (reference.groups as Record<string, Record<string, number>>)['blimp'];
+      expect(record.headline).toMatchObject({
+        status: 'scored',
+        value: blimp?.['acc,none'],
+        source: { kind: 'lm_eval', suite: 'blimp', entry: 'blimp', metric: 'acc,none' },
+      });
+      expect(record.lm_eval?.results).toEqual(reference.results);
+      expect(record.definition?.followed).toMatchObject({ source: 'prompt', at: 'prompts.py:102-109' });
+      expect(record.suites.map((suite) => [suite.name, suite.role, suite.status])).toEqual([
+        ['blimp', 'headline', 'scored'],
+        ['blimp_filtered', 'extra', 'not_scored'],
+        ['blimp_supplement', 'extra', 'not_scored'],
+        ['ewok_filtered', 'extra', 'not_scored'],
+      ]);
+      expect(incompleteReasons(record)).toEqual([]);
+    },
+  );
 
   it('math_reasoning: the three MMLU subjects equal the plain eval; no headline without --math-data', async () => {
     const data = path.join(sharedDir, 'data');
     const record = await runTask(['math_reasoning', sharedPaths.stories, '--data', data]);
-    const reference = await plainEval(sharedPaths.stories, record.suites.map((suite) => suite.name), data);
+    const reference = await plainEval(
+      sharedPaths.stories,
+      record.suites.map((suite) => suite.name),
+      data,
+    );
     expect(record.lm_eval?.results).toEqual(reference.results);
     expect(record.headline.status).toBe('not_scored');
   });

@@ -18,9 +18,11 @@ const fixtures = path.join(repoRoot, 'test', 'fixtures', 'model-metrics');
 const tinyModel = path.join(fixtures, 'tiny-llama');
 const hubData = path.join(fixtures, 'wikitext-hub');
 const rawText = path.join(fixtures, 'wikitext-2-raw', 'wiki.test.raw');
-const transformers = (JSON.parse(readFileSync(path.join(fixtures, 'perplexity-expectations.json'), 'utf8')) as {
-  models: Record<string, { perplexity: number; windows: number; mlrb_summary: { avg: number } }>;
-}).models['tiny-llama']!;
+const transformers = (
+  JSON.parse(readFileSync(path.join(fixtures, 'perplexity-expectations.json'), 'utf8')) as {
+    models: Record<string, { perplexity: number; windows: number; mlrb_summary: { avg: number } }>;
+  }
+).models['tiny-llama']!;
 
 /** Few timed runs: the counts are what is checked, not the speed. */
 const TIMING_FLAGS = ['--tps-warmup', '1', '--tps-runs', '2', '--latency-warmup', '0', '--latency-runs', '1'];
@@ -61,12 +63,14 @@ function expectTimings(report: ModelMetricsSection['report']): void {
 }
 
 describe('mlrb-eval mlrb --model-metrics', () => {
-  it('records modelMetrics()\'s perplexity (transformers\' within 1e-4) and the timings, after the suites, WikiText from --data', async () => {
+  it("records modelMetrics()'s perplexity (transformers' within 1e-4) and the timings, after the suites, WikiText from --data", async () => {
     const { record, stderr } = await runTask(['llm_merging', tinyModel, '--data', dataDir, '--model-metrics', ...TIMING_FLAGS]);
     expect(record.schema_version).toBe(3);
     expect(record.suites).toEqual([{ name: 'mmlu', role: 'headline', status: 'scored', reason: null, error_code: null, fetch: null }]);
     const section = record.model_metrics;
-    expect(section?.metrics).toEqual(['tokens_per_second', 'perplexity', 'latency'].map((name) => ({ name, status: 'measured', reason: null, error_code: null, fetch: null })));
+    expect(section?.metrics).toEqual(
+      ['tokens_per_second', 'perplexity', 'latency'].map((name) => ({ name, status: 'measured', reason: null, error_code: null, fetch: null })),
+    );
     expect(record.not_available.map((item) => item.name)).not.toContain('perplexity');
 
     const reference: ModelMetricsReport = await modelMetrics({ model: tinyModel, dataDir: hubData, metrics: ['perplexity'] });
@@ -86,7 +90,7 @@ describe('mlrb-eval mlrb --model-metrics', () => {
     expect(stderr).toMatch(/tokens per second: \d+\.\d{2}/);
   });
 
-  it('without WikiText records perplexity as not measured with the loader\'s reason, and still measures the timings', async () => {
+  it("without WikiText records perplexity as not measured with the loader's reason, and still measures the timings", async () => {
     const { record, stderr } = await runTask(['mini_llm_merging', tinyModel, '--data', noWikitextDir, '--model-metrics', ...TIMING_FLAGS]);
     const [tokensPerSecond, perplexity, latency] = record.model_metrics?.metrics ?? [];
     expect(tokensPerSecond).toMatchObject({ name: 'tokens_per_second', status: 'measured' });
@@ -100,7 +104,11 @@ describe('mlrb-eval mlrb --model-metrics', () => {
   it('--perplexity-text measures perplexity on that text, as modelMetrics() does', async () => {
     const { record } = await runTask(['llm_merging', tinyModel, '--data', noWikitextDir, '--model-metrics', '--perplexity-text', rawText, ...TIMING_FLAGS]);
     const reference = await modelMetrics({ model: tinyModel, textFile: rawText, metrics: ['perplexity'] });
-    expect(record.model_metrics?.report?.perplexity).toMatchObject({ perplexity: reference.perplexity?.perplexity, mlrb: reference.perplexity?.mlrb, data: { layout: 'text-file' } });
+    expect(record.model_metrics?.report?.perplexity).toMatchObject({
+      perplexity: reference.perplexity?.perplexity,
+      mlrb: reference.perplexity?.mlrb,
+      data: { layout: 'text-file' },
+    });
   });
 
   it('without --model-metrics the record has none, and not_available says how to get them', async () => {

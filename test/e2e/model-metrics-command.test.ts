@@ -56,7 +56,24 @@ describe('mlrb-eval model-metrics', () => {
   });
 
   it('measures the timing metrics with the built-in engine by default; --only picks metrics', async () => {
-    const timed = await runCli(['model-metrics', tinyModel, '--text', rawText, '--only', 'tokens-per-second,latency', '--warmup', '1', '--runs', '2', '--latency-warmup', '0', '--latency-runs', '1', '--max-length', '80']);
+    const timed = await runCli([
+      'model-metrics',
+      tinyModel,
+      '--text',
+      rawText,
+      '--only',
+      'tokens-per-second,latency',
+      '--warmup',
+      '1',
+      '--runs',
+      '2',
+      '--latency-warmup',
+      '0',
+      '--latency-runs',
+      '1',
+      '--max-length',
+      '80',
+    ]);
     expect(timed.code, timed.stderr).toBe(0);
     const report = JSON.parse(timed.stdout);
     expect(report.perplexity).toBeNull();
@@ -71,7 +88,10 @@ describe('mlrb-eval model-metrics', () => {
 
   it('runs the timing metrics through the generator factory it is given', async () => {
     // 1 + 2 tokens-per-second runs, then 1 + 1 latency runs: five scripted calls.
-    const scripted = scriptedSubject(Array.from({ length: 5 }, () => ({ tokens: 40, ms: 100 })), 5);
+    const scripted = scriptedSubject(
+      Array.from({ length: 5 }, () => ({ tokens: 40, ms: 100 })),
+      5,
+    );
     const { code, stdout, stderr } = await runWithGenerator(
       [tinyModel, '--text', rawText, '--warmup', '1', '--runs', '2', '--latency-warmup', '1', '--latency-runs', '1', '--seed', '3'],
       async () => scripted.subject,
@@ -90,7 +110,9 @@ describe('mlrb-eval model-metrics', () => {
     expect((await runCli(['model-metrics', tinyModel, '--data-dir', hubData, '--text', rawText])).code).toBe(2);
     expect((await runCli(['model-metrics', tinyModel, '--only', 'speed'])).stderr).toMatch(/--only expects some of perplexity, tokens-per-second, latency/);
     // The command throws its usage errors; main() turns them into exit codes.
-    await expect(runWithGenerator([tinyModel, '--text', rawText, '--runs', '0'], async () => scriptedSubject([], 0).subject)).rejects.toMatchObject({ exitCode: 2 });
+    await expect(runWithGenerator([tinyModel, '--text', rawText, '--runs', '0'], async () => scriptedSubject([], 0).subject)).rejects.toMatchObject({
+      exitCode: 2,
+    });
     const missing = path.join(workDir, 'no-wikitext');
     const noData = await runCli(['model-metrics', tinyModel, '--data-dir', missing]);
     expect(noData.code).toBe(1);
@@ -106,7 +128,12 @@ describe('mlrb-eval model-metrics', () => {
 
   it('latency generates the full length with EOS disabled, on a model that ends every generation with EOS at once', async () => {
     const model = writeEosFirstModel(path.join(workDir, 'eos-first'));
-    const report = await modelMetrics({ model, metrics: ['tokens-per-second', 'latency'], tokensPerSecond: { warmupRuns: 0, timedRuns: 3 }, latency: { warmupRuns: 1, timedRuns: 3 } });
+    const report = await modelMetrics({
+      model,
+      metrics: ['tokens-per-second', 'latency'],
+      tokensPerSecond: { warmupRuns: 0, timedRuns: 3 },
+      latency: { warmupRuns: 1, timedRuns: 3 },
+    });
     const tokensPerSecond = report.tokens_per_second!;
     const latency = report.latency!;
     // Tokens per second lets the model's EOS end a run: one token (the EOS) each time.

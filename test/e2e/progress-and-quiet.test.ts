@@ -35,7 +35,9 @@ beforeAll(() => {
     { name: 'two', informal_statement: '1 + 1 = 2', informal_proof: 'compute', formal_proof: 'theorem two : 1 + 1 = 2 := rfl' },
   ];
   writeFileSync(file('problems.jsonl'), problems.map((row) => JSON.stringify(row)).join('\n'));
-  const records = [0, 1].map((minute) => syntheticRunRecord({ task: 'llm_merging', agent: 'agent', score: 0.4 + minute / 10, eligibility: 'unchecked', parameters: 7e9, startMinute: minute }));
+  const records = [0, 1].map((minute) =>
+    syntheticRunRecord({ task: 'llm_merging', agent: 'agent', score: 0.4 + minute / 10, eligibility: 'unchecked', parameters: 7e9, startMinute: minute }),
+  );
   records.forEach((record, index) => writeFileSync(file(`run-${index}.json`), JSON.stringify(record)));
 });
 
@@ -55,7 +57,17 @@ async function bothWays(args: readonly string[]): Promise<{ loud: Awaited<Return
 
 describe('progress on stderr, and nothing but problems with --quiet', () => {
   it('eval: a bar per suite, the summary and where results went', async () => {
-    const { loud, quiet } = await bothWays([model, '--tasks', 'blimp', '--allow-partial', '--data', path.join(data, 'blimp'), '--no-cache', '--output', file('results.json')]);
+    const { loud, quiet } = await bothWays([
+      model,
+      '--tasks',
+      'blimp',
+      '--allow-partial',
+      '--data',
+      path.join(data, 'blimp'),
+      '--no-cache',
+      '--output',
+      file('results.json'),
+    ]);
     expect(loud.stderr).toMatch(finished('blimp', 20, 'req')); // 2 paradigms × 5 pairs × 2 sentences
     expect(loud.stderr).toMatch(/^scored [\d,]+ tokens in /m);
     expect(loud.stderr).toContain(`results written to ${file('results.json')}`);
@@ -64,7 +76,19 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
   });
 
   it('eval --shard and merge: the shard note, then the shards read and the merge under way', async () => {
-    const shard = (index: number) => [model, '--tasks', 'blimp', '--allow-partial', '--data', path.join(data, 'blimp'), '--no-cache', '--shard', `${index}/2`, '--output', file(`shard-${index}.json`)];
+    const shard = (index: number) => [
+      model,
+      '--tasks',
+      'blimp',
+      '--allow-partial',
+      '--data',
+      path.join(data, 'blimp'),
+      '--no-cache',
+      '--shard',
+      `${index}/2`,
+      '--output',
+      file(`shard-${index}.json`),
+    ];
     const first = await bothWays(shard(0));
     expect(first.loud.stderr).toMatch(/^shard 0\/2: .* written to /m);
     await runCli([...shard(1), '--quiet']);
@@ -97,19 +121,43 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
     expect(notes[2]).toMatch(/^DRAM probe 1 of 4 \(text\): loaded in \d+s; running the 2,000-token pass$/);
     expect(notes[3]).toMatch(/^DRAM probe 1 of 4 \(text\): measured in \d+s$/);
     const measured = notes.filter((note) => / measured in \d+s$/.test(note)).map((note) => /^DRAM probe (\d) of 4 \(([a-z-]+)\)/.exec(note)?.slice(1));
-    expect(measured).toEqual([['1', 'text'], ['2', 'random-ids'], ['3', 'repeated-id'], ['4', 'text-other-length']]);
+    expect(measured).toEqual([
+      ['1', 'text'],
+      ['2', 'random-ids'],
+      ['3', 'repeated-id'],
+      ['4', 'text-other-length'],
+    ]);
     // Figures and the deciding probe (whichever peaked highest this time) aside, quiet prints the same report.
     const comparable = (stdout: string): string => stdout.replace(/[\d.]+ (MB|kB|GB|ms|s)\b/g, 'N').replace(/(largest of \d probes: )[a-z-]+/g, '$1P');
     expect(comparable(quiet.stdout)).toBe(comparable(loud.stdout));
     expect(quiet.stderr).toBe('');
     // inspect measures with the same probe, and says so the same way.
     const inspect = await bothWays(['inspect', edge, '--track', 'edge-training', '--threads', '1']);
-    expect(inspect.loud.stderr.split('\n').slice(0, 3)).toEqual([notes[1], expect.stringMatching(/^DRAM probe 1 of 4 \(text\): loaded in/), expect.stringMatching(/^DRAM probe 1 of 4 \(text\): measured in/)]);
+    expect(inspect.loud.stderr.split('\n').slice(0, 3)).toEqual([
+      notes[1],
+      expect.stringMatching(/^DRAM probe 1 of 4 \(text\): loaded in/),
+      expect.stringMatching(/^DRAM probe 1 of 4 \(text\): measured in/),
+    ]);
     expect(inspect.quiet.stderr).toBe('');
   });
 
   it('model-metrics: a bar per timing phase and one for perplexity', async () => {
-    const args = ['model-metrics', TINY_LLAMA, '--text', RAW_TEXT, '--warmup', '1', '--runs', '2', '--latency-warmup', '0', '--latency-runs', '1', '--max-length', '80'];
+    const args = [
+      'model-metrics',
+      TINY_LLAMA,
+      '--text',
+      RAW_TEXT,
+      '--warmup',
+      '1',
+      '--runs',
+      '2',
+      '--latency-warmup',
+      '0',
+      '--latency-runs',
+      '1',
+      '--max-length',
+      '80',
+    ];
     const { loud } = await bothWays(args);
     expect(loud.stderr).toMatch(finished('tokens-per-second warm-up', 1, 'runs'));
     expect(loud.stderr).toMatch(finished('tokens-per-second timed', 2, 'runs'));
@@ -119,7 +167,14 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
   });
 
   it('math-reasoning: the generation over the problems, then the Lean compiles', async () => {
-    const args = ['math-reasoning', path.join(GENERATION, 'llama-past.onnx'), '--tokenizer', path.join(GENERATION, 'tokenizer.json'), '--data', file('problems.jsonl')];
+    const args = [
+      'math-reasoning',
+      path.join(GENERATION, 'llama-past.onnx'),
+      '--tokenizer',
+      path.join(GENERATION, 'tokenizer.json'),
+      '--data',
+      file('problems.jsonl'),
+    ];
     const { loud, quiet } = await bothWays([...args, '--max-new-tokens', '4', '--lean', FAKE_LEAN, '--output', file('math.json')]);
     expect(loud.stderr).toMatch(finished('generating', 2, 'prompts'));
     expect(loud.stderr).toMatch(finished('Lean', 2, 'outputs'));
@@ -128,7 +183,18 @@ describe('progress on stderr, and nothing but problems with --quiet', () => {
   });
 
   it('generate: the prompts as they finish', async () => {
-    const { loud, quiet } = await bothWays(['generate', path.join(GENERATION, 'llama-past.onnx'), '--tokenizer', path.join(GENERATION, 'tokenizer.json'), '--prompt', 'Once', '--prompt', 'upon', '--max-new-tokens', '4']);
+    const { loud, quiet } = await bothWays([
+      'generate',
+      path.join(GENERATION, 'llama-past.onnx'),
+      '--tokenizer',
+      path.join(GENERATION, 'tokenizer.json'),
+      '--prompt',
+      'Once',
+      '--prompt',
+      'upon',
+      '--max-new-tokens',
+      '4',
+    ]);
     expect(loud.stderr).toMatch(finished('generate', 2, 'prompts'));
     expect(quiet.stdout.replace(/ in [\d.]+ s \([\d.]+ tokens\/s/, '')).toBe(loud.stdout.replace(/ in [\d.]+ s \([\d.]+ tokens\/s/, ''));
     expect(quiet.stderr).toBe('');

@@ -46,20 +46,39 @@ function designedRuns(): SyntheticRun[] {
   AGENTS.forEach((agent, agentIndex) => {
     for (let attempt = 0; attempt < 4; attempt += 1) {
       const base = 0.3 + 0.1 * agentIndex + 0.04 * attempt;
-      const metrics = agent === METRICS_AGENT ? { modelMetrics: { perplexity: 20 + attempt, tokensPerSecond: 100 + 10 * attempt, latencyMsPerToken: 2 + attempt } } : {};
+      const metrics =
+        agent === METRICS_AGENT ? { modelMetrics: { perplexity: 20 + attempt, tokensPerSecond: 100 + 10 * attempt, latencyMsPerToken: 2 + attempt } } : {};
       const common = { agent, startMinute: (minute += 7), ...metrics };
       if (attempt === PARTIAL_ATTEMPT) {
-        runs.push({ ...common, task: 'llm_merging', score: 0.9 - 0.01 * agentIndex, eligibility: 'unchecked', parameters: 7_241_732_096, partial: 'missing-subtasks' });
+        runs.push({
+          ...common,
+          task: 'llm_merging',
+          score: 0.9 - 0.01 * agentIndex,
+          eligibility: 'unchecked',
+          parameters: 7_241_732_096,
+          partial: 'missing-subtasks',
+        });
         runs.push({ ...common, task: 'babylm', score: 0.97 - 0.01 * agentIndex, eligibility: 'unchecked', parameters: 124_000_000, partial: 'limit' });
         continue;
       }
       runs.push({ ...common, task: 'llm_merging', score: base, eligibility: 'unchecked', parameters: 7_241_732_096 + attempt * 1e6 });
       // The first babylm attempt of each agent had no BLiMP data: no headline, so not successful.
       runs.push({ ...common, task: 'babylm', score: attempt === 0 ? null : base + 0.3, eligibility: 'unchecked', parameters: 124_000_000 });
-      runs.push({ ...common, task: 'edge_llm_training', score: base + 0.1, eligibility: attempt === 2 ? 'ineligible' : 'eligible', parameters: 350_000_000, dramUsedBytes: (0.5 + 0.3 * attempt) * 1e9 });
       runs.push({
-        ...common, task: 'edge_llm_compression', score: base + 0.15, eligibility: agent === 'agent-gamma' ? 'ineligible' : 'eligible',
-        parameters: 2_000_000_000 - attempt * 2e8, dramUsedBytes: (6 + 2 * attempt) * 1e9,
+        ...common,
+        task: 'edge_llm_training',
+        score: base + 0.1,
+        eligibility: attempt === 2 ? 'ineligible' : 'eligible',
+        parameters: 350_000_000,
+        dramUsedBytes: (0.5 + 0.3 * attempt) * 1e9,
+      });
+      runs.push({
+        ...common,
+        task: 'edge_llm_compression',
+        score: base + 0.15,
+        eligibility: agent === 'agent-gamma' ? 'ineligible' : 'eligible',
+        parameters: 2_000_000_000 - attempt * 2e8,
+        dramUsedBytes: (6 + 2 * attempt) * 1e9,
       });
       runs.push({ ...common, task: 'math_reasoning', score: null, eligibility: 'unchecked', parameters: 1_500_000_000 });
     }
@@ -125,7 +144,8 @@ function expectedSummary(task: string, agent: string, includePartial: boolean): 
   const withNumber = labelled.filter(({ run }) => run.score !== null && run.eligibility !== 'ineligible');
   const counted = withNumber.filter(({ run }) => run.partial === undefined || includePartial);
   let best: ExpectedSummary['best'] = null;
-  for (const { run, label } of counted) if (best === null || (run.score ?? 0) > best.score) best = { label, score: run.score ?? 0, partial: run.partial !== undefined };
+  for (const { run, label } of counted)
+    if (best === null || (run.score ?? 0) > best.score) best = { label, score: run.score ?? 0, partial: run.partial !== undefined };
   return {
     runs: group.length,
     successful: withNumber.filter(({ run }) => run.partial === undefined).length,
@@ -140,10 +160,19 @@ function expectedSummary(task: string, agent: string, includePartial: boolean): 
 function summaryOfDesigned(dir: string): Map<string, ExpectedSummary> {
   const rows = readCsvRows(path.join(dir, 'summary.csv')).filter((row) => (AGENTS as readonly string[]).includes(row.agent ?? ''));
   const numberOrNull = (value: string | undefined): number | null => (value === undefined || value === '' ? null : Number(value));
-  return new Map(rows.map((row) => [`${row.task}/${row.agent}`, {
-    runs: Number(row.runs), successful: Number(row.successful), partial: Number(row.partial), counted: Number(row.counted), mean: numberOrNull(row.mean),
-    best: row.best_run === '' ? null : { label: row.best_run ?? '', score: Number(row.best_score), partial: row.best_partial === 'true' },
-  }]));
+  return new Map(
+    rows.map((row) => [
+      `${row.task}/${row.agent}`,
+      {
+        runs: Number(row.runs),
+        successful: Number(row.successful),
+        partial: Number(row.partial),
+        counted: Number(row.counted),
+        mean: numberOrNull(row.mean),
+        best: row.best_run === '' ? null : { label: row.best_run ?? '', score: Number(row.best_score), partial: row.best_partial === 'true' },
+      },
+    ]),
+  );
 }
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
@@ -171,7 +200,14 @@ describe('mlrb-eval report', () => {
     expect(byKey.size).toBe(5 * 3 + 3);
     // agent-beta's llm_merging: 0.4, 0.44, 0.48 successful, and a partial 0.89 left out: mean 0.44, best #3.
     const beta = byKey.get('llm_merging/agent-beta');
-    expect([beta?.runs, beta?.successful, beta?.partial, beta?.counted, beta?.best_run, beta?.best_partial]).toEqual(['4', '3', '1', '3', 'agent-beta #3', 'false']);
+    expect([beta?.runs, beta?.successful, beta?.partial, beta?.counted, beta?.best_run, beta?.best_partial]).toEqual([
+      '4',
+      '3',
+      '1',
+      '3',
+      'agent-beta #3',
+      'false',
+    ]);
     expect(Number(beta?.mean)).toBeCloseTo(0.44, 12);
     expect(Number(beta?.best_score)).toBeCloseTo(0.48, 12);
     const gamma = byKey.get('edge_llm_compression/agent-gamma');
@@ -192,7 +228,11 @@ describe('mlrb-eval report', () => {
     for (const [key, summary] of actual) {
       const [task = '', agent = ''] = key.split('/');
       const expected = expectedSummary(task, agent, includePartial);
-      expect({ ...summary, mean: null }, key).toEqual({ ...expected, mean: null, best: expected.best === null ? null : { ...expected.best, score: summary.best?.score } });
+      expect({ ...summary, mean: null }, key).toEqual({
+        ...expected,
+        mean: null,
+        best: expected.best === null ? null : { ...expected.best, score: summary.best?.score },
+      });
       if (expected.mean === null) expect(summary.mean, key).toBeNull();
       else expect(summary.mean, key).toBeCloseTo(expected.mean, 12);
       if (expected.best !== null) expect(summary.best?.score, key).toBeCloseTo(expected.best.score, 12);
@@ -225,7 +265,8 @@ describe('mlrb-eval report', () => {
     const ofAgent = (agent: string) => rows.filter((row) => row.agent === agent);
     const runsPerAgent = designed.filter((run) => run.agent === V1_AGENT).length;
     expect(ofAgent(V1_AGENT)).toHaveLength(runsPerAgent);
-    for (const row of ofAgent(V1_AGENT)) expect([row.perplexity, row.perplexity_mlrb, row.tokens_per_second, row.latency_ms_per_token]).toEqual(['', '', '', '']);
+    for (const row of ofAgent(V1_AGENT))
+      expect([row.perplexity, row.perplexity_mlrb, row.tokens_per_second, row.latency_ms_per_token]).toEqual(['', '', '', '']);
     const measured = ofAgent(METRICS_AGENT);
     expect(measured).toHaveLength(runsPerAgent);
     // Attempt n (the run label's #n+1) measured perplexity 20 + n, MLRB's 5% above, 100 + 10n tokens/s, 2 + n ms per token.
@@ -267,7 +308,8 @@ describe('mlrb-eval report', () => {
       expect(await marks('scores', 'run_points')).toBe(scored.length + 2);
       // Four MMLU categories per run that scored MMLU (llm_merging, edge_llm_compression), +2 real MMLU runs; of a
       // run whose folder lacked a STEM subject, STEM is partial and the other three are complete.
-      const scoredSuite = (runs: readonly SyntheticRun[], suite: string): SyntheticRun[] => runs.filter((run) => mlrbTaskDefinition(run.task).full.suites.some((item) => item.name === suite));
+      const scoredSuite = (runs: readonly SyntheticRun[], suite: string): SyntheticRun[] =>
+        runs.filter((run) => mlrbTaskDefinition(run.task).full.suites.some((item) => item.name === suite));
       const mmluMissing = scoredSuite(partial, 'mmlu').filter((run) => run.partial === 'missing-subtasks').length;
       expect(await marks('mmlu-categories', 'category_bars')).toBe(4 * (scoredSuite(full, 'mmlu').length + 2) + 3 * mmluMissing);
       expect(await marks('mmlu-categories', 'category_partial_bars')).toBe(mmluMissing);
@@ -277,11 +319,19 @@ describe('mlrb-eval report', () => {
       expect(await marks('blimp-fields', 'category_partial_bars')).toBe(5 * scoredSuite(partial, 'blimp_filtered').length);
       // Each chart that can show partial data says so in its legend.
       for (const id of ['scores', 'mmlu-categories', 'blimp-fields']) {
-        expect(await page.locator(`#chart-${id} g[class*="role-legend-label"] text`).filter({ hasText: /^partial$/ }).count(), id).toBe(1);
+        expect(
+          await page
+            .locator(`#chart-${id} g[class*="role-legend-label"] text`)
+            .filter({ hasText: /^partial$/ })
+            .count(),
+          id,
+        ).toBe(1);
       }
       // A DRAM bar per edge run (+1: the real edge_llm_training run's estimate); parameters: merging and compression.
       expect(await marks('dram-margin', 'margin_bars')).toBe(designed.filter((run) => run.dramUsedBytes !== undefined).length + 1);
-      expect(await marks('parameter-margin', 'margin_bars')).toBe(designed.filter((run) => run.task === 'llm_merging' || run.task === 'edge_llm_compression').length + 1);
+      expect(await marks('parameter-margin', 'margin_bars')).toBe(
+        designed.filter((run) => run.task === 'llm_merging' || run.task === 'edge_llm_compression').length + 1,
+      );
 
       const screenshot = await page.screenshot({ fullPage: true });
       expect(screenshot.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');

@@ -33,7 +33,10 @@ describe('resume after kill -9', () => {
     // One row per pass: hundreds of passes, so the kill lands well inside the run.
     const common = [model, '--tasks', 'mmlu', '--data', data, '--num-fewshot', fewshot, '--batch-size', '1'];
 
-    const killed = spawnSync(process.execPath, ['--import', tsxLoader, childScript, '40', ...common, '--use_cache', cache], { encoding: 'utf8', timeout: 120_000 });
+    const killed = spawnSync(process.execPath, ['--import', tsxLoader, childScript, '40', ...common, '--use_cache', cache], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     expect(killed.signal).toBe('SIGKILL');
     const atKill = JSON.parse(killed.stdout.trim()) as { percent: number; requestsDone: number };
 

@@ -26,10 +26,15 @@ const blimpDir = writeTinyBlimp(path.join(work, 'blimp'));
 const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
 const FAKE_LEAN = path.join(repoRoot, 'test/support/fake-lean.mjs');
 const problems = path.join(work, 'problems.jsonl');
-writeFileSync(problems, [
-  { name: 'add_zero', informal_statement: 'n + 0 = n', informal_proof: 'by definition', formal_proof: 'theorem add_zero (n : ℕ) : n + 0 = n := rfl' },
-  { name: 'two', informal_statement: '1 + 1 = 2', informal_proof: 'compute', formal_proof: 'theorem two : 1 + 1 = 2 := rfl' },
-].map((row) => JSON.stringify(row)).join('\n'));
+writeFileSync(
+  problems,
+  [
+    { name: 'add_zero', informal_statement: 'n + 0 = n', informal_proof: 'by definition', formal_proof: 'theorem add_zero (n : ℕ) : n + 0 = n := rfl' },
+    { name: 'two', informal_statement: '1 + 1 = 2', informal_proof: 'compute', formal_proof: 'theorem two : 1 + 1 = 2 := rfl' },
+  ]
+    .map((row) => JSON.stringify(row))
+    .join('\n'),
+);
 
 describe('scoring an encoder-decoder', () => {
   it('from the CLI: results name every graph and hash them together', async () => {
@@ -46,7 +51,8 @@ describe('scoring an encoder-decoder', () => {
     const common = { model: t5, suite: 'blimp', dataDir: blimpDir, allowPartial: true, logSamples: true } as const;
     const whole = await evaluate({ ...common, cacheDir: false });
     const shards = [];
-    for (const index of [0, 1]) shards.push({ file: `shard-${index}`, record: await evaluateShard({ ...common, cacheDir: false, shard: { index, count: 2 } }) });
+    for (const index of [0, 1])
+      shards.push({ file: `shard-${index}`, record: await evaluateShard({ ...common, cacheDir: false, shard: { index, count: 2 } }) });
     const merged = await mergeShards(shards, { logSamples: true });
     expect(withoutProcessFacts({ ...merged.results })).toEqual(withoutProcessFacts({ ...whole.results }));
     expect(merged.samples).toEqual(whole.samples);
@@ -88,10 +94,25 @@ describe('generating with an encoder-decoder', () => {
 
   it('`mlrb math_reasoning` with --math-data and --lean: a scored headline', async () => {
     const output = path.join(work, 'record.json');
-    const run = await runCli(['mlrb', 'math_reasoning', t5, '--data', path.join(work, 'no-data'), '--math-data', problems, '--lean', FAKE_LEAN,
-      '--max-new-tokens', '6', '--output', output]);
+    const run = await runCli([
+      'mlrb',
+      'math_reasoning',
+      t5,
+      '--data',
+      path.join(work, 'no-data'),
+      '--math-data',
+      problems,
+      '--lean',
+      FAKE_LEAN,
+      '--max-new-tokens',
+      '6',
+      '--output',
+      output,
+    ]);
     expect(run.code, run.stderr).toBe(0);
-    const record = readJson<{ headline: { status: string; value: number }; math_reasoning: MathReasoningReport; model: { file: string; sha256: string } }>(output);
+    const record = readJson<{ headline: { status: string; value: number }; math_reasoning: MathReasoningReport; model: { file: string; sha256: string } }>(
+      output,
+    );
     expect(record.headline.status).toBe('scored');
     expect(record.math_reasoning.problems_scored).toBe(2);
     expect(record.model.file).toBe(t5);
@@ -100,8 +121,24 @@ describe('generating with an encoder-decoder', () => {
 
   it('`model-metrics`: tokens per second and latency with the decoder’s max length; MLRB’s perplexity refused with the reason', async () => {
     const output = path.join(work, 'metrics.json');
-    const run = await runCli(['model-metrics', t5, '--only', 'tokens-per-second,latency', '--warmup', '1', '--runs', '2', '--latency-warmup', '0',
-      '--latency-runs', '1', '--max-length', '20', '--output', output]);
+    const run = await runCli([
+      'model-metrics',
+      t5,
+      '--only',
+      'tokens-per-second,latency',
+      '--warmup',
+      '1',
+      '--runs',
+      '2',
+      '--latency-warmup',
+      '0',
+      '--latency-runs',
+      '1',
+      '--max-length',
+      '20',
+      '--output',
+      output,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     const report = readJson<ModelMetricsReport>(output);
     // max_length bounds the decoder sequence, decoder_start_token_id included: 19 new tokens, whatever the prompt.

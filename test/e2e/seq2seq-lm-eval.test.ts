@@ -63,7 +63,9 @@ describe.skipIf(!hasShared).each(SEQ2SEQ_EXPORTS)('%s (%s export) against lm-eva
       const where = key(row.task, row.doc, row.choice);
       expect(sha256((requests[index] as LoglikelihoodRequest).context), where).toBe(row.context_sha256);
       expect({ length: contextTokens.length, head: contextTokens.slice(0, 3), continuation: continuationTokens }, where).toEqual({
-        length: row.context_length, head: row.context_head, continuation: row.continuation_ids,
+        length: row.context_length,
+        head: row.context_head,
+        continuation: row.continuation_ids,
       });
       expect(idsSha256(contextTokens), where).toBe(row.context_ids_sha256);
     });
@@ -88,7 +90,14 @@ describe.skipIf(!hasShared).each(SEQ2SEQ_MODELS)('%s: lm-eval 0.4.13’s accurac
     ['mmlu', `${name}-mmlu-results.json`, { limit: MMLU_LIMIT }],
     [BLIMP_PARADIGMS.map((paradigm) => `blimp_${paradigm}`).join(','), `${name}-blimp-results.json`, { limit: BLIMP_LIMIT }],
   ])('%s', async (tasks, file, options) => {
-    const { results } = await evaluate({ model: seq2seqFolder(name, 'merged'), suite: tasks, dataDir: path.join(sharedDir, 'data'), ...options, lmEvalVersion: '0.4.13', cacheDir: false });
+    const { results } = await evaluate({
+      model: seq2seqFolder(name, 'merged'),
+      suite: tasks,
+      dataDir: path.join(sharedDir, 'data'),
+      ...options,
+      lmEvalVersion: '0.4.13',
+      cacheDir: false,
+    });
     const expected = readSeq2SeqExpectation<RecordedResults>(file).results;
     expect(Object.keys(results.results)).toEqual(Object.keys(expected));
     for (const [task, entry] of Object.entries(expected)) {

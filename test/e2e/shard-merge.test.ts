@@ -37,7 +37,10 @@ const cases = [
   { name: 'BLiMP (two paradigms, a partial suite)', flags: ['--tasks', 'blimp', '--data', blimpDir, '--allow-partial'] },
   // Few-shot examples are drawn at random per document from one generator per task: each shard must still draw
   // every earlier document's examples, or its prompts (and the samples' arguments) would differ.
-  { name: 'HellaSwag 2-shot (random few-shot draws)', flags: ['--tasks', 'hellaswag', '--data', path.join(repoRoot, 'test/fixtures/tasks/release/hellaswag'), '--num-fewshot', '2'] },
+  {
+    name: 'HellaSwag 2-shot (random few-shot draws)',
+    flags: ['--tasks', 'hellaswag', '--data', path.join(repoRoot, 'test/fixtures/tasks/release/hellaswag'), '--num-fewshot', '2'],
+  },
   // Perplexities are task totals (summed log-likelihoods over summed word and byte counts): a merge that averaged
   // the shards' perplexities, or their per-shard totals, would differ here. One shard per document.
   { name: 'wikitext (rolling windows, task-total perplexities)', flags: ['--tasks', 'wikitext', '--data', path.join(repoRoot, 'test/fixtures/tasks')] },
@@ -59,7 +62,18 @@ describe('--shard I/N and mlrb-eval merge', () => {
       for (const shard of shards) expect(shard.code, shard.stderr).toBe(0);
       // Given in any order.
       // --verify re-scores 2 documents of each shard (few-shot prompts and rolling windows rebuilt as the shards built them).
-      const merge = await runBin(['merge', shardFiles[2]!, shardFiles[0]!, shardFiles[1]!, '--verify', '2', '--output', path.join(dir, 'merged.json'), '--log-samples', path.join(dir, 'merged.jsonl')]);
+      const merge = await runBin([
+        'merge',
+        shardFiles[2]!,
+        shardFiles[0]!,
+        shardFiles[1]!,
+        '--verify',
+        '2',
+        '--output',
+        path.join(dir, 'merged.json'),
+        '--log-samples',
+        path.join(dir, 'merged.jsonl'),
+      ]);
       expect(merge.code, merge.stderr).toBe(0);
       expect(merge.stderr).toMatch(/merged 3 of 3 shards/);
       expect(merge.stderr).toMatch(/verified \d+ documents of 3 shards against the model: all agree/);
@@ -81,7 +95,10 @@ describe('--shard I/N and mlrb-eval merge', () => {
 describe.runIf(FULL_TIER && hasShared)('stories260K on real data: 3 shards merged = the unsharded run', () => {
   const runs = [
     { name: 'BLiMP, 20 pairs per paradigm', options: { suite: 'blimp', dataDir: sharedPaths.blimp, limit: 20 } },
-    { name: 'SuperGLUE CB, COPA and WiC 2-shot, 12 documents each', options: { suite: 'cb,copa,wic', dataDir: sharedPaths.superglue, numFewshot: 2, limit: 12 } },
+    {
+      name: 'SuperGLUE CB, COPA and WiC 2-shot, 12 documents each',
+      options: { suite: 'cb,copa,wic', dataDir: sharedPaths.superglue, numFewshot: 2, limit: 12 },
+    },
     { name: 'wikitext under the 0.4.13 rules', options: { suite: 'wikitext', dataDir: path.join(repoRoot, 'test/fixtures/tasks'), lmEvalVersion: '0.4.13' } },
   ] as const;
   for (const { name, options } of runs) {
@@ -102,10 +119,15 @@ describe('merge refusals', () => {
   const shardFiles = [0, 1, 2].map((index) => path.join(dir, `shard-${index}.json`));
   let records: ShardRecord[] = [];
   const asShards = (list: readonly ShardRecord[]): ShardFile[] => list.map((record, index) => ({ file: `shard-${index}.json`, record }));
-  const edited = (index: number, edit: (record: ShardRecord) => ShardRecord): ShardRecord[] => records.map((record, at) => (at === index ? edit(structuredClone(record)) : record));
+  const edited = (index: number, edit: (record: ShardRecord) => ShardRecord): ShardRecord[] =>
+    records.map((record, at) => (at === index ? edit(structuredClone(record)) : record));
 
   beforeAll(async () => {
-    const runs = await Promise.all(shardFiles.map((file, index) => runBin([model, '--tasks', 'blimp', '--data', blimpDir, '--allow-partial', '--quiet', '--no-cache', '--shard', `${index}/3`, '--output', file])));
+    const runs = await Promise.all(
+      shardFiles.map((file, index) =>
+        runBin([model, '--tasks', 'blimp', '--data', blimpDir, '--allow-partial', '--quiet', '--no-cache', '--shard', `${index}/3`, '--output', file]),
+      ),
+    );
     for (const run of runs) expect(run.code, run.stderr).toBe(0);
     records = shardFiles.map(readShardRecord);
   });
@@ -182,7 +204,11 @@ describe('merge refusals', () => {
     const missing = await runCli(['merge', shardFiles[0]!, shardFiles[1]!, '--output', path.join(dir, 'never.json')]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/shards 2\/3 are missing/);
-    for (const args of [['--shard', '0/3'], ['--shard', '3/3', '--output', results], ['--shard', '0/3', '--output', results, '--log-samples', results]]) {
+    for (const args of [
+      ['--shard', '0/3'],
+      ['--shard', '3/3', '--output', results],
+      ['--shard', '0/3', '--output', results, '--log-samples', results],
+    ]) {
       const run = await runCli([model, '--tasks', 'blimp', '--data', blimpDir, ...args]);
       expect(run.code, args.join(' ')).toBe(2);
     }
@@ -198,7 +224,12 @@ describe('merge refusals', () => {
   });
 
   it('EXPECTED FAILURE – a log-likelihood that is no log-probability ("NaN", "Infinity", a positive number) is refused, naming the file and the field', async () => {
-    for (const [name, value] of [['nan', 'NaN'], ['infinity', 'Infinity'], ['positive', 0.5], ['huge', '1e999']] as const) {
+    for (const [name, value] of [
+      ['nan', 'NaN'],
+      ['infinity', 'Infinity'],
+      ['positive', 0.5],
+      ['huge', '1e999'],
+    ] as const) {
       const file = path.join(dir, `forged-${name}.json`);
       const text = readFileSync(shardFiles[0]!, 'utf8');
       const record = JSON.parse(text) as { documents: Record<string, { docs: { logliks: unknown[] }[] }> };
@@ -208,7 +239,11 @@ describe('merge refusals', () => {
       writeFileSync(file, name === 'huge' ? JSON.stringify(record).replace(/"logliks":\[([^,\]]+),0\]/, '"logliks":[$1,1e999]') : JSON.stringify(record));
       const run = await runCli(['merge', file, shardFiles[1]!, shardFiles[2]!]);
       expect(run.code, name).toBe(1);
-      expect(run.stderr, name).toMatch(new RegExp(`error \\[BAD_SHARD\\]: ${file.replaceAll(/[.\\/]/g, '\\$&')} is not a valid shard file: documents\\.${task}\\.docs\\.0\\.logliks\\.1: a log-likelihood is a number ≤ 0 or "-Infinity"`));
+      expect(run.stderr, name).toMatch(
+        new RegExp(
+          `error \\[BAD_SHARD\\]: ${file.replaceAll(/[.\\/]/g, '\\$&')} is not a valid shard file: documents\\.${task}\\.docs\\.0\\.logliks\\.1: a log-likelihood is a number ≤ 0 or "-Infinity"`,
+        ),
+      );
     }
   });
 
@@ -226,7 +261,9 @@ describe('merge refusals', () => {
     expect((await runCli(['merge', shardFiles[0]!, forgedFile, shardFiles[2]!])).code).toBe(0); // what a merge alone cannot see
     const caught = await runCli(['merge', shardFiles[0]!, forgedFile, shardFiles[2]!, '--verify', '1', '--output', path.join(dir, 'never.json')]);
     expect(caught.code).toBe(1);
-    expect(caught.stderr).toMatch(/error \[BAD_SHARD\]: .*forged-shard-1\.json: re-scoring document \d+ of blimp_toy_\w+ gives other results than the shard holds: choice \d's log-likelihood is -?[\d.e-]+, recomputed -?[\d.e-]+; the shard's numbers did not come from this model/);
+    expect(caught.stderr).toMatch(
+      /error \[BAD_SHARD\]: .*forged-shard-1\.json: re-scoring document \d+ of blimp_toy_\w+ gives other results than the shard holds: choice \d's log-likelihood is -?[\d.e-]+, recomputed -?[\d.e-]+; the shard's numbers did not come from this model/,
+    );
     expect(existsSync(path.join(dir, 'never.json'))).toBe(false);
     const otherModel = writeTinyCausalLm(path.join(dir, 'other-model'), { seed: 77 }).modelPath;
     const wrongModel = await runCli(['merge', ...shardFiles, '--verify', '1', '--model', otherModel]);

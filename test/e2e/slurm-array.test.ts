@@ -50,7 +50,16 @@ describe.skipIf(skipReason !== undefined)(title, () => {
   beforeAll(async () => {
     if (unavailable !== undefined) throw new Error(`MLRB_REQUIRE_SLURM=1, but ${unavailable}`);
     const wholeFile = path.join(workDir, 'unsharded.json');
-    const whole = await runNode([path.join(repoRoot, 'bin', 'mlrb-eval.js'), ...EVAL_ARGS, '--quiet', '--no-cache', '--output', wholeFile, '--log-samples', unshardedSamples]);
+    const whole = await runNode([
+      path.join(repoRoot, 'bin', 'mlrb-eval.js'),
+      ...EVAL_ARGS,
+      '--quiet',
+      '--no-cache',
+      '--output',
+      wholeFile,
+      '--log-samples',
+      unshardedSamples,
+    ]);
     expect(whole.code, whole.stderr).toBe(0);
     unsharded = readJson(wholeFile);
     slurm = await LocalSlurm.start(path.join(workDir, 'cluster'));
@@ -100,7 +109,9 @@ describe.skipIf(skipReason !== undefined)(title, () => {
     // Every document's log-likelihoods, not only the accuracies they add up to.
     expect(readFileSync(path.join(run.folder, 'samples.jsonl'), 'utf8') === readFileSync(unshardedSamples, 'utf8')).toBe(true);
     // Attempt files are linked into place and removed; none is left behind.
-    expect(readdirSync(path.join(run.folder, 'shards')).sort()).toEqual(Array.from({ length: SHARDS }, (_, index) => `shard-${index}-of-${SHARDS}.json`).sort());
+    expect(readdirSync(path.join(run.folder, 'shards')).sort()).toEqual(
+      Array.from({ length: SHARDS }, (_, index) => `shard-${index}-of-${SHARDS}.json`).sort(),
+    );
   }
 
   /** Shard `index` was written by a second attempt that took part of its scores from the first one's cache. */
@@ -127,7 +138,10 @@ describe.skipIf(skipReason !== undefined)(title, () => {
       expect((await cluster().jobState(`${run.arrayJob}_2`)).restarts).toBe(1);
 
       // The same command again: every task finds its shard finished and leaves it as it is.
-      const finished = Array.from({ length: SHARDS }, (_, index) => ({ bytes: readFileSync(shardFile(run, index)), inode: statSync(shardFile(run, index)).ino }));
+      const finished = Array.from({ length: SHARDS }, (_, index) => ({
+        bytes: readFileSync(shardFile(run, index)),
+        inode: statSync(shardFile(run, index)).ino,
+      }));
       const again = await submit(run.folder);
       await expectMergedEqualsUnsharded(again);
       for (const [index, { bytes, inode }] of finished.entries()) {

@@ -69,7 +69,13 @@ describe.skipIf(!hasShared)('wikitext on stories260K matches real lm-eval 0.4.13
 
   it('writes the task as lm-eval 0.4.13 does: no stderr, lower is better, a loglikelihood_rolling config', () => {
     const { results } = result;
-    expect(wikitextEntry(result)).toMatchObject({ name: 'wikitext', alias: 'wikitext', sample_len: 3, 'word_perplexity_stderr,none': 'N/A', 'bits_per_byte_stderr,none': 'N/A' });
+    expect(wikitextEntry(result)).toMatchObject({
+      name: 'wikitext',
+      alias: 'wikitext',
+      sample_len: 3,
+      'word_perplexity_stderr,none': 'N/A',
+      'bits_per_byte_stderr,none': 'N/A',
+    });
     expect(results.higher_is_better.wikitext).toEqual({ word_perplexity: false, byte_perplexity: false, bits_per_byte: false });
     expect(results['n-samples'].wikitext).toEqual({ original: 3, effective: 3 });
     expect(results.configs.wikitext).toMatchObject({
@@ -137,7 +143,8 @@ describe('wikitext on a tiny model matches an independent scorer', () => {
   it('a second run takes the windows from the token cache and their scores from the score cache, with the same numbers', async () => {
     const cacheDir = makeTempDir('wikitext-cache');
     const logs: string[] = [];
-    const run = (): Promise<EvaluateResult> => evaluate({ model: modelPath, suite: 'wikitext', dataDir: DATA_DIR, cacheDir, onLog: (message) => logs.push(message) });
+    const run = (): Promise<EvaluateResult> =>
+      evaluate({ model: modelPath, suite: 'wikitext', dataDir: DATA_DIR, cacheDir, onLog: (message) => logs.push(message) });
     const first = await run();
     const second = await run();
     expect(logs.some((message) => message.startsWith('tokenized requests from the cache'))).toBe(true);
@@ -165,8 +172,15 @@ describe('wikitext on a tiny model matches an independent scorer', () => {
     const run = await runCli([modelPath, '--tasks', 'wikitext', '--data', DATA_DIR, '--output', output, '--no-cache']);
     expect(run.code, run.stderr).toBe(0);
     const rows = run.stdout.split('\n').filter((line) => line.includes('wikitext') || line.includes('_per'));
-    for (const metric of METRICS) expect(rows.some((row) => row.includes(metric) && row.includes('↓')), `${metric} row in\n${run.stdout}`).toBe(true);
-    const written = JSON.parse(readFileSync(output, 'utf8')) as { results: Record<string, Record<string, unknown>>; configs: Record<string, Record<string, unknown>> };
+    for (const metric of METRICS)
+      expect(
+        rows.some((row) => row.includes(metric) && row.includes('↓')),
+        `${metric} row in\n${run.stdout}`,
+      ).toBe(true);
+    const written = JSON.parse(readFileSync(output, 'utf8')) as {
+      results: Record<string, Record<string, unknown>>;
+      configs: Record<string, Record<string, unknown>>;
+    };
     expect(Object.keys(written.results.wikitext ?? {})).toEqual(['alias', ...METRICS.flatMap((metric) => [`${metric},none`, `${metric}_stderr,none`])]);
     expect(written.configs.wikitext?.output_type).toBe('loglikelihood_rolling');
   });

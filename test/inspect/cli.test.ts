@@ -50,7 +50,11 @@ describe('mlrb-eval inspect', () => {
     expect((await run(runInspectCommand, [quantizedPath, '--strict', '--json'])).code).toBe(1);
     const clean = await run(runInspectCommand, [basePath, '--strict', '--json', '--dram-budget', '1GiB', '--estimate-only']);
     expect(clean.code).toBe(0);
-    const report = JSON.parse(clean.stdout) as { verdict: { status: string }; dram: { budget: { bytes: number }; basis: string }; inspect: { parameters: { total: number } } };
+    const report = JSON.parse(clean.stdout) as {
+      verdict: { status: string };
+      dram: { budget: { bytes: number }; basis: string };
+      inspect: { parameters: { total: number } };
+    };
     expect(report.verdict.status).toBe('pass');
     expect(report.dram).toMatchObject({ budget: { bytes: 2 ** 30 }, basis: 'estimate' });
     expect(report.inspect.parameters.total).toBe(storedElements(base.model));

@@ -36,7 +36,10 @@ function modelWith(tensor: Omit<RawTensor, 'name'>): { folder: string; modelPath
 const external = (location: string, length = 16): Omit<RawTensor, 'name'> => ({ dataType: FLOAT, dims: [4], external: { location, offset: 0, length } });
 
 async function badModel(modelPath: string): Promise<MlrbError> {
-  const error = await readModelGraph(modelPath).then(() => null, (caught: unknown) => caught);
+  const error = await readModelGraph(modelPath).then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error, `${modelPath} should be refused`).toBeInstanceOf(MlrbError);
   expect((error as MlrbError).code).toBe('BAD_MODEL');
   return error as MlrbError;

@@ -26,8 +26,11 @@ describe('inspect, encoder-decoder exports', () => {
     expect(report.parameters.config.total).toBe(readSeq2SeqExpectation<RecordedGenerations>(`${name}-generate.json`).numParameters);
     expect(report.parameters.config.tiedEmbeddings).toBe(name === 't5');
     expect(report.graphs.map((graph) => path.basename(graph.file))).toEqual(
-      layout === 'nopast' ? ['encoder_model.onnx', 'decoder_model.onnx']
-        : layout === 'past' ? ['encoder_model.onnx', 'decoder_model.onnx', 'decoder_with_past_model.onnx'] : ['encoder_model.onnx', 'decoder_model_merged.onnx'],
+      layout === 'nopast'
+        ? ['encoder_model.onnx', 'decoder_model.onnx']
+        : layout === 'past'
+          ? ['encoder_model.onnx', 'decoder_model.onnx', 'decoder_with_past_model.onnx']
+          : ['encoder_model.onnx', 'decoder_model_merged.onnx'],
     );
     expect(report.tensorBytes).toBe(report.graphs.reduce((total, graph) => total + graph.inspect.tensorBytes, 0));
     expect(report.dram.estimate.weightBytes).toBe(report.tensorBytes);

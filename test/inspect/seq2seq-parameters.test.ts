@@ -52,14 +52,24 @@ describe('encoder-decoder parameters, counted from storage over every graph', ()
 
   it("t5's head, the embedding stored transposed in the decoder, counts once; Flan-T5's own head counts", async () => {
     const t5 = await inspectFolder(seq2seqFolder('t5', 'nopast'));
-    expect(t5.copies).toContainEqual({ tensor: 'decoder_model.onnx/onnx::MatMul_688', copies: 'encoder_model.onnx/encoder.embed_tokens.weight', elements: 416 * 16 });
+    expect(t5.copies).toContainEqual({
+      tensor: 'decoder_model.onnx/onnx::MatMul_688',
+      copies: 'encoder_model.onnx/encoder.embed_tokens.weight',
+      elements: 416 * 16,
+    });
     const flan = await inspectFolder(seq2seqFolder('flan-t5', 'nopast'));
     expect(flan.copies.map((copy) => copy.tensor)).not.toContain('decoder_model.onnx/onnx::MatMul_1001');
-    expect(flan.copies).toContainEqual({ tensor: 'decoder_model.onnx/model.shared.weight', copies: 'encoder_model.onnx/encoder.embed_tokens.weight', elements: 416 * 16 });
+    expect(flan.copies).toContainEqual({
+      tensor: 'decoder_model.onnx/model.shared.weight',
+      copies: 'encoder_model.onnx/encoder.embed_tokens.weight',
+      elements: 416 * 16,
+    });
   });
 
   it('EXPECTED FAILURE – a config.json claiming other sizes is reported, not counted', async () => {
-    const folder = withConfig('t5', (config) => Object.assign(config, { d_model: 512, d_ff: 2048, num_layers: 6, num_decoder_layers: 6, num_heads: 8, vocab_size: 32128 }));
+    const folder = withConfig('t5', (config) =>
+      Object.assign(config, { d_model: 512, d_ff: 2048, num_layers: 6, num_decoder_layers: 6, num_heads: 8, vocab_size: 32128 }),
+    );
     const parameters = await inspectFolder(folder);
     expect(parameters.total).toBe(reference.t5.layouts['nopast']!.storedElements);
     expect(parameters.config.total).toBeGreaterThan(30_000_000);

@@ -31,10 +31,15 @@ interface ChildEnd {
 function readWhileTruncating(mode: Mode, file: string, delayMs: number): Promise<ChildEnd> {
   const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', tsxLoader, childScript, mode, file, String(delayMs), SCANNED_TENSOR], { timeout: 60_000 }, (error, stdout, stderr) => {
-      const last = stdout.trim().split('\n').at(-1) ?? '';
-      resolve({ signal: error?.signal ?? null, outcome: last.startsWith('{') ? (JSON.parse(last) as ReadOutcome) : null, stderr });
-    });
+    execFile(
+      process.execPath,
+      ['--import', tsxLoader, childScript, mode, file, String(delayMs), SCANNED_TENSOR],
+      { timeout: 60_000 },
+      (error, stdout, stderr) => {
+        const last = stdout.trim().split('\n').at(-1) ?? '';
+        resolve({ signal: error?.signal ?? null, outcome: last.startsWith('{') ? (JSON.parse(last) as ReadOutcome) : null, stderr });
+      },
+    );
   });
 }
 

@@ -16,10 +16,18 @@ import { useTempDirectory } from './support/tmp-dir.js';
 const tempPath = useTempDirectory('wire-reader');
 
 // onnx.proto field numbers, as native/onnx/schema.h spells them.
-const MODEL_IR_VERSION = 1, MODEL_GRAPH = 7, MODEL_OPSET = 8;
-const GRAPH_NODE = 1, GRAPH_INITIALIZER = 5;
-const NODE_OUTPUT = 2, NODE_OP_TYPE = 4, NODE_ATTRIBUTE = 5;
-const TENSOR_DIMS = 1, TENSOR_DATA_TYPE = 2, TENSOR_NAME = 8, TENSOR_RAW_DATA = 9;
+const MODEL_IR_VERSION = 1,
+  MODEL_GRAPH = 7,
+  MODEL_OPSET = 8;
+const GRAPH_NODE = 1,
+  GRAPH_INITIALIZER = 5;
+const NODE_OUTPUT = 2,
+  NODE_OP_TYPE = 4,
+  NODE_ATTRIBUTE = 5;
+const TENSOR_DIMS = 1,
+  TENSOR_DATA_TYPE = 2,
+  TENSOR_NAME = 8,
+  TENSOR_RAW_DATA = 9;
 const FLOAT32 = 1;
 
 const concat = (...parts: ArrayLike<number>[]): Uint8Array => {
@@ -49,7 +57,12 @@ const tag = (field: number, wire: number): number[] => varint(field * 8 + wire);
 function modelAround(graphBody: Uint8Array): Uint8Array {
   return concat(
     new ProtoWriter().varintField(MODEL_IR_VERSION, 8).messageField(MODEL_GRAPH, graphBody).finish(),
-    new ProtoWriter().messageField(MODEL_OPSET, encodeMessage((opset) => opset.stringField(1, '').varintField(2, 17))).finish(),
+    new ProtoWriter()
+      .messageField(
+        MODEL_OPSET,
+        encodeMessage((opset) => opset.stringField(1, '').varintField(2, 17)),
+      )
+      .finish(),
   );
 }
 
@@ -66,7 +79,10 @@ function writeModel(name: string, bytes: Uint8Array): string {
 }
 
 async function badModelMessage(modelPath: string): Promise<string> {
-  const error = await readModelGraph(modelPath).then(() => null, (caught: unknown) => caught);
+  const error = await readModelGraph(modelPath).then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(MlrbError);
   expect((error as MlrbError).code).toBe('BAD_MODEL');
   const { message } = error as MlrbError;
@@ -81,12 +97,22 @@ describe('native protobuf reader on crafted bytes', () => {
     const tensor = concat(
       new ProtoWriter().bytesField(TENSOR_RAW_DATA, raw).finish(), // the payload before the name and dims
       new ProtoWriter().stringField(TENSOR_NAME, 'w').varintField(TENSOR_DIMS, 2).finish(),
-      new ProtoWriter().doubleField(99, 1.5).floatField(98, 2.5).varintField(97, 7).bytesField(96, Uint8Array.of(1, 2, 3)).finish(),
+      new ProtoWriter()
+        .doubleField(99, 1.5)
+        .floatField(98, 2.5)
+        .varintField(97, 7)
+        .bytesField(96, Uint8Array.of(1, 2, 3))
+        .finish(),
       new ProtoWriter().packedVarintField(TENSOR_DIMS, [3]).varintField(TENSOR_DIMS, 4).varintField(TENSOR_DATA_TYPE, FLOAT32).finish(),
     );
     const graph = concat(
       new ProtoWriter().doubleField(90, 0).messageField(GRAPH_INITIALIZER, tensor).finish(),
-      new ProtoWriter().messageField(GRAPH_NODE, encodeMessage((node) => node.stringField(NODE_OUTPUT, 'y').floatField(91, 1).stringField(NODE_OP_TYPE, 'Relu'))).finish(),
+      new ProtoWriter()
+        .messageField(
+          GRAPH_NODE,
+          encodeMessage((node) => node.stringField(NODE_OUTPUT, 'y').floatField(91, 1).stringField(NODE_OP_TYPE, 'Relu')),
+        )
+        .finish(),
     );
     const modelPath = writeModel('lenient', modelAround(graph));
     const read = await readModelGraph(modelPath);
@@ -100,10 +126,18 @@ describe('native protobuf reader on crafted bytes', () => {
   it('steps over a 4 GiB inline raw_data payload (a file hole) and reads the fields after it', async () => {
     const elements = 2 ** 30 + 4; // float32: 2^32 + 16 bytes, past any 32-bit length
     const payloadBytes = elements * 4;
-    const tensorHead = concat(new ProtoWriter().packedVarintField(TENSOR_DIMS, [elements]).varintField(TENSOR_DATA_TYPE, FLOAT32).stringField(TENSOR_NAME, 'huge').finish(),
-      tag(TENSOR_RAW_DATA, 2), varint(payloadBytes));
+    const tensorHead = concat(
+      new ProtoWriter().packedVarintField(TENSOR_DIMS, [elements]).varintField(TENSOR_DATA_TYPE, FLOAT32).stringField(TENSOR_NAME, 'huge').finish(),
+      tag(TENSOR_RAW_DATA, 2),
+      varint(payloadBytes),
+    );
     const tensorBytes = tensorHead.length + payloadBytes;
-    const nodeAfter = new ProtoWriter().messageField(GRAPH_NODE, encodeMessage((node) => node.stringField(NODE_OUTPUT, 'after').stringField(NODE_OP_TYPE, 'Identity'))).finish();
+    const nodeAfter = new ProtoWriter()
+      .messageField(
+        GRAPH_NODE,
+        encodeMessage((node) => node.stringField(NODE_OUTPUT, 'after').stringField(NODE_OP_TYPE, 'Identity')),
+      )
+      .finish();
     const graphHead = concat(tag(GRAPH_INITIALIZER, 2), varint(tensorBytes));
     const graphBytes = graphHead.length + tensorBytes + nodeAfter.length;
     const head = concat(new ProtoWriter().varintField(MODEL_IR_VERSION, 8).finish(), tag(MODEL_GRAPH, 2), varint(graphBytes), graphHead, tensorHead);
@@ -158,8 +192,13 @@ describe('native protobuf reader on crafted bytes', () => {
       expect(await badModelMessage(writeModel('cut-dims', cut))).toContain(`a varint runs past the end of its message at byte offset ${cut.length - 1}`);
       const attribute = concat(tag(NODE_ATTRIBUTE, 0), [1]);
       const node = concat(new ProtoWriter().stringField(NODE_OP_TYPE, 'Relu').finish(), attribute);
-      const bytes = new ProtoWriter().varintField(MODEL_IR_VERSION, 8).messageField(MODEL_GRAPH, new ProtoWriter().messageField(GRAPH_NODE, node).finish()).finish();
-      expect(await badModelMessage(writeModel('attribute', bytes))).toContain(`NodeProto.attribute is not a message at byte offset ${bytes.length - attribute.length}`);
+      const bytes = new ProtoWriter()
+        .varintField(MODEL_IR_VERSION, 8)
+        .messageField(MODEL_GRAPH, new ProtoWriter().messageField(GRAPH_NODE, node).finish())
+        .finish();
+      expect(await badModelMessage(writeModel('attribute', bytes))).toContain(
+        `NodeProto.attribute is not a message at byte offset ${bytes.length - attribute.length}`,
+      );
     });
   });
 });

@@ -140,20 +140,29 @@ describe('EXPECTED FAILURE – bad scoring calls', () => {
     const tensor = { name: 'lm_head.weight', elementType: 1, dims: [2, 2], data: new Uint8Array(16) };
     expect(() => load(tensor)).toThrow(new TypeError('options.initializerOverrides must be an array'));
     expect(() => load([{ ...tensor, name: '' }])).toThrow(new TypeError('options.initializerOverrides[0].name must be a non-empty string'));
-    expect(() => load([{ ...tensor, elementType: 7 }])).toThrow(new RangeError('options.initializerOverrides[0].elementType must be 1 (float), 10 (float16) or 16 (bfloat16)'));
+    expect(() => load([{ ...tensor, elementType: 7 }])).toThrow(
+      new RangeError('options.initializerOverrides[0].elementType must be 1 (float), 10 (float16) or 16 (bfloat16)'),
+    );
     expect(() => load([{ ...tensor, dims: [2, -1] }])).toThrow(new RangeError('options.initializerOverrides[0].dims must hold integers in [0, 2^30]'));
     expect(() => load([{ ...tensor, data: new Float32Array(4) }])).toThrow(new TypeError('options.initializerOverrides[0].data must be a Uint8Array'));
-    expect(() => load([{ ...tensor, data: new Uint8Array(15) }])).toThrow(new RangeError('options.initializerOverrides[0].data holds 15 bytes; its dims and type need 16'));
+    expect(() => load([{ ...tensor, data: new Uint8Array(15) }])).toThrow(
+      new RangeError('options.initializerOverrides[0].data holds 15 bytes; its dims and type need 16'),
+    );
     await expect(loadModel({ model: tinyModelPath, initializerOverrides: [{ ...tensor, name: 'no.such.tensor' }] })).rejects.toMatchObject({
-      code: 'BAD_MODEL', message: expect.stringContaining("the graph has no initializer named 'no.such.tensor' to replace"),
+      code: 'BAD_MODEL',
+      message: expect.stringContaining("the graph has no initializer named 'no.such.tensor' to replace"),
     });
   });
 
-  it('BAD CALL – the rewrites object is checked against the addon\'s pass list', async () => {
+  it("BAD CALL – the rewrites object is checked against the addon's pass list", async () => {
     const load = (rewrites: unknown) => loadBinding().loadSession(tinyModelPath, { rewrites: rewrites as never });
-    expect(() => load('cpuFusion')).toThrow(new TypeError('options.rewrites must be an object of booleans by pass name (cpuFusion, sliceLmHead, pruneLastBlock, decodeCache)'));
+    expect(() => load('cpuFusion')).toThrow(
+      new TypeError('options.rewrites must be an object of booleans by pass name (cpuFusion, sliceLmHead, pruneLastBlock, decodeCache)'),
+    );
     expect(() => load(['cpuFusion'])).toThrow(TypeError);
-    expect(() => load({ cpuFuson: false })).toThrow(new TypeError('options.rewrites.cpuFuson is not a rewrite; the rewrites are cpuFusion, sliceLmHead, pruneLastBlock, decodeCache'));
+    expect(() => load({ cpuFuson: false })).toThrow(
+      new TypeError('options.rewrites.cpuFuson is not a rewrite; the rewrites are cpuFusion, sliceLmHead, pruneLastBlock, decodeCache'),
+    );
     expect(() => load({ pruneLastBlock: 1 })).toThrow(new TypeError('options.rewrites.pruneLastBlock must be a boolean'));
     await expect(scoreModelInputs(model, [{ inputTokens: [4], continuationTokens: [5] }], { batchSize: 0 })).rejects.toThrow(RangeError);
   });

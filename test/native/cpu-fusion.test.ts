@@ -67,11 +67,14 @@ const variants: [string, WriteTinyCausalLmOptions, boolean?][] = [
   ['Where(Not(mask), fill, scores) with a Div scale', { maskStyle: 'where-inverted', scaleOp: 'div' }],
   ['an additive float mask of -1e9 (no key skipped)', { maskStyle: 'additive' }],
   ['an additive float-min mask (excluded keys skipped)', { maskStyle: 'additive', maskFill: -3.4028234663852886e38 }],
-  ['torch sdpa\'s form: Q and Kᵀ scaled apart, a -inf additive mask, Where(IsNaN(p), 0, p) after the Softmax', { scaleOp: 'sdpa', maskStyle: 'additive', maskFill: -Infinity }],
+  [
+    "torch sdpa's form: Q and Kᵀ scaled apart, a -inf additive mask, Where(IsNaN(p), 0, p) after the Softmax",
+    { scaleOp: 'sdpa', maskStyle: 'additive', maskFill: -Infinity },
+  ],
   ['grouped-query attention through repeat_kv (4 query heads, 2 key/value heads)', { hiddenSize: 32, numHeads: 4, kvRepeat: 2 }],
   ['head_dim 64 over 3 layers and 96 positions', { hiddenSize: 128, numHeads: 2, numLayers: 3, maxPositions: 96, mlpSize: 64 }],
   ['an optimum KV-cache graph with int32 ids (shared prefixes reuse their KV)', { idsType: 'int32', pastConvention: 'optimum' }],
-  ['Llama\'s rotary embedding with grouped-query attention', { rotary: true, hiddenSize: 32, numHeads: 4, kvRepeat: 2 }, true],
+  ["Llama's rotary embedding with grouped-query attention", { rotary: true, hiddenSize: 32, numHeads: 4, kvRepeat: 2 }, true],
   ['a rotary embedding at position_ids (tables broadcast as [batch, 1, seq, d])', { rotary: true, withPositionIds: true }, true],
   ['a rotary embedding under a KV cache (cached keys: the graph keeps the rotation)', { rotary: true, pastConvention: 'optimum' }, false],
 ];
@@ -93,7 +96,9 @@ describe('CPU graph fusion', () => {
         expect(Number(softmaxes)).toBe(lm.options.numLayers);
         expect(ROTARY_NOTE.exec(note)?.[1], note).toBe(rotaryFolded ? String(lm.options.numLayers) : undefined);
         // The sliced head reads few positions, so the last block computes only those rows.
-        expect(logs.join('\n')).toMatch(/rewrite pruneLastBlock: applied \(the last attention and the \d+ nodes after it run only on the scored positions \(1 residual/);
+        expect(logs.join('\n')).toMatch(
+          /rewrite pruneLastBlock: applied \(the last attention and the \d+ nodes after it run only on the scored positions \(1 residual/,
+        );
         expect(plain.attentionFused).toBe(false);
 
         const { results } = await scoreModelInputs(fused, inputs);
@@ -125,7 +130,7 @@ describe('CPU graph fusion', () => {
     }
   });
 
-  it('leaves alone a block whose NaN guard is not sdpa\'s: Where(IsNaN(p), 1, p) gives NaN rows a weight the op cannot', async () => {
+  it("leaves alone a block whose NaN guard is not sdpa's: Where(IsNaN(p), 1, p) gives NaN rows a weight the op cannot", async () => {
     const { model } = buildTinyCausalLm({ scaleOp: 'sdpa', maskStyle: 'additive', maskFill: -Infinity, seed: 53 });
     const initializers = model.graph.initializers.map((tensor) => (tensor.name === 'const_nan_weight' ? makeTensor(tensor.name, 'float32', [], [1]) : tensor));
     const modelPath = writeModelFiles(mkdtempSync(path.join(workDir, 'guard-')), { ...model, graph: { ...model.graph, initializers } });
@@ -133,7 +138,9 @@ describe('CPU graph fusion', () => {
     try {
       expect(loaded.attentionFused).toBe(false);
       expect(loaded.rewrites.find((outcome) => outcome.name === 'cpuFusion')).toEqual({
-        name: 'cpuFusion', applied: false, reason: 'no Softmax sits in a MatMul / scale / mask / MatMul attention block',
+        name: 'cpuFusion',
+        applied: false,
+        reason: 'no Softmax sits in a MatMul / scale / mask / MatMul attention block',
       });
       const inputs = randomModelInputs(12, 64, 20, 53, 4);
       await expectReferenceLogliks(modelPath, inputs, (await scoreModelInputs(loaded, inputs)).results);
@@ -173,7 +180,11 @@ describe('CPU graph fusion', () => {
     try {
       expect(fused.attentionFused).toBe(true);
       for (const suite of suites) {
-        const inputs = buildModelInputs(fused, suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)), (index) => `request ${index}`);
+        const inputs = buildModelInputs(
+          fused,
+          suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)),
+          (index) => `request ${index}`,
+        );
         const fusedLogliks = (await scoreModelInputs(fused, inputs)).results.map((result) => result.loglik);
         const plainLogliks = (await scoreModelInputs(plain, inputs)).results.map((result) => result.loglik);
         if (fusedRoundsAsOrt) {

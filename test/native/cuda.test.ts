@@ -40,8 +40,13 @@ if (!hasCuda) {
   console.warn(`[cuda.test] GPU-vs-CPU comparisons SKIPPED, no usable CUDA here: ${cudaUnavailable.message.slice(0, 400)}`);
 }
 
-async function scoreOn(modelPath: string, provider: 'cpu' | 'cuda' | 'auto', inputs: readonly ModelInput[], score: ScoreOptions,
-  load: Partial<LoadModelOptions> = {}) {
+async function scoreOn(
+  modelPath: string,
+  provider: 'cpu' | 'cuda' | 'auto',
+  inputs: readonly ModelInput[],
+  score: ScoreOptions,
+  load: Partial<LoadModelOptions> = {},
+) {
   const model = await loadModel({ model: modelPath, provider, threads: 2, ...load });
   try {
     return { provider: model.provider, ...(await scoreModelInputs(model, inputs, score)) };
@@ -131,7 +136,10 @@ describe.skipIf(!hasCuda)(`GPU scores match the CPU path${hasCuda ? '' : ' (SKIP
   it('EXPECTED FAILURE – NaN logits name the same request and position as on the CPU', async () => {
     const nanModel = writeNanLogitsModel(path.join(workDir, 'nan'));
     const failure = (provider: 'cpu' | 'cuda') =>
-      scoreOn(nanModel, provider, [{ inputTokens: [0, 1], continuationTokens: [2] }], { batchSize: 1 }).then(() => null, (error: unknown) => error);
+      scoreOn(nanModel, provider, [{ inputTokens: [0, 1], continuationTokens: [2] }], { batchSize: 1 }).then(
+        () => null,
+        (error: unknown) => error,
+      );
     const [cpu, gpu] = [await failure('cpu'), await failure('cuda')];
     expect(gpu).toMatchObject({ code: 'NUMERIC', message: (cpu as Error).message });
   });
@@ -166,7 +174,7 @@ describe.skipIf(hasCuda)('without CUDA: the fallbacks', () => {
   });
 });
 
-describe('EXPECTED FAILURE – a provider library that ONNX Runtime cannot use is named, with the loader\'s reason', () => {
+describe("EXPECTED FAILURE – a provider library that ONNX Runtime cannot use is named, with the loader's reason", () => {
   const asus4Dir = path.join(repoRoot, 'node_modules', 'com.github.asus4.onnxruntime', 'Plugins', 'Linux', 'x64');
   type ChildResult = { code?: string; message?: string; provider?: string };
 
@@ -200,5 +208,4 @@ describe('EXPECTED FAILURE – a provider library that ONNX Runtime cannot use i
       expect(result.message).toMatch(/not enabled in this build; OrtSessionOptionsAppendExecutionProvider_Cuda: Failed to load shared library/);
     },
   );
-
 });

@@ -41,7 +41,9 @@ async function expectFusedAgrees(modelPath: string, inputs: readonly ModelInput[
     if (bitForBit) {
       expect(fusedLogliks).toEqual(plainLogliks);
     } else {
-      fusedLogliks.forEach((loglik, request) => expect(Math.abs(loglik - (plainLogliks[request] as number)), `request ${request}`).toBeLessThan(LOGLIK_TOLERANCE));
+      fusedLogliks.forEach((loglik, request) =>
+        expect(Math.abs(loglik - (plainLogliks[request] as number)), `request ${request}`).toBeLessThan(LOGLIK_TOLERANCE),
+      );
     }
   } finally {
     fused.dispose();
@@ -78,7 +80,11 @@ describe('MLRB_CPU_PATH=avx2', () => {
   it.skipIf(!hasShared)(`stories260K on real BLiMP rows: fused logliks match the unfused graph ${storiesAgreement}`, async () => {
     const suite = await loadSuite('blimp', { dataDir: sharedPaths.blimp, limit: 4 });
     const probe = await loadModel({ model: sharedPaths.stories });
-    const inputs = buildModelInputs(probe, suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)), (index) => `request ${index}`);
+    const inputs = buildModelInputs(
+      probe,
+      suite.tasks.filter(isMultipleChoice).flatMap((task) => buildTaskRequests(task)),
+      (index) => `request ${index}`,
+    );
     probe.dispose();
     await expectFusedAgrees(sharedPaths.stories, inputs, asMlas);
   });

@@ -81,7 +81,8 @@ function expectClose(actual: readonly LoglikelihoodResult[], expected: readonly 
 /** (model, fused blocks, |fused − unfused|, |fused − transformers|), printed with MLRB_PRINT_FUSION_TABLE=1. */
 const table: string[] = [];
 afterAll(() => {
-  if (process.env['MLRB_PRINT_FUSION_TABLE'] === '1') console.info(['model | fused | max |fused − unfused| | max |fused − transformers| | slicing, pruning', ...table].join('\n'));
+  if (process.env['MLRB_PRINT_FUSION_TABLE'] === '1')
+    console.info(['model | fused | max |fused − unfused| | max |fused − transformers| | slicing, pruning', ...table].join('\n'));
 });
 
 describe('CPU attention fusion on real exports (scripts/fusion/build_attention_corpus.py)', () => {
@@ -90,50 +91,55 @@ describe('CPU attention fusion on real exports (scripts/fusion/build_attention_c
     expect(manifest.models).toHaveLength(30);
   });
 
-  it.each(manifest.models.map((model) => [name(model), model] as const))('%s: every attention block fused, the last block pruned; logliks as unfused, unpruned and transformers', async (_, model) => {
-    const path = unpack(model);
-    const fused = await loadModel({ model: path, threads: 1 });
-    const plain = await loadModel({ model: path, threads: 1, cpuFusion: false });
-    const unpruned = await loadModel({ model: path, threads: 1, rewrites: { pruneLastBlock: false } });
-    try {
-      const outcome: RewriteOutcome = readRewriteOutcome(fused.rewrites);
-      expect(outcome.fusedAttentionBlocks, outcome.notes).toBe(manifest.sizes.layers);
-      expect(outcome.softmaxBlocks, outcome.notes).toBe(manifest.sizes.layers);
-      expect(fused.attentionFused).toBe(true);
-      expect(plain.attentionFused).toBe(false);
-      expect(fused.supportsPrefix).toBe(model.withPast);
-      expect(outcome.lmHeadSliced, outcome.notes).toBe(true);
-      expect(outcome.lastBlockPruned, outcome.notes).toBe(true);
-      expect(readRewriteOutcome(unpruned.rewrites).lastBlockPruned).toBe(false);
+  it.each(manifest.models.map((model) => [name(model), model] as const))(
+    '%s: every attention block fused, the last block pruned; logliks as unfused, unpruned and transformers',
+    async (_, model) => {
+      const path = unpack(model);
+      const fused = await loadModel({ model: path, threads: 1 });
+      const plain = await loadModel({ model: path, threads: 1, cpuFusion: false });
+      const unpruned = await loadModel({ model: path, threads: 1, rewrites: { pruneLastBlock: false } });
+      try {
+        const outcome: RewriteOutcome = readRewriteOutcome(fused.rewrites);
+        expect(outcome.fusedAttentionBlocks, outcome.notes).toBe(manifest.sizes.layers);
+        expect(outcome.softmaxBlocks, outcome.notes).toBe(manifest.sizes.layers);
+        expect(fused.attentionFused).toBe(true);
+        expect(plain.attentionFused).toBe(false);
+        expect(fused.supportsPrefix).toBe(model.withPast);
+        expect(outcome.lmHeadSliced, outcome.notes).toBe(true);
+        expect(outcome.lastBlockPruned, outcome.notes).toBe(true);
+        expect(readRewriteOutcome(unpruned.rewrites).lastBlockPruned).toBe(false);
 
-      const fusedOutput = await scoreModelInputs(fused, inputs);
-      const fusedResults = fusedOutput.results;
-      // With past, the shared prefix runs once and its rows continue it: keys outnumber queries there.
-      expect(fusedOutput.stats.prefixGroups).toBe(model.withPast ? 1 : 0);
-      const plainResults = (await scoreModelInputs(plain, inputs)).results;
-      // Pruning changes which rows the last block computes, not how it computes each: the same logliks.
-      const unprunedResults = (await scoreModelInputs(unpruned, inputs)).results;
-      if (prunedRoundsDifferently(model)) {
-        expect(maxDifference(fusedResults, unprunedResults)).toBeLessThan(PRUNED_ROUNDING);
-        expect(fusedResults.map((result) => result.isGreedy)).toEqual(unprunedResults.map((result) => result.isGreedy));
-      } else {
-        expect(fusedResults).toEqual(unprunedResults);
+        const fusedOutput = await scoreModelInputs(fused, inputs);
+        const fusedResults = fusedOutput.results;
+        // With past, the shared prefix runs once and its rows continue it: keys outnumber queries there.
+        expect(fusedOutput.stats.prefixGroups).toBe(model.withPast ? 1 : 0);
+        const plainResults = (await scoreModelInputs(plain, inputs)).results;
+        // Pruning changes which rows the last block computes, not how it computes each: the same logliks.
+        const unprunedResults = (await scoreModelInputs(unpruned, inputs)).results;
+        if (prunedRoundsDifferently(model)) {
+          expect(maxDifference(fusedResults, unprunedResults)).toBeLessThan(PRUNED_ROUNDING);
+          expect(fusedResults.map((result) => result.isGreedy)).toEqual(unprunedResults.map((result) => result.isGreedy));
+        } else {
+          expect(fusedResults).toEqual(unprunedResults);
+        }
+        const reference = manifest.reference[model.arch];
+        // The fusion, alone (pruning off), against the unfused graph.
+        if (fusedRoundsAsOrt) {
+          expect(unprunedResults).toEqual(plainResults);
+        } else {
+          expectClose(unprunedResults, plainResults, 'fused vs unfused');
+        }
+        expectClose(fusedResults, reference, 'fused vs transformers');
+        expectClose(plainResults, reference, 'unfused vs transformers');
+        table.push(
+          `${name(model)} | ${outcome.fusedAttentionBlocks}/${outcome.softmaxBlocks} | ${maxDifference(fusedResults, plainResults).toExponential(1)} | ` +
+            `${maxDifference(fusedResults, reference).toExponential(1)} | ${outcome.lmHeadSliced ? 'sliced' : 'not sliced'}, ${outcome.lastBlockPruned ? 'pruned' : 'not pruned'}`,
+        );
+      } finally {
+        fused.dispose();
+        plain.dispose();
+        unpruned.dispose();
       }
-      const reference = manifest.reference[model.arch];
-      // The fusion, alone (pruning off), against the unfused graph.
-      if (fusedRoundsAsOrt) {
-        expect(unprunedResults).toEqual(plainResults);
-      } else {
-        expectClose(unprunedResults, plainResults, 'fused vs unfused');
-      }
-      expectClose(fusedResults, reference, 'fused vs transformers');
-      expectClose(plainResults, reference, 'unfused vs transformers');
-      table.push(`${name(model)} | ${outcome.fusedAttentionBlocks}/${outcome.softmaxBlocks} | ${maxDifference(fusedResults, plainResults).toExponential(1)} | ` +
-        `${maxDifference(fusedResults, reference).toExponential(1)} | ${outcome.lmHeadSliced ? 'sliced' : 'not sliced'}, ${outcome.lastBlockPruned ? 'pruned' : 'not pruned'}`);
-    } finally {
-      fused.dispose();
-      plain.dispose();
-      unpruned.dispose();
-    }
-  });
+    },
+  );
 });

@@ -43,7 +43,7 @@ describe.each(['gpt2', 'llama'] as const)('%s exported without past', (arch) => 
   const file = path.join(GENERATE_FIXTURES, expectations.models[arch].files.nopast);
   const prompts = equalLengthPrompts(6, 7, 512, arch === 'gpt2' ? 11 : 12);
 
-  it('decodes a batch of equal-length prompts with the recompute path\'s greedy ids, rows leaving at EOS', async () => {
+  it("decodes a batch of equal-length prompts with the recompute path's greedy ids, rows leaving at EOS", async () => {
     // An EOS the recompute path produces part-way for some rows, so the batch shrinks while others run on.
     const free = await generateBoth(file, prompts, { maxNewTokens: 24, eosTokenIds: [] }, 6);
     expect(free.cached).toEqual(free.recomputed);
@@ -71,7 +71,9 @@ describe.each(['gpt2', 'llama'] as const)('%s exported without past', (arch) => 
     try {
       expect(decodeCacheOf(model)).toBe('past-inputs');
       expect(model.rewrites.find((outcome) => outcome.name === 'decodeCache')).toEqual({
-        name: 'decodeCache', applied: false, reason: expect.stringMatching(/^the graph has the input past_key_values\.0\.key/),
+        name: 'decodeCache',
+        applied: false,
+        reason: expect.stringMatching(/^the graph has the input past_key_values\.0\.key/),
       });
     } finally {
       model.dispose();
@@ -96,7 +98,7 @@ describe.skipIf(!hasShared)('stories260K (no past inputs)', () => {
     expect(model.rewrites.find((outcome) => outcome.name === 'decodeCache')?.reason).toMatch(/^5 fused attention node\(s\) keep/);
   });
 
-  it('greedy ids of mixed-length prompts (grouped by length) equal the recompute path\'s, EOS included', async () => {
+  it("greedy ids of mixed-length prompts (grouped by length) equal the recompute path's, EOS included", async () => {
     const prompts = [...equalLengthPrompts(5, 40, 512, 21), ...equalLengthPrompts(3, 9, 512, 22), [1, 403, 407, 261, 378]];
     const settings = { maxNewTokens: 64, eosTokenIds: [2] };
     const { cached, recomputed } = await generateBoth(sharedPaths.stories, prompts, settings, 8);
@@ -105,8 +107,13 @@ describe.skipIf(!hasShared)('stories260K (no past inputs)', () => {
 
   it('scores exactly as before: the added inputs default to no cache and offset 0', async () => {
     // One row of 30 ids; its last two positions score the targets that follow them.
-    const batch = { tokens: Int32Array.from(equalLengthPrompts(1, 30, 512, 23)[0]!), rowOffsets: Int32Array.of(0, 30), requestRows: Int32Array.of(0),
-      targets: Int32Array.of(300, 301), targetOffsets: Int32Array.of(0, 2) };
+    const batch = {
+      tokens: Int32Array.from(equalLengthPrompts(1, 30, 512, 23)[0]!),
+      rowOffsets: Int32Array.of(0, 30),
+      requestRows: Int32Array.of(0),
+      targets: Int32Array.of(300, 301),
+      targetOffsets: Int32Array.of(0, 2),
+    };
     const plain = await loadModel({ model: sharedPaths.stories, threads: 1, rewrites: { decodeCache: false }, onLog: () => {} });
     try {
       expect((await model.scoreBatch(batch)).logliks).toEqual((await plain.scoreBatch(batch)).logliks);

@@ -39,7 +39,7 @@ describe.each(ARCHITECTURES)('%s', (arch) => {
         expect(generations.map((generation) => generation.promptTokenCount)).toEqual(expectations.prompts.map((prompt) => prompt.length));
       });
 
-      it("stops at EOS where transformers does, the EOS id kept, the other rows running on", async () => {
+      it('stops at EOS where transformers does, the EOS id kept, the other rows running on', async () => {
         const generator = createTextGenerator(model, { batchSize: 6, stepsPerCall: 3, onWarning: () => {} });
         const generations = await generator.generate(expectations.prompts, {
           maxNewTokens: expectations.maxNewTokens,

@@ -29,7 +29,16 @@ async function scoringPathAgrees(model: LanguageModel, prompt: readonly number[]
 
 describe.skipIf(!hasShared)('greedy generation on the shared models', () => {
   it.each([
-    ['stories260K (no past inputs, fused-attention cache)', sharedPaths.stories, [[1, 403, 407, 261, 378], [1, 365], [1, 403, 407, 261, 378, 139, 268, 260, 280]], false],
+    [
+      'stories260K (no past inputs, fused-attention cache)',
+      sharedPaths.stories,
+      [
+        [1, 403, 407, 261, 378],
+        [1, 365],
+        [1, 403, 407, 261, 378, 139, 268, 260, 280],
+      ],
+      false,
+    ],
     ['tiny-random-gpt2-past (stacked KV cache)', sharedPaths.gpt2Past, [[464, 329, 318, 257], [745], [40, 110, 257, 379, 290, 314, 588, 284, 11]], true],
   ] as const)('%s: every generated token is the scoring path argmax', async (_, file, prompts, usesCache) => {
     const model = await loadModel({ model: file, onLog: () => {} });

@@ -48,7 +48,12 @@ describe('stop strings', () => {
         return;
       }
       const text = decode(greedy.slice(0, stopsAt + 1));
-      const cut = Math.min(...stopStrings.filter((stop) => stop !== '').map((stop) => text.indexOf(stop)).filter((at) => at >= 0));
+      const cut = Math.min(
+        ...stopStrings
+          .filter((stop) => stop !== '')
+          .map((stop) => text.indexOf(stop))
+          .filter((at) => at >= 0),
+      );
       expect([...generation.tokenIds]).toEqual(greedy.slice(0, stopsAt + 1));
       expect(generation.text).toBe(text.slice(0, cut));
       expect(generation.finishReason).toBe('stop_string');
@@ -92,7 +97,15 @@ describe('hostile input', () => {
   const generator = () => createTextGenerator(model);
 
   it('refuses ids outside the vocabulary, naming the prompt and position', async () => {
-    const error = await rejectedMlrbError(() => generator().generate([[5, 6], [7, 512, 8]], { maxNewTokens: 2 }));
+    const error = await rejectedMlrbError(() =>
+      generator().generate(
+        [
+          [5, 6],
+          [7, 512, 8],
+        ],
+        { maxNewTokens: 2 },
+      ),
+    );
     expect(error.code).toBe('BAD_DATA');
     expect(error.details).toMatchObject({ prompt: 1, position: 1, tokenId: 512 });
     const negative = await rejectedMlrbError(() => generator().generate([[-1]], { maxNewTokens: 2 }));

@@ -18,7 +18,9 @@ const blimp = writeFullBlimp(path.join(root, 'blimp'), ['adjunct_island']);
 const scoreArgs = ['--suite', 'blimp', '--data', blimp, '--allow-partial', '--no-cache', '--quiet'];
 
 describe('the node and initializer caps', () => {
-  it('EXPECTED FAILURE – 10^6 Identity nodes (30 MB): a clean BAD_MODEL naming the limit from scoring, generation and inspect, in seconds', { timeout: 120_000 }, async () => {
+  it('EXPECTED FAILURE – 10^6 Identity nodes (30 MB): a clean BAD_MODEL naming the limit from scoring, generation and inspect, in seconds', {
+    timeout: 120_000,
+  }, async () => {
     const model = writeIdentityChainModel(path.join(root, 'identity-1m'), 1_000_000);
     expect(statSync(model).size).toBeGreaterThan(25_000_000);
     const outcomes = await runHostile(
@@ -30,7 +32,8 @@ describe('the node and initializer caps', () => {
       ],
       90_000,
     );
-    const refusal = /^mlrb-eval: error \[BAD_MODEL\]: .*identity-1m[/\\]model\.onnx has more than 300,000 nodes \(counted over its graph, subgraphs and functions\), the limit/m;
+    const refusal =
+      /^mlrb-eval: error \[BAD_MODEL\]: .*identity-1m[/\\]model\.onnx has more than 300,000 nodes \(counted over its graph, subgraphs and functions\), the limit/m;
     for (const outcome of outcomes) {
       expect(outcome).toMatchObject({ exitCode: 1, message: expect.stringMatching(refusal) });
       expect(outcome.ms).toBeLessThan(15_000);

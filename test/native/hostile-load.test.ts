@@ -79,7 +79,10 @@ describe('hostile graphs ORT only refuses when it runs them', () => {
   }
   // [0, 4, 3, 8]: the rows are no longer inferred, so ORT's Reshape fails when it runs; the fused kernel
   // used to absorb the Reshape and score. [0, 8, -1, 4]: ORT's shape inference already refuses the graph.
-  it.each([[[0, 4, 3, 8], 'score ORT_RUN'], [[0, 8, -1, 4], 'load ORT_RUN']])('EXPECTED FAILURE – a repeat_kv Reshape to %j fails on the default path as unfused', async (merge, outcome) => {
+  it.each([
+    [[0, 4, 3, 8], 'score ORT_RUN'],
+    [[0, 8, -1, 4], 'load ORT_RUN'],
+  ])('EXPECTED FAILURE – a repeat_kv Reshape to %j fails on the default path as unfused', async (merge, outcome) => {
     const modelPath = writeRepeatMergeMutant(mkdtempSync(path.join(workDir, 'merge-')), merge);
     expect(await scoreOrFail(modelPath, false)).toBe(outcome);
     expect(await scoreOrFail(modelPath, true)).toBe(outcome);
@@ -90,13 +93,20 @@ describe("ONNX Runtime's own log", () => {
   const child = fileURLToPath(new URL('../support/ort-run-failure-child.ts', import.meta.url));
   const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   const run = (env: NodeJS.ProcessEnv): { stdout: string; stderr: string } => {
-    const result = spawnSync(process.execPath, ['--import', tsx, child, mkdtempSync(path.join(workDir, 'log-'))], { env: { ...process.env, ...env }, encoding: 'utf8', timeout: 120_000 });
+    const result = spawnSync(process.execPath, ['--import', tsx, child, mkdtempSync(path.join(workDir, 'log-'))], {
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
     return { stdout: result.stdout, stderr: result.stderr };
   };
 
-  it('EXPECTED FAILURE – a run ORT refuses is one ORT_RUN error carrying ORT\'s message, and no red log line on stderr', () => {
+  it("EXPECTED FAILURE – a run ORT refuses is one ORT_RUN error carrying ORT's message, and no red log line on stderr", () => {
     const quiet = run({ MLRB_ORT_LOG_LEVEL: '' });
-    expect(JSON.parse(quiet.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({ code: 'ORT_RUN', message: expect.stringContaining('cannot be reshaped to the requested shape') });
+    expect(JSON.parse(quiet.stdout.trim().split('\n').at(-1) ?? '{}')).toMatchObject({
+      code: 'ORT_RUN',
+      message: expect.stringContaining('cannot be reshaped to the requested shape'),
+    });
     expect(quiet.stderr).not.toMatch(/\[E:onnxruntime/);
     // The same failure logged at ORT's usual level: the line the default keeps off the test output and the user's.
     expect(run({ MLRB_ORT_LOG_LEVEL: 'error' }).stderr).toMatch(/\[E:onnxruntime:.*cannot be reshaped/);
@@ -109,14 +119,19 @@ describe('the model file itself', () => {
     const fifo = path.join(mkdtempSync(path.join(workDir, 'fifo-')), 'model.onnx');
     execFileSync('mkfifo', [fifo]);
     initOrtRuntime();
-    const error = await loadBinding().loadSession(fifo, { rewrites: { cpuFusion, sliceLmHead: cpuFusion } }).then(() => null, (caught: unknown) => caught);
+    const error = await loadBinding()
+      .loadSession(fifo, { rewrites: { cpuFusion, sliceLmHead: cpuFusion } })
+      .then(
+        () => null,
+        (caught: unknown) => caught,
+      );
     expect(error).toBeInstanceOf(MlrbError);
     expect(error).toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining(`${fifo} (ONNX model) is a FIFO`) });
   });
 });
 
 describe('a rewrite ORT refuses', () => {
-  it('drops the rewrites one at a time, most suspect first, and each outcome carries ORT\'s own reason', async () => {
+  it("drops the rewrites one at a time, most suspect first, and each outcome carries ORT's own reason", async () => {
     const modelPath = writeFusedNodeNameTaken(mkdtempSync(path.join(workDir, 'name-taken-')));
     const model = await loadModel({ model: modelPath, threads: 1 });
     try {
@@ -143,7 +158,10 @@ describe('quantized graphs are not fused', () => {
   // unpadded) applies. Dynamic quantization scales activations by their maximum over the whole tensor, so
   // batching, padding and folding a prefix request into a longer row move its logliks (up to 0.35 nats here):
   // for it the test holds the default path to the unfused one only.
-  const quantized: [string, boolean][] = [['tiny-qdq-int8.onnx', true], ['tiny-dynamic-int8.onnx', false]];
+  const quantized: [string, boolean][] = [
+    ['tiny-qdq-int8.onnx', true],
+    ['tiny-dynamic-int8.onnx', false],
+  ];
   it.each(quantized)('%s: the note says why, and default logliks are the unfused ones', async (file, rowsIndependent) => {
     const modelPath = path.join(fixtures, file);
     const logs: string[] = [];
@@ -151,7 +169,9 @@ describe('quantized graphs are not fused', () => {
     const plain = await loadModel({ model: modelPath, threads: 1, cpuFusion: false });
     try {
       expect(fused.attentionFused).toBe(false);
-      expect(logs.join('\n')).toMatch(/rewrite cpuFusion: not applied \(the graph is quantized \((QuantizeLinear|DequantizeLinear|DynamicQuantizeLinear|MatMulInteger) node/);
+      expect(logs.join('\n')).toMatch(
+        /rewrite cpuFusion: not applied \(the graph is quantized \((QuantizeLinear|DequantizeLinear|DynamicQuantizeLinear|MatMulInteger) node/,
+      );
       const inputs = randomModelInputs(24, QUANTIZED_VOCAB, 40, 17, 4);
       const { results } = await scoreModelInputs(fused, inputs);
       const unfused = await scoreModelInputs(plain, inputs);

@@ -39,8 +39,17 @@ function kernelSoftmax(rows: readonly Float32Array[], path: KernelPath, keep?: U
   rows.forEach((row, r) => query.set(row, r * length));
   const eye = identity(length);
   const output = loadBinding().attentionKernel({
-    query, key: eye, value: eye, keep: keep ?? new Uint8Array(rows.length * length).fill(1), fill, scale: 1,
-    queries: rows.length, keys: length, keyDim: length, valueDim: length, kernelPath: path,
+    query,
+    key: eye,
+    value: eye,
+    keep: keep ?? new Uint8Array(rows.length * length).fill(1),
+    fill,
+    scale: 1,
+    queries: rows.length,
+    keys: length,
+    keyDim: length,
+    valueDim: length,
+    kernelPath: path,
   });
   return rows.map((_, r) => output.slice(r * length, (r + 1) * length));
 }
@@ -53,8 +62,11 @@ async function ortSoftmax(rows: readonly Float32Array[]): Promise<Float32Array[]
     irVersion: 8,
     opsetImports: [{ domain: '', version: 13 }],
     graph: {
-      name: 'softmax', nodes: [{ opType: 'Softmax', inputs: ['x'], outputs: ['y'], attributes: [{ name: 'axis', type: 'int', value: -1 }] }],
-      initializers: [], inputs: [{ name: 'x', elementType: 'float32', shape: [rows.length, length] }], outputs: [{ name: 'y', elementType: 'float32', shape: [rows.length, length] }],
+      name: 'softmax',
+      nodes: [{ opType: 'Softmax', inputs: ['x'], outputs: ['y'], attributes: [{ name: 'axis', type: 'int', value: -1 }] }],
+      initializers: [],
+      inputs: [{ name: 'x', elementType: 'float32', shape: [rows.length, length] }],
+      outputs: [{ name: 'y', elementType: 'float32', shape: [rows.length, length] }],
     },
   });
   const session = await ort.InferenceSession.create(model, { executionProviders: ['cpu'], intraOpNumThreads: 1 });
@@ -70,7 +82,7 @@ async function ortSoftmax(rows: readonly Float32Array[]): Promise<Float32Array[]
 }
 
 describe('the fused kernel rounds its softmax as each MLAS kernel family does', () => {
-  it('reports the CPU, MLAS\'s path on it and the path in use', () => {
+  it("reports the CPU, MLAS's path on it and the path in use", () => {
     expect(['avx512', 'avx2', 'baseline']).toContain(cpu.mlasPath);
     expect(cpu.forced ? true : cpu.kernelPath === cpu.mlasPath).toBe(true);
     if (cpu.mlasPath === 'avx512') expect(cpu.features).toEqual(expect.arrayContaining(['avx', 'fma', 'avx2', 'avx512f']));
@@ -87,11 +99,13 @@ describe('the fused kernel rounds its softmax as each MLAS kernel family does', 
   });
 
   it('the two families round differently (so the comparisons above can tell them apart)', () => {
-    const differing = LENGTHS.filter((length) => rowsOf(length, length).some((row) => bits(mlasSoftmax(row, 'avx512')).join() !== bits(mlasSoftmax(row, 'avx2')).join()));
+    const differing = LENGTHS.filter((length) =>
+      rowsOf(length, length).some((row) => bits(mlasSoftmax(row, 'avx512')).join() !== bits(mlasSoftmax(row, 'avx2')).join()),
+    );
     expect(differing.length).toBeGreaterThan(LENGTHS.length / 2);
   });
 
-  it.each(FAMILIES)('%s path: masked keys (fill -1e9) as the graph\'s Where then Softmax round them', (family) => {
+  it.each(FAMILIES)("%s path: masked keys (fill -1e9) as the graph's Where then Softmax round them", (family) => {
     const length = 37;
     const rows = rowsOf(length, 7);
     const keep = new Uint8Array(rows.length * length);
@@ -114,7 +128,13 @@ describe('the fused kernel rounds its softmax as each MLAS kernel family does', 
     // vectors, half vectors and neither; masks with a causal limit, padding holes and fully masked rows.
     const random = seededRandom(11);
     const values = (count: number, spread: number) => Float32Array.from({ length: count }, () => (random() - 0.5) * spread);
-    for (const [keyDim, valueDim] of [[8, 8], [16, 64], [5, 12], [64, 80], [24, 3]] as const) {
+    for (const [keyDim, valueDim] of [
+      [8, 8],
+      [16, 64],
+      [5, 12],
+      [64, 80],
+      [24, 3],
+    ] as const) {
       for (const keys of [1, 9, 16, 37, 150]) {
         const queries = Math.min(keys, 7);
         const query = values(queries * keyDim, 4);
@@ -128,8 +148,13 @@ describe('the fused kernel rounds its softmax as each MLAS kernel family does', 
         const all = loadBinding().attentionKernel({ ...request, query, key, value, keep, queries, keys });
         for (let t = 0; t < queries; t++) {
           const alone = loadBinding().attentionKernel({
-            ...request, key, value, queries: 1, keys,
-            query: query.slice(t * keyDim, (t + 1) * keyDim), keep: keep.slice(t * keys, (t + 1) * keys),
+            ...request,
+            key,
+            value,
+            queries: 1,
+            keys,
+            query: query.slice(t * keyDim, (t + 1) * keyDim),
+            keep: keep.slice(t * keys, (t + 1) * keys),
           });
           expect(bits(alone), `key dim ${keyDim}, value dim ${valueDim}, ${keys} keys, row ${t}`).toEqual(bits(all.slice(t * valueDim, (t + 1) * valueDim)));
         }
@@ -139,7 +164,19 @@ describe('the fused kernel rounds its softmax as each MLAS kernel family does', 
 
   it('BAD CALL – attentionKernel checks its request before computing', () => {
     const one = new Float32Array([1]);
-    const request = { query: one, key: one, value: one, keep: new Uint8Array([1]), fill: 0, scale: 1, queries: 1, keys: 1, keyDim: 1, valueDim: 1, kernelPath: 'avx2' as const };
+    const request = {
+      query: one,
+      key: one,
+      value: one,
+      keep: new Uint8Array([1]),
+      fill: 0,
+      scale: 1,
+      queries: 1,
+      keys: 1,
+      keyDim: 1,
+      valueDim: 1,
+      kernelPath: 'avx2' as const,
+    };
     expect(Array.from(loadBinding().attentionKernel(request))).toEqual([1]);
     expect(() => loadBinding().attentionKernel({ ...request, kernelPath: 'sse' as KernelPath })).toThrow(RangeError);
     expect(() => loadBinding().attentionKernel({ ...request, keys: 2 })).toThrow(/key has 1 elements, expected 2/);
@@ -147,13 +184,16 @@ describe('the fused kernel rounds its softmax as each MLAS kernel family does', 
     expect(() => loadBinding().attentionKernel({ ...request, query: new Float64Array([1]) as unknown as Float32Array })).toThrow(TypeError);
   });
 
-  it.skipIf(cpu.mlasPath === 'baseline')(`ONNX Runtime's Softmax on this CPU is bit for bit the ${cpu.mlasPath} model (the family MLAS runs here)`, async () => {
-    const family = cpu.mlasPath as MlasKernelFamily;
-    for (const length of LENGTHS) {
-      const rows = rowsOf(length, length);
-      (await ortSoftmax(rows)).forEach((probabilities, r) => {
-        expect(bits(probabilities), `length ${length}, row ${r}`).toEqual(bits(mlasSoftmax(rows[r] as Float32Array, family)));
-      });
-    }
-  });
+  it.skipIf(cpu.mlasPath === 'baseline')(
+    `ONNX Runtime's Softmax on this CPU is bit for bit the ${cpu.mlasPath} model (the family MLAS runs here)`,
+    async () => {
+      const family = cpu.mlasPath as MlasKernelFamily;
+      for (const length of LENGTHS) {
+        const rows = rowsOf(length, length);
+        (await ortSoftmax(rows)).forEach((probabilities, r) => {
+          expect(bits(probabilities), `length ${length}, row ${r}`).toEqual(bits(mlasSoftmax(rows[r] as Float32Array, family)));
+        });
+      }
+    },
+  );
 });

@@ -73,7 +73,7 @@ describe('few-shot prefix reuse', () => {
     });
   }
 
-  it('passes in flight at once share each group\'s prefix and stay exact', async () => {
+  it("passes in flight at once share each group's prefix and stay exact", async () => {
     const { modelPath } = writeTinyCausalLm(path.join(workDir, 'concurrent'), { pastConvention: 'optimum', maxPositions: 128 });
     const inputs = fewShotInputs(4, 5, 36, 64, 41);
     const model = await loadModel({ model: modelPath, threads: 1 });

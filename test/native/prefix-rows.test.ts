@@ -70,10 +70,17 @@ describe('prefix rows folded into longer rows', () => {
     const model = await loadModel({ model: modelPath });
     try {
       const batch = {
-        tokens: Int32Array.from([5, 6, 7]), rowOffsets: Int32Array.from([0, 3]), requestRows: Int32Array.from([0]),
-        targets: Int32Array.from([8]), targetOffsets: Int32Array.from([0, 1]), requestEnds: Int32Array.from([4]),
+        tokens: Int32Array.from([5, 6, 7]),
+        rowOffsets: Int32Array.from([0, 3]),
+        requestRows: Int32Array.from([0]),
+        targets: Int32Array.from([8]),
+        targetOffsets: Int32Array.from([0, 1]),
+        requestEnds: Int32Array.from([4]),
       };
-      await expect(model.scoreBatch(batch)).rejects.toMatchObject({ code: 'BAD_DATA', message: expect.stringMatching(/ends at position 4, outside its row of 3/) });
+      await expect(model.scoreBatch(batch)).rejects.toMatchObject({
+        code: 'BAD_DATA',
+        message: expect.stringMatching(/ends at position 4, outside its row of 3/),
+      });
     } finally {
       model.dispose();
     }

@@ -14,7 +14,12 @@ describe.skipIf(!hasShared)('tiny-random-gpt2-past (../shared)', () => {
     const model = await loadModel({ model: sharedPaths.gpt2Past });
     try {
       const roles = Object.fromEntries(model.signature.inputs.map((input) => [input.name, `${input.role}:${input.type}`]));
-      expect(roles).toMatchObject({ input_ids: 'input_ids:int32', position_ids: 'position_ids:int32', attention_mask: 'attention_mask:int32', past_0: 'past_stacked:float32' });
+      expect(roles).toMatchObject({
+        input_ids: 'input_ids:int32',
+        position_ids: 'position_ids:int32',
+        attention_mask: 'attention_mask:int32',
+        past_0: 'past_stacked:float32',
+      });
       expect(model.vocabSize).toBe(1000);
       expect(model.maxLength).toBe(512);
       expect(model.metadata.sources).toContain('genai_config.json');
@@ -31,9 +36,10 @@ describe.skipIf(!hasShared)('tiny-random-gpt2-past (../shared)', () => {
     const firstOutOfRange = tokenizer.encode(context).find((id) => id >= 1000);
     expect(firstOutOfRange).toBeDefined();
     try {
-      await expect(
-        scoreRequests(model, [{ taskName: 'probe', docId: 0, choiceIndex: 0, context, continuation: ' jumps' }]),
-      ).rejects.toMatchObject({ code: 'BAD_DATA', message: expect.stringContaining(`token id ${firstOutOfRange} is outside the model's vocabulary of 1000`) });
+      await expect(scoreRequests(model, [{ taskName: 'probe', docId: 0, choiceIndex: 0, context, continuation: ' jumps' }])).rejects.toMatchObject({
+        code: 'BAD_DATA',
+        message: expect.stringContaining(`token id ${firstOutOfRange} is outside the model's vocabulary of 1000`),
+      });
     } finally {
       model.dispose();
     }

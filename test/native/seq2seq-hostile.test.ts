@@ -49,7 +49,8 @@ describe('EXPECTED FAILURE – half and mislabelled exports', () => {
 
   it('a decoder with past beside a decoder that outputs no presents', async () => {
     const dir = exportFolder({
-      'encoder_model.onnx': past('encoder_model.onnx'), 'decoder_model.onnx': nopast('decoder_model.onnx'),
+      'encoder_model.onnx': past('encoder_model.onnx'),
+      'decoder_model.onnx': nopast('decoder_model.onnx'),
       'decoder_with_past_model.onnx': past('decoder_with_past_model.onnx'),
     });
     const error = await refusedWith('BAD_MODEL', loadModel({ model: dir }));
@@ -90,7 +91,10 @@ describe('EXPECTED FAILURE – the load budget (native/onnx/graph_budget.h) hold
 
   it.each([
     ['encoder_model.onnx', { 'encoder_model.onnx': overBudget, 'decoder_model.onnx': nopast('decoder_model.onnx') }],
-    ['decoder_with_past_model.onnx', { 'encoder_model.onnx': past('encoder_model.onnx'), 'decoder_model.onnx': past('decoder_model.onnx'), 'decoder_with_past_model.onnx': overBudget }],
+    [
+      'decoder_with_past_model.onnx',
+      { 'encoder_model.onnx': past('encoder_model.onnx'), 'decoder_model.onnx': past('decoder_model.onnx'), 'decoder_with_past_model.onnx': overBudget },
+    ],
   ])('an over-budget %s: scoring and inspect refuse it by name', async (file, files) => {
     const dir = exportFolder(files);
     const loading = await refusedWith('BAD_MODEL', loadModel({ model: dir }));
@@ -104,19 +108,25 @@ describe('EXPECTED FAILURE – config.json that contradicts the files', () => {
   const graphs = { 'encoder_model.onnx': nopast('encoder_model.onnx'), 'decoder_model.onnx': nopast('decoder_model.onnx') };
 
   it('is_encoder_decoder false beside an encoder-decoder export', async () => {
-    const dir = exportFolder(graphs, (config) => { config['is_encoder_decoder'] = false; });
+    const dir = exportFolder(graphs, (config) => {
+      config['is_encoder_decoder'] = false;
+    });
     const error = await refusedWith('BAD_MODEL', loadModel({ model: dir }));
     expect(error.message).toMatch(/says is_encoder_decoder false/);
   });
 
   it('no decoder_start_token_id', async () => {
-    const dir = exportFolder(graphs, (config) => { delete config['decoder_start_token_id']; });
+    const dir = exportFolder(graphs, (config) => {
+      delete config['decoder_start_token_id'];
+    });
     const error = await refusedWith('BAD_MODEL', loadModel({ model: dir }));
     expect(error.message).toMatch(/does not state decoder_start_token_id/);
   });
 
   it('a decoder_start_token_id that is not a token id', async () => {
-    const dir = exportFolder(graphs, (config) => { config['decoder_start_token_id'] = -1; });
+    const dir = exportFolder(graphs, (config) => {
+      config['decoder_start_token_id'] = -1;
+    });
     const error = await refusedWith('BAD_MODEL', loadModel({ model: dir }));
     expect(error.message).toMatch(/decoder_start_token_id is invalid/);
   });
@@ -133,8 +143,12 @@ describe('BAD CALL – the encoder-decoder session', () => {
     const model = await loadModel({ model: seq2seqFolder('t5', 'past'), onLog: () => {} });
     try {
       const batch = (fields: Record<string, Int32Array>) => ({
-        tokens: Int32Array.from([5, 6, 1]), rowOffsets: Int32Array.from([0, 3]), requestRows: Int32Array.from([0]),
-        targets: Int32Array.from([7, 8]), targetOffsets: Int32Array.from([0, 2]), ...fields,
+        tokens: Int32Array.from([5, 6, 1]),
+        rowOffsets: Int32Array.from([0, 3]),
+        requestRows: Int32Array.from([0]),
+        targets: Int32Array.from([7, 8]),
+        targetOffsets: Int32Array.from([0, 2]),
+        ...fields,
       });
       await refusedWith('BAD_DATA', model.scoreBatch(batch({ requestRows: Int32Array.from([1]) })));
       await refusedWith('BAD_DATA', model.scoreBatch(batch({ targets: Int32Array.from([7, 100000]) })));
@@ -146,9 +160,15 @@ describe('BAD CALL – the encoder-decoder session', () => {
       expect(() => model.dispose()).toThrow(expect.objectContaining({ code: 'BUSY' }));
       const scores = await running;
       expect(scores.logliks).toHaveLength(1);
-      expect(() => model.startGeneration({
-        tokens: Int32Array.from([5, 100000]), promptOffsets: Int32Array.from([0, 2]), streams: Int32Array.from([0]), maxNewTokens: 2, eosTokenIds: new Int32Array(0),
-      })).toThrow(expect.objectContaining({ code: 'BAD_DATA' }));
+      expect(() =>
+        model.startGeneration({
+          tokens: Int32Array.from([5, 100000]),
+          promptOffsets: Int32Array.from([0, 2]),
+          streams: Int32Array.from([0]),
+          maxNewTokens: 2,
+          eosTokenIds: new Int32Array(0),
+        }),
+      ).toThrow(expect.objectContaining({ code: 'BAD_DATA' }));
     } finally {
       model.dispose();
     }

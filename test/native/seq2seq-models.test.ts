@@ -18,9 +18,7 @@ import { scoreRequests } from '../../src/eval/text-requests.js';
 import { createTextGenerator } from '../../src/generate/text-generator.js';
 import { loadModel, type LanguageModel } from '../../src/model/onnx-model.js';
 import { chiSquare, softmax } from '../support/chi-square.js';
-import {
-  readSeq2SeqExpectation, SEQ2SEQ_EXPORTS, seq2seqFolder, type RecordedEdges, type RecordedGenerations,
-} from '../support/seq2seq-fixtures.js';
+import { readSeq2SeqExpectation, SEQ2SEQ_EXPORTS, seq2seqFolder, type RecordedEdges, type RecordedGenerations } from '../support/seq2seq-fixtures.js';
 
 describe.each(SEQ2SEQ_EXPORTS)('%s (%s export)', (name, layout) => {
   const edges = readSeq2SeqExpectation<RecordedEdges>(`${name}-edges.json`);
@@ -37,7 +35,8 @@ describe.each(SEQ2SEQ_EXPORTS)('%s (%s export)', (name, layout) => {
     const rules = encodingRulesFor('0.4.13', model.requireTokenizer(), () => model.prefixTokenId(), 'seq2seq');
     for (const { context, continuation, context_ids, continuation_ids } of edges.loglikelihood) {
       expect(encodeRequest({ context, continuation }, rules), JSON.stringify([context, continuation])).toEqual({
-        contextTokens: context_ids, continuationTokens: continuation_ids,
+        contextTokens: context_ids,
+        continuationTokens: continuation_ids,
       });
     }
   });
@@ -70,12 +69,17 @@ describe.each(SEQ2SEQ_EXPORTS)('%s (%s export)', (name, layout) => {
     const generator = createTextGenerator(model, { batchSize: 2 });
     for (const { kwargs, contexts, responses } of edges.generate_until) {
       const requests = contexts.map((context, docId) => ({
-        taskName: 'edges', docId, context,
+        taskName: 'edges',
+        docId,
+        context,
         generationKwargs: { until: kwargs.until, doSample: kwargs.do_sample, temperature: 0, maxGenToks: kwargs.max_gen_toks },
       }));
       const answers = await generateUntil(requests, generator, {
-        encode: (text) => tokenizer.encodeWithSpecialTokens(text), eosText: tokenizer.tokenText(1), maxLength: model.maxLength,
-        backend: 'seq2seq', decode: (ids) => tokenizer.decode(ids),
+        encode: (text) => tokenizer.encodeWithSpecialTokens(text),
+        eosText: tokenizer.tokenText(1),
+        maxLength: model.maxLength,
+        backend: 'seq2seq',
+        decode: (ids) => tokenizer.decode(ids),
       });
       expect(answers).toEqual(responses);
     }
@@ -126,7 +130,9 @@ describe.each(['past', 'nopast'] as const)('seeded sampling, flan-t5 (%s export)
     expect(idsOf(other)).not.toEqual(idsOf(all));
     expect(idsOf(all)).not.toEqual(generations.greedy.map((run) => run.slice(0, 10)));
     const topOne = await createTextGenerator(model).generate(generations.prompts, {
-      maxNewTokens: generations.maxNewTokens, eosTokenIds: [], sampling: { temperature: 0.7, topK: 1, seed: 5 },
+      maxNewTokens: generations.maxNewTokens,
+      eosTokenIds: [],
+      sampling: { temperature: 0.7, topK: 1, seed: 5 },
     });
     expect(idsOf(topOne)).toEqual(generations.greedy);
   });
@@ -135,7 +141,11 @@ describe.each(['past', 'nopast'] as const)('seeded sampling, flan-t5 (%s export)
     const samples = 3000;
     const temperature = 1.3;
     const prompts = Array.from({ length: samples }, () => generations.prompts[0]!);
-    const runs = await createTextGenerator(model, { batchSize: 500 }).generate(prompts, { maxNewTokens: 1, eosTokenIds: [], sampling: { temperature, seed: 1234 } });
+    const runs = await createTextGenerator(model, { batchSize: 500 }).generate(prompts, {
+      maxNewTokens: 1,
+      eosTokenIds: [],
+      sampling: { temperature, seed: 1234 },
+    });
     const counts = new Map<number, number>();
     for (const run of runs) counts.set(run.tokenIds[0]!, (counts.get(run.tokenIds[0]!) ?? 0) + 1);
     const { statistic, critical } = chiSquare(counts, softmax(generations.firstLogits, temperature), samples);

@@ -14,7 +14,11 @@ import { makeTempDir } from '../support/temp-dirs.js';
 
 const fixtures = path.join(repoRoot, 'test/fixtures/tasks');
 const recorded = JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/lm-eval/task-requests.json'), 'utf8')) as {
-  readonly cases: readonly { readonly task: string; readonly numFewshot: number; readonly docs: readonly { readonly arguments: readonly (readonly [string, string])[] }[] }[];
+  readonly cases: readonly {
+    readonly task: string;
+    readonly numFewshot: number;
+    readonly docs: readonly { readonly arguments: readonly (readonly [string, string])[] }[];
+  }[];
 };
 
 /** numpy.argmax: the first maximum. */
@@ -43,7 +47,9 @@ describe('evaluate() on the new suites', () => {
       let accSum = 0;
       let accNormSum = 0;
       samples.forEach((sample, index) => {
-        const logliks = sample.filtered_resps.map((response) => (typeof response === 'number' ? response : typeof response === 'string' ? Number.NaN : response[0]));
+        const logliks = sample.filtered_resps.map((response) =>
+          typeof response === 'number' ? response : typeof response === 'string' ? Number.NaN : response[0],
+        );
         // lm-eval's acc_norm divides by len(choice), in code points, the choice being the continuation without its
         // target delimiter (WinoGrande reports acc only).
         const choices = (lmEvalDocs[index]?.arguments ?? []).map(([, continuation]) => continuation.slice(1));

@@ -61,7 +61,8 @@ describe('rewritten graphs read their weights from the model file', () => {
     mkdirSync(snapshot, { recursive: true });
     renameSync(lm.modelPath, path.join(blobs, 'a1b2c3'));
     symlinkSync(path.join('..', '..', 'blobs', 'a1b2c3'), path.join(snapshot, 'model.onnx'));
-    for (const side of ['config.json', 'tokenizer.json', 'tokenizer_config.json']) copyFileSync(path.join(path.dirname(lm.modelPath), side), path.join(snapshot, side));
+    for (const side of ['config.json', 'tokenizer.json', 'tokenizer_config.json'])
+      copyFileSync(path.join(path.dirname(lm.modelPath), side), path.join(snapshot, side));
     const { sliced, plain } = await slicedAndPlain(path.join(snapshot, 'model.onnx'));
     expect(sliced.map((result) => result.loglik)).toEqual(plain.map((result) => result.loglik));
   });

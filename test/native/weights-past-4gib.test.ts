@@ -35,7 +35,7 @@ async function zeroCounts(modelPath: string): Promise<Map<string, number>> {
   return new Map([...scanned.results].map(([name, zeros]) => [name, zeros.zeros]));
 }
 
-describe('weights at file offsets past 2^31 and 2^32 (the place of a >2 GiB or >4 GiB model\'s tensors)', () => {
+describe("weights at file offsets past 2^31 and 2^32 (the place of a >2 GiB or >4 GiB model's tensors)", () => {
   it.each([
     ['2.5 GiB (past int32)', 2.5 * GiB],
     ['4.5 GiB (past uint32)', 4.5 * GiB],

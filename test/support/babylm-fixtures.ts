@@ -11,12 +11,24 @@ type Pair = { sentence_good: string; sentence_bad: string; [field: string]: unkn
 export const BABYLM_PAIRS: Readonly<Record<string, Readonly<Record<string, readonly Pair[]>>>> = {
   blimp_filtered: {
     anaphor_gender_agreement: [
-      { sentence_good: 'Katherine can help herself.', sentence_bad: 'Katherine can help himself.', field: 'morphology', UID: 'anaphor_gender_agreement', pairID: '0' },
+      {
+        sentence_good: 'Katherine can help herself.',
+        sentence_bad: 'Katherine can help himself.',
+        field: 'morphology',
+        UID: 'anaphor_gender_agreement',
+        pairID: '0',
+      },
       { sentence_good: 'Tom saw himself.', sentence_bad: 'Tom saw herself.', field: 'morphology', UID: 'anaphor_gender_agreement', pairID: '1' },
       { sentence_good: 'Mary hurt herself.', sentence_bad: 'Mary hurt itself.', field: 'morphology', UID: 'anaphor_gender_agreement', pairID: '2' },
     ],
     determiner_noun_agreement_1: [
-      { sentence_good: 'Raymond is selling this sketch.', sentence_bad: 'Raymond is selling this sketches.', field: 'morphology', UID: 'determiner_noun_agreement_1', pairID: '0' },
+      {
+        sentence_good: 'Raymond is selling this sketch.',
+        sentence_bad: 'Raymond is selling this sketches.',
+        field: 'morphology',
+        UID: 'determiner_noun_agreement_1',
+        pairID: '0',
+      },
     ],
   },
   supplement_filtered: {

@@ -36,7 +36,7 @@ export function chiSquare(counts: Map<number, number>, probabilities: readonly n
     expect(pooledObserved).toBeLessThan(20);
   }
   const df = bins - 1;
-  const z = 3.090232;  // the standard normal's 0.999 quantile
+  const z = 3.090232; // the standard normal's 0.999 quantile
   const critical = df * (1 - 2 / (9 * df) + z * Math.sqrt(2 / (9 * df))) ** 3;
   return { statistic, critical };
 }

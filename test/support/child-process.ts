@@ -9,8 +9,12 @@ const supportDir = path.dirname(fileURLToPath(import.meta.url));
 export async function runSupportScript<T>(script: string, args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<T> {
   const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['--import', tsxLoader, path.join(supportDir, script), ...args], { env: { ...process.env, ...env }, timeout: 120_000 },
-      (error, out, err) => (error ? reject(new Error(`${script} failed: ${error.message}\n${err}`)) : resolve(out)));
+    execFile(
+      process.execPath,
+      ['--import', tsxLoader, path.join(supportDir, script), ...args],
+      { env: { ...process.env, ...env }, timeout: 120_000 },
+      (error, out, err) => (error ? reject(new Error(`${script} failed: ${error.message}\n${err}`)) : resolve(out)),
+    );
   });
   const last = stdout.trim().split('\n').at(-1) ?? '';
   return JSON.parse(last) as T;

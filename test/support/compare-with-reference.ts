@@ -61,7 +61,9 @@ export async function compareSuiteWithReference(
   await reference.dispose();
 
   const byDoc = new Map<string, { product: number[]; reference: number[]; target: number }>();
-  const targets = new Map<string, number>(suite.tasks.filter(isMultipleChoice).flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)));
+  const targets = new Map<string, number>(
+    suite.tasks.filter(isMultipleChoice).flatMap((task) => task.docs.map((doc) => [`${task.name}#${doc.docId}`, doc.target] as const)),
+  );
   requests.forEach((request, index) => {
     const key = `${request.taskName}#${request.docId}`;
     const entry = byDoc.get(key) ?? { product: [], reference: [], target: targets.get(key) ?? -1 };

@@ -30,7 +30,13 @@ export interface ShellCommand {
 
 /** Every fenced block of the README and docs/*.md, in file order. */
 export function documentationBlocks(repoRoot: string): CodeBlock[] {
-  const files = ['README.md', ...readdirSync(path.join(repoRoot, 'docs')).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+  const files = [
+    'README.md',
+    ...readdirSync(path.join(repoRoot, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .sort()
+      .map((name) => `docs/${name}`),
+  ];
   return files.flatMap((file) => codeBlocks(file, readFileSync(path.join(repoRoot, file), 'utf8')));
 }
 

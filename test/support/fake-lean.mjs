@@ -15,12 +15,19 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 
 const args = process.argv.slice(2);
-const seen = { args, cwd: process.cwd(), env: Object.keys(process.env).sort(), tmpdir: process.env.TMPDIR ?? null, interfaces: Object.keys(networkInterfaces()).sort() };
+const seen = {
+  args,
+  cwd: process.cwd(),
+  env: Object.keys(process.env).sort(),
+  tmpdir: process.env.TMPDIR ?? null,
+  interfaces: Object.keys(networkInterfaces()).sort(),
+};
 if (existsSync('fake-lean.log')) appendFileSync('fake-lean.log', `${JSON.stringify(seen)}\n`);
 const file = args.at(-1);
 const source = readFileSync(file, 'utf8');
 if (source.includes('LEAVE_CHILDREN')) {
-  const heartbeat = "const { appendFileSync } = require('node:fs'); setInterval(() => appendFileSync('fake-lean-heartbeats', process.pid + '\\n'), 50); setTimeout(() => process.exit(), 30000);";
+  const heartbeat =
+    "const { appendFileSync } = require('node:fs'); setInterval(() => appendFileSync('fake-lean-heartbeats', process.pid + '\\n'), 50); setTimeout(() => process.exit(), 30000);";
   const sleeper = ['-e', heartbeat];
   const inGroup = spawn(process.execPath, sleeper, { stdio: 'ignore' });
   const detached = spawn(process.execPath, sleeper, { stdio: ['ignore', 'inherit', 'inherit'], detached: true });
@@ -28,7 +35,9 @@ if (source.includes('LEAVE_CHILDREN')) {
   inGroup.unref();
   detached.unref();
   // Both are running before the compile goes on: a heartbeat from each.
-  const beating = () => existsSync('fake-lean-heartbeats') && [inGroup.pid, detached.pid].every((pid) => readFileSync('fake-lean-heartbeats', 'utf8').split('\n').includes(String(pid)));
+  const beating = () =>
+    existsSync('fake-lean-heartbeats') &&
+    [inGroup.pid, detached.pid].every((pid) => readFileSync('fake-lean-heartbeats', 'utf8').split('\n').includes(String(pid)));
   for (let waited = 0; !beating() && waited < 10_000; waited += 20) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
 }
 if (source.includes('SLEEP_FOREVER')) {

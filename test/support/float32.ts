@@ -28,16 +28,16 @@ function nextFloat(value: number, up: boolean): number {
 
 /** a·b + c for float32 a, b, c with one rounding to float32 (round to nearest even), as VFMADD does. */
 export function fmaf32(a: number, b: number, c: number): number {
-  const product = a * b;  // exact: 24 + 24 significant bits fit a double's 53
+  const product = a * b; // exact: 24 + 24 significant bits fit a double's 53
   const sum = product + c;
   // TwoSum: sum + error is exactly product + c.
   const productPart = sum - c;
-  const error = (product - productPart) + (c - (sum - productPart));
+  const error = product - productPart + (c - (sum - productPart));
   const rounded = Math.fround(sum);
-  if (error === 0 || rounded === sum) return rounded;  // sum exact, or a float32 that product + c rounds to anyway
+  if (error === 0 || rounded === sum) return rounded; // sum exact, or a float32 that product + c rounds to anyway
   // sum lies between `rounded` and its neighbour on sum's side; only a tie between them can go the wrong way.
   const neighbour = nextFloat(rounded, sum > rounded);
-  const midpoint = (rounded + neighbour) / 2;  // exact: 25 significant bits
+  const midpoint = (rounded + neighbour) / 2; // exact: 25 significant bits
   if (sum !== midpoint) return rounded;
   return error > 0 === neighbour > rounded ? neighbour : rounded;
 }

@@ -12,7 +12,14 @@ const PAIRS: readonly [string, string][] = [
 export function writeFullBlimp(dir: string, paradigms: readonly string[] = BLIMP_PARADIGMS): string {
   mkdirSync(dir, { recursive: true });
   for (const paradigm of paradigms) {
-    const rows = PAIRS.map(([good, bad], pair) => ({ sentence_good: good, sentence_bad: bad, field: 'syntax', linguistics_term: 'toy', UID: paradigm, pairID: String(pair) }));
+    const rows = PAIRS.map(([good, bad], pair) => ({
+      sentence_good: good,
+      sentence_bad: bad,
+      field: 'syntax',
+      linguistics_term: 'toy',
+      UID: paradigm,
+      pairID: String(pair),
+    }));
     writeFileSync(path.join(dir, `${paradigm}.jsonl`), `${rows.map((row) => JSON.stringify(row)).join('\n')}\n`);
   }
   return dir;

@@ -13,8 +13,9 @@ export type AttentionDefect =
   | 'duplicated-scale-node';
 
 function withUnknownSoftmaxAttribute(model: ModelProto): ModelProto {
-  const nodes = model.graph.nodes.map((node): NodeProto =>
-    node.opType === 'Softmax' ? { ...node, attributes: [...(node.attributes ?? []), intAttribute('mlrb_unknown', 1)] } : node);
+  const nodes = model.graph.nodes.map(
+    (node): NodeProto => (node.opType === 'Softmax' ? { ...node, attributes: [...(node.attributes ?? []), intAttribute('mlrb_unknown', 1)] } : node),
+  );
   return { ...model, graph: { ...model.graph, nodes } };
 }
 
@@ -56,6 +57,8 @@ export function writeFusedNodeNameTaken(directory: string): string {
  */
 export function writeRepeatMergeMutant(directory: string, merge: readonly number[]): string {
   const { model } = buildTinyCausalLm({ seed: 47, hiddenSize: 32, numHeads: 4, kvRepeat: 2 });
-  const initializers = model.graph.initializers.map((tensor) => (tensor.name === 'const_repeat_merge' ? makeTensor(tensor.name, 'int64', [merge.length], merge) : tensor));
+  const initializers = model.graph.initializers.map((tensor) =>
+    tensor.name === 'const_repeat_merge' ? makeTensor(tensor.name, 'int64', [merge.length], merge) : tensor,
+  );
   return writeModelFiles(directory, { ...model, graph: { ...model.graph, initializers } });
 }

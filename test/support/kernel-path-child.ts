@@ -14,8 +14,10 @@ const outcome = (call: () => unknown): { error: string | null; message: string }
 };
 
 const binding = loadBinding();
-process.stdout.write(`${JSON.stringify({
-  buildInfo: outcome(() => binding.buildInfo()),
-  // Never settles into a session: the path check comes first, and the file does not exist.
-  loadSession: outcome(() => void binding.loadSession('/nonexistent/model.onnx', {}).catch(() => undefined)),
-})}\n`);
+process.stdout.write(
+  `${JSON.stringify({
+    buildInfo: outcome(() => binding.buildInfo()),
+    // Never settles into a session: the path check comes first, and the file does not exist.
+    loadSession: outcome(() => void binding.loadSession('/nonexistent/model.onnx', {}).catch(() => undefined)),
+  })}\n`,
+);

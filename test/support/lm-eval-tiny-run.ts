@@ -29,10 +29,13 @@ export async function runTinyLmEvalFixture(extraArgs: readonly string[] = []): P
     let stdout = '';
     let stderr = '';
     const sink = (append: (chunk: string) => void) => ({ write: (chunk: string) => (append(chunk), true) }) as unknown as NodeJS.WritableStream;
-    const code = await main([path.join(dir, 'model'), '--tasks', TINY_RUN_TASKS, '--data', path.join(dir, 'data'), '--output', output, '--no-cache', '--quiet', ...extraArgs], {
-      stdout: sink((chunk) => (stdout += chunk)),
-      stderr: sink((chunk) => (stderr += chunk)),
-    });
+    const code = await main(
+      [path.join(dir, 'model'), '--tasks', TINY_RUN_TASKS, '--data', path.join(dir, 'data'), '--output', output, '--no-cache', '--quiet', ...extraArgs],
+      {
+        stdout: sink((chunk) => (stdout += chunk)),
+        stderr: sink((chunk) => (stderr += chunk)),
+      },
+    );
     const results = code === 0 ? (JSON.parse(readFileSync(output, 'utf8')) as Record<string, unknown>) : {};
     return { code, stdout, stderr, results };
   } finally {

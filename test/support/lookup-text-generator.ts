@@ -25,7 +25,11 @@ export class FakeTextGenerator implements TextGenerator {
     private readonly eosTokenId: number,
   ) {}
 
-  async generate(prompts: readonly (readonly number[])[], settings: GenerationSettings, onProgress?: (progress: GenerationProgress) => void): Promise<Generation[]> {
+  async generate(
+    prompts: readonly (readonly number[])[],
+    settings: GenerationSettings,
+    onProgress?: (progress: GenerationProgress) => void,
+  ): Promise<Generation[]> {
     this.calls.push({ prompts: prompts.map((prompt) => [...prompt]), settings });
     const eos = settings.eosTokenIds ?? [this.eosTokenId];
     const stops = (settings.stopStrings ?? []).filter((stop) => stop !== '');

@@ -40,7 +40,11 @@ export function writeIdentityChainModel(dir: string, count: number): string {
     const output = index === count - 1 ? 'logits' : `t${index + 1}`;
     const input = `t${index}`;
     // NodeProto: input (1), output (2), op_type (4).
-    fields.message(1, [[1, input], [2, output], [4, 'Identity']]);
+    fields.message(1, [
+      [1, input],
+      [2, output],
+      [4, 'Identity'],
+    ]);
   }
   const modelPath = writeModelFiles(dir, { ...model, graph: { ...model.graph, nodes: [gather], encodedFields: fields.bytes() } });
   writeTinyTokenizer(dir);
@@ -65,7 +69,12 @@ export function writeManyInitializersModel(dir: string, count: number): string {
   const model = tinyTokenizerLookupModel();
   const fields = new EncodedFields();
   // TensorProto: data_type (2) FLOAT, name (8), raw_data (9) four zero bytes; no dims: a scalar.
-  for (let index = 0; index < count; index += 1) fields.message(5, [[2, 1], [8, `w${index}`], [9, '\0\0\0\0']]);
+  for (let index = 0; index < count; index += 1)
+    fields.message(5, [
+      [2, 1],
+      [8, `w${index}`],
+      [9, '\0\0\0\0'],
+    ]);
   const modelPath = writeModelFiles(dir, { ...model, graph: { ...model.graph, encodedFields: fields.bytes() } });
   writeTinyTokenizer(dir);
   return modelPath;
@@ -113,7 +122,14 @@ class EncodedFields {
 
 /** The only output is rank 2, so nothing can be the logits. */
 export function writeNoLogitsModel(dir: string): string {
-  return writeModelFiles(dir, lookupModel(Array.from({ length: VOCAB }, (_, i) => i), [VOCAB], { name: 'scores', elementType: 'float32', shape: ['batch', 'sequence'] }));
+  return writeModelFiles(
+    dir,
+    lookupModel(
+      Array.from({ length: VOCAB }, (_, i) => i),
+      [VOCAB],
+      { name: 'scores', elementType: 'float32', shape: ['batch', 'sequence'] },
+    ),
+  );
 }
 
 /** An input the scorer cannot feed (pixel_values). */
@@ -131,7 +147,11 @@ export function writeUnknownInputModel(dir: string): string {
  * A bigram "model": the logits after token `previous` are `logit(previous, next)` over a vocabulary of `vocab`, with
  * the tiny tokenizer (edited by `editTokenizer`, when given) and a config naming its special tokens.
  */
-export function writeBigramModel(dir: string, logit: (previous: number, next: number) => number, editTokenizer?: (tokenizerJson: Record<string, unknown>) => void): string {
+export function writeBigramModel(
+  dir: string,
+  logit: (previous: number, next: number) => number,
+  editTokenizer?: (tokenizerJson: Record<string, unknown>) => void,
+): string {
   const vocab = 64;
   const table = Array.from({ length: vocab * vocab }, (_, index) => logit(Math.floor(index / vocab), index % vocab));
   const modelPath = writeModelFiles(dir, lookupModel(table, [vocab, vocab], { name: 'logits', elementType: 'float32', shape: ['batch', 'sequence', vocab] }));
@@ -141,7 +161,14 @@ export function writeBigramModel(dir: string, logit: (previous: number, next: nu
   writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify(files.tokenizerConfig));
   writeFileSync(
     path.join(dir, 'config.json'),
-    JSON.stringify({ model_type: 'llama', vocab_size: vocab, max_position_embeddings: 256, bos_token_id: TINY_LM_SPECIAL_TOKENS.bos, eos_token_id: TINY_LM_SPECIAL_TOKENS.eos, pad_token_id: TINY_LM_SPECIAL_TOKENS.pad }),
+    JSON.stringify({
+      model_type: 'llama',
+      vocab_size: vocab,
+      max_position_embeddings: 256,
+      bos_token_id: TINY_LM_SPECIAL_TOKENS.bos,
+      eos_token_id: TINY_LM_SPECIAL_TOKENS.eos,
+      pad_token_id: TINY_LM_SPECIAL_TOKENS.pad,
+    }),
   );
   return modelPath;
 }

@@ -5,7 +5,18 @@
  * answered, and the merge's own `mlrb.shards`. A resumed run differs from an uninterrupted one in the same facts.
  */
 const TOP_LEVEL = ['date', 'start_time', 'end_time', 'total_evaluation_time_seconds'] as const;
-const MLRB = ['wall_time_s', 'scoring_time_s', 'tokens_scored', 'tokens_per_s', 'forward_rows', 'padded_tokens', 'peak_rss_bytes', 'memory', 'score_cache', 'shards'] as const;
+const MLRB = [
+  'wall_time_s',
+  'scoring_time_s',
+  'tokens_scored',
+  'tokens_per_s',
+  'forward_rows',
+  'padded_tokens',
+  'peak_rss_bytes',
+  'memory',
+  'score_cache',
+  'shards',
+] as const;
 
 /** A copy of `results` without the process facts. */
 export function withoutProcessFacts(results: Readonly<Record<string, unknown>>): Record<string, unknown> {

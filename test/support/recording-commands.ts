@@ -39,7 +39,10 @@ if (process.env.FAKE_ALSO_WRITE) fs.writeFileSync(process.env.FAKE_ALSO_WRITE, J
     calls: (command) => {
       const file = record(command);
       if (!existsSync(file)) return [];
-      return readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as string[]);
+      return readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as string[]);
     },
   };
 }

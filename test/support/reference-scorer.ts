@@ -91,9 +91,24 @@ function pickLogitsOutput(session: ort.InferenceSession): string {
 function feedFor(input: TensorMetadata, tokens: readonly number[]): ort.Tensor {
   const length = tokens.length;
   if (input.name === 'input_ids') return integerTensor(input, tokens, [1, length]);
-  if (input.name === 'attention_mask') return integerTensor(input, tokens.map(() => 1), [1, length]);
-  if (input.name === 'position_ids') return integerTensor(input, tokens.map((_, index) => index), [1, length]);
-  if (input.name === 'token_type_ids') return integerTensor(input, tokens.map(() => 0), [1, length]);
+  if (input.name === 'attention_mask')
+    return integerTensor(
+      input,
+      tokens.map(() => 1),
+      [1, length],
+    );
+  if (input.name === 'position_ids')
+    return integerTensor(
+      input,
+      tokens.map((_, index) => index),
+      [1, length],
+    );
+  if (input.name === 'token_type_ids')
+    return integerTensor(
+      input,
+      tokens.map(() => 0),
+      [1, length],
+    );
   if (input.name.startsWith('past')) {
     // The past sequence axis is second to last in both the optimum and the gpt2 layouts; other symbolic dims are batch.
     const dims = input.shape.map((dim, axis) => (axis === input.shape.length - 2 ? 0 : typeof dim === 'number' ? dim : 1));
@@ -105,7 +120,12 @@ function feedFor(input: TensorMetadata, tokens: readonly number[]): ort.Tensor {
 }
 
 function integerTensor(input: TensorMetadata, values: readonly number[], dims: number[]): ort.Tensor {
-  if (input.type === 'int64') return new ort.Tensor('int64', BigInt64Array.from(values, (value) => BigInt(value)), dims);
+  if (input.type === 'int64')
+    return new ort.Tensor(
+      'int64',
+      BigInt64Array.from(values, (value) => BigInt(value)),
+      dims,
+    );
   if (input.type === 'int32') return new ort.Tensor('int32', Int32Array.from(values), dims);
   throw new Error(`reference scorer: unsupported type ${input.type} for ${input.name}`);
 }

@@ -62,13 +62,22 @@ export function syntheticRunRecord(run: SyntheticRun): CurrentRunRecord {
     mini: false,
     mlrb_task: definition.mlrbName,
     agent: run.agent,
-    definition: { followed: { ...variant.followed, where: MLRB_SOURCES[variant.followed.source].where }, why: variant.why, differences: [...variant.differences] },
+    definition: {
+      followed: { ...variant.followed, where: MLRB_SOURCES[variant.followed.source].where },
+      why: variant.why,
+      differences: [...variant.differences],
+    },
     headline: {
       label: headline.label,
-      source: headline.kind === 'metric' ? { kind: 'lm_eval', suite: headline.suite, entry: headline.entry, metric: `${headline.metric},none` } : headline.kind === 'generated' ? { kind: 'math_reasoning', metric: headline.metric } : null,
+      source:
+        headline.kind === 'metric'
+          ? { kind: 'lm_eval', suite: headline.suite, entry: headline.entry, metric: `${headline.metric},none` }
+          : headline.kind === 'generated'
+            ? { kind: 'math_reasoning', metric: headline.metric }
+            : null,
       status: headline.kind === 'none' ? 'unavailable' : partial ? 'partial' : scored ? 'scored' : 'not_scored',
       value: scored && !partial ? run.score : null,
-      reasons: partial ? [`the headline's data was partial (${run.partial})`] : scored ? [] : ['the headline\'s data was not there'],
+      reasons: partial ? [`the headline's data was partial (${run.partial})`] : scored ? [] : ["the headline's data was not there"],
     },
     eligibility: {
       status: run.eligibility,
@@ -78,10 +87,15 @@ export function syntheticRunRecord(run: SyntheticRun): CurrentRunRecord {
       warnings: [],
     },
     suites: variant.suites.map(({ name, role }) => ({
-      name, role, status: run.score === null ? 'not_scored' : 'scored',
-      reason: run.partial === 'missing-subtasks' && run.score !== null && name === headlineSuite ? `partial: without ${missingSubtaskOf(name)}` : null, error_code: null, fetch: null,
+      name,
+      role,
+      status: run.score === null ? 'not_scored' : 'scored',
+      reason: run.partial === 'missing-subtasks' && run.score !== null && name === headlineSuite ? `partial: without ${missingSubtaskOf(name)}` : null,
+      error_code: null,
+      fetch: null,
     })),
-    not_available: run.modelMetrics === undefined ? AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, kind: 'metric' as const, reason: 'not measured in this run' })) : [],
+    not_available:
+      run.modelMetrics === undefined ? AGENT_EVAL_MODEL_METRICS.map((name) => ({ name, kind: 'metric' as const, reason: 'not measured in this run' })) : [],
     mini_note: null,
     lm_eval: run.score === null ? null : lmEvalResults(suiteNames, run.score, headline.kind === 'metric' ? headline : null, run.partial === 'missing-subtasks'),
     math_reasoning: null,
@@ -145,7 +159,13 @@ function modelMetricsSection(metrics: SyntheticModelMetrics): NonNullable<RunRec
         scored_tokens: 167_894,
         perplexity: metrics.perplexity,
         mlrb: spread(metrics.perplexity * 1.05),
-        data: { dataset: 'wikitext-2-raw-v1/test', layout: 'hub', source_files: ['wikitext-2-raw-v1/test-00000-of-00001.parquet'], rows: 4358, characters: 1_288_556 },
+        data: {
+          dataset: 'wikitext-2-raw-v1/test',
+          layout: 'hub',
+          source_files: ['wikitext-2-raw-v1/test-00000-of-00001.parquet'],
+          rows: 4358,
+          characters: 1_288_556,
+        },
       },
       latency: {
         procedure: { ...procedure, warmup_runs: 5, timed_runs: 10, divided_by: 512 },
@@ -161,7 +181,12 @@ function modelMetricsSection(metrics: SyntheticModelMetrics): NonNullable<RunRec
  * The headline's entry holds the score itself; with missing subtasks it and (for MMLU) the STEM category that
  * lost a subject are named `<name>_partial`, as src/tasks/partial.ts renames them.
  */
-function lmEvalResults(suites: readonly string[], score: number, headline: { readonly suite: string; readonly entry: string; readonly metric: string } | null, missingSubtasks: boolean): NonNullable<RunRecord['lm_eval']> {
+function lmEvalResults(
+  suites: readonly string[],
+  score: number,
+  headline: { readonly suite: string; readonly entry: string; readonly metric: string } | null,
+  missingSubtasks: boolean,
+): NonNullable<RunRecord['lm_eval']> {
   const results: Record<string, Record<string, unknown>> = {};
   const entry = (value: number): Record<string, unknown> => ({ 'acc,none': clamp(value), 'acc_stderr,none': 0.004 });
   const name = (group: string, lostSubject: boolean): string => (missingSubtasks && lostSubject ? `${group}_partial` : group);
@@ -172,7 +197,9 @@ function lmEvalResults(suites: readonly string[], score: number, headline: { rea
     for (const [category, offset] of Object.entries(MMLU_CATEGORY_OFFSETS)) results[name(category, category === 'mmlu_stem')] = entry(score + offset);
   }
   if (suites.some((suite) => suite.startsWith('blimp'))) {
-    breakdowns = { field: Object.fromEntries(Object.entries(BLIMP_FIELD_OFFSETS).map(([field, offset]) => [field, { n: 2000, tasks: 2, ...entry(score + offset) }])) };
+    breakdowns = {
+      field: Object.fromEntries(Object.entries(BLIMP_FIELD_OFFSETS).map(([field, offset]) => [field, { n: 2000, tasks: 2, ...entry(score + offset) }])),
+    };
   }
   return { results, mlrb: { breakdowns, ...(missingSubtasks && headline !== null ? { partial: { missing: [missingSubtaskOf(headline.suite)] } } : {}) } };
 }

@@ -39,12 +39,21 @@ export class WordTokenizer implements GenerationTokenizer {
   }
 
   encodeWithSpecialTokens(text: string): number[] {
-    return [FAKE_BOS, ...text.split(' ').filter((word) => word !== '').map((word) => this.idOf(word))];
+    return [
+      FAKE_BOS,
+      ...text
+        .split(' ')
+        .filter((word) => word !== '')
+        .map((word) => this.idOf(word)),
+    ];
   }
 
   decode(ids: readonly number[]): string {
     this.clock.advance(this.decodeMs);
-    return ids.filter((id) => id >= FIRST_WORD_ID).map((id) => this.words[id - FIRST_WORD_ID]).join(' ');
+    return ids
+      .filter((id) => id >= FIRST_WORD_ID)
+      .map((id) => this.words[id - FIRST_WORD_ID])
+      .join(' ');
   }
 }
 
@@ -85,7 +94,10 @@ export class ScriptedGenerator implements TextGenerator {
   }
 }
 
-export function scriptedSubject(script: readonly ScriptedCall[], decodeMs: number): { subject: GenerationSubject; generator: ScriptedGenerator; clock: ManualClock } {
+export function scriptedSubject(
+  script: readonly ScriptedCall[],
+  decodeMs: number,
+): { subject: GenerationSubject; generator: ScriptedGenerator; clock: ManualClock } {
   const clock = new ManualClock();
   const tokenizer = new WordTokenizer(clock, decodeMs);
   const generator = new ScriptedGenerator(script, clock, tokenizer);

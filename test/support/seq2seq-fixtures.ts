@@ -30,7 +30,14 @@ export function readSeq2SeqRequests(name: Seq2SeqModelName): Map<string, Recorde
 export interface RecordedEdges {
   readonly prefix_token_id: number;
   readonly max_length: number;
-  readonly loglikelihood: readonly { context: string; continuation: string; context_ids: number[]; continuation_ids: number[]; loglik: number; is_greedy: boolean }[];
+  readonly loglikelihood: readonly {
+    context: string;
+    continuation: string;
+    context_ids: number[];
+    continuation_ids: number[];
+    loglik: number;
+    is_greedy: boolean;
+  }[];
   readonly rolling: readonly { text: string; loglik: number }[];
   readonly generate_until: readonly {
     kwargs: { until: string[]; max_gen_toks: number; do_sample: boolean };

@@ -63,7 +63,15 @@ export function superGlueRows(style: LabelStyle): Record<string, Row[]> {
         idx: 0,
         passage: { text: RECORD_PASSAGE, entities: [span('Alice'), span('Bob'), span('Paris'), span('Alice', 20), span('😀')] },
         qas: [
-          { id: 'q0', idx: 0, query: '@placeholder said goodbye to Bob.', answers: [{ start: 2, end: 6, text: 'Alice' }, { start: 27, end: 31, text: 'Alice' }] },
+          {
+            id: 'q0',
+            idx: 0,
+            query: '@placeholder said goodbye to Bob.',
+            answers: [
+              { start: 2, end: 6, text: 'Alice' },
+              { start: 27, end: 31, text: 'Alice' },
+            ],
+          },
           { id: 'q1', idx: 1, query: 'They met in @placeholder.', answers: [{ start: 19, end: 23, text: 'Paris' }] },
         ],
       },
@@ -73,11 +81,22 @@ export function superGlueRows(style: LabelStyle): Record<string, Row[]> {
       { premise: 'Ann owns a cat.', hypothesis: 'Ann has a dog.', label: 'not_entailment', idx: 1 },
     ],
     WiC: [
-      { word: 'bank', sentence1: '😀 bank on it.', sentence2: 'The river bank.', idx: 0, label: flag(false, style), start1: 2, end1: 6, start2: 10, end2: 14, version: 1.1 },
+      {
+        word: 'bank',
+        sentence1: '😀 bank on it.',
+        sentence2: 'The river bank.',
+        idx: 0,
+        label: flag(false, style),
+        start1: 2,
+        end1: 6,
+        start2: 10,
+        end2: 14,
+        version: 1.1,
+      },
     ],
     WSC: [
       {
-        text: 'The table wo n\'t fit through the doorway because it is too wide .',
+        text: "The table wo n't fit through the doorway because it is too wide .",
         target: { span1_index: 0, span1_text: 'The table.', span2_index: 9, span2_text: 'it' },
         idx: 0,
         label: flag(true, style),

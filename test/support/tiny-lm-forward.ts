@@ -8,11 +8,7 @@ import type { TinyLmDimensions, TinyLmWeights } from './model-builders/tiny-caus
 const NORM_EPSILON = 1e-5;
 
 /** Returns logits row-major [tokens.length, vocab]. */
-export function referenceTinyLmLogits(
-  weights: TinyLmWeights,
-  dimensions: TinyLmDimensions,
-  tokens: readonly number[],
-): Float64Array {
+export function referenceTinyLmLogits(weights: TinyLmWeights, dimensions: TinyLmDimensions, tokens: readonly number[]): Float64Array {
   const { vocabSize: vocab, hiddenSize: hidden, numHeads: heads } = dimensions;
   const headDim = hidden / heads;
   let states: Float64Array[] = tokens.map((token, position) => {

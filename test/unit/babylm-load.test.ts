@@ -18,7 +18,12 @@ describe('BabyLM BLiMP suites', () => {
       ['blimp_determiner_noun_agreement_1_filtered', 1],
     ]);
     expect(filtered.groups).toEqual([
-      { name: 'blimp_filtered', subtasks: ['blimp_anaphor_gender_agreement_filtered', 'blimp_determiner_noun_agreement_1_filtered'], weightBySize: false, version: 1 },
+      {
+        name: 'blimp_filtered',
+        subtasks: ['blimp_anaphor_gender_agreement_filtered', 'blimp_determiner_noun_agreement_1_filtered'],
+        weightBySize: false,
+        version: 1,
+      },
     ]);
     const supplement = await loadSuite('blimp_supplement', { dataDir: path.join(root, 'supplement_filtered') });
     expect(supplement.tasks.map((task) => task.name)).toEqual(['blimp_supplement_hypernym', 'blimp_supplement_qa_congruence_easy']);
@@ -39,7 +44,13 @@ describe('BabyLM BLiMP suites', () => {
     const [big, small] = suite.tasks;
     // big: 2 of 3 right; small: 1 of 1 right → macro (2/3 + 1) / 2, where the micro mean would be 3/4.
     const metrics = new Map([
-      [big!.name, computeTaskMetrics(big!, [0, 1, 2].map((docId) => ({ docId, logliks: docId === 2 ? [-2, -1] : [-1, -2], isGreedy: [false, false] })))],
+      [
+        big!.name,
+        computeTaskMetrics(
+          big!,
+          [0, 1, 2].map((docId) => ({ docId, logliks: docId === 2 ? [-2, -1] : [-1, -2], isGreedy: [false, false] })),
+        ),
+      ],
       [small!.name, computeTaskMetrics(small!, [{ docId: 0, logliks: [-1, -2], isGreedy: [false, false] }])],
     ]);
     expect(aggregateGroups(suite.groups, metrics).get('blimp_filtered')?.metrics[0]?.value).toBe((2 / 3 + 1) / 2);

@@ -1,6 +1,13 @@
 /** Batch planning without a model: padding bounds, scored positions, memory and token budgets, prefix groups. */
 import { describe, expect, it } from 'vitest';
-import { batchFitsFor, DEFAULT_TOKENS_PER_BATCH, defaultTokensPerBatch, estimateBatchBytes, ACTIVATIONS_PER_BATCH, SCORE_ROWS_PER_BATCH } from '../../src/engine/batch-size.js';
+import {
+  batchFitsFor,
+  DEFAULT_TOKENS_PER_BATCH,
+  defaultTokensPerBatch,
+  estimateBatchBytes,
+  ACTIVATIONS_PER_BATCH,
+  SCORE_ROWS_PER_BATCH,
+} from '../../src/engine/batch-size.js';
 import { packBatch, planBatches, planRows, type PlannedRow } from '../../src/engine/collator.js';
 import { planPrefixGroups } from '../../src/engine/prefix-plan.js';
 
@@ -31,7 +38,7 @@ describe('planBatches', () => {
     expect(seen).toEqual([5, 9]);
   });
 
-  it('folds a row that is a prefix of a longer row into it, and packs each request\'s own end', () => {
+  it("folds a row that is a prefix of a longer row into it, and packs each request's own end", () => {
     const inputs = [
       { inputTokens: [1, 2, 3], continuationTokens: [4] },
       { inputTokens: [1, 2, 3, 5], continuationTokens: [5, 6] },
@@ -127,19 +134,26 @@ describe('auto batch size', () => {
 });
 
 describe('planPrefixGroups', () => {
-  const prefixed = (prefix: number[], suffix: number[], scoredTail = 1): PlannedRow => ({ tokens: [...prefix, ...suffix], requestIndices: [suffix[0] ?? 0], scoredTail });
+  const prefixed = (prefix: number[], suffix: number[], scoredTail = 1): PlannedRow => ({
+    tokens: [...prefix, ...suffix],
+    requestIndices: [suffix[0] ?? 0],
+    scoredTail,
+  });
   const shotsA = Array.from({ length: 40 }, (_, index) => 100 + index);
   const shotsB = [...shotsA.slice(0, 10), ...Array.from({ length: 30 }, (_, index) => 300 + index)];
 
   it('groups rows by their shared prefix and cuts it off the rows', () => {
-    const rows = [prefixed(shotsA, [1, 2, 3]), prefixed(shotsB, [4, 5]), prefixed(shotsA, [6, 7, 8, 9]), prefixed(shotsB, [1]), [9, 9, 9].map(Number)].map((item) =>
-      Array.isArray(item) ? { tokens: item, requestIndices: [99], scoredTail: 1 } : item,
+    const rows = [prefixed(shotsA, [1, 2, 3]), prefixed(shotsB, [4, 5]), prefixed(shotsA, [6, 7, 8, 9]), prefixed(shotsB, [1]), [9, 9, 9].map(Number)].map(
+      (item) => (Array.isArray(item) ? { tokens: item, requestIndices: [99], scoredTail: 1 } : item),
     );
     const plan = planPrefixGroups(rows, 32);
     expect(plan.groups).toHaveLength(2);
     const byFirst = new Map(plan.groups.map((group) => [group.prefix[10], group]));
     expect(byFirst.get(110)?.prefix).toEqual(shotsA);
-    expect(byFirst.get(110)?.suffixRows.map((suffix) => suffix.tokens)).toEqual([[6, 7, 8, 9], [1, 2, 3]]);
+    expect(byFirst.get(110)?.suffixRows.map((suffix) => suffix.tokens)).toEqual([
+      [6, 7, 8, 9],
+      [1, 2, 3],
+    ]);
     expect(byFirst.get(300)?.prefix).toEqual(shotsB);
     expect(plan.plainRows.map((plain) => plain.tokens)).toEqual([[9, 9, 9]]);
   });

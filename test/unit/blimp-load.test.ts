@@ -14,7 +14,10 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'mlrb-blimp-'));
   const dir = join(root, 'blimp');
   await mkdir(dir);
-  await writeFile(join(dir, 'adjunct_island.jsonl'), [pair('Who did he see?', 'Who did he see him?'), pair('A b.', 'B a.'), pair('C.', 'D.')].join('\n') + '\n');
+  await writeFile(
+    join(dir, 'adjunct_island.jsonl'),
+    [pair('Who did he see?', 'Who did he see him?'), pair('A b.', 'B a.'), pair('C.', 'D.')].join('\n') + '\n',
+  );
   await writeFile(
     join(dir, 'principle_A_case_2.jsonl'),
     pair('She saw herself.', 'Herself saw her.', 'syntax/semantics', 'binding', 'principle_A_case_2') + '\n',
@@ -33,7 +36,13 @@ describe('loadBlimpSuite', () => {
     expect(island?.docs[0]).toMatchObject({ docId: 0, text: '', choices: ['Who did he see?', 'Who did he see him?'], target: 0 });
     expect(island?.docs[0]?.source).toMatchObject({ UID: 'adjunct_island', pairID: '0' });
     expect(suite.groups).toEqual([
-      { name: 'blimp_partial', alias: 'blimp (partial: 65 of 67 subtasks missing)', subtasks: ['blimp_adjunct_island', 'blimp_principle_A_case_2'], weightBySize: false, version: 2 },
+      {
+        name: 'blimp_partial',
+        alias: 'blimp (partial: 65 of 67 subtasks missing)',
+        subtasks: ['blimp_adjunct_island', 'blimp_principle_A_case_2'],
+        weightBySize: false,
+        version: 2,
+      },
     ]);
   });
 

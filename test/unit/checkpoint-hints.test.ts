@@ -75,7 +75,7 @@ describe('EXPECTED FAILURE – MODEL is a checkpoint, not ONNX', () => {
     expect(error.message).toContain(`optimum-cli export onnx --model ${folder} --task text-generation-with-past`);
   });
 
-  it("through the CLI: exit 1 with the hint, not ONNX Runtime's \"Protobuf parsing failed\"", async () => {
+  it('through the CLI: exit 1 with the hint, not ONNX Runtime\'s "Protobuf parsing failed"', async () => {
     const data = path.join(dir, 'blimp');
     writeTinyBlimp(data, ['adjunct_island']);
     let stderr = '';

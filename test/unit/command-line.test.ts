@@ -40,10 +40,29 @@ function ours(argv: readonly string[]): { values: object; positionals: readonly 
 describe('parseCommandLine', () => {
   it('refuses exactly the lines strict parsing refuses, and reads the others as it does', () => {
     const lines = [
-      ['m', '--data', 'x'], ['m', '--data=x'], ['--data', 'x', 'm', 'n'], ['m', '--data'], ['m', '--data', '--json'], ['m', '--data', '-'],
-      ['m', '--data=-x'], ['m', '--data', '-x'], ['m', '--json=1'], ['m', '--json'], ['m', '--bogus'], ['m', '--bogus=1'], ['m', '-x'],
-      ['m', '--', '--bogus', '-x'], ['-jd', 'x', 'm'], ['-dj', 'm'], ['-d'], ['-jx'], ['--prompt', 'a', '--prompt', 'b'], ['--prompt'],
-      ['--base', 'b', 'm'], [], ['-'],
+      ['m', '--data', 'x'],
+      ['m', '--data=x'],
+      ['--data', 'x', 'm', 'n'],
+      ['m', '--data'],
+      ['m', '--data', '--json'],
+      ['m', '--data', '-'],
+      ['m', '--data=-x'],
+      ['m', '--data', '-x'],
+      ['m', '--json=1'],
+      ['m', '--json'],
+      ['m', '--bogus'],
+      ['m', '--bogus=1'],
+      ['m', '-x'],
+      ['m', '--', '--bogus', '-x'],
+      ['-jd', 'x', 'm'],
+      ['-dj', 'm'],
+      ['-d'],
+      ['-jx'],
+      ['--prompt', 'a', '--prompt', 'b'],
+      ['--prompt'],
+      ['--base', 'b', 'm'],
+      [],
+      ['-'],
     ];
     for (const argv of lines) expect(ours(argv), argv.join(' ')).toEqual(strictParse(argv));
   });
@@ -70,7 +89,7 @@ describe('parseCommandLine', () => {
     expect(problem(['m', '--data', '--json'])).toBe('--data needs a value ("--json" looks like a flag; write --data=--json if it is the value)');
   });
 
-  it("points the default command (eval, typed as `mlrb-eval MODEL …`) to the bare `mlrb-eval --help`", () => {
+  it('points the default command (eval, typed as `mlrb-eval MODEL …`) to the bare `mlrb-eval --help`', () => {
     expect(() => parseCommandLine(['m', '--bogus'], { ...spec, command: 'eval' })).toThrow(/^eval: unknown flag --bogus\nsee 'mlrb-eval --help'$/);
   });
 
@@ -82,7 +101,9 @@ describe('parseCommandLine', () => {
     const flags = { threads: { type: 'string' }, provider: { type: 'string' } } as const;
     expect(() => parseCommandLine(['--threads', 'many'], { command: 'demo', flags, schema })).toThrow(/^demo: --threads: /);
     expect(() => parseCommandLine(['--provider', 'tpu'], { command: 'demo', flags, schema })).toThrow(/^demo: --provider expects cpu or cuda\n/);
-    expect(() => parseCommandLine(['--provider', 'tpu', '--threads', '1.5'], { command: 'demo', flags, schema })).toThrow(/^demo: --threads: .*; --provider expects cpu or cuda\n/);
+    expect(() => parseCommandLine(['--provider', 'tpu', '--threads', '1.5'], { command: 'demo', flags, schema })).toThrow(
+      /^demo: --threads: .*; --provider expects cpu or cuda\n/,
+    );
   });
 
   it('--help or -h anywhere before `--` wins over any mistake; after `--` it is a positional', () => {

@@ -6,7 +6,10 @@ const fieldsOf = (text: string): string[][] => parseCsv(text).map((record) => [.
 
 describe('parseCsv', () => {
   it('splits plain records and ignores one trailing line break', () => {
-    expect(fieldsOf('a,b,c\n1,2,3\n')).toEqual([['a', 'b', 'c'], ['1', '2', '3']]);
+    expect(fieldsOf('a,b,c\n1,2,3\n')).toEqual([
+      ['a', 'b', 'c'],
+      ['1', '2', '3'],
+    ]);
     expect(fieldsOf('a,b')).toEqual([['a', 'b']]);
   });
 
@@ -20,7 +23,10 @@ describe('parseCsv', () => {
   });
 
   it('keeps empty fields, including a trailing one and an empty quoted one', () => {
-    expect(fieldsOf(',a,,\n"",b')).toEqual([['', 'a', '', ''], ['', 'b']]);
+    expect(fieldsOf(',a,,\n"",b')).toEqual([
+      ['', 'a', '', ''],
+      ['', 'b'],
+    ]);
     expect(fieldsOf('a,')).toEqual([['a', '']]);
   });
 

@@ -40,13 +40,7 @@ describe('lm-eval few-shot draws', () => {
 
   it('default sampler without the extra draw takes k per document from one seeded stream', () => {
     // lm-eval still drops an equal document, leaving the first prompt one example short.
-    expect(drawIds({ sampler: 'default', docs }, 2, docs)).toEqual([
-      [3],
-      [0, 4],
-      [4, 0],
-      [0, 4],
-      [2, 1],
-    ]);
+    expect(drawIds({ sampler: 'default', docs }, 2, docs)).toEqual([[3], [0, 4], [4, 0], [0, 4], [2, 1]]);
   });
 
   it('documents are equal when their sources are, whatever their key order (Python dict equality)', () => {

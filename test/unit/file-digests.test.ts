@@ -22,7 +22,10 @@ describe('rememberedSha256', () => {
     expect(await rememberedSha256(file, cacheDir)).toBe(sha256('weights version 1'));
     const entries = readdirSync(path.join(cacheDir, 'file-hashes'));
     expect(entries).toHaveLength(1);
-    expect(JSON.parse(readFileSync(path.join(cacheDir, 'file-hashes', entries[0] as string), 'utf8'))).toMatchObject({ path: file, sha256: sha256('weights version 1') });
+    expect(JSON.parse(readFileSync(path.join(cacheDir, 'file-hashes', entries[0] as string), 'utf8'))).toMatchObject({
+      path: file,
+      sha256: sha256('weights version 1'),
+    });
 
     writeFileSync(file, 'weights version 2');
     expect(await rememberedSha256(file, cacheDir)).toBe(sha256('weights version 2'));

@@ -11,7 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { createExactMatch } from '../../src/eval/generate-until/exact-match.js';
 import { cutAtStopStrings, generateUntil, planGeneration } from '../../src/eval/generate-until/hflm-generate.js';
 import { buildGenerateUntilRequests } from '../../src/eval/generate-until/requests.js';
-import { createGenerateUntilScorer, generateUntilConfig, generateUntilResultEntry, generateUntilSamples, scoreGenerateUntil } from '../../src/eval/generate-until/results.js';
+import {
+  createGenerateUntilScorer,
+  generateUntilConfig,
+  generateUntilResultEntry,
+  generateUntilSamples,
+  scoreGenerateUntil,
+} from '../../src/eval/generate-until/results.js';
 import type { GenerateUntilTask } from '../../src/tasks/generate-until-types.js';
 import { loadGsm8k } from '../../src/tasks/gsm8k/load.js';
 import { FakeTextGenerator } from '../support/lookup-text-generator.js';
@@ -30,7 +36,9 @@ interface Recorded {
   readonly responses: readonly { readonly docId: number; readonly target: string; readonly outcomes: readonly Outcome[] }[];
   readonly aggregate: Readonly<Record<string, { readonly exact_match: number; readonly exact_match_stderr: number }>>;
   readonly exactMatch: {
-    readonly options: Readonly<Record<string, { ignore_case: boolean; ignore_punctuation: boolean; ignore_numbers?: boolean; regexes_to_ignore: string[] | null }>>;
+    readonly options: Readonly<
+      Record<string, { ignore_case: boolean; ignore_punctuation: boolean; ignore_numbers?: boolean; regexes_to_ignore: string[] | null }>
+    >;
     readonly cases: readonly { readonly options: string; readonly prediction: string; readonly reference: string; readonly score: number }[];
   };
   readonly stops: readonly { readonly until: string[]; readonly eos: string; readonly generated: string; readonly stops: string[]; readonly text: string }[];
@@ -106,7 +114,10 @@ describe('gsm8k filters and exact_match against lm-eval 0.4.13', () => {
 
   it("aggregates as lm-eval does and keys the results entry '<metric>,<filter>'", async () => {
     const task = await loadGsm8k({ dataDir: HUB });
-    const scores = scoreGenerateUntil(task, recorded.responses.map((doc) => doc.outcomes[0]?.response ?? ''));
+    const scores = scoreGenerateUntil(
+      task,
+      recorded.responses.map((doc) => doc.outcomes[0]?.response ?? ''),
+    );
     const entry = generateUntilResultEntry(task, scores);
     const expected: Record<string, number | string> = { alias: 'gsm8k' };
     for (const [filter, values] of Object.entries(recorded.aggregate)) {
@@ -114,7 +125,13 @@ describe('gsm8k filters and exact_match against lm-eval 0.4.13', () => {
       expected[`exact_match_stderr,${filter}`] = values.exact_match_stderr;
     }
     expect(entry).toEqual(expected);
-    expect(Object.keys(entry)).toEqual(['alias', 'exact_match,strict-match', 'exact_match_stderr,strict-match', 'exact_match,flexible-extract', 'exact_match_stderr,flexible-extract']);
+    expect(Object.keys(entry)).toEqual([
+      'alias',
+      'exact_match,strict-match',
+      'exact_match_stderr,strict-match',
+      'exact_match,flexible-extract',
+      'exact_match_stderr,flexible-extract',
+    ]);
   });
 
   it.each(recorded.exactMatch.cases.map((item) => [item.options, JSON.stringify(item.prediction), JSON.stringify(item.reference), item] as const))(
@@ -135,8 +152,17 @@ describe('gsm8k filters and exact_match against lm-eval 0.4.13', () => {
   it("gives a single document's stderr as lm-eval's 'N/A', and refuses a pattern with no translation when the scorer is made", async () => {
     const task = await loadGsm8k({ dataDir: HUB, limit: 1 });
     const entry = generateUntilResultEntry(task, scoreGenerateUntil(task, [' #### 21']));
-    expect(entry).toEqual({ alias: 'gsm8k', 'exact_match,strict-match': 1, 'exact_match_stderr,strict-match': 'N/A', 'exact_match,flexible-extract': 1, 'exact_match_stderr,flexible-extract': 'N/A' });
-    const unsupported: GenerateUntilTask = { ...task, filters: [{ name: 'words', steps: [{ function: 'regex', regexPattern: '\\b(\\w+)', groupSelect: 0, fallback: '[invalid]' }] }] };
+    expect(entry).toEqual({
+      alias: 'gsm8k',
+      'exact_match,strict-match': 1,
+      'exact_match_stderr,strict-match': 'N/A',
+      'exact_match,flexible-extract': 1,
+      'exact_match_stderr,flexible-extract': 'N/A',
+    });
+    const unsupported: GenerateUntilTask = {
+      ...task,
+      filters: [{ name: 'words', steps: [{ function: 'regex', regexPattern: '\\b(\\w+)', groupSelect: 0, fallback: '[invalid]' }] }],
+    };
     expect(() => createGenerateUntilScorer(unsupported)).toThrow(/\\w/);
   });
 

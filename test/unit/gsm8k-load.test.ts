@@ -34,7 +34,7 @@ describe('GSM8K loader', () => {
     expect(error.message).toMatch(/no train split for few-shot examples \(expected train\.jsonl\)/);
   });
 
-  it('defaults to the YAML\'s 5-shot and reads the hub layout\'s train shard for it', async () => {
+  it("defaults to the YAML's 5-shot and reads the hub layout's train shard for it", async () => {
     const task = await loadGsm8k({ dataDir: path.join(fixtures, 'hub') });
     expect(task.numFewshot).toBe(5);
     expect(task.fewshot).toMatchObject({ sampler: 'default', seed: 1234, drawsExtra: false });
@@ -45,7 +45,10 @@ describe('GSM8K loader', () => {
   it('EXPECTED FAILURE – a row that is not GSM8K is BAD_DATA naming its file and line', async () => {
     const { dir } = releaseCopy();
     const file = path.join(dir, 'test.jsonl');
-    writeFileSync(file, `${JSON.stringify({ question: 'q?', answer: 'The answer is 4.\n#### 4' })}\n${JSON.stringify({ question: 'q?', answer: 'The answer is 4.' })}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ question: 'q?', answer: 'The answer is 4.\n#### 4' })}\n${JSON.stringify({ question: 'q?', answer: 'The answer is 4.' })}\n`,
+    );
     const noFinalLine = await refusedWith('BAD_DATA', loadGsm8k({ dataDir: dir, numFewshot: 0 }));
     expect(noFinalLine.message).toBe(`${file} line 2: the answer has no "#### <number>" final line, so it is not a GSM8K row`);
     expect(noFinalLine.details).toEqual({ file, line: 2 });

@@ -49,8 +49,12 @@ describe("the resolver against transformers' config classes", () => {
     }
     const config = resolveHfConfig(record.config, 'config.json');
     expect({
-      numKeyValueHeads: config.numKeyValueHeads, headDim: config.headDim, intermediateSize: config.intermediateSize,
-      tieWordEmbeddings: config.tieWordEmbeddings, partialRotaryFactor: config.partialRotaryFactor, maxPositions: config.maxPositions,
+      numKeyValueHeads: config.numKeyValueHeads,
+      headDim: config.headDim,
+      intermediateSize: config.intermediateSize,
+      tieWordEmbeddings: config.tieWordEmbeddings,
+      partialRotaryFactor: config.partialRotaryFactor,
+      maxPositions: config.maxPositions,
     }).toEqual(record.resolved);
   });
 });
@@ -76,16 +80,26 @@ function everyReading(file: string) {
   };
 }
 
-const small = (fields: Record<string, unknown>): string => JSON.stringify({
-  vocab_size: 96, hidden_size: 128, num_hidden_layers: 2, num_attention_heads: 16, intermediate_size: 80, max_position_embeddings: 64, ...fields,
-});
+const small = (fields: Record<string, unknown>): string =>
+  JSON.stringify({
+    vocab_size: 96,
+    hidden_size: 128,
+    num_hidden_layers: 2,
+    num_attention_heads: 16,
+    intermediate_size: 80,
+    max_position_embeddings: 64,
+    ...fields,
+  });
 
 describe('one architecture per file, whichever check reads it', () => {
   // Before, inspect and the scorer fell back to num_attention_heads for a missing num_key_value_heads
   // whatever the model_type, while the parameter count applied MistralConfig's 8 and Qwen2Config's 32.
   it.each([
-    ['mistral', 8], ['qwen2', 32], ['llama', 16], ['phi', 16],
-  ] as const)('%s without num_key_value_heads: %d KV heads everywhere (transformers\' default)', (modelType, kvHeads) => {
+    ['mistral', 8],
+    ['qwen2', 32],
+    ['llama', 16],
+    ['phi', 16],
+  ] as const)("%s without num_key_value_heads: %d KV heads everywhere (transformers' default)", (modelType, kvHeads) => {
     const root = makeTempDir('hf-config-kv');
     const file = configFile(root, modelType, small({ model_type: modelType }));
     const readings = everyReading(file);
@@ -93,7 +107,7 @@ describe('one architecture per file, whichever check reads it', () => {
     expect(readings).toEqual({ edgeChecks: expected, parameterCount: expected, scorer: expected });
   });
 
-  it('a config named only by its architectures class gets that class\'s rules everywhere', () => {
+  it("a config named only by its architectures class gets that class's rules everywhere", () => {
     const root = makeTempDir('hf-config-class');
     const file = configFile(root, 'mistral', small({ architectures: ['MistralForCausalLM'] }));
     expect(new Set(Object.values(everyReading(file)).map((reading) => reading.kvHeads))).toEqual(new Set([8]));
@@ -101,9 +115,20 @@ describe('one architecture per file, whichever check reads it', () => {
 
   it("GPT-2's names are GPT-2's: n_embd is its hidden size, and no KV-head or head_dim field changes its attention", () => {
     const root = makeTempDir('hf-config-gpt2');
-    const file = configFile(root, 'gpt2', JSON.stringify({
-      model_type: 'gpt2', vocab_size: 96, n_embd: 128, n_layer: 2, n_head: 16, n_positions: 64, num_key_value_heads: 2, head_dim: 64,
-    }));
+    const file = configFile(
+      root,
+      'gpt2',
+      JSON.stringify({
+        model_type: 'gpt2',
+        vocab_size: 96,
+        n_embd: 128,
+        n_layer: 2,
+        n_head: 16,
+        n_positions: 64,
+        num_key_value_heads: 2,
+        head_dim: 64,
+      }),
+    );
     const expected = { kvHeads: 16, headDim: 8, hidden: 128, heads: 16 };
     expect(everyReading(file)).toEqual({ edgeChecks: expected, parameterCount: expected, scorer: expected });
     expect(readConfigParameters(file).intermediate).toBe(4 * 128); // n_inner absent: 4 x hidden
@@ -143,7 +168,11 @@ describe('EXPECTED FAILURE – a crafted config.json is refused by every reader,
     ['a model_type that is not a string', small({ model_type: ['llama'] }), 'model_type'],
     ['a null num_key_value_heads for Mistral (MistralConfig refuses it)', small({ model_type: 'mistral', num_key_value_heads: null }), 'num_key_value_heads'],
     ['hidden not a multiple of heads with no head_dim', small({ model_type: 'llama', hidden_size: 100 }), 'hidden_size'],
-    ['GPT-2 aliases stating different widths', JSON.stringify({ model_type: 'gpt2', vocab_size: 96, n_embd: 128, hidden_size: 4096, n_layer: 2, n_head: 16, n_positions: 64 }), 'n_embd / hidden_size'],
+    [
+      'GPT-2 aliases stating different widths',
+      JSON.stringify({ model_type: 'gpt2', vocab_size: 96, n_embd: 128, hidden_size: 4096, n_layer: 2, n_head: 16, n_positions: 64 }),
+      'n_embd / hidden_size',
+    ],
     ['a __proto__ key', small({ model_type: 'llama' }).replace('{', '{"__proto__": {"num_key_value_heads": 1, "polluted": true}, '), '__proto__'],
     ['a constructor key', small({ model_type: 'llama' }).replace('{', '{"constructor": {"prototype": {"polluted": true}}, '), 'constructor'],
   ];

@@ -5,7 +5,13 @@
  * The stop-string rules themselves are held to lm-eval's in gsm8k-lm-eval.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { contextTokens, generateUntil, HFLM_DEFAULT_MAX_GEN_TOKS, planGeneration, type HflmGenerateOptions } from '../../src/eval/generate-until/hflm-generate.js';
+import {
+  contextTokens,
+  generateUntil,
+  HFLM_DEFAULT_MAX_GEN_TOKS,
+  planGeneration,
+  type HflmGenerateOptions,
+} from '../../src/eval/generate-until/hflm-generate.js';
 import type { GenerateUntilRequest } from '../../src/eval/generate-until/requests.js';
 import type { GenerationKwargs } from '../../src/tasks/generate-until-types.js';
 import { thrownMlrbError } from '../support/expect-mlrb-error.js';
@@ -41,7 +47,11 @@ describe('HFLM generate_until over a TextGenerator', () => {
 
   it("appends the EOS text only when until lacks it, and uses HFLM's 256 without max_gen_toks", () => {
     const plan = planGeneration({ until: ['\n\n'], doSample: false, temperature: 0 }, { ...options, maxLength: 2048, eosText: '<|endoftext|>' });
-    expect(plan).toEqual({ until: ['\n\n', '<|endoftext|>'], maxGenToks: HFLM_DEFAULT_MAX_GEN_TOKS, settings: { maxNewTokens: 256, stopStrings: ['\n\n', '<|endoftext|>'] } });
+    expect(plan).toEqual({
+      until: ['\n\n', '<|endoftext|>'],
+      maxGenToks: HFLM_DEFAULT_MAX_GEN_TOKS,
+      settings: { maxNewTokens: 256, stopStrings: ['\n\n', '<|endoftext|>'] },
+    });
     expect(planGeneration({ ...GREEDY, maxGenToks: undefined }, { ...options, maxLength: 300, defaultMaxGenToks: 32 }).maxGenToks).toBe(32);
   });
 
@@ -68,7 +78,9 @@ describe('HFLM generate_until over a TextGenerator', () => {
   });
 
   it('applies the cut itself even when an engine returns uncut text', async () => {
-    const uncut = { generate: async () => [{ promptTokenCount: 1, tokenIds: new Int32Array([1]), text: ' 3</s>Question: 4', finishReason: 'max_new_tokens' as const }] };
+    const uncut = {
+      generate: async () => [{ promptTokenCount: 1, tokenIds: new Int32Array([1]), text: ' 3</s>Question: 4', finishReason: 'max_new_tokens' as const }],
+    };
     expect(await generateUntil([request(0, 'a')], uncut, options)).toEqual([' 3']);
   });
 

@@ -60,7 +60,11 @@ describe('hostile data files', () => {
       { ok: false, code: 'BAD_DATA', message: expect.stringMatching(/^BLiMP file for adjunct_island resolves outside .*zero.*: .*adjunct_island\.jsonl$/) },
       { ok: false, code: 'BAD_DATA', message: `BLiMP file for adjunct_island is 300 MB, over the 256 MB limit for such a file: ${huge.file}` },
       { ok: false, code: 'BAD_DATA', message: expect.stringMatching(/^MMLU test file for anatomy resolves outside .*anatomy_test\.csv$/) },
-      { ok: false, code: 'BAD_DATA', message: expect.stringMatching(/^SuperGLUE cb validation file is not a regular file \(it is a FIFO\): .*CB[/\\]val\.jsonl$/) },
+      {
+        ok: false,
+        code: 'BAD_DATA',
+        message: expect.stringMatching(/^SuperGLUE cb validation file is not a regular file \(it is a FIFO\): .*CB[/\\]val\.jsonl$/),
+      },
       { ok: false, code: 'BAD_DATA', message: expect.stringMatching(/it is a FIFO/) },
     ]);
     for (const outcome of outcomes) expect(outcome.ms).toBeLessThan(3000);
@@ -83,10 +87,20 @@ describe('hostile data files', () => {
   it('EXPECTED FAILURE – a valid row over the 1 MB row cap names the file and the line (JSONL and CSV)', async () => {
     const sentence = 'a'.repeat(2 * 1024 * 1024);
     const { dir, file } = blimpWith('long-row', (target) =>
-      writeFileSync(target, [{ sentence_good: 'x.', sentence_bad: 'y.' }, { sentence_good: sentence, sentence_bad: 'y.' }].map((row) => JSON.stringify({ ...row, field: 'f', linguistics_term: 't', UID: 'u' })).join('\n')),
+      writeFileSync(
+        target,
+        [
+          { sentence_good: 'x.', sentence_bad: 'y.' },
+          { sentence_good: sentence, sentence_bad: 'y.' },
+        ]
+          .map((row) => JSON.stringify({ ...row, field: 'f', linguistics_term: 't', UID: 'u' }))
+          .join('\n'),
+      ),
     );
     const blimpError = await refusal(loadSuite('blimp', { dataDir: dir }));
-    expect(blimpError.message).toMatch(new RegExp(`^${file.replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&')} line 2: the row has \\d+ characters, over the limit of 1048576 for one data row$`));
+    expect(blimpError.message).toMatch(
+      new RegExp(`^${file.replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&')} line 2: the row has \\d+ characters, over the limit of 1048576 for one data row$`),
+    );
     expect(blimpError.details).toMatchObject({ file, line: 2 });
     const mmlu = writeTinyMmlu(path.join(root, 'mmlu-long'));
     writeFileSync(path.join(mmlu, 'test', 'virology_test.csv'), `q,a,b,c,d,A\n"${sentence}",a,b,c,d,B\n`);

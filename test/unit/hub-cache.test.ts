@@ -23,7 +23,8 @@ const COMMIT_B = '0123456789abcdef0123456789abcdef01234567';
 function cacheRepo(hubDir: string, repoId: string, from: string, commit: string, { ref = true } = {}): string {
   const repoDir = path.join(hubDir, `datasets--${repoId.replace('/', '--')}`);
   const snapshot = path.join(repoDir, 'snapshots', commit);
-  const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(path.join(dir, name)).isDirectory() ? walk(path.join(dir, name)) : [path.join(dir, name)]));
+  const walk = (dir: string): string[] =>
+    readdirSync(dir).flatMap((name) => (statSync(path.join(dir, name)).isDirectory() ? walk(path.join(dir, name)) : [path.join(dir, name)]));
   for (const file of walk(from)) {
     const bytes = readFileSync(file);
     const blob = path.join(repoDir, 'blobs', createHash('sha256').update(bytes).digest('hex'));

@@ -146,7 +146,9 @@ describe('EXPECTED FAILURE – hostile parquet files', () => {
 
   it('MMLU: three choices, or a subject MMLU does not have, name the row', async () => {
     const three = path.join(fixtures, 'hostile', 'mmlu-three-choices');
-    expect((await failure('mmlu', three)).message).toMatch(/all\/(test|dev)-00000-of-00001\.parquet row 2: column "choices": choices must hold exactly 4 options$/);
+    expect((await failure('mmlu', three)).message).toMatch(
+      /all\/(test|dev)-00000-of-00001\.parquet row 2: column "choices": choices must hold exactly 4 options$/,
+    );
     const unknown = path.join(fixtures, 'hostile', 'mmlu-unknown-subject');
     const error = await failure('mmlu', unknown);
     expect(error.message).toBe(`${path.join(unknown, 'all', 'test-00000-of-00001.parquet')} row 1: column "subject": not an MMLU subject`);

@@ -19,7 +19,14 @@ const load = (suite: SuiteName, dataDir: string, numFewshot = 0): Promise<Suite<
   loadSuite(suite, { dataDir, allowPartial: true, numFewshot }).then(multipleChoiceSuite);
 
 /** What scoring reads of a document; `source` is compared per suite, since the hub names some fields its own way. */
-const scored = (doc: MultipleChoiceDoc) => ({ docId: doc.docId, text: doc.text, choices: doc.choices, target: doc.target, targetText: doc.targetText, answers: doc.answers });
+const scored = (doc: MultipleChoiceDoc) => ({
+  docId: doc.docId,
+  text: doc.text,
+  choices: doc.choices,
+  target: doc.target,
+  targetText: doc.targetText,
+  answers: doc.answers,
+});
 const scoredTask = (task: MultipleChoiceTask) => ({
   name: task.name,
   description: task.description,
@@ -62,7 +69,9 @@ describe('hub parquet layouts match the release layouts', () => {
 
   it('under a limit, hub files give the release docs and the same split sizes (n-samples original)', async () => {
     const limited = (suite: SuiteName, dataDir: string, limit: number) =>
-      loadSuite(suite, { dataDir, allowPartial: true, limit }).then(multipleChoiceSuite).then((loaded) => loaded.tasks.map((task) => ({ ...scoredTask(task), totalDocs: task.totalDocs })));
+      loadSuite(suite, { dataDir, allowPartial: true, limit })
+        .then(multipleChoiceSuite)
+        .then((loaded) => loaded.tasks.map((task) => ({ ...scoredTask(task), totalDocs: task.totalDocs })));
     for (const limit of [2, 0.5]) {
       const blimp = await limited('blimp', release('blimp'), limit);
       expect(blimp.every((task) => task.docs.length < (task.totalDocs ?? 0))).toBe(true);
@@ -146,7 +155,11 @@ describe.skipIf(!hasShared)('fixtures are the first rows of ../shared/data', () 
     const sharedMmlu = await loadSuite('mmlu', { dataDir: sharedPaths.mmlu, subjects: ['abstract_algebra', 'anatomy', 'sociology'], limit: 5 });
     expect(fixtureMmlu.tasks.map(scoredTask)).toEqual(sharedMmlu.tasks.map(scoredTask));
     const fixtureBlimp = await load('blimp', release('blimp'));
-    const sharedBlimp = await loadSuite('blimp', { dataDir: sharedPaths.blimp, paradigms: ['adjunct_island', 'anaphor_gender_agreement', 'causative'], limit: 5 });
+    const sharedBlimp = await loadSuite('blimp', {
+      dataDir: sharedPaths.blimp,
+      paradigms: ['adjunct_island', 'anaphor_gender_agreement', 'causative'],
+      limit: 5,
+    });
     expect(fixtureBlimp.tasks.map(scoredTask)).toEqual(sharedBlimp.tasks.map(scoredTask));
   });
 });

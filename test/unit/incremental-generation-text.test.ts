@@ -23,7 +23,7 @@ const TEXTS = [
   'Café naïve — résumé… 3.14 ≠ π; ½ + ¼ = ¾.',
   '日本語のテキストと中文字符，混在する文章。한국어도 있습니다.',
   'Emoji: 😀🎉👩‍👩‍👧 and flags 🇫🇷🇯🇵, then text again.',
-  'Question: what is 12 * 7?\nAnswer: 84\n\nQuestion: and  double  spaces , or \' quotes .',
+  "Question: what is 12 * 7?\nAnswer: 84\n\nQuestion: and  double  spaces , or ' quotes .",
 ];
 
 interface TokenizerCase {
@@ -79,7 +79,7 @@ for (const { name, file, shared } of TOKENIZERS) {
     const size = shared && !hasShared ? 0 : vocabSize(file);
     const decode = (ids: readonly number[]): string => (ids.length === 0 ? '' : tokenizer!.decode(ids, { skipSpecialTokens: true }));
 
-    it('decodes incrementally to exactly the whole list\'s decode after every push', () => {
+    it("decodes incrementally to exactly the whole list's decode after every push", () => {
       const random = seededRandom(11);
       for (const ids of idSequences(tokenizer!, size, 5)) {
         const detokenizer = new IncrementalDetokenizer(decode);
@@ -183,7 +183,7 @@ describe('generation text on a decoder whose byte runs decode all or nothing', (
   const decode = allOrNothingDecode(vocabulary);
   const utf8Bytes = (text: string): number[] => [...new TextEncoder().encode(text)].map((byte) => words.length + byte);
 
-  it('decodes incrementally to exactly the whole list\'s decode after every push', () => {
+  it("decodes incrementally to exactly the whole list's decode after every push", () => {
     const random = seededRandom(31);
     for (let sequence = 0; sequence < 40; sequence += 1) {
       const ids: number[] = [];

@@ -33,7 +33,13 @@ describe('parseJsonLines', () => {
 
   it('counts every non-blank line but parses only those a limit takes', () => {
     const content = '{"n":1}\n\n{"n":2}\nnot json\n{"n":4}\n';
-    expect(parseLeadingJsonLines(content, 'f.jsonl', schema, 2)).toEqual({ rows: [{ row: { n: 1 }, line: 1 }, { row: { n: 2 }, line: 3 }], total: 4 });
+    expect(parseLeadingJsonLines(content, 'f.jsonl', schema, 2)).toEqual({
+      rows: [
+        { row: { n: 1 }, line: 1 },
+        { row: { n: 2 }, line: 3 },
+      ],
+      total: 4,
+    });
     expect(() => parseLeadingJsonLines(content, 'f.jsonl', schema, 3)).toThrow(/f\.jsonl line 4: not valid JSON/);
   });
 });

@@ -19,7 +19,12 @@ const manifestFile = path.join(repoRoot, 'examples', 'kubernetes', 'indexed-job.
 const readManifest = (): unknown => parseYaml(readFileSync(manifestFile, 'utf8'));
 
 /** The fields the recipe relies on, closed: any other key in these objects is a mistake. */
-const volumeMount = z.strictObject({ name: z.string(), mountPath: z.string().startsWith('/'), subPath: z.string().optional(), readOnly: z.boolean().optional() });
+const volumeMount = z.strictObject({
+  name: z.string(),
+  mountPath: z.string().startsWith('/'),
+  subPath: z.string().optional(),
+  readOnly: z.boolean().optional(),
+});
 const recipe = z.strictObject({
   apiVersion: z.literal('batch/v1'),
   kind: z.literal('Job'),
@@ -88,7 +93,15 @@ describe('examples/kubernetes/indexed-job.yaml', () => {
       ['a misspelt key', (m) => ({ ...m, spec: { ...m.spec, completionsMode: 'Indexed' } }), /completionsMode/],
       ['NonIndexed', (m) => ({ ...m, spec: { ...m.spec, completionMode: 'NonIndexed' } }), /completionMode/],
       ['completions without SHARDS', (m) => ({ ...m, spec: { ...m.spec, completions: 4 } }), /SHARDS is 8, completions 4/],
-      ['a mount of no volume', (m) => { const copy = structuredClone(m); copy.spec.template.spec.volumes[0]!.name = 'other'; return copy; }, /names no volume/],
+      [
+        'a mount of no volume',
+        (m) => {
+          const copy = structuredClone(m);
+          copy.spec.template.spec.volumes[0]!.name = 'other';
+          return copy;
+        },
+        /names no volume/,
+      ],
     ];
     for (const [name, edit, problem] of edits) expect(recipeProblems(edit(readManifest() as Recipe)).join('\n'), name).toMatch(problem);
     // Kubernetes' schema refuses what it knows to be wrong.
@@ -116,7 +129,12 @@ describe('examples/kubernetes/indexed-job.yaml', () => {
     const out = path.join(folder, 'claim', 'out');
     const [call] = commands.calls('mlrb-eval');
     const parsed = evalArgsOf(call);
-    expect(parsed.options).toMatchObject({ suite: 'mmlu', numFewshot: 5, shard: { index: 3, count: manifest.spec.completions }, cacheDir: path.join(out, 'cache', `shard-3-of-${shards}`) });
+    expect(parsed.options).toMatchObject({
+      suite: 'mmlu',
+      numFewshot: 5,
+      shard: { index: 3, count: manifest.spec.completions },
+      cacheDir: path.join(out, 'cache', `shard-3-of-${shards}`),
+    });
     expect(readdirSync(path.join(out, 'shards'))).toEqual([`shard-3-of-${shards}.json`]);
 
     const retried = await runPodScript(script, { ...env, HOSTNAME: 'mlrb-mmlu-3-fghij' });
@@ -125,4 +143,3 @@ describe('examples/kubernetes/indexed-job.yaml', () => {
     expect(commands.calls('mlrb-eval')).toHaveLength(1);
   });
 });
-

@@ -29,11 +29,17 @@ interface RecordedCase {
   }[];
 }
 
-const recorded = JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/lm-eval/task-requests.json'), 'utf8')) as { readonly cases: readonly RecordedCase[] };
+const recorded = JSON.parse(readFileSync(path.join(repoRoot, 'test/fixtures/lm-eval/task-requests.json'), 'utf8')) as {
+  readonly cases: readonly RecordedCase[];
+};
 
 async function loadTask(recordedCase: RecordedCase): Promise<MultipleChoiceTask> {
   if (!isSuiteName(recordedCase.suite)) throw new Error(`not a suite: ${recordedCase.suite}`);
-  const suite = await loadSuite(recordedCase.suite, { dataDir: path.join(repoRoot, recordedCase.dataDir), numFewshot: recordedCase.numFewshot, allowPartial: true });
+  const suite = await loadSuite(recordedCase.suite, {
+    dataDir: path.join(repoRoot, recordedCase.dataDir),
+    numFewshot: recordedCase.numFewshot,
+    allowPartial: true,
+  });
   const task = suite.tasks.find((candidate) => candidate.name === recordedCase.task);
   if (task === undefined || !isMultipleChoice(task)) throw new Error(`${recordedCase.suite} has no multiple-choice task ${recordedCase.task}`);
   return task;
@@ -42,7 +48,20 @@ async function loadTask(recordedCase: RecordedCase): Promise<MultipleChoiceTask>
 describe('requests and metrics as lm-eval builds them from the same rows', () => {
   it('covers every new suite and the template-driven old ones', () => {
     expect(new Set(recorded.cases.map((recordedCase) => recordedCase.task))).toEqual(
-      new Set(['hellaswag', 'arc_easy', 'arc_challenge', 'piqa', 'winogrande', 'ewok_agent-properties_filtered', 'mmlu_anatomy', 'blimp_adjunct_island', 'boolq', 'cb', 'sglue_rte', 'wic']),
+      new Set([
+        'hellaswag',
+        'arc_easy',
+        'arc_challenge',
+        'piqa',
+        'winogrande',
+        'ewok_agent-properties_filtered',
+        'mmlu_anatomy',
+        'blimp_adjunct_island',
+        'boolq',
+        'cb',
+        'sglue_rte',
+        'wic',
+      ]),
     );
   });
 
@@ -52,7 +71,9 @@ describe('requests and metrics as lm-eval builds them from the same rows', () =>
     it(`${label}: every (context, continuation), in document and choice order`, async () => {
       const task = await loadTask(recordedCase);
       const requests = buildTaskRequests(task);
-      const byDoc = recordedCase.docs.map((doc) => requests.filter((request) => request.docId === doc.doc_id).map((request) => [request.context, request.continuation]));
+      const byDoc = recordedCase.docs.map((doc) =>
+        requests.filter((request) => request.docId === doc.doc_id).map((request) => [request.context, request.continuation]),
+      );
       expect(byDoc).toEqual(recordedCase.docs.map((doc) => doc.arguments));
       expect(requests).toHaveLength(recordedCase.docs.reduce((sum, doc) => sum + doc.arguments.length, 0));
     });

@@ -31,22 +31,30 @@ const load = (suite: string, dataDir: string) =>
   Promise.all(resolveTaskNames(suite).map((selection) => loadSelection(selection, { dataDir, numFewshot: 0, allowPartial: true })));
 
 describe('data fetch hints', () => {
-  it.each(HUB_DOWNLOADS)('$suite: the download laid where the hint says is found from --data; an empty --data names the same repository', async ({ suite, download }) => {
-    const data = makeTempDir('fetch-hint');
-    const fetch = suiteDataFetch(suite, data);
-    expect(fetch.command).toBe(`hf download ${fetch.hub} --repo-type dataset --local-dir ${fetch.place}`);
-    const error = await rejectedMlrbError(() => load(suite, data));
-    expect(error.code).toBe('BAD_DATA');
-    expect(error.message).toContain(`datasets--${fetch.hub?.replace('/', '--')}`);
-    cpSync(path.join(fixtures, download), fetch.place, { recursive: true });
-    const [loaded] = await load(suite, data);
-    expect(loaded?.tasks.length).toBeGreaterThan(0);
-  });
+  it.each(HUB_DOWNLOADS)(
+    '$suite: the download laid where the hint says is found from --data; an empty --data names the same repository',
+    async ({ suite, download }) => {
+      const data = makeTempDir('fetch-hint');
+      const fetch = suiteDataFetch(suite, data);
+      expect(fetch.command).toBe(`hf download ${fetch.hub} --repo-type dataset --local-dir ${fetch.place}`);
+      const error = await rejectedMlrbError(() => load(suite, data));
+      expect(error.code).toBe('BAD_DATA');
+      expect(error.message).toContain(`datasets--${fetch.hub?.replace('/', '--')}`);
+      cpSync(path.join(fixtures, download), fetch.place, { recursive: true });
+      const [loaded] = await load(suite, data);
+      expect(loaded?.tasks.length).toBeGreaterThan(0);
+    },
+  );
 
   it("BabyLM's suites are not on the hub: the hint names the pipeline's evaluation_data folder, and a copy laid there is found", async () => {
     const data = makeTempDir('fetch-hint');
     const fetch = suiteDataFetch('ewok_filtered', data);
-    expect(fetch).toMatchObject({ hub: null, command: null, place: path.join(data, 'evaluation_data', 'ewok_filtered'), what: expect.stringContaining('evaluation-pipeline-2024') });
+    expect(fetch).toMatchObject({
+      hub: null,
+      command: null,
+      place: path.join(data, 'evaluation_data', 'ewok_filtered'),
+      what: expect.stringContaining('evaluation-pipeline-2024'),
+    });
     cpSync(path.join(fixtures, 'tasks', 'release', 'evaluation_data', 'ewok_filtered'), fetch.place, { recursive: true });
     expect((await load('ewok_filtered', data))[0]?.tasks.length).toBeGreaterThan(0);
     expect(suiteDataFetch('blimp_supplement', data).place).toBe(path.join(data, 'evaluation_data', 'supplement_filtered'));
@@ -62,7 +70,10 @@ describe('data fetch hints', () => {
   });
 
   it("math_reasoning's problems: the prompt's dataset (prompts.py:371) as the JSON Lines --math-data reads", () => {
-    expect(mathDataFetch('DATA')).toMatchObject({ hub: 'AlgorithmicResearchGroup/math_reasoning_autoformalization_track', place: path.join('DATA', 'math_reasoning.jsonl') });
+    expect(mathDataFetch('DATA')).toMatchObject({
+      hub: 'AlgorithmicResearchGroup/math_reasoning_autoformalization_track',
+      place: path.join('DATA', 'math_reasoning.jsonl'),
+    });
   });
 
   it('BAD CALL – a name no suite answers to is a RangeError', () => {

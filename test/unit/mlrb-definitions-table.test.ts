@@ -22,7 +22,8 @@ describe('the MLRB definitions table in docs/mlrb.md', () => {
   it('has a row for every task and mini task, and cites agent_eval for each model metric', () => {
     const rendered = renderMlrbTables();
     for (const name of mlrbTaskNames()) expect(rendered).toContain(`| \`${name}\` |`);
-    for (const metric of ['parameters', 'tokens_per_second', 'perplexity', 'latency']) expect(rendered).toMatch(new RegExp(`\\| ${metric} \\| [^|]*\\.py:\\d+`));
+    for (const metric of ['parameters', 'tokens_per_second', 'perplexity', 'latency'])
+      expect(rendered).toMatch(new RegExp(`\\| ${metric} \\| [^|]*\\.py:\\d+`));
   });
 
   it('is linked from the README front page', () => {

@@ -58,7 +58,7 @@ describe('MLRB task definitions', () => {
     expect(full.modelMetrics).toBe('on_request');
   });
 
-  it('BabyLM headlines full BLiMP, with BabyLM 2024\'s filtered suites as extras; llm_efficiency keeps run_evals.sh\'s suites as extras', () => {
+  it("BabyLM headlines full BLiMP, with BabyLM 2024's filtered suites as extras; llm_efficiency keeps run_evals.sh's suites as extras", () => {
     expect(mlrbTaskDefinition('babylm').full.headline).toMatchObject({ kind: 'metric', suite: 'blimp', entry: 'blimp', metric: 'acc' });
     expect(mlrbTaskDefinition('babylm').full.suites).toEqual([
       { name: 'blimp', role: 'headline' },
@@ -66,7 +66,11 @@ describe('MLRB task definitions', () => {
       { name: 'blimp_supplement', role: 'extra' },
       { name: 'ewok_filtered', role: 'extra' },
     ]);
-    expect(mlrbTaskDefinition('llm_efficiency').full.suites.filter((suite) => suite.role === 'extra').map((suite) => suite.name)).toEqual(['hellaswag', 'gsm8k', 'arc_easy', 'arc_challenge', 'blimp']);
+    expect(
+      mlrbTaskDefinition('llm_efficiency')
+        .full.suites.filter((suite) => suite.role === 'extra')
+        .map((suite) => suite.name),
+    ).toEqual(['hellaswag', 'gsm8k', 'arc_easy', 'arc_challenge', 'blimp']);
     expect(mlrbTaskDefinition('math_reasoning').full.headline).toMatchObject({ kind: 'generated', metric: 'lean.compile_rate' });
     expect(mlrbTaskDefinition('edge_llm_compression').full.eligibility).toEqual({ kind: 'track', track: 'edge-compression' });
     expect(mlrbTaskDefinition('edge_llm_training').full.eligibility).toEqual({ kind: 'track', track: 'edge-training' });
@@ -89,7 +93,7 @@ describe('MLRB task definitions', () => {
     if (name !== 'edge_llm_training') expect(variant.followed.says).toMatch(/agent-eval .*--task mini_/);
   });
 
-  it('accepts MLRB\'s spellings and the mini_ prefix, and says which MLRB task ran', () => {
+  it("accepts MLRB's spellings and the mini_ prefix, and says which MLRB task ran", () => {
     expect(resolveMlrbTask('mini_pile')).toMatchObject({ mini: false, mlrbName: 'mini_pile', definition: { name: 'minipile' } });
     expect(resolveMlrbTask('mini_mini_pile')).toMatchObject({ mini: true, mlrbName: 'mini_mini_pile', definition: { name: 'minipile' } });
     expect(resolveMlrbTask('mini_minipile')).toMatchObject({ mini: true, mlrbName: 'mini_mini_pile' });
@@ -114,11 +118,18 @@ describe('MLRB task definitions', () => {
 
 const MMLU_RULE = mlrbTaskDefinition('llm_merging').full.headline;
 const results = (groups: Record<string, Record<string, number>>): LmEvalResults => ({ results: {}, groups }) as unknown as LmEvalResults;
-const suite = (status: 'scored' | 'not_scored', reason: string | null = null): SuiteOutcome => ({ name: 'mmlu', role: 'headline', status, reason, error_code: status === 'scored' ? null : 'BAD_DATA', fetch: null });
+const suite = (status: 'scored' | 'not_scored', reason: string | null = null): SuiteOutcome => ({
+  name: 'mmlu',
+  role: 'headline',
+  status,
+  reason,
+  error_code: status === 'scored' ? null : 'BAD_DATA',
+  fetch: null,
+});
 const scored = [suite('scored')];
 
 describe('headline', () => {
-  it('is the named suite\'s group metric when it was scored whole, and says which suite and entry', () => {
+  it("is the named suite's group metric when it was scored whole, and says which suite and entry", () => {
     const headline = computeHeadline({ rule: MMLU_RULE, suites: scored, results: results({ mmlu: { 'acc,none': 0.25 } }), limit: undefined });
     expect(headline).toMatchObject({ status: 'scored', value: 0.25, source: { kind: 'lm_eval', suite: 'mmlu', entry: 'mmlu', metric: 'acc,none' } });
   });
@@ -130,8 +141,14 @@ describe('headline', () => {
   });
 
   it('has no number for a partial group or a --limit run', () => {
-    expect(computeHeadline({ rule: MMLU_RULE, suites: scored, results: results({ mmlu_partial: { 'acc,none': 0.5 } }), limit: undefined })).toMatchObject({ status: 'partial', value: null });
-    expect(computeHeadline({ rule: MMLU_RULE, suites: scored, results: results({ mmlu: { 'acc,none': 0.5 } }), limit: 5 })).toMatchObject({ status: 'partial', value: null });
+    expect(computeHeadline({ rule: MMLU_RULE, suites: scored, results: results({ mmlu_partial: { 'acc,none': 0.5 } }), limit: undefined })).toMatchObject({
+      status: 'partial',
+      value: null,
+    });
+    expect(computeHeadline({ rule: MMLU_RULE, suites: scored, results: results({ mmlu: { 'acc,none': 0.5 } }), limit: 5 })).toMatchObject({
+      status: 'partial',
+      value: null,
+    });
   });
 
   it('math_reasoning: the Lean compile rate of the generation report; not scored without Lean or generation, partial under --limit', () => {
@@ -140,31 +157,69 @@ describe('headline', () => {
       data_file: 'p.jsonl',
       problems_scored: scoredProblems,
       problems_in_file: inFile,
-      settings: { template: 't', decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512, stop_strings: [], lean_timeout_s: null, lean_sandbox: null, rouge_stemmer: true },
+      settings: {
+        template: 't',
+        decoding: 'greedy',
+        max_new_tokens: 200,
+        max_prompt_tokens: 512,
+        stop_strings: [],
+        lean_timeout_s: null,
+        lean_sandbox: null,
+        rouge_stemmer: true,
+      },
       metrics: { rouge_l: 0.375, bleu: 12.5, lean },
       problems: [],
     });
     const lean = { compiled: 3, failed: 1, timed_out: 0, compile_rate: 0.75 };
     const source = { kind: 'math_reasoning', metric: 'lean.compile_rate' };
     expect(computeHeadline({ rule, suites: [], results: null, limit: undefined })).toMatchObject({ status: 'not_scored', value: null, source });
-    const missing = computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'not_scored', reason: 'BAD_DATA: problems.jsonl line 3 has no formal_proof' } });
+    const missing = computeHeadline({
+      rule,
+      suites: [],
+      results: null,
+      limit: undefined,
+      generated: { kind: 'not_scored', reason: 'BAD_DATA: problems.jsonl line 3 has no formal_proof' },
+    });
     expect(missing).toMatchObject({ status: 'not_scored', reasons: ['BAD_DATA: problems.jsonl line 3 has no formal_proof'] });
     // ROUGE-L and BLEU without Lean are reported in math_reasoning, but they are not the headline.
-    expect(computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'scored', report: report(4, 4, null) } })).toMatchObject({ status: 'not_scored', value: null, reasons: [LEAN_NEEDED] });
-    expect(computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'scored', report: report(4, 4, lean) } })).toMatchObject({ status: 'scored', value: 0.75, source });
+    expect(computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'scored', report: report(4, 4, null) } })).toMatchObject({
+      status: 'not_scored',
+      value: null,
+      reasons: [LEAN_NEEDED],
+    });
+    expect(computeHeadline({ rule, suites: [], results: null, limit: undefined, generated: { kind: 'scored', report: report(4, 4, lean) } })).toMatchObject({
+      status: 'scored',
+      value: 0.75,
+      source,
+    });
     const limited = computeHeadline({ rule, suites: [], results: null, limit: 2, generated: { kind: 'scored', report: report(2, 4, lean) } });
     expect(limited).toMatchObject({ status: 'partial', value: null, reasons: ['--limit 2: 2 of 4 problems were scored'] });
   });
 
   it('a mini task has no headline number: MLRB defines none', () => {
     const rule: HeadlineRule = resolveMlrbTask('mini_llm_merging').variant.headline;
-    expect(computeHeadline({ rule, suites: [], results: null, limit: undefined })).toMatchObject({ status: 'unavailable', value: null, source: null, reasons: [expect.stringContaining('agent-eval --task mini_X')] });
+    expect(computeHeadline({ rule, suites: [], results: null, limit: undefined })).toMatchObject({
+      status: 'unavailable',
+      value: null,
+      source: null,
+      reasons: [expect.stringContaining('agent-eval --task mini_X')],
+    });
   });
 });
 
 /** A DRAM check as checkDramBudget builds it: measured (peak bytes), a failed measurement, or the estimate only. */
 function dramCheck(usedOrEstimate: number, kind: 'measured' | 'estimate' | 'failed', budgetBytes = 1e9) {
-  const estimate = { contextTokens: 2000, batch: 1, weightBytes: 1, runtimeBytes: 1, kvCacheBytes: 0, activationBytes: 0, logitsBytes: 0, totalBytes: usedOrEstimate, inputLimit: null } as unknown as DramEstimate;
+  const estimate = {
+    contextTokens: 2000,
+    batch: 1,
+    weightBytes: 1,
+    runtimeBytes: 1,
+    kvCacheBytes: 0,
+    activationBytes: 0,
+    logitsBytes: 0,
+    totalBytes: usedOrEstimate,
+    inputLimit: null,
+  } as unknown as DramEstimate;
   const measurement = kind === 'measured' ? ({ peakDeltaBytes: usedOrEstimate, devicePeakBytes: null } as unknown as DramMeasurement) : null;
   const error = kind === 'failed' ? { code: 'ORT_RUN', message: 'the probe crashed' } : null;
   return checkDramBudget(estimate, measurement, resolveBudget(undefined, budgetBytes), error);
@@ -173,7 +228,11 @@ function dramCheck(usedOrEstimate: number, kind: 'measured' | 'estimate' | 'fail
 function trackReport(dram: ReturnType<typeof dramCheck>, quantizationReasons: readonly string[] = []): TrackReport {
   const quantization = { verdict: verdictOf(quantizationReasons) };
   const dtype = { verdict: verdictOf([]) };
-  return { track: 'edge-training', verdict: combineTrackVerdicts({ quantization: quantization.verdict, dtype: dtype.verdict, dram: dram.verdict }), checks: { quantization, dtype, dram } } as unknown as TrackReport;
+  return {
+    track: 'edge-training',
+    verdict: combineTrackVerdicts({ quantization: quantization.verdict, dtype: dtype.verdict, dram: dram.verdict }),
+    checks: { quantization, dtype, dram },
+  } as unknown as TrackReport;
 }
 
 describe('eligibility', () => {
@@ -184,7 +243,11 @@ describe('eligibility', () => {
     expect(judge(trackReport(dramCheck(2e8, 'measured')))).toEqual({
       status: 'eligible',
       rule: 'check-track edge-training',
-      gates: [{ check: 'quantization', status: 'pass', reason: null }, { check: 'dtype', status: 'pass', reason: null }, { check: 'dram', status: 'pass', reason: null }],
+      gates: [
+        { check: 'quantization', status: 'pass', reason: null },
+        { check: 'dtype', status: 'pass', reason: null },
+        { check: 'dram', status: 'pass', reason: null },
+      ],
       reasons: [],
       warnings: [],
     });
@@ -192,21 +255,42 @@ describe('eligibility', () => {
 
   it('is ineligible when a measured gate fails, each finding kept with its check', () => {
     const overBudget = judge(trackReport(dramCheck(3e9, 'measured')));
-    expect(overBudget).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'pass' }, { check: 'dtype', status: 'pass' }, { check: 'dram', status: 'fail' }] });
+    expect(overBudget).toMatchObject({
+      status: 'ineligible',
+      gates: [
+        { check: 'quantization', status: 'pass' },
+        { check: 'dtype', status: 'pass' },
+        { check: 'dram', status: 'fail' },
+      ],
+    });
     expect(overBudget.reasons).toEqual([expect.objectContaining({ check: 'dram', message: expect.stringMatching(/measured peak DRAM .* exceeds/) })]);
-    expect(judge(trackReport(dramCheck(2e8, 'measured'), ['3 quantized weight tensor(s)']))).toMatchObject({ status: 'ineligible', reasons: [{ check: 'quantization', message: '3 quantized weight tensor(s)' }] });
+    expect(judge(trackReport(dramCheck(2e8, 'measured'), ['3 quantized weight tensor(s)']))).toMatchObject({
+      status: 'ineligible',
+      reasons: [{ check: 'quantization', message: '3 quantized weight tensor(s)' }],
+    });
     // A measurement that failed is a finding of the measurement: the model could not be shown to fit.
-    expect(judge(trackReport(dramCheck(2e8, 'failed')))).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'pass' }, { check: 'dtype', status: 'pass' }, { check: 'dram', status: 'fail' }] });
+    expect(judge(trackReport(dramCheck(2e8, 'failed')))).toMatchObject({
+      status: 'ineligible',
+      gates: [
+        { check: 'quantization', status: 'pass' },
+        { check: 'dtype', status: 'pass' },
+        { check: 'dram', status: 'fail' },
+      ],
+    });
   });
 
   it('EXPECTED FAILURE – an estimate never grants eligibility (--skip-dram): the DRAM gate is not_judged and says how to measure', () => {
     const underBudget = judge(trackReport(dramCheck(2e8, 'estimate')));
     expect(underBudget.status).toBe('not_judged');
-    expect(underBudget.gates).toEqual([{ check: 'quantization', status: 'pass', reason: null }, { check: 'dtype', status: 'pass', reason: null }, { check: 'dram', status: 'not_judged', reason: expect.stringContaining('run without --skip-dram') }]);
+    expect(underBudget.gates).toEqual([
+      { check: 'quantization', status: 'pass', reason: null },
+      { check: 'dtype', status: 'pass', reason: null },
+      { check: 'dram', status: 'not_judged', reason: expect.stringContaining('run without --skip-dram') },
+    ]);
     expect(underBudget.reasons).toEqual([{ check: 'dram', message: expect.stringContaining('DRAM was not measured') }]);
   });
 
-  it('EXPECTED FAILURE – an estimate over the budget does not decide either: not_judged, and the estimate\'s own reason is dropped', () => {
+  it("EXPECTED FAILURE – an estimate over the budget does not decide either: not_judged, and the estimate's own reason is dropped", () => {
     const overBudget = judge(trackReport(dramCheck(3e9, 'estimate')));
     expect(overBudget.status).toBe('not_judged');
     expect(overBudget.reasons).toHaveLength(1);
@@ -214,11 +298,22 @@ describe('eligibility', () => {
   });
 
   it('an estimated DRAM beside a measured failing gate is ineligible: what was measured decides', () => {
-    expect(judge(trackReport(dramCheck(2e8, 'estimate'), ['int8 weights']))).toMatchObject({ status: 'ineligible', gates: [{ check: 'quantization', status: 'fail' }, { check: 'dtype', status: 'pass' }, { check: 'dram', status: 'not_judged' }] });
+    expect(judge(trackReport(dramCheck(2e8, 'estimate'), ['int8 weights']))).toMatchObject({
+      status: 'ineligible',
+      gates: [
+        { check: 'quantization', status: 'fail' },
+        { check: 'dtype', status: 'pass' },
+        { check: 'dram', status: 'not_judged' },
+      ],
+    });
   });
 
   it('is not_judged when the track check could not run; unchecked when the rules are about training', () => {
-    expect(judgeEligibility(rule, { kind: 'not_run', reason: 'no base' })).toMatchObject({ status: 'not_judged', gates: [], reasons: [{ check: 'track', message: 'no base' }] });
+    expect(judgeEligibility(rule, { kind: 'not_run', reason: 'no base' })).toMatchObject({
+      status: 'not_judged',
+      gates: [],
+      reasons: [{ check: 'track', message: 'no base' }],
+    });
     const rules = judgeEligibility(mlrbTaskDefinition('babylm').full.eligibility, undefined);
     expect(rules).toMatchObject({ status: 'unchecked', gates: [] });
     expect(rules.reasons.map((reason) => reason.message)).toContain('trained from scratch (prompts.py:99)');
@@ -238,7 +333,13 @@ describe('run record schema', () => {
       why: 'the prompt',
       differences: [],
     },
-    headline: { label: 'MMLU accuracy', source: { kind: 'lm_eval', suite: 'mmlu', entry: 'mmlu', metric: 'acc,none' }, status: 'scored', value: 0.3, reasons: [] },
+    headline: {
+      label: 'MMLU accuracy',
+      source: { kind: 'lm_eval', suite: 'mmlu', entry: 'mmlu', metric: 'acc,none' },
+      status: 'scored',
+      value: 0.3,
+      reasons: [],
+    },
     eligibility: { status: 'unchecked', rule: 'unverifiable', gates: [], reasons: [], warnings: [] },
     suites: [{ name: 'mmlu', role: 'headline', status: 'scored', reason: null, error_code: null, fetch: null }],
     not_available: [],
@@ -249,8 +350,16 @@ describe('run record schema', () => {
     track_check: null,
     model: { path: 'm', file: '/m/model.onnx', sha256: 'a'.repeat(64), parameters: 10 },
     run: {
-      tool_version: '0.1.0', started_at: '2026-01-01T00:00:00.000Z', wall_time_s: 1, data_dir: 'd', limit: null, num_fewshot: 0,
-      allow_partial: false, provider: 'cpu', lm_eval_version: '0.4.4-0.4.8', data_fingerprint: null,
+      tool_version: '0.1.0',
+      started_at: '2026-01-01T00:00:00.000Z',
+      wall_time_s: 1,
+      data_dir: 'd',
+      limit: null,
+      num_fewshot: 0,
+      allow_partial: false,
+      provider: 'cpu',
+      lm_eval_version: '0.4.4-0.4.8',
+      data_fingerprint: null,
     },
   };
 
@@ -260,7 +369,10 @@ describe('run record schema', () => {
     return {
       ...rest,
       schema_version: 2,
-      headline: { ...rest.headline, source: rest.headline.source?.kind === 'lm_eval' ? { entry: rest.headline.source.entry, metric: rest.headline.source.metric } : null },
+      headline: {
+        ...rest.headline,
+        source: rest.headline.source?.kind === 'lm_eval' ? { entry: rest.headline.source.entry, metric: rest.headline.source.metric } : null,
+      },
       eligibility: { status: rest.eligibility.status, rule: rest.eligibility.rule, reasons: rest.eligibility.reasons, warnings: rest.eligibility.warnings },
       suites: rest.suites.map(({ role: _role, fetch: _fetch, ...fields }) => fields),
     };
@@ -270,7 +382,7 @@ describe('run record schema', () => {
     expect(parseRunRecord(JSON.parse(JSON.stringify(record)))).toEqual(record);
   });
 
-  it('reads a version 2 record in version 3\'s shape, recording no source followed', () => {
+  it("reads a version 2 record in version 3's shape, recording no source followed", () => {
     expect(parseRunRecord(asVersion2(record))).toEqual({ ...record, schema_version: 2, definition: null });
   });
 
@@ -280,7 +392,12 @@ describe('run record schema', () => {
   });
 
   it('EXPECTED FAILURE – an old record\'s "eligible" drawn from a DRAM estimate reads as not_judged', () => {
-    const estimated = { ...record, task: 'edge_llm_training' as const, eligibility: { status: 'eligible' as const, rule: 'check-track edge-training', gates: [], reasons: [], warnings: [] }, track_check: { track: 'edge-training', verdict: { status: 'warn' }, checks: { dram: { basis: 'estimate', measurementError: null } } } };
+    const estimated = {
+      ...record,
+      task: 'edge_llm_training' as const,
+      eligibility: { status: 'eligible' as const, rule: 'check-track edge-training', gates: [], reasons: [], warnings: [] },
+      track_check: { track: 'edge-training', verdict: { status: 'warn' }, checks: { dram: { basis: 'estimate', measurementError: null } } },
+    };
     const read = parseRunRecord(asVersion2(estimated));
     expect(read.eligibility).toMatchObject({ status: 'not_judged', reasons: [{ check: 'dram', message: expect.stringContaining('not measured') }] });
     const measured = { ...estimated, track_check: { ...estimated.track_check, checks: { dram: { basis: 'measured', measurementError: null } } } };
@@ -288,7 +405,12 @@ describe('run record schema', () => {
   });
 
   it('reads back model metrics with a perplexity not measured, why, and what to fetch', () => {
-    const fetch = { what: 'WikiText-2', hub: 'Salesforce/wikitext', place: 'd/wikitext', command: 'hf download Salesforce/wikitext --repo-type dataset --local-dir d/wikitext' };
+    const fetch = {
+      what: 'WikiText-2',
+      hub: 'Salesforce/wikitext',
+      place: 'd/wikitext',
+      command: 'hf download Salesforce/wikitext --repo-type dataset --local-dir d/wikitext',
+    };
     const modelMetrics: NonNullable<CurrentRunRecord['model_metrics']> = {
       metrics: [
         { name: 'tokens_per_second', status: 'measured', reason: null, error_code: null, fetch: null },
@@ -296,8 +418,14 @@ describe('run record schema', () => {
         { name: 'latency', status: 'measured', reason: null, error_code: null, fetch: null },
       ],
       report: {
-        schema: 'mlrb-eval/model-metrics', schema_version: 1, perplexity: null,
-        tokens_per_second: { procedure: { timed_runs: 1 }, runs: [12.5], summary: { avg: 12.5, std: 0, median: 12.5, min: 12.5, max: 12.5, p90: 12.5, p95: 12.5 } },
+        schema: 'mlrb-eval/model-metrics',
+        schema_version: 1,
+        perplexity: null,
+        tokens_per_second: {
+          procedure: { timed_runs: 1 },
+          runs: [12.5],
+          summary: { avg: 12.5, std: 0, median: 12.5, min: 12.5, max: 12.5, p90: 12.5, p95: 12.5 },
+        },
         latency: { procedure: { timed_runs: 1 }, runs_ms: [512], ms_per_token: { avg: 1, median: 1, min: 1, max: 1, p90: 1, p95: 1 } },
       },
     };
@@ -309,7 +437,9 @@ describe('run record schema', () => {
     expect(() => parseRunRecord({ ...record, schema_version: 4 })).toThrow(/schema_version is 4/);
     const { definition: _absent, ...withoutDefinition } = record;
     expect(() => parseRunRecord(withoutDefinition)).toThrow(/definition/);
-    expect(() => parseRunRecord({ ...record, definition: { ...record.definition, followed: { ...record.definition.followed, source: 'rumour' } } })).toThrow(/source/);
+    expect(() => parseRunRecord({ ...record, definition: { ...record.definition, followed: { ...record.definition.followed, source: 'rumour' } } })).toThrow(
+      /source/,
+    );
     expect(() => parseRunRecord({ ...record, schema_version: 2 })).toThrow(TypeError); // v2 has no definition
     expect(() => parseRunRecord({ ...record, task: 'budget_model_training' })).toThrow(/task/);
     expect(() => parseRunRecord({ ...record, model: { ...record.model, sha256: 'xyz' } })).toThrow(/sha256/);

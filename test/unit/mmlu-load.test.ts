@@ -39,7 +39,7 @@ async function writeFixture(root: string, layout: 'headered' | 'hendrycks'): Pro
     await mkdir(join(root, 'mmlu', split), { recursive: true });
     for (const [subject, splits] of Object.entries(FIXTURE)) {
       const lines = splits[split].map((row) =>
-        [row.question, ...row.choices, layout === 'headered' ? String(row.answer) : 'ABCD'[row.answer] ?? '?'].map(quote).join(','),
+        [row.question, ...row.choices, layout === 'headered' ? String(row.answer) : ('ABCD'[row.answer] ?? '?')].map(quote).join(','),
       );
       if (layout === 'headered') lines.unshift('question,choice0,choice1,choice2,choice3,answer');
       await writeFile(join(root, 'mmlu', split, `${subject}_${split}.csv`), lines.join(newline) + newline);
@@ -80,8 +80,7 @@ const taskNamed = (tasks: readonly MultipleChoiceTask[], name: string): Multiple
 describe('loadMmluSuite on fixture files', () => {
   it('reads the headered (0-3) and the original Hendrycks (A-D, no header, CRLF) layouts into identical docs', async () => {
     const [headered, hendrycks] = await Promise.all([load('headered', 1), load('hendrycks', 1)]);
-    const strip = (tasks: readonly MultipleChoiceTask[]): unknown =>
-      tasks.map((task) => ({ name: task.name, docs: task.docs, fewshot: task.fewshot?.docs }));
+    const strip = (tasks: readonly MultipleChoiceTask[]): unknown => tasks.map((task) => ({ name: task.name, docs: task.docs, fewshot: task.fewshot?.docs }));
     expect(strip(hendrycks.tasks)).toEqual(strip(headered.tasks));
     expect(headered.tasks.map((task) => task.docs.length)).toEqual([3, 1]);
   });
@@ -92,7 +91,11 @@ describe('loadMmluSuite on fixture files', () => {
     expect(anatomy.description).toBe('The following are multiple choice questions (with answers) about anatomy.\n\n');
     expect(anatomy.docs[0]?.text).toBe('What is the "largest" bone, in adults?\nA. Femur\nB.  Tibia\nC. Humerus, arm\nD. Stapes\nAnswer:');
     expect(anatomy.docs[1]?.text).toBe('Line one\nline two\nA. a\nB. b\nC. c\nD. d\nAnswer:');
-    expect(anatomy.docs.map((doc) => [doc.docId, doc.target])).toEqual([[0, 0], [1, 3], [2, 2]]);
+    expect(anatomy.docs.map((doc) => [doc.docId, doc.target])).toEqual([
+      [0, 0],
+      [1, 3],
+      [2, 2],
+    ]);
     expect(anatomy.docs[0]?.choices).toEqual(['A', 'B', 'C', 'D']);
     expect(anatomy).toMatchObject({ version: 1, targetDelimiter: ' ', fewshotDelimiter: '\n\n', metrics: ['acc'], tags: { category: 'stem' } });
     expect(anatomy.docs[0]?.source).toEqual({

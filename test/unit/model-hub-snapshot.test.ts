@@ -51,6 +51,8 @@ describe('a model in the hub cache', () => {
     const hijacked = path.join(root, 'hub', 'models--tiny--lm', 'snapshots', 'f'.repeat(40));
     mkdirSync(hijacked, { recursive: true });
     symlinkSync(path.join(other, 'config.json'), path.join(hijacked, 'config.json'));
-    expect(() => readConfigJson(path.join(hijacked, 'config.json'))).toThrow(/config\.json resolves outside .*models--tiny--lm \(only files inside that folder are read/);
+    expect(() => readConfigJson(path.join(hijacked, 'config.json'))).toThrow(
+      /config\.json resolves outside .*models--tiny--lm \(only files inside that folder are read/,
+    );
   });
 });

@@ -37,7 +37,16 @@ describe('tokens per second, MLRB-style', () => {
   it("passes MLRB's prompt and sampling to every call, each run with its own seed", async () => {
     const { subject, generator, clock } = scriptedSubject(SCRIPT, 0);
     const result = await measureTokensPerSecond(subject, { ...options, now: clock.now });
-    expect(result.procedure).toMatchObject({ prompt: MLRB_PROMPT, prompt_tokens: PROMPT_TOKENS, max_length: 200, max_new_tokens: 179, temperature: 0.8, top_k: 300, warmup_runs: 2, timed_runs: 3 });
+    expect(result.procedure).toMatchObject({
+      prompt: MLRB_PROMPT,
+      prompt_tokens: PROMPT_TOKENS,
+      max_length: 200,
+      max_new_tokens: 179,
+      temperature: 0.8,
+      top_k: 300,
+      warmup_runs: 2,
+      timed_runs: 3,
+    });
     for (const [index, call] of generator.calls.entries()) {
       expect(call.prompts).toHaveLength(1);
       expect(call.prompts[0]?.[0]).toBe(FAKE_BOS);

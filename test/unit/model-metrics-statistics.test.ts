@@ -13,7 +13,9 @@ interface RecordedCase {
   readonly expected: SampleSummary;
 }
 
-const recorded = JSON.parse(readFileSync(new URL('../fixtures/model-metrics/statistics-expectations.json', import.meta.url), 'utf8')) as { cases: RecordedCase[] };
+const recorded = JSON.parse(readFileSync(new URL('../fixtures/model-metrics/statistics-expectations.json', import.meta.url), 'utf8')) as {
+  cases: RecordedCase[];
+};
 
 // numpy sums pairwise, this code left to right: the mean (and std through it) may differ in the last bits.
 const RELATIVE = 1e-13;

@@ -42,7 +42,7 @@ describe('perplexity windows', () => {
 });
 
 describe('WikiText rows and join', () => {
-  it("keeps each line's newline, blanks whitespace-only lines, and joins an empty row as \" \\n\"", () => {
+  it('keeps each line\'s newline, blanks whitespace-only lines, and joins an empty row as " \\n"', () => {
     const rows = rowsOfRawText(' \n = Title = \n \t\n Body text . \n');
     expect(rows).toEqual(['', ' = Title = \n', '', ' Body text . \n']);
     expect(joinWikitextRows(rows)).toBe(' \n = Title = \n \n Body text . \n');

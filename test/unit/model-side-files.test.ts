@@ -32,11 +32,16 @@ function modelDir(name: string, files: Record<string, string | ((file: string) =
   return dir;
 }
 const fifo = (file: string): void => void execFileSync('mkfifo', [file]);
-const linkTo = (target: string) => (file: string): void => symlinkSync(target, file);
-const sparse = (bytes: number) => (file: string): void => {
-  writeFileSync(file, '');
-  truncateSync(file, bytes);
-};
+const linkTo =
+  (target: string) =>
+  (file: string): void =>
+    symlinkSync(target, file);
+const sparse =
+  (bytes: number) =>
+  (file: string): void => {
+    writeFileSync(file, '');
+    truncateSync(file, bytes);
+  };
 
 describe('model side files', () => {
   it('EXPECTED FAILURE – FIFOs and links to /dev/zero among the side files fail within seconds, naming the file', async () => {
@@ -46,7 +51,10 @@ describe('model side files', () => {
       genaiZero: modelDir('genai-zero', { 'genai_config.json': linkTo('/dev/zero') }),
       tokenizerConfigFifo: modelDir('tokenizer-config-fifo', { 'tokenizer_config.json': fifo }),
       tokenizerFifo: modelDir('tokenizer-fifo', { 'tokenizer.json': fifo }),
-      tokenizerConfigBesideFifo: modelDir('tokenizer-config-beside', { 'tokenizer.json': JSON.stringify(tokenizer.tokenizerJson), 'tokenizer_config.json': fifo }),
+      tokenizerConfigBesideFifo: modelDir('tokenizer-config-beside', {
+        'tokenizer.json': JSON.stringify(tokenizer.tokenizerJson),
+        'tokenizer_config.json': fifo,
+      }),
     };
     const outcomes = await runHostile([
       { op: 'readModelMetadata', dir: dirs.configFifo },
@@ -69,7 +77,9 @@ describe('model side files', () => {
     const metadataError = thrownMlrbError(() => readModelMetadata(modelDir('config-escape', { 'config.json': linkTo(foreign) })));
     expect(metadataError.code).toBe('BAD_MODEL');
     expect(metadataError.message).toMatch(/config\.json resolves outside/);
-    const tokenizerError = thrownMlrbError(() => loadTokenizer(path.join(modelDir('tokenizer-escape', { 'tokenizer.json': linkTo(foreign) }), 'tokenizer.json')));
+    const tokenizerError = thrownMlrbError(() =>
+      loadTokenizer(path.join(modelDir('tokenizer-escape', { 'tokenizer.json': linkTo(foreign) }), 'tokenizer.json')),
+    );
     expect(tokenizerError.code).toBe('BAD_TOKENIZER');
     for (const error of [metadataError, tokenizerError]) expect(error.message).not.toMatch(/SECRET|root:x/);
   });
@@ -77,14 +87,18 @@ describe('model side files', () => {
   it('EXPECTED FAILURE – oversized side files name the cap (sparse files: nothing is written)', () => {
     const configError = thrownMlrbError(() => readModelMetadata(modelDir('config-huge', { 'config.json': sparse(5 * 1024 * 1024) })));
     expect(configError.message).toMatch(/config\.json is 5 MB, over the 4 MB limit/);
-    const tokenizerError = thrownMlrbError(() => loadTokenizer(path.join(modelDir('tokenizer-huge', { 'tokenizer.json': sparse(65 * 1024 * 1024) }), 'tokenizer.json')));
+    const tokenizerError = thrownMlrbError(() =>
+      loadTokenizer(path.join(modelDir('tokenizer-huge', { 'tokenizer.json': sparse(65 * 1024 * 1024) }), 'tokenizer.json')),
+    );
     expect(tokenizerError).toMatchObject({ code: 'BAD_TOKENIZER', message: expect.stringMatching(/tokenizer\.json is 65 MB, over the 64 MB limit/) });
   });
 
   it("EXPECTED FAILURE – a config that is not JSON, or a tokenizer the library refuses, is described without the file's text", () => {
     const notJson = thrownMlrbError(() => readModelMetadata(modelDir('config-text', { 'config.json': SECRET })));
     expect(notJson.message).toMatch(/config\.json is not valid JSON/);
-    const refused = thrownMlrbError(() => loadTokenizer(path.join(modelDir('tokenizer-foreign', { 'tokenizer.json': `{"model": "${SECRET}"}` }), 'tokenizer.json')));
+    const refused = thrownMlrbError(() =>
+      loadTokenizer(path.join(modelDir('tokenizer-foreign', { 'tokenizer.json': `{"model": "${SECRET}"}` }), 'tokenizer.json')),
+    );
     expect(refused.code).toBe('BAD_TOKENIZER');
     for (const error of [notJson, refused]) expect(error.message).not.toMatch(/SECRET|root:x/);
   });

@@ -4,8 +4,14 @@ import { join } from 'node:path';
 import ort from 'onnxruntime-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  float32ToFloat16Bits, makeTensor, serializeModel, writeModelFiles,
-  type ModelProto, type NodeProto, type TensorElementType, type TensorProto,
+  float32ToFloat16Bits,
+  makeTensor,
+  serializeModel,
+  writeModelFiles,
+  type ModelProto,
+  type NodeProto,
+  type TensorElementType,
+  type TensorProto,
 } from '../support/model-builders/onnx-builder.js';
 import { ProtoWriter } from '../support/model-builders/protobuf-writer.js';
 
@@ -19,16 +25,10 @@ function identityModel(tensors: TensorProto[], extraNodes: NodeProto[] = [], ext
     opsetImports: [{ domain: '', version: 17 }],
     graph: {
       name: 'identity',
-      nodes: [
-        ...tensors.map((tensor) => ({ opType: 'Identity', inputs: [tensor.name], outputs: [`out_${tensor.name}`] })),
-        ...extraNodes,
-      ],
+      nodes: [...tensors.map((tensor) => ({ opType: 'Identity', inputs: [tensor.name], outputs: [`out_${tensor.name}`] })), ...extraNodes],
       initializers: tensors,
       inputs: [{ name: 'unused', elementType: 'float32', shape: ['batch_size', 3] }],
-      outputs: [
-        ...tensors.map((tensor) => ({ name: `out_${tensor.name}`, elementType: tensor.elementType, shape: tensor.dims })),
-        ...extraOutputs,
-      ],
+      outputs: [...tensors.map((tensor) => ({ name: `out_${tensor.name}`, elementType: tensor.elementType, shape: tensor.dims })), ...extraOutputs],
     },
   };
 }
@@ -51,8 +51,17 @@ describe('protobuf writer', () => {
 describe('onnx builder', () => {
   it('converts float16 with round-to-nearest-even, subnormals and overflow', () => {
     const cases: [number, number][] = [
-      [1, 0x3c00], [-2, 0xc000], [65504, 0x7bff], [70000, 0x7c00], [0.1, 0x2e66], [2 ** -24, 0x0001],
-      [2 ** -14, 0x0400], [1e-9, 0], [1 + 2 ** -11, 0x3c00], [1 + 3 * 2 ** -11, 0x3c02], [-0, 0x8000],
+      [1, 0x3c00],
+      [-2, 0xc000],
+      [65504, 0x7bff],
+      [70000, 0x7c00],
+      [0.1, 0x2e66],
+      [2 ** -24, 0x0001],
+      [2 ** -14, 0x0400],
+      [1e-9, 0],
+      [1 + 2 ** -11, 0x3c00],
+      [1 + 3 * 2 ** -11, 0x3c02],
+      [-0, 0x8000],
     ];
     for (const [value, bits] of cases) expect([value, float32ToFloat16Bits(value)]).toEqual([value, bits]);
     expect(float32ToFloat16Bits(Number.NaN) & 0x7c00).toBe(0x7c00);
@@ -69,16 +78,29 @@ describe('onnx builder', () => {
     };
     const tensors = Object.entries(values).map(([type, data]) => makeTensor(type, type as TensorElementType, [2, 2], data));
     const constant: NodeProto = {
-      opType: 'Constant', inputs: [], outputs: ['out_constant'],
+      opType: 'Constant',
+      inputs: [],
+      outputs: ['out_constant'],
       attributes: [{ name: 'value', type: 'tensor', value: makeTensor('constant', 'int64', [3], [7, 8, 9]) }],
     };
     const constantFloats: NodeProto = {
-      opType: 'Constant', inputs: [], outputs: ['out_floats'], attributes: [{ name: 'value_floats', type: 'floats', value: [0.5, -4] }],
+      opType: 'Constant',
+      inputs: [],
+      outputs: ['out_floats'],
+      attributes: [{ name: 'value_floats', type: 'floats', value: [0.5, -4] }],
     };
-    const session = await ort.InferenceSession.create(serializeModel(identityModel(tensors, [constant, constantFloats], [
-      { name: 'out_constant', elementType: 'int64', shape: [3] },
-      { name: 'out_floats', elementType: 'float32', shape: [2] },
-    ])));
+    const session = await ort.InferenceSession.create(
+      serializeModel(
+        identityModel(
+          tensors,
+          [constant, constantFloats],
+          [
+            { name: 'out_constant', elementType: 'int64', shape: [3] },
+            { name: 'out_floats', elementType: 'float32', shape: [2] },
+          ],
+        ),
+      ),
+    );
     const results = await session.run({ unused: new ort.Tensor('float32', new Float32Array(3), [1, 3]) });
     for (const [type, data] of Object.entries(values)) {
       const output = results[`out_${type}`]!;
@@ -95,7 +117,12 @@ describe('onnx builder', () => {
   });
 
   it('writes external data that ORT loads from the side file', async () => {
-    const big = makeTensor('big', 'float32', [64], Array.from({ length: 64 }, (_, index) => index / 4));
+    const big = makeTensor(
+      'big',
+      'float32',
+      [64],
+      Array.from({ length: 64 }, (_, index) => index / 4),
+    );
     const small = makeTensor('small', 'int64', [2], [5, 6]);
     const modelPath = writeModelFiles(join(workDirectory, 'external'), identityModel([big, small]), {
       externalData: { location: 'weights.bin', minBytes: 64 },

@@ -69,11 +69,35 @@ describe('BLiMP folders', () => {
   it('the results of a partial run: no `blimp` group, blimp_partial with the mean of what ran, and mlrb.partial', async () => {
     const suite = await loadSuite('blimp', { dataDir: two, allowPartial: true });
     // adjunct_island: both pairs right (acc 1); wh_island: one of two (acc 0.5).
-    const logliks: Record<string, number[][]> = { blimp_adjunct_island: [[-1, -2], [-1, -3]], blimp_wh_island: [[-1, -2], [-3, -1]] };
+    const logliks: Record<string, number[][]> = {
+      blimp_adjunct_island: [
+        [-1, -2],
+        [-1, -3],
+      ],
+      blimp_wh_island: [
+        [-1, -2],
+        [-3, -1],
+      ],
+    };
     const taskMetrics = new Map(
-      suite.tasks.map((task) => [task.name, computeTaskMetrics(task, (logliks[task.name] ?? []).map((pair, docId) => ({ docId, logliks: pair, isGreedy: [false, false] })))]),
+      suite.tasks.map((task) => [
+        task.name,
+        computeTaskMetrics(
+          task,
+          (logliks[task.name] ?? []).map((pair, docId) => ({ docId, logliks: pair, isGreedy: [false, false] })),
+        ),
+      ]),
     );
-    const mlrb = { tool_version: 't', model_sha256: 'm', model_content_sha256: 'c', data_fingerprint: 'd', provider: 'cpu', wall_time_s: 1, tokens_scored: 1, tokens_per_s: 1 };
+    const mlrb = {
+      tool_version: 't',
+      model_sha256: 'm',
+      model_content_sha256: 'c',
+      data_fingerprint: 'd',
+      provider: 'cpu',
+      wall_time_s: 1,
+      tokens_scored: 1,
+      tokens_per_s: 1,
+    };
     const results = buildResults({ suites: [suite], taskMetrics, run: { modelPath: 'model.onnx', batchSize: 'auto' }, mlrb });
     expect(Object.keys(results.groups ?? {})).toEqual(['blimp_partial']);
     expect(results.groups?.blimp_partial?.['acc,none']).toBe(0.75);
@@ -85,7 +109,10 @@ describe('BLiMP folders', () => {
 });
 
 describe('MMLU folders', () => {
-  const dir = writeTinyMmlu(path.join(root, 'mmlu'), MMLU_SUBJECTS.filter((subject) => subject !== 'anatomy' && subject !== 'virology'));
+  const dir = writeTinyMmlu(
+    path.join(root, 'mmlu'),
+    MMLU_SUBJECTS.filter((subject) => subject !== 'anatomy' && subject !== 'virology'),
+  );
   // A dev file alone missing makes its subject missing too.
   rmSync(path.join(dir, 'dev', 'world_religions_dev.csv'));
 
@@ -102,7 +129,9 @@ describe('MMLU folders', () => {
     // anatomy is STEM, virology "other", world_religions humanities; social sciences is whole.
     expect(names).toEqual(['mmlu_partial', 'mmlu_humanities_partial', 'mmlu_other_partial', 'mmlu_social_sciences', 'mmlu_stem_partial']);
     expect(suite.groups[0]?.subtasks).toEqual(['mmlu_stem_partial', 'mmlu_other_partial', 'mmlu_social_sciences', 'mmlu_humanities_partial']);
-    expect(suite.groups.find((group) => group.name === 'mmlu_stem_partial')?.alias).toBe('stem (partial: without mmlu_anatomy, mmlu_virology, mmlu_world_religions)');
+    expect(suite.groups.find((group) => group.name === 'mmlu_stem_partial')?.alias).toBe(
+      'stem (partial: without mmlu_anatomy, mmlu_virology, mmlu_world_religions)',
+    );
   });
 });
 
@@ -112,7 +141,9 @@ describe('SuperGLUE folders', () => {
   it('EXPECTED FAILURE – a folder without WSC is refused, naming the file its layout needs and where it comes from', async () => {
     const error = await refusal(loadSuite('superglue', { dataDir: withoutWsc }));
     expect(error.message).toMatch(/SuperGLUE data in .* is incomplete: 1 of 8 subtasks are missing \(wsc\)/);
-    expect(error.message).toContain(`this folder is in the release layout and lacks WSC/val.jsonl: unzip https://dl.fbaipublicfiles.com/glue/superglue/data/v2/WSC.zip into ${withoutWsc}`);
+    expect(error.message).toContain(
+      `this folder is in the release layout and lacks WSC/val.jsonl: unzip https://dl.fbaipublicfiles.com/glue/superglue/data/v2/WSC.zip into ${withoutWsc}`,
+    );
     expect(error.message).toContain("the Hugging Face hub's layout (aps/super_glue: <task>/validation-00000-of-00001.parquet)");
   });
 

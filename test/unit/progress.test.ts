@@ -45,8 +45,13 @@ function simulate(shape: RunShape): Run {
       requestsDone += end - start;
       tokensDone += tokens;
       events.push({
-        requestsDone, requestsTotal, tokensDone, tokensTotal: tokensBefore + chunkTokens,
-        tokensTotalFinal: chunkIndex === shape.chunks.length - 1, requestsTokenized, elapsedMs: clock,
+        requestsDone,
+        requestsTotal,
+        tokensDone,
+        tokensTotal: tokensBefore + chunkTokens,
+        tokensTotalFinal: chunkIndex === shape.chunks.length - 1,
+        requestsTokenized,
+        elapsedMs: clock,
       });
       start = end;
     }
@@ -108,7 +113,13 @@ describe('ETA', () => {
 
   it('shows no ETA before a few seconds of work after the first event', () => {
     const estimator = new WorkRateEstimator();
-    const event = (elapsedMs: number, tokensDone: number): ScoreProgress => ({ requestsDone: 1, requestsTotal: 100, tokensDone, tokensTotal: 10_000, elapsedMs });
+    const event = (elapsedMs: number, tokensDone: number): ScoreProgress => ({
+      requestsDone: 1,
+      requestsTotal: 100,
+      tokensDone,
+      tokensTotal: 10_000,
+      elapsedMs,
+    });
     expect(estimator.update(event(5_000, 100)).etaMs).toBeUndefined();
     expect(estimator.update(event(6_000, 200)).etaMs).toBeUndefined();
     expect(estimator.update(event(7_000, 300)).etaMs).toBeUndefined();
@@ -125,7 +136,9 @@ describe('ETA', () => {
 
 function fakeStream(isTTY: boolean, columns?: number): { isTTY: boolean; columns?: number; text: string; write(text: string): boolean } {
   return {
-    isTTY, ...(columns === undefined ? {} : { columns }), text: '',
+    isTTY,
+    ...(columns === undefined ? {} : { columns }),
+    text: '',
     write(text: string) {
       this.text += text;
       return true;
@@ -168,7 +181,10 @@ describe('progress on a terminal', () => {
     const stream = fakeStream(true, 0);
     const report = createProgressReporter('mmlu', stream);
     for (const event of run.events) report(event);
-    const draws = stream.text.split('\r').filter((draw) => draw.length > 0).map((draw) => [...visible(draw).replace(/\n$/, '')].length);
+    const draws = stream.text
+      .split('\r')
+      .filter((draw) => draw.length > 0)
+      .map((draw) => [...visible(draw).replace(/\n$/, '')].length);
     expect(Math.min(...draws)).toBeGreaterThan(60);
     expect(Math.max(...draws)).toBeLessThanOrEqual(100);
   });

@@ -31,7 +31,9 @@ describe('pythonFloatRepr', () => {
 
 describe('sanitizeList', () => {
   it("spells booleans as Python's str does and keeps the nesting of lists", () => {
-    const spelled = Object.fromEntries(cases.filter((item): item is Extract<Case, { bool: boolean }> => 'bool' in item).map((item) => [String(item.bool), item.str]));
+    const spelled = Object.fromEntries(
+      cases.filter((item): item is Extract<Case, { bool: boolean }> => 'bool' in item).map((item) => [String(item.bool), item.str]),
+    );
     expect(sanitizeList([[-1.5, true]])).toEqual([['-1.5', spelled['true']]]);
     expect(sanitizeList([[[-2, false]], [['text']]])).toEqual([[['-2.0', spelled['false']]], [['text']]]);
   });

@@ -101,11 +101,14 @@ describe('readRegularFile', () => {
     ]);
     const [fromFifo, fromLink, fromDevice, hashOfFifo] = outcomes;
     expect(hashOfFifo).toMatchObject({ ok: false, code: 'BAD_DATA', message: expect.stringMatching(/it is a FIFO/) });
-    expect(fromFifo).toMatchObject({ ok: false, code: 'BAD_DATA', message: expect.stringMatching(/BLiMP file for fifo is not a regular file \(it is a FIFO\): .*fifo\.jsonl/) });
+    expect(fromFifo).toMatchObject({
+      ok: false,
+      code: 'BAD_DATA',
+      message: expect.stringMatching(/BLiMP file for fifo is not a regular file \(it is a FIFO\): .*fifo\.jsonl/),
+    });
     expect(fromLink).toMatchObject({ ok: false, code: 'BAD_DATA', message: expect.stringMatching(/zero\.jsonl/) });
     expect(fromLink?.ok === false && fromLink.message).toMatch(/resolves outside/);
     expect(fromDevice).toMatchObject({ ok: false, code: 'BAD_TOKENIZER', message: expect.stringMatching(/not a regular file \(it is a character device\)/) });
     for (const outcome of outcomes) expect(outcome.ms).toBeLessThan(2000);
   });
-
 });

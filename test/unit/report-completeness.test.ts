@@ -35,12 +35,18 @@ describe('partialHeadlineValue', () => {
     expect(partialHeadlineValue(syntheticRunRecord({ ...merging, score: null }))).toBeNull();
   });
 
-  it('reads math_reasoning\'s compile rate from its report under --limit; its MMLU subjects are extras, never incomplete', () => {
+  it("reads math_reasoning's compile rate from its report under --limit; its MMLU subjects are extras, never incomplete", () => {
     const base = syntheticRunRecord({ ...merging, task: 'math_reasoning', score: null });
     const limited: RunRecord = {
       ...base,
       headline: { ...base.headline, status: 'partial', value: null, reasons: ['--limit 2: 2 of 40 problems were scored'] },
-      math_reasoning: { data_file: 'minif2f.jsonl', problems_scored: 2, problems_in_file: 40, metrics: { rouge_l: 0.42, bleu: 12.5, lean: { compiled: 1, failed: 1, timed_out: 0, compile_rate: 0.5 } }, problems: [] },
+      math_reasoning: {
+        data_file: 'minif2f.jsonl',
+        problems_scored: 2,
+        problems_in_file: 40,
+        metrics: { rouge_l: 0.42, bleu: 12.5, lean: { compiled: 1, failed: 1, timed_out: 0, compile_rate: 0.5 } },
+        problems: [],
+      },
       run: { ...base.run, limit: 2 },
     };
     expect(partialHeadlineValue(limited)).toBe(0.5);

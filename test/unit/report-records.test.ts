@@ -43,7 +43,10 @@ describe('reading the run records of a report', () => {
   const second = writeJson('second.json', syntheticRunRecord({ ...RUN, score: 0.43, startMinute: 5 }));
 
   it('reads two runs of one model by one agent as two runs', () => {
-    expect(readRunRecords([first, second]).map(({ file, record }) => [file, record.headline.value])).toEqual([[first, 0.41], [second, 0.43]]);
+    expect(readRunRecords([first, second]).map(({ file, record }) => [file, record.headline.value])).toEqual([
+      [first, 0.41],
+      [second, 0.43],
+    ]);
   });
 
   it('refuses one file named twice, naming it', async () => {
@@ -68,8 +71,11 @@ describe('reading the run records of a report', () => {
 
   it('says what a file that is not a run record is, naming it', async () => {
     const foreign: [string, unknown, string][] = [
-      ['lm-eval.json', { results: { mmlu: { 'acc,none': 0.3 } }, groups: {}, configs: {}, config: { model: 'hf' }, lm_eval_version: '0.4.8' },
-        'it is an lm-eval results file (mlrb-eval MODEL --output); run records are written by mlrb-eval mlrb TASK MODEL --output'],
+      [
+        'lm-eval.json',
+        { results: { mmlu: { 'acc,none': 0.3 } }, groups: {}, configs: {}, config: { model: 'hf' }, lm_eval_version: '0.4.8' },
+        'it is an lm-eval results file (mlrb-eval MODEL --output); run records are written by mlrb-eval mlrb TASK MODEL --output',
+      ],
       ['shard.json', { format: 'mlrb-eval-shard', format_version: 1, shard: { index: 0, count: 3 } }, 'it is a "mlrb-eval-shard" file'],
       ['metrics.json', { schema: 'mlrb-eval/model-metrics', schema_version: 1 }, 'its schema is "mlrb-eval/model-metrics"'],
       ['future.json', { ...syntheticRunRecord(RUN), schema_version: 4 }, 'its schema_version is 4, which this version does not read'],
@@ -90,13 +96,19 @@ describe('reading the run records of a report', () => {
     expect((await refusal([file])).message).toMatch(new RegExp(`^${file}: not an MLRB run record \\(schema mlrb-eval/mlrb-run v1, v2, v3\\):\\n[^]*headline`));
   });
 
-  it('EXPECTED FAILURE – a headline outside its metric\'s range (an accuracy of 7.5, −3 or 1.7e308) is refused, naming the file', async () => {
-    for (const [name, value] of [['seven', 7.5], ['negative', -3], ['huge', 1.7e308]] as const) {
+  it("EXPECTED FAILURE – a headline outside its metric's range (an accuracy of 7.5, −3 or 1.7e308) is refused, naming the file", async () => {
+    for (const [name, value] of [
+      ['seven', 7.5],
+      ['negative', -3],
+      ['huge', 1.7e308],
+    ] as const) {
       const record = syntheticRunRecord({ ...RUN, startMinute: 20 });
       const file = writeJson(`range-${name}.json`, { ...record, headline: { ...record.headline, value } });
       const error = await refusal([first, file]);
       expect(error.code, name).toBe('BAD_RECORD');
-      expect(error.message, name).toMatch(new RegExp(`^${file}: not an MLRB run record [^]*the headline acc is ${String(value).replace(/[.+]/g, '\\$&')}, outside its range \\[0, 1\\]`));
+      expect(error.message, name).toMatch(
+        new RegExp(`^${file}: not an MLRB run record [^]*the headline acc is ${String(value).replace(/[.+]/g, '\\$&')}, outside its range \\[0, 1\\]`),
+      );
     }
     // A version 1 record is held to the same ranges.
     const older = asVersion1Json(syntheticRunRecord({ ...RUN, startMinute: 21 })) as { headline: Record<string, unknown> };
@@ -118,7 +130,9 @@ describe('reading the run records of a report', () => {
     const limited = syntheticRunRecord({ ...RUN, score: 0.9, startMinute: 41 });
     const claimed = writeJson('claimed.json', { ...limited, run: { ...limited.run, limit: 5 } });
     const written = await writeReport({ recordFiles: [honest, claimed], outDir: path.join(dir, 'limited-report') });
-    expect(written.summaries).toEqual([expect.objectContaining({ runs: 2, successful: 1, counted: 1, mean: 0.4, best: expect.objectContaining({ score: 0.4 }) })]);
+    expect(written.summaries).toEqual([
+      expect.objectContaining({ runs: 2, successful: 1, counted: 1, mean: 0.4, best: expect.objectContaining({ score: 0.4 }) }),
+    ]);
   });
 });
 
@@ -134,6 +148,11 @@ describe('task labels', () => {
     ]);
     expect(full('minipile').mlrb_task).toBe('mini_pile');
     expect(full('babylm').mlrb_task).toBe('baby_lm');
-    expect(Object.fromEntries(runs.map((run) => [run.file, run.task]))).toEqual({ 'a.json': 'minipile', 'b.json': 'babylm', 'c.json': 'mini_minipile', 'd.json': 'llm_merging' });
+    expect(Object.fromEntries(runs.map((run) => [run.file, run.task]))).toEqual({
+      'a.json': 'minipile',
+      'b.json': 'babylm',
+      'c.json': 'mini_minipile',
+      'd.json': 'llm_merging',
+    });
   });
 });

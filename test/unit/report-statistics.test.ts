@@ -9,21 +9,49 @@ import { csvField } from '../../src/report/csv.js';
 import { isSuccessfulRun, summarizeByTaskAndAgent, type ScoredRun } from '../../src/report/statistics.js';
 import { syntheticRunRecord } from '../support/run-records.js';
 
-const run = (agent: string, label: string, score: number | null, successful: boolean, task = 'llm_merging'): ScoredRun => ({ task, agent, label, score, successful, partialScore: null, eligibility: 'eligible' });
+const run = (agent: string, label: string, score: number | null, successful: boolean, task = 'llm_merging'): ScoredRun => ({
+  task,
+  agent,
+  label,
+  score,
+  successful,
+  partialScore: null,
+  eligibility: 'eligible',
+});
 /** A run whose headline is partial: no score, its number from part of the data. */
-const partialRun = (agent: string, label: string, partialScore: number, eligibility: ScoredRun['eligibility'] = 'unchecked'): ScoredRun => ({ task: 'llm_merging', agent, label, score: null, successful: false, partialScore, eligibility });
+const partialRun = (agent: string, label: string, partialScore: number, eligibility: ScoredRun['eligibility'] = 'unchecked'): ScoredRun => ({
+  task: 'llm_merging',
+  agent,
+  label,
+  score: null,
+  successful: false,
+  partialScore,
+  eligibility,
+});
 const FULL_ONLY = { includePartial: false };
 
 describe('summarizeByTaskAndAgent', () => {
   it('counts all runs, and averages and ranks the successful ones only', () => {
-    const [group] = summarizeByTaskAndAgent([
-      run('a', 'a #1', 0.5, true),
-      run('a', 'a #2', 0.7, true),
-      run('a', 'a #3', 0.9, false), // ineligible: a higher score that must not count
-      run('a', 'a #4', null, false), // not scored
-    ], FULL_ONLY);
+    const [group] = summarizeByTaskAndAgent(
+      [
+        run('a', 'a #1', 0.5, true),
+        run('a', 'a #2', 0.7, true),
+        run('a', 'a #3', 0.9, false), // ineligible: a higher score that must not count
+        run('a', 'a #4', null, false), // not scored
+      ],
+      FULL_ONLY,
+    );
     // successful 2 of 4; mean (0.5 + 0.7) / 2 = 0.6; best 0.7 (#2), not the ineligible 0.9.
-    expect(group).toEqual({ task: 'llm_merging', agent: 'a', runs: 4, successful: 2, partial: 0, counted: 2, mean: expect.closeTo(0.6, 15) as unknown, best: { label: 'a #2', score: 0.7, partial: false } });
+    expect(group).toEqual({
+      task: 'llm_merging',
+      agent: 'a',
+      runs: 4,
+      successful: 2,
+      partial: 0,
+      counted: 2,
+      mean: expect.closeTo(0.6, 15) as unknown,
+      best: { label: 'a #2', score: 0.7, partial: false },
+    });
   });
 
   it('gives no mean and no best run to a group without successful runs', () => {
@@ -33,13 +61,15 @@ describe('summarizeByTaskAndAgent', () => {
   });
 
   it('keeps the first of tied best runs and orders groups by task, then agent', () => {
-    const summaries = summarizeByTaskAndAgent([
-      run('z', 'z #1', 0.25, true, 'babylm'),
-      run('b', 'b #1', 0.4, true),
-      run('b', 'b #2', 0.4, true),
-      run('a', 'a #1', 0.1, true),
-    ], FULL_ONLY);
-    expect(summaries.map((group) => [group.task, group.agent])).toEqual([['babylm', 'z'], ['llm_merging', 'a'], ['llm_merging', 'b']]);
+    const summaries = summarizeByTaskAndAgent(
+      [run('z', 'z #1', 0.25, true, 'babylm'), run('b', 'b #1', 0.4, true), run('b', 'b #2', 0.4, true), run('a', 'a #1', 0.1, true)],
+      FULL_ONLY,
+    );
+    expect(summaries.map((group) => [group.task, group.agent])).toEqual([
+      ['babylm', 'z'],
+      ['llm_merging', 'a'],
+      ['llm_merging', 'b'],
+    ]);
     expect(summaries[2]?.best).toEqual({ label: 'b #1', score: 0.4, partial: false });
     expect(summaries[2]?.mean).toBe(0.4);
   });
@@ -47,25 +77,53 @@ describe('summarizeByTaskAndAgent', () => {
 
 describe('partial runs in summarizeByTaskAndAgent', () => {
   // #5 is partial and ineligible: never counted, not even as partial.
-  const runs = [run('a', 'a #1', 0.5, true), partialRun('a', 'a #2', 0.9), run('a', 'a #3', 0.7, true), partialRun('a', 'a #4', 0.2), partialRun('a', 'a #5', 0.95, 'ineligible')];
+  const runs = [
+    run('a', 'a #1', 0.5, true),
+    partialRun('a', 'a #2', 0.9),
+    run('a', 'a #3', 0.7, true),
+    partialRun('a', 'a #4', 0.2),
+    partialRun('a', 'a #5', 0.95, 'ineligible'),
+  ];
 
   it('leaves them out of mean and best by default, and counts them', () => {
     // counted: #1 and #3; mean (0.5 + 0.7) / 2 = 0.6; best 0.7 (#3), not the partial 0.9.
     expect(summarizeByTaskAndAgent(runs, FULL_ONLY)).toEqual([
-      { task: 'llm_merging', agent: 'a', runs: 5, successful: 2, partial: 2, counted: 2, mean: expect.closeTo(0.6, 15) as unknown, best: { label: 'a #3', score: 0.7, partial: false } },
+      {
+        task: 'llm_merging',
+        agent: 'a',
+        runs: 5,
+        successful: 2,
+        partial: 2,
+        counted: 2,
+        mean: expect.closeTo(0.6, 15) as unknown,
+        best: { label: 'a #3', score: 0.7, partial: false },
+      },
     ]);
   });
 
   it('counts them in mean and best with includePartial, and marks a partial best', () => {
     // counted: #1 to #4; mean (0.5 + 0.9 + 0.7 + 0.2) / 4 = 0.575; best the partial 0.9 (#2), not the ineligible 0.95.
     expect(summarizeByTaskAndAgent(runs, { includePartial: true })).toEqual([
-      { task: 'llm_merging', agent: 'a', runs: 5, successful: 2, partial: 2, counted: 4, mean: expect.closeTo(0.575, 15) as unknown, best: { label: 'a #2', score: 0.9, partial: true } },
+      {
+        task: 'llm_merging',
+        agent: 'a',
+        runs: 5,
+        successful: 2,
+        partial: 2,
+        counted: 4,
+        mean: expect.closeTo(0.575, 15) as unknown,
+        best: { label: 'a #2', score: 0.9, partial: true },
+      },
     ]);
   });
 });
 
 describe('isSuccessfulRun', () => {
-  const record = (status: 'scored' | 'partial' | 'not_scored' | 'unavailable', value: number | null, eligibility: 'eligible' | 'ineligible' | 'not_judged' | 'unchecked') => {
+  const record = (
+    status: 'scored' | 'partial' | 'not_scored' | 'unavailable',
+    value: number | null,
+    eligibility: 'eligible' | 'ineligible' | 'not_judged' | 'unchecked',
+  ) => {
     const base = syntheticRunRecord({ task: 'llm_merging', agent: 'a', score: 0.61, eligibility, parameters: 1e9, startMinute: 0 });
     return { ...base, headline: { ...base.headline, status, value } };
   };
@@ -108,7 +166,7 @@ describe('report tables', () => {
 
   it('EXPECTED FAILURE – a text cell a spreadsheet would run as a formula gets a leading quote; numbers stay numbers', () => {
     expect(csvField('=HYPERLINK("http://x","y")')).toBe('"\'=HYPERLINK(""http://x"",""y"")"');
-    expect(csvField('+1+cmd|\' /C calc\'!A0')).toBe("'+1+cmd|' /C calc'!A0");
+    expect(csvField("+1+cmd|' /C calc'!A0")).toBe("'+1+cmd|' /C calc'!A0");
     expect(csvField('-2+3')).toBe("'-2+3");
     expect(csvField('@SUM(A1)')).toBe("'@SUM(A1)");
     expect(csvField('\t=1')).toBe("'\t=1");

@@ -27,14 +27,42 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function results(suite: Suite, lmEvalVersion: LmEvalVersion): LmEvalResults {
   const taskMetrics = new Map<string, TaskMetrics>(
-    suite.tasks.map((task, index) => [task.name, { taskName: task.name, n: task.docs.length, metrics: [{ metric: 'acc', value: (index % 4) / 4, stderr: 0.1 }], docs: [] }]),
+    suite.tasks.map((task, index) => [
+      task.name,
+      { taskName: task.name, n: task.docs.length, metrics: [{ metric: 'acc', value: (index % 4) / 4, stderr: 0.1 }], docs: [] },
+    ]),
   );
   const facts = lmEvalRunFacts({
-    modelSource: 'mlrb-onnx', modelName: 'stories260K-hf', startedAtUnixSeconds: 0, startMs: 0, endMs: 1000, environment: 'test',
-    bos: { text: '<s>', id: 1 }, eos: { text: '</s>', id: 2 }, maxLength: 512, taskHashes: {}, lmEvalVersion,
+    modelSource: 'mlrb-onnx',
+    modelName: 'stories260K-hf',
+    startedAtUnixSeconds: 0,
+    startMs: 0,
+    endMs: 1000,
+    environment: 'test',
+    bos: { text: '<s>', id: 1 },
+    eos: { text: '</s>', id: 2 },
+    maxLength: 512,
+    taskHashes: {},
+    lmEvalVersion,
   });
-  const mlrb = { tool_version: '0', model_sha256: '', model_content_sha256: '', data_fingerprint: '', provider: 'cpu', wall_time_s: 1, tokens_scored: 1, tokens_per_s: 1 };
-  return buildResults({ suites: [suite], taskMetrics, run: { modelPath: 'stories260K-hf', batchSize: 16, device: 'cpu', limit: 3 }, facts, mlrb, lmEvalVersion });
+  const mlrb = {
+    tool_version: '0',
+    model_sha256: '',
+    model_content_sha256: '',
+    data_fingerprint: '',
+    provider: 'cpu',
+    wall_time_s: 1,
+    tokens_scored: 1,
+    tokens_per_s: 1,
+  };
+  return buildResults({
+    suites: [suite],
+    taskMetrics,
+    run: { modelPath: 'stories260K-hf', batchSize: 16, device: 'cpu', limit: 3 },
+    facts,
+    mlrb,
+    lmEvalVersion,
+  });
 }
 
 const keys = (value: unknown): string[] => Object.keys(value as Json);

@@ -107,10 +107,21 @@ describe('renderResultsTable', () => {
 
   it('prints every name whole, however wide, as make_table does (never cut to a shared "…" prefix)', () => {
     const names = BLIMP_PARADIGMS.map((paradigm) => `blimp_${paradigm}`);
-    const blimp: Suite = { name: 'blimp', tasks: names.map((name) => task(name, 2)), groups: [{ name: 'blimp', subtasks: names, weightBySize: false, version: 2 }] };
-    const metrics = new Map<string, TaskMetrics>(names.map((name) => [name, { taskName: name, n: 2, metrics: [{ metric: 'acc', value: 0.5, stderr: 0.5 }], docs: [] }]));
-    const table = renderResultsTable(buildResults({ suites: [blimp], taskMetrics: metrics, run: { modelPath: '/m/model.onnx', batchSize: 8, limit: 2 }, mlrb }));
-    const labels = table.split('\n').slice(2, -1).map((line) => line.split('|')[1]?.trimEnd());
+    const blimp: Suite = {
+      name: 'blimp',
+      tasks: names.map((name) => task(name, 2)),
+      groups: [{ name: 'blimp', subtasks: names, weightBySize: false, version: 2 }],
+    };
+    const metrics = new Map<string, TaskMetrics>(
+      names.map((name) => [name, { taskName: name, n: 2, metrics: [{ metric: 'acc', value: 0.5, stderr: 0.5 }], docs: [] }]),
+    );
+    const table = renderResultsTable(
+      buildResults({ suites: [blimp], taskMetrics: metrics, run: { modelPath: '/m/model.onnx', batchSize: 8, limit: 2 }, mlrb }),
+    );
+    const labels = table
+      .split('\n')
+      .slice(2, -1)
+      .map((line) => line.split('|')[1]?.trimEnd());
     // make_table's label for a subtask at depth 1 is " - " + its alias (test/fixtures/lm-eval/tiny-run.make_table.json).
     expect(labels).toEqual(['blimp', ...[...names].sort().map((name) => ` - ${name}`)]);
     expect(Math.max(...names.map((name) => name.length))).toBeGreaterThan(50); // long enough that the old 100-column fit cut it

@@ -59,14 +59,29 @@ describe('document windows per lm-eval release', () => {
   });
 
   it('an empty document has no windows under v0.4.4–v0.4.8, and under v0.4.13 one that predicts the BOS its tokenizer adds', () => {
-    expect(documentWindows('', encodingRulesFor('0.4.4-0.4.8', llamaLike, () => 1), 2)).toEqual([]);
-    expect(documentWindows('', encodingRulesFor('0.4.13', llamaLike, () => 1), 2)).toEqual([{ contextTokens: [1], continuationTokens: [1] }]);
+    expect(
+      documentWindows(
+        '',
+        encodingRulesFor('0.4.4-0.4.8', llamaLike, () => 1),
+        2,
+      ),
+    ).toEqual([]);
+    expect(
+      documentWindows(
+        '',
+        encodingRulesFor('0.4.13', llamaLike, () => 1),
+        2,
+      ),
+    ).toEqual([{ contextTokens: [1], continuationTokens: [1] }]);
   });
 });
 
 describe('lm-eval perplexity aggregations', () => {
   it('weights the summed log-likelihood by the summed counts', () => {
-    const items = [{ loglik: -10, weight: 4 }, { loglik: -2, weight: 2 }];
+    const items = [
+      { loglik: -10, weight: 4 },
+      { loglik: -2, weight: 2 },
+    ];
     expect(weightedPerplexity(items)).toBeCloseTo(Math.exp(2), 12);
     expect(bitsPerByte(items)).toBeCloseTo(2 / Math.LN2, 12);
   });
@@ -85,7 +100,7 @@ describe('wikitext preprocessing', () => {
     expect(wikitextWeights('a\x1cb\ufeffc').words).toBe(2);
   });
 
-  it("strips bracket padding that is Python whitespace, and only that", () => {
+  it('strips bracket padding that is Python whitespace, and only that', () => {
     expect(wikitextDetokenize('( \x1cx\ufeff)')).toBe('(x\ufeff)');
   });
 });

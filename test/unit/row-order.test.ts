@@ -8,8 +8,8 @@ import { parseJsonLines } from '../../src/tasks/jsonl.js';
 
 const schema = z.looseObject({ Context1: z.string(), Target1: z.string(), label: z.string().transform((value) => Number(value)) });
 
-describe('parsed rows in the data\'s key order', () => {
-  it('keeps the file\'s order of keys, named by the schema or not, with the schema\'s values', () => {
+describe("parsed rows in the data's key order", () => {
+  it("keeps the file's order of keys, named by the schema or not, with the schema's values", () => {
     const [parsed] = parseJsonLines('{"Domain": "x", "label": "1", "Context1": "c", "extra": [1], "Target1": "t"}\n', 'rows.jsonl', schema);
     expect(Object.keys(parsed?.row ?? {})).toEqual(['Domain', 'label', 'Context1', 'extra', 'Target1']);
     expect(parsed?.row.label).toBe(1); // the schema's transform, in the file's place

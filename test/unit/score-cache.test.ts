@@ -90,7 +90,10 @@ describe('score cache: what it returns', () => {
     expect(lookupAll({ modelDigest: MODEL_B, scorer: CPU_SCORER }, dir).counts.hits).toBe(0);
     expect(lookupAll({ modelDigest: MODEL_A, scorer: CUDA_SCORER }, dir).counts.hits).toBe(0);
     // The same ids split differently between input and continuation are another request.
-    const shifted = INPUTS.map((input) => ({ inputTokens: input.inputTokens.slice(0, -1), continuationTokens: [...input.inputTokens.slice(-1), ...input.continuationTokens] }));
+    const shifted = INPUTS.map((input) => ({
+      inputTokens: input.inputTokens.slice(0, -1),
+      continuationTokens: [...input.inputTokens.slice(-1), ...input.continuationTokens],
+    }));
     expect(lookupAll({ modelDigest: MODEL_A, scorer: CPU_SCORER }, dir, shifted).counts.hits).toBe(0);
     expect(lookupAll({ modelDigest: MODEL_A, scorer: CPU_SCORER }, dir).counts.hits).toBe(INPUTS.length);
   });
@@ -109,7 +112,7 @@ describe('score cache: damage is never served', () => {
     const namespace = { modelDigest: MODEL_A, scorer: CPU_SCORER };
     storeAll(namespace, dir);
     // Byte 33 is inside the first record's loglik.
-    tamper(scoreDatabaseFile(dir, MODEL_A), 'UPDATE batches SET records = substr(records, 1, 33) || x\'FF\' || substr(records, 35)');
+    tamper(scoreDatabaseFile(dir, MODEL_A), "UPDATE batches SET records = substr(records, 1, 33) || x'FF' || substr(records, 35)");
     const { counts, warnings } = lookupAll(namespace, dir);
     expect(counts.hits).toBe(0);
     expect(warnings.join('\n')).toMatch(/1 stored batch\(es\) failed their MAC \(damaged, or not written by this user\)/);
@@ -117,7 +120,7 @@ describe('score cache: damage is never served', () => {
     expect(lookupAll(namespace, dir).warnings).toEqual([]);
   });
 
-  it('does not serve a batch moved into another scorer\'s namespace', () => {
+  it("does not serve a batch moved into another scorer's namespace", () => {
     const dir = freshFolder();
     storeAll({ modelDigest: MODEL_A, scorer: CPU_SCORER }, dir);
     lookupAll({ modelDigest: MODEL_A, scorer: CUDA_SCORER }, dir);
@@ -130,16 +133,22 @@ describe('score cache: damage is never served', () => {
   const damagedFiles: [string, (file: string) => void][] = [
     ['a file that is not SQLite', (file) => writeFileSync(file, 'not a database at all, just text\n'.repeat(200))],
     ['a truncated database', (file) => writeFileSync(file, Buffer.from(execFileSync('head', ['-c', '3000', file])))],
-    ['another application\'s SQLite database', (file) => {
-      rmSync(file);
-      const db = new sqlite.Database(file);
-      db.exec('CREATE TABLE people (name TEXT)');
-      db.close();
-    }],
-    ['a FIFO', (file) => {
-      rmSync(file);
-      execFileSync('mkfifo', [file]);
-    }],
+    [
+      "another application's SQLite database",
+      (file) => {
+        rmSync(file);
+        const db = new sqlite.Database(file);
+        db.exec('CREATE TABLE people (name TEXT)');
+        db.close();
+      },
+    ],
+    [
+      'a FIFO',
+      (file) => {
+        rmSync(file);
+        execFileSync('mkfifo', [file]);
+      },
+    ],
   ];
   for (const [name, damage] of damagedFiles) {
     it(`sets aside ${name}, names it, and starts a fresh database`, () => {
@@ -216,7 +225,7 @@ describe('score cache: one process per database', () => {
     third.close();
   });
 
-  it("takes over a lock whose process is gone (kill -9), not one whose process lives", () => {
+  it('takes over a lock whose process is gone (kill -9), not one whose process lives', () => {
     const dir = freshFolder();
     const lockFile = `${scoreDatabaseFile(dir, MODEL_A)}${LOCK_SUFFIX}`;
     storeAll({ modelDigest: MODEL_A, scorer: CPU_SCORER }, dir);

@@ -88,8 +88,20 @@ describe('hand-worked prompts', () => {
   it('WinoGrande: one context per option, the rest of the sentence scored after each', async () => {
     const task = await onlyTask('winogrande', release('winogrande'));
     expect(buildTaskRequests(task).slice(2, 4)).toEqual([
-      { taskName: 'winogrande', docId: 1, choiceIndex: 0, context: "The trophy doesn't fit into the brown suitcase because the trophy is too large", continuation: ' .' },
-      { taskName: 'winogrande', docId: 1, choiceIndex: 1, context: "The trophy doesn't fit into the brown suitcase because the suitcase is too small", continuation: ' .' },
+      {
+        taskName: 'winogrande',
+        docId: 1,
+        choiceIndex: 0,
+        context: "The trophy doesn't fit into the brown suitcase because the trophy is too large",
+        continuation: ' .',
+      },
+      {
+        taskName: 'winogrande',
+        docId: 1,
+        choiceIndex: 1,
+        context: "The trophy doesn't fit into the brown suitcase because the suitcase is too small",
+        continuation: ' .',
+      },
     ]);
     expect(task.docs.map((doc) => doc.target)).toEqual([0, 1, 1]);
     expect(task.docs[2]?.source).toEqual({

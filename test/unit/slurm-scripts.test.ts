@@ -46,7 +46,13 @@ describe('examples/slurm/shard.sbatch', () => {
     const [call] = commands.calls('mlrb-eval');
     const parsed = evalArgsOf(call);
     const attempt = path.join(run, 'shards', '.shard-2-of-4.job-77.attempt-0.json');
-    expect(parsed.options).toMatchObject({ model: '/models/model.onnx', suite: 'blimp', limit: 20, shard: { index: 2, count: 4 }, cacheDir: path.join(run, 'cache', 'shard-2-of-4') });
+    expect(parsed.options).toMatchObject({
+      model: '/models/model.onnx',
+      suite: 'blimp',
+      limit: 20,
+      shard: { index: 2, count: 4 },
+      cacheDir: path.join(run, 'cache', 'shard-2-of-4'),
+    });
     // The passes follow the task's CPU affinity (one per CPU); a --threads would make them one pass of many threads.
     expect(parsed.options.threads).toBeUndefined();
     expect(parsed.outputs.output).toBe(attempt);
@@ -93,7 +99,12 @@ describe('examples/slurm/shard.sbatch', () => {
     const beyond = await runScript('shard.sbatch', [outside.run, '4', ...EVAL_ARGS], outside.env);
     expect(beyond.code).toBe(2);
     expect(beyond.stderr).toContain('array task 4 is outside the 4 shards');
-    for (const [task, count] of [['1', 'four'], ['1', '0'], ['x', '4'], ['-1', '4']] as const) {
+    for (const [task, count] of [
+      ['1', 'four'],
+      ['1', '0'],
+      ['x', '4'],
+      ['-1', '4'],
+    ] as const) {
       const refused = await runScript('shard.sbatch', [outside.run, count, ...EVAL_ARGS], { ...outside.env, SLURM_ARRAY_TASK_ID: task });
       expect(refused.code, `${task} of ${count}`).toBe(2);
       expect(refused.stderr).toContain(`array task ${task} is outside the ${count} shards`);
@@ -118,7 +129,9 @@ describe('examples/slurm/merge.sbatch', () => {
     const result = await runScript('merge.sbatch', [run, '4'], env);
     expect(result.code, result.stderr).toBe(0);
     const shards = [0, 1, 2, 3].map((index) => path.join(run, 'shards', `shard-${index}-of-4.json`));
-    expect(commands.calls('mlrb-eval')).toEqual([['merge', ...shards, '--output', path.join(run, 'results.json'), '--log-samples', path.join(run, 'samples.jsonl')]]);
+    expect(commands.calls('mlrb-eval')).toEqual([
+      ['merge', ...shards, '--output', path.join(run, 'results.json'), '--log-samples', path.join(run, 'samples.jsonl')],
+    ]);
   });
 
   it('EXPECTED FAILURE – a shard count that is not a whole number from 1 is refused', async () => {
@@ -157,7 +170,11 @@ describe('examples/slurm/submit.sh and requeue-shard.sh', () => {
 
   it('EXPECTED FAILURE – requeue-shard.sh takes only job ids from jobs.env, and only a shard of the run', async () => {
     const { run, commands, env } = arrayTask('0');
-    for (const hostile of ['array_job=12; touch /tmp/owned\nmerge_job=13\nshards=4\n', 'array_job=$(id)\nmerge_job=13\nshards=4\n', 'merge_job=13\nshards=4\n']) {
+    for (const hostile of [
+      'array_job=12; touch /tmp/owned\nmerge_job=13\nshards=4\n',
+      'array_job=$(id)\nmerge_job=13\nshards=4\n',
+      'merge_job=13\nshards=4\n',
+    ]) {
       writeFileSync(path.join(run, 'jobs.env'), hostile);
       const result = await runScript('requeue-shard.sh', [run, '1'], env);
       expect(result.code).toBe(2);

@@ -22,7 +22,11 @@ describe('SuperGLUE prompts (lm-eval v0.4.4–v0.4.8)', () => {
   const root = writeSuperGlueFixture();
 
   it('boolq, cb, sglue_rte: templates, choices and ClassLabel targets', async () => {
-    expect(summary(await taskOf('boolq', root))[0]).toEqual({ text: 'Sky -- The sky is blue.\nQuestion: is the sky blue?\nAnswer:', choices: ['no', 'yes'], target: 1 });
+    expect(summary(await taskOf('boolq', root))[0]).toEqual({
+      text: 'Sky -- The sky is blue.\nQuestion: is the sky blue?\nAnswer:',
+      choices: ['no', 'yes'],
+      target: 1,
+    });
     expect(summary(await taskOf('cb', root)).map((doc) => doc.target)).toEqual([0, 2, 1]);
     expect(summary(await taskOf('cb', root))[0]?.text).toBe('It rained all day.\nQuestion: the ground is wet. True, False, or Neither?\nAnswer:');
     const rte = await taskOf('rte', root);
@@ -49,7 +53,11 @@ describe('SuperGLUE prompts (lm-eval v0.4.4–v0.4.8)', () => {
         choices: ['C:\temp\nIs the answer correct? yes', 'C:\temp\nIs the answer correct? no'],
         target: 1,
       },
-      { text: 'Files live in C:\\temp. Tom reads them.\nQuestion: Where do files live?\nAnswer:', choices: ['Nowhere\nIs the answer correct? yes', 'Nowhere\nIs the answer correct? no'], target: 0 },
+      {
+        text: 'Files live in C:\\temp. Tom reads them.\nQuestion: Where do files live?\nAnswer:',
+        choices: ['Nowhere\nIs the answer correct? yes', 'Nowhere\nIs the answer correct? no'],
+        target: 0,
+      },
     ]);
     expect(multirc.docs[0]?.source).toMatchObject({ idx: { paragraph: 0, question: 0, answer: 0 }, label: 1 });
   });
@@ -74,7 +82,12 @@ describe('SuperGLUE prompts (lm-eval v0.4.4–v0.4.8)', () => {
     const record = await taskOf('record', root);
     const [first] = record.docs;
     expect(first?.text).toBe('😀 Alice met Bob in Paris. Alice waved.\n\n  - Bob left Paris.\n  - Alice stayed.\n');
-    expect(first?.choices).toEqual(['  - Alice said goodbye to Bob.', '  - Bob said goodbye to Bob.', '  - Paris said goodbye to Bob.', '  - 😀 said goodbye to Bob.']);
+    expect(first?.choices).toEqual([
+      '  - Alice said goodbye to Bob.',
+      '  - Bob said goodbye to Bob.',
+      '  - Paris said goodbye to Bob.',
+      '  - 😀 said goodbye to Bob.',
+    ]);
     expect(first?.answers).toEqual({ candidates: ['Alice', 'Bob', 'Paris', '😀'], gold: ['Alice'] });
     expect(first?.targetText).toBe('  - Alice said goodbye to Bob.');
     expect(record.docs[1]?.target).toBe(2);
@@ -98,11 +111,19 @@ describe('SuperGLUE data files', () => {
 
   it('EXPECTED FAILURE – bad rows name the file, the line and the field', async () => {
     const root = writeSuperGlueFixture({ folders: ['CB', 'BoolQ', 'WSC'] });
-    writeFileSync(path.join(root, 'CB', 'val.jsonl'), '{"premise": "p", "hypothesis": "h", "label": "entailment", "idx": 0}\n{"premise": "p", "hypothesis": "h", "label": "maybe", "idx": 1}\n');
-    await expect(loadSuite('cb', { dataDir: root })).rejects.toThrow(/CB[/\\]val\.jsonl line 2: field "label": label must be one of "entailment", "contradiction", "neutral"/);
+    writeFileSync(
+      path.join(root, 'CB', 'val.jsonl'),
+      '{"premise": "p", "hypothesis": "h", "label": "entailment", "idx": 0}\n{"premise": "p", "hypothesis": "h", "label": "maybe", "idx": 1}\n',
+    );
+    await expect(loadSuite('cb', { dataDir: root })).rejects.toThrow(
+      /CB[/\\]val\.jsonl line 2: field "label": label must be one of "entailment", "contradiction", "neutral"/,
+    );
     writeFileSync(path.join(root, 'BoolQ', 'val.jsonl'), '{"question": "q", "passage": "p", "idx": 0}\n');
     await expect(loadSuite('boolq', { dataDir: root })).rejects.toThrow(/line 1: field "label"/);
-    writeFileSync(path.join(root, 'WSC', 'val.jsonl'), '{"text": "A b c .", "target": {"span1_index": 0, "span1_text": "Zed", "span2_index": 1, "span2_text": "b"}, "idx": 0, "label": true}\n');
+    writeFileSync(
+      path.join(root, 'WSC', 'val.jsonl'),
+      '{"text": "A b c .", "target": {"span1_index": 0, "span1_text": "Zed", "span2_index": 1, "span2_text": "b"}, "idx": 0, "label": true}\n',
+    );
     const error: unknown = await loadSuite('wsc', { dataDir: root }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(MlrbError);
     expect((error as MlrbError).code).toBe('BAD_DATA');

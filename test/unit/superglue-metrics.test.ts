@@ -66,7 +66,14 @@ describe('CB f1 (cb_multi_fi)', () => {
     // gold [0, 0, 1, 2], pred [0, 1, 1, 1]:
     //   class 0: tp 1, gold 2, pred 1 → 2/3;  class 1: tp 1, gold 1, pred 3 → 1/2;  class 2: tp 0, gold 1, pred 0 → 0
     const expected = (2 / 3 + 1 / 2 + 0) / 3;
-    expect(cbMultiF1([[0, 0], [0, 1], [1, 1], [2, 1]])).toBe(expected);
+    expect(
+      cbMultiF1([
+        [0, 0],
+        [0, 1],
+        [1, 1],
+        [2, 1],
+      ]),
+    ).toBe(expected);
     // A class that is neither gold nor predicted scores 0 (sklearn's zero_division).
     expect(cbMultiF1([[0, 0]])).toBe(1 / 3);
     const doc = (docId: number, target: number): MultipleChoiceDoc => ({ docId, text: '', choices: ['True', 'False', 'Neither'], target, source: {} });
@@ -121,7 +128,16 @@ describe('the superglue group (ours)', () => {
       suites: [{ name: 'superglue', tasks: [boolq, record], groups: [group] }],
       taskMetrics,
       run: { modelPath: 'm.onnx', batchSize: 1 },
-      mlrb: { tool_version: '0', model_sha256: '', model_content_sha256: '', data_fingerprint: '', provider: 'cpu', wall_time_s: 0, tokens_scored: 0, tokens_per_s: 0 },
+      mlrb: {
+        tool_version: '0',
+        model_sha256: '',
+        model_content_sha256: '',
+        data_fingerprint: '',
+        provider: 'cpu',
+        wall_time_s: 0,
+        tokens_scored: 0,
+        tokens_per_s: 0,
+      },
     });
     expect(results.groups?.superglue).toEqual({ alias: 'superglue', 'score,none': (0.6 + 0.3) / 2, 'score_stderr,none': 'N/A' });
     expect(results.higher_is_better.superglue).toEqual({ score: true });

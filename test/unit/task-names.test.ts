@@ -60,7 +60,7 @@ describe('listTaskNames: what --tasks list prints and "did you mean" picks from'
   const listed = listTaskNames();
   const names = listed.map((entry) => entry.name);
 
-  it("holds every task and group name lm-eval has for MMLU, BLiMP and SuperGLUE, and each resolves", () => {
+  it('holds every task and group name lm-eval has for MMLU, BLiMP and SuperGLUE, and each resolves', () => {
     expect(lmEvalNames.filter((name) => !names.includes(name))).toEqual([]);
     expect(new Set(names).size).toBe(names.length);
     for (const name of names) expect(() => resolveTaskNames(name), name).not.toThrow();
@@ -68,11 +68,17 @@ describe('listTaskNames: what --tasks list prints and "did you mean" picks from'
     expect(names.filter((name) => /^blimp_(?!filtered|supplement)/.test(name))).toHaveLength(67);
   });
 
-  it('every suite of the registry, with lm-eval\'s kind for its names (a group aggregates, a tag does not)', () => {
+  it("every suite of the registry, with lm-eval's kind for its names (a group aggregates, a tag does not)", () => {
     expect(SUITE_NAMES.filter((name) => !names.includes(name))).toEqual([]);
     const kind = (name: string) => listed.find((entry) => entry.name === name)?.kind;
     expect([kind('mmlu'), kind('mmlu_stem'), kind('blimp'), kind('superglue'), kind('blimp_filtered')]).toEqual(['group', 'group', 'group', 'group', 'group']);
-    expect([kind('super-glue-lm-eval-v1'), kind('boolq'), kind('mmlu_anatomy'), kind('hellaswag'), kind('gsm8k')]).toEqual(['tag', 'task', 'task', 'task', 'task']);
+    expect([kind('super-glue-lm-eval-v1'), kind('boolq'), kind('mmlu_anatomy'), kind('hellaswag'), kind('gsm8k')]).toEqual([
+      'tag',
+      'task',
+      'task',
+      'task',
+      'task',
+    ]);
   });
 });
 
@@ -98,7 +104,14 @@ describe('the names the CLI lists come from the registry', () => {
     const listed = [...vocabulary.lmEval, ...vocabulary.babyLm, ...vocabulary.ours];
     expect(SUITE_NAMES.filter((name) => !listed.includes(name))).toEqual(['rte']);
     expect(new Set(listed).size).toBe(listed.length);
-    expect(vocabulary.babyLm).toEqual(['blimp_filtered', 'blimp_<paradigm>_filtered', 'blimp_supplement', 'blimp_supplement_<subtask>', 'ewok_filtered', 'ewok_<domain>_filtered']);
+    expect(vocabulary.babyLm).toEqual([
+      'blimp_filtered',
+      'blimp_<paradigm>_filtered',
+      'blimp_supplement',
+      'blimp_supplement_<subtask>',
+      'ewok_filtered',
+      'ewok_<domain>_filtered',
+    ]);
     expect(vocabulary.ours).toEqual(['superglue']);
     const help = EVAL_USAGE.replaceAll(/\n +/g, ' ');
     for (const name of listed) expect(help).toContain(name);

@@ -5,8 +5,11 @@ import { Tokenizer } from '@huggingface/tokenizers';
 import ort from 'onnxruntime-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  buildTinyCausalLm, TINY_LM_SPECIAL_TOKENS, writeTinyCausalLm,
-  type PastConvention, type WriteTinyCausalLmOptions,
+  buildTinyCausalLm,
+  TINY_LM_SPECIAL_TOKENS,
+  writeTinyCausalLm,
+  type PastConvention,
+  type WriteTinyCausalLmOptions,
 } from '../support/model-builders/tiny-causal-lm.js';
 import { buildTinyTokenizerFiles } from '../support/model-builders/tiny-tokenizer.js';
 import { createReferenceScorer } from '../support/reference-scorer.js';
@@ -31,11 +34,7 @@ function maxAbsDifference(left: ArrayLike<number>, right: ArrayLike<number>): nu
 }
 
 /** Runs a right- or left-padded batch through ORT directly; returns logits per row [seq, vocab]. */
-async function runPaddedBatch(
-  session: ort.InferenceSession,
-  rows: number[][],
-  side: 'left' | 'right',
-): Promise<Float32Array[]> {
+async function runPaddedBatch(session: ort.InferenceSession, rows: number[][], side: 'left' | 'right'): Promise<Float32Array[]> {
   const width = Math.max(...rows.map((row) => row.length));
   const ids: bigint[] = [];
   const mask: bigint[] = [];
@@ -143,12 +142,14 @@ describe('tiny causal LM fixture', () => {
     const dataPath = join(external.modelPath, '..', 'model.onnx_data');
     expect(existsSync(dataPath)).toBe(true);
     expect(statSync(external.modelPath).size).toBeLessThan(statSync(dataPath).size);
-    const logits = await Promise.all([inline, external].map(async ({ modelPath }) => {
-      const scorer = await createReferenceScorer(modelPath);
-      const { data } = await scorer.logitsFor(SEQUENCE);
-      await scorer.dispose();
-      return data;
-    }));
+    const logits = await Promise.all(
+      [inline, external].map(async ({ modelPath }) => {
+        const scorer = await createReferenceScorer(modelPath);
+        const { data } = await scorer.logitsFor(SEQUENCE);
+        await scorer.dispose();
+        return data;
+      }),
+    );
     expect(logits[1]).toEqual(logits[0]);
   });
 
@@ -165,7 +166,11 @@ describe('tiny causal LM fixture', () => {
         ...past,
       };
       if (session.inputNames.includes('position_ids')) {
-        feeds.position_ids = new ort.Tensor('int64', BigInt64Array.from(tokens, (_, index) => BigInt(pastLength + index)), [1, tokens.length]);
+        feeds.position_ids = new ort.Tensor(
+          'int64',
+          BigInt64Array.from(tokens, (_, index) => BigInt(pastLength + index)),
+          [1, tokens.length],
+        );
       }
       return session.run(feeds);
     };
@@ -190,8 +195,15 @@ describe('tiny causal LM fixture', () => {
     const lm = writeModel({ numLayers: 3, numHeads: 4, hiddenSize: 32 });
     const config = JSON.parse(readFileSync(join(lm.modelPath, '..', 'config.json'), 'utf8')) as Record<string, unknown>;
     expect(config).toMatchObject({
-      vocab_size: 64, hidden_size: 32, num_hidden_layers: 3, num_attention_heads: 4, num_key_value_heads: 4,
-      head_dim: 8, max_position_embeddings: 64, bos_token_id: 1, eos_token_id: 2,
+      vocab_size: 64,
+      hidden_size: 32,
+      num_hidden_layers: 3,
+      num_attention_heads: 4,
+      num_key_value_heads: 4,
+      head_dim: 8,
+      max_position_embeddings: 64,
+      bos_token_id: 1,
+      eos_token_id: 2,
     });
   });
 

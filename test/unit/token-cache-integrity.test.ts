@@ -63,7 +63,11 @@ describe('token cache integrity', () => {
     const warnings: string[] = [];
     const reopened = openTokenCache(model, requests, { cacheDir, onWarning: (message) => warnings.push(message) });
     expect(reopened.cached).toBeUndefined();
-    expect(warnings).toEqual([expect.stringMatching(/token cache entry .*\.bin is not used \(its MAC does not match its content \(damaged, or not written by this user\)\); tokenizing again/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /token cache entry .*\.bin is not used \(its MAC does not match its content \(damaged, or not written by this user\)\); tokenizing again/,
+      ),
+    ]);
     reopened.store(tokenized);
     expect(openTokenCache(model, requests, { cacheDir, onWarning: (message) => warnings.push(message) }).cached).toEqual(tokenized);
     expect(warnings).toHaveLength(1);
@@ -136,7 +140,7 @@ describe('token cache integrity', () => {
     const elsewhere = path.join(root, 'elsewhere-tokens');
     mkdirSync(path.join(elsewhere, 'ab'), { recursive: true });
     const victim = path.join(elsewhere, 'ab', `.ab${'c'.repeat(62)}.bin.1.0a0b0c0d0e0f.tmp`);
-    writeFileSync(victim, 'not the cache\'s');
+    writeFileSync(victim, "not the cache's");
     const old = new Date(Date.now() - STALE_TEMPORARY_MS - 60_000);
     utimesSync(victim, old, old);
     mkdirSync(cacheDir);

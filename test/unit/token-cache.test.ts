@@ -35,7 +35,10 @@ describe('token cache', () => {
   it('keys on the tokenizer files, the lm-eval release and every request text', () => {
     const tokenizerA = path.join(dir, 'a', 'tokenizer.json');
     const tokenizerB = path.join(dir, 'b', 'tokenizer.json');
-    for (const [file, content] of [[tokenizerA, '{"a":1}'], [tokenizerB, '{"a":2}']] as const) {
+    for (const [file, content] of [
+      [tokenizerA, '{"a":1}'],
+      [tokenizerB, '{"a":2}'],
+    ] as const) {
       rmSync(path.dirname(file), { recursive: true, force: true });
       writeTokenCache(dir, path.join(path.dirname(file), 'x.bin'), [], key); // creates the folder
       writeFileSync(file, content);
@@ -43,8 +46,14 @@ describe('token cache', () => {
     expect(tokenizerFingerprint(tokenizerA, '0.4.4-0.4.8')).not.toBe(tokenizerFingerprint(tokenizerB, '0.4.4-0.4.8'));
     // ids built under one lm-eval release's rules never serve the other
     expect(tokenizerFingerprint(tokenizerA, '0.4.4-0.4.8')).not.toBe(tokenizerFingerprint(tokenizerA, '0.4.13'));
-    const requests = [{ context: 'Q: 1+1?', continuation: ' 2' }, { context: 'Q: 1+1?', continuation: ' 3' }];
-    const changed = [{ context: 'Q: 1+1?', continuation: ' 2' }, { context: 'Q: 1+2?', continuation: ' 3' }];
+    const requests = [
+      { context: 'Q: 1+1?', continuation: ' 2' },
+      { context: 'Q: 1+1?', continuation: ' 3' },
+    ];
+    const changed = [
+      { context: 'Q: 1+1?', continuation: ' 2' },
+      { context: 'Q: 1+2?', continuation: ' 3' },
+    ];
     expect(requestsFingerprint(requests)).not.toBe(requestsFingerprint(changed));
     expect(requestsFingerprint(requests)).toBe(requestsFingerprint([...requests]));
     expect(tokenCacheFile(dir, 't', 'r', 1, key)).not.toBe(tokenCacheFile(dir, 't', 'r', 2, key));

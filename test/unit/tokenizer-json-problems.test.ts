@@ -41,12 +41,20 @@ const malformed: readonly (readonly [string, string, RegExp])[] = [
   ['an unknown model.type', withModel({ type: 'Foo' }), /: model\.type "Foo" is not one of BPE\/WordPiece\/WordLevel\/Unigram$/],
   ['a model.type that is not a plain name', withModel({ type: SECRET }), /: model\.type is not one of BPE\/WordPiece\/WordLevel\/Unigram$/],
   ['a BPE vocab that is a list', withModel({ vocab: [['a', 0]] }), /: model\.vocab is not an object of token → id \(as BPE needs\)$/],
-  ['a Unigram vocab that is an object', withModel({ type: 'Unigram', vocab: { a: 0 } }), /: model\.vocab is not a list of \[token, score\] \(as Unigram needs\)$/],
+  [
+    'a Unigram vocab that is an object',
+    withModel({ type: 'Unigram', vocab: { a: 0 } }),
+    /: model\.vocab is not a list of \[token, score\] \(as Unigram needs\)$/,
+  ],
   ['BPE without merges', withModel({ merges: undefined }), /: model\.merges is not a list$/],
   ['a merge that is a number', withModel({ merges: ['▁ t', 5] }), /: model\.merges\[1\] is neither "left right" nor \["left", "right"\]$/],
   ['a merge without its right part', withModel({ merges: [['▁', 't'], ['▁t']] }), /: model\.merges\[1\] is neither/],
   ['no added_tokens', withTop({ added_tokens: undefined }), /: it has no `added_tokens` list$/],
-  ['no decoder entry', withTop({ decoder: undefined }), /: it has no `decoder` entry \(@huggingface\/tokenizers needs every top-level section, null where unused\)$/],
+  [
+    'no decoder entry',
+    withTop({ decoder: undefined }),
+    /: it has no `decoder` entry \(@huggingface\/tokenizers needs every top-level section, null where unused\)$/,
+  ],
   ['an unknown pre-tokenizer', withTop({ pre_tokenizer: { type: 'Nope' } }), /: its PreTokenizer type "Nope" is unknown to @huggingface\/tokenizers$/],
   ['an unknown normalizer named by arbitrary text', withTop({ normalizer: { type: SECRET } }), /: its Normalizer type is unknown to @huggingface\/tokenizers$/],
   [
@@ -80,15 +88,14 @@ describe("the library's refusal, described", () => {
   it('passes on a thrown string when it is one of the fixed messages, and withholds other text', () => {
     expect(describeTokenizerLibraryRefusal('Config must be a valid object')).toBe('@huggingface/tokenizers refused it: Config must be a valid object');
     const quoting = new TypeError(`Cannot use 'in' operator to search for 'type' in ${SECRET}`);
-    expect(describeTokenizerLibraryRefusal(quoting)).toBe('@huggingface/tokenizers refused it with a TypeError (its message is withheld: it may quote the file)');
+    expect(describeTokenizerLibraryRefusal(quoting)).toBe(
+      '@huggingface/tokenizers refused it with a TypeError (its message is withheld: it may quote the file)',
+    );
   });
 });
 
 describe('a valid tokenizer.json still loads', () => {
-  const fixtures = [
-    path.join(repoRoot, 'test/fixtures/generate/tokenizer.json'),
-    path.join(repoRoot, 'test/fixtures/model-metrics/tiny-llama/tokenizer.json'),
-  ];
+  const fixtures = [path.join(repoRoot, 'test/fixtures/generate/tokenizer.json'), path.join(repoRoot, 'test/fixtures/model-metrics/tiny-llama/tokenizer.json')];
   it.each(fixtures)('%s', (file) => {
     const tokenizer = loadTokenizer(file);
     expect(tokenizer.encode('the cat sat').length).toBeGreaterThan(0);

@@ -11,11 +11,20 @@ import { describe, expect, it } from 'vitest';
 const MODULE = pathToFileURL(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../src/cli/unfinished-exit.ts')).href;
 
 function runGuarded(command: string) {
-  return spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e',
-    `import { warnOnUnfinishedExit } from ${JSON.stringify(MODULE)};
+  return spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      `import { warnOnUnfinishedExit } from ${JSON.stringify(MODULE)};
      const finished = warnOnUnfinishedExit(process.stderr);
      ${command}
-     finished();`], { encoding: 'utf8' });
+     finished();`,
+    ],
+    { encoding: 'utf8' },
+  );
 }
 
 describe('warnOnUnfinishedExit', () => {

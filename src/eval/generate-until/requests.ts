@@ -22,7 +22,12 @@ export function buildGenerateUntilRequests(task: GenerateUntilTask): GenerateUnt
   return task.docs.map((doc) => ({
     taskName: task.name,
     docId: doc.docId,
-    context: task.description + drawExamples(doc).map((example) => fewshotBlock(task, example)).join('') + doc.text,
+    context:
+      task.description +
+      drawExamples(doc)
+        .map((example) => fewshotBlock(task, example))
+        .join('') +
+      doc.text,
     generationKwargs: task.generationKwargs,
   }));
 }

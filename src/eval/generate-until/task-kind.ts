@@ -17,7 +17,10 @@ function responsesInDocumentOrder(task: GenerateUntilTask, outcomes: readonly Do
   return task.docs.map((doc) => {
     const responses = byDocId.get(doc.docId)?.responses;
     if (responses?.length !== 1 || responses[0] === undefined) {
-      throw new MlrbError('INTERNAL', `task ${task.name} document ${doc.docId}: ${responses?.length ?? 0} generated texts for 1 request`, { task: task.name, docId: doc.docId });
+      throw new MlrbError('INTERNAL', `task ${task.name} document ${doc.docId}: ${responses?.length ?? 0} generated texts for 1 request`, {
+        task: task.name,
+        docId: doc.docId,
+      });
     }
     return responses[0];
   });
@@ -44,7 +47,8 @@ export function generateUntilLoggedSamples(task: GenerateUntilTask, requests: re
   const byDocId = new Map(requests.map((request) => [request.docId, request]));
   const ordered = task.docs.map((doc) => {
     const request = byDocId.get(doc.docId);
-    if (request === undefined) throw new MlrbError('INTERNAL', `task ${task.name}: no request for document ${doc.docId}`, { task: task.name, docId: doc.docId });
+    if (request === undefined)
+      throw new MlrbError('INTERNAL', `task ${task.name}: no request for document ${doc.docId}`, { task: task.name, docId: doc.docId });
     return request;
   });
   const scores = createGenerateUntilScorer(task)(responses);

@@ -40,7 +40,10 @@ const layerNorm = (width: number, affine = true): number => (affine ? 2 * width 
 /** Rows of a learned position table: the config's maximum positions, which these architectures require. */
 function learnedPositions(config: HfArchitecture): number {
   if (config.maxPositions === null) {
-    throw new MlrbError('BAD_MODEL', `${config.source}: the maximum positions are not stated, and the learned position table needs them`, { file: config.source, field: 'max_position_embeddings' });
+    throw new MlrbError('BAD_MODEL', `${config.source}: the maximum positions are not stated, and the learned position table needs them`, {
+      file: config.source,
+      field: 'max_position_embeddings',
+    });
   }
   return config.maxPositions;
 }
@@ -52,11 +55,19 @@ const lmHead = (width: number, vocab: number, tied: boolean, bias = false): numb
 function widthsOf(config: HfArchitecture): ConfigWidths {
   const intermediate = config.intermediateSize;
   if (intermediate === null) {
-    throw new MlrbError('BAD_MODEL', `${config.source}: the FFN width is not stated, and the parameter count needs it`, { file: config.source, field: 'intermediate_size' });
+    throw new MlrbError('BAD_MODEL', `${config.source}: the FFN width is not stated, and the parameter count needs it`, {
+      file: config.source,
+      field: 'intermediate_size',
+    });
   }
   return {
-    hidden: config.hiddenSize, heads: config.numHeads, kvHeads: config.numKeyValueHeads, headDim: config.headDim,
-    intermediate, layerCount: config.numLayers, vocab: config.vocabSize,
+    hidden: config.hiddenSize,
+    heads: config.numHeads,
+    kvHeads: config.numKeyValueHeads,
+    headDim: config.headDim,
+    intermediate,
+    layerCount: config.numLayers,
+    vocab: config.vocabSize,
   };
 }
 
@@ -76,8 +87,8 @@ function rmsDecoder(rules: RmsDecoderRules) {
     const { hidden, heads, kvHeads, headDim, intermediate, vocab } = widths;
     const qkvBias = rules.qkvBias(config);
     const mlpBias = rules.mlpBias(config);
-    const attention = linear(hidden, heads * headDim, qkvBias) + 2 * linear(hidden, kvHeads * headDim, qkvBias)
-      + linear(heads * headDim, hidden, rules.outputBias(config));
+    const attention =
+      linear(hidden, heads * headDim, qkvBias) + 2 * linear(hidden, kvHeads * headDim, qkvBias) + linear(heads * headDim, hidden, rules.outputBias(config));
     const mlp = 2 * linear(hidden, intermediate, mlpBias) + linear(intermediate, hidden, mlpBias);
     const tied = config.tieWordEmbeddings === true;
     return { widths, perLayer: attention + mlp + 2 * hidden, outsideLayers: vocab * hidden + hidden + lmHead(hidden, vocab, tied), tiedEmbeddings: tied };
@@ -97,8 +108,10 @@ function phi(config: HfArchitecture): ArchitectureCount {
   const mlp = linear(hidden, intermediate, true) + linear(intermediate, hidden, true);
   const tied = config.tieWordEmbeddings === true;
   return {
-    widths, perLayer: attention + qkNorms + mlp + layerNorm(hidden),
-    outsideLayers: vocab * hidden + layerNorm(hidden) + lmHead(hidden, vocab, tied, true), tiedEmbeddings: tied,
+    widths,
+    perLayer: attention + qkNorms + mlp + layerNorm(hidden),
+    outsideLayers: vocab * hidden + layerNorm(hidden) + lmHead(hidden, vocab, tied, true),
+    tiedEmbeddings: tied,
   };
 }
 
@@ -106,14 +119,22 @@ function phi(config: HfArchitecture): ArchitectureCount {
 function gpt2(config: HfArchitecture): ArchitectureCount {
   const widths = widthsOf(config);
   const { hidden, intermediate, vocab } = widths;
-  const block = 2 * layerNorm(hidden) + linear(hidden, 3 * hidden, true) + linear(hidden, hidden, true)
-    + linear(hidden, intermediate, true) + linear(intermediate, hidden, true);
+  const block =
+    2 * layerNorm(hidden) +
+    linear(hidden, 3 * hidden, true) +
+    linear(hidden, hidden, true) +
+    linear(hidden, intermediate, true) +
+    linear(intermediate, hidden, true);
   // Cross-attention: keys and values from c_attn (2 x hidden), queries from q_attn, its own output and norm.
-  const cross = config.flag('add_cross_attention', false)
-    ? linear(hidden, 2 * hidden, true) + 2 * linear(hidden, hidden, true) + layerNorm(hidden) : 0;
+  const cross = config.flag('add_cross_attention', false) ? linear(hidden, 2 * hidden, true) + 2 * linear(hidden, hidden, true) + layerNorm(hidden) : 0;
   const positions = learnedPositions(config);
   const tied = config.tieWordEmbeddings === true;
-  return { widths, perLayer: block + cross, outsideLayers: (vocab + positions) * hidden + layerNorm(hidden) + lmHead(hidden, vocab, tied), tiedEmbeddings: tied };
+  return {
+    widths,
+    perLayer: block + cross,
+    outsideLayers: (vocab + positions) * hidden + layerNorm(hidden) + lmHead(hidden, vocab, tied),
+    tiedEmbeddings: tied,
+  };
 }
 
 /** GPT-NeoX (Pythia): fused query_key_value, biases unless attention_bias is false, two LayerNorms per layer. */
@@ -121,8 +142,12 @@ function gptNeox(config: HfArchitecture): ArchitectureCount {
   const widths = widthsOf(config);
   const { hidden } = widths;
   const bias = config.flag('attention_bias', true);
-  const perLayer = 2 * layerNorm(hidden) + linear(hidden, 3 * hidden, bias) + linear(hidden, hidden, bias)
-    + linear(hidden, widths.intermediate, true) + linear(widths.intermediate, hidden, true);
+  const perLayer =
+    2 * layerNorm(hidden) +
+    linear(hidden, 3 * hidden, bias) +
+    linear(hidden, hidden, bias) +
+    linear(hidden, widths.intermediate, true) +
+    linear(widths.intermediate, hidden, true);
   const tied = config.tieWordEmbeddings === true;
   return { widths, perLayer, outsideLayers: widths.vocab * hidden + layerNorm(hidden) + lmHead(hidden, widths.vocab, tied), tiedEmbeddings: tied };
 }
@@ -137,15 +162,16 @@ function opt(config: HfArchitecture): ArchitectureCount {
   const { hidden } = widths;
   const bias = config.flag('enable_bias', true);
   const affine = config.flag('layer_norm_elementwise_affine', true);
-  const perLayer = 4 * linear(hidden, hidden, bias) + 2 * layerNorm(hidden, affine)
-    + linear(hidden, widths.intermediate, bias) + linear(widths.intermediate, hidden, bias);
+  const perLayer =
+    4 * linear(hidden, hidden, bias) + 2 * layerNorm(hidden, affine) + linear(hidden, widths.intermediate, bias) + linear(widths.intermediate, hidden, bias);
   const wordWidth = config.extraSize('word_embed_proj_dim', hidden);
   const projections = wordWidth === hidden ? 0 : 2 * wordWidth * hidden;
   const finalNorm = config.flag('do_layer_norm_before', true) && !config.flag('_remove_final_layer_norm', false) ? layerNorm(hidden, affine) : 0;
   const positions = learnedPositions(config) + 2;
   const tied = config.tieWordEmbeddings === true;
   return {
-    widths, perLayer,
+    widths,
+    perLayer,
     outsideLayers: widths.vocab * wordWidth + positions * hidden + projections + finalNorm + lmHead(wordWidth, widths.vocab, tied),
     tiedEmbeddings: tied,
   };
@@ -160,8 +186,13 @@ function opt(config: HfArchitecture): ArchitectureCount {
 function tinyCausalLm(config: HfArchitecture): ArchitectureCount {
   const widths = widthsOf(config);
   const { hidden, heads, kvHeads, headDim, intermediate, vocab } = widths;
-  const perLayer = 2 * layerNorm(hidden) + linear(hidden, heads * headDim, true) + 2 * linear(hidden, kvHeads * headDim, true)
-    + linear(heads * headDim, hidden, true) + linear(hidden, intermediate, true) + linear(intermediate, hidden, true);
+  const perLayer =
+    2 * layerNorm(hidden) +
+    linear(hidden, heads * headDim, true) +
+    2 * linear(hidden, kvHeads * headDim, true) +
+    linear(heads * headDim, hidden, true) +
+    linear(hidden, intermediate, true) +
+    linear(intermediate, hidden, true);
   const positions = learnedPositions(config);
   return { widths, perLayer, outsideLayers: (vocab + positions) * hidden + layerNorm(hidden) + lmHead(hidden, vocab, false), tiedEmbeddings: false };
 }

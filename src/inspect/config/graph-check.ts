@@ -24,22 +24,28 @@ export function compareConfigWithGraph(config: HfArchitecture | null, shape: Mod
   const keyWidths = shape.layers.map((layer) => layer.projections.k?.outDim).filter((width): width is number => width !== undefined);
   const graphKvHeads = keyWidths.length > 0 && Math.max(...keyWidths) % config.headDim === 0 ? Math.max(...keyWidths) / config.headDim : null;
   const comparisons: Comparison[] = [
-    { key: 'vocab_size', stated: config.vocabSize, found: shape.vocab, where: 'the graph\'s token embedding / LM head' },
-    { key: 'hidden_size', stated: config.hiddenSize, found: shape.hidden, where: 'the graph\'s hidden size' },
+    { key: 'vocab_size', stated: config.vocabSize, found: shape.vocab, where: "the graph's token embedding / LM head" },
+    { key: 'hidden_size', stated: config.hiddenSize, found: shape.hidden, where: "the graph's hidden size" },
     { key: 'num_hidden_layers', stated: config.numLayers, found: shape.layers.length > 0 ? shape.layers.length : null, where: 'layers in the graph' },
-    { key: 'intermediate_size', stated: config.intermediateSize, found: widestFfn.length > 0 ? Math.max(...widestFfn) : null, where: 'the graph\'s widest FFN' },
-    { key: 'num_attention_heads', stated: config.numHeads, found: facts.fusedHeads, where: 'num_heads of the graph\'s attention ops' },
+    { key: 'intermediate_size', stated: config.intermediateSize, found: widestFfn.length > 0 ? Math.max(...widestFfn) : null, where: "the graph's widest FFN" },
+    { key: 'num_attention_heads', stated: config.numHeads, found: facts.fusedHeads, where: "num_heads of the graph's attention ops" },
     {
-      key: 'num_key_value_heads', stated: config.numKeyValueHeads, found: graphKvHeads,
+      key: 'num_key_value_heads',
+      stated: config.numKeyValueHeads,
+      found: graphKvHeads,
       where: `the graph's widest key projection over head_dim ${config.headDim}`,
     },
     {
-      key: 'max_position_embeddings', stated: config.maxPositions, found: facts.positionLimit?.rows ?? null,
+      key: 'max_position_embeddings',
+      stated: config.maxPositions,
+      found: facts.positionLimit?.rows ?? null,
       where: `rows of the graph's position table ${facts.positionLimit?.tensor ?? ''}`,
     },
   ];
   return comparisons
     .filter(({ stated, found }) => stated !== null && found !== null && stated !== found)
-    .map(({ key, stated, found, where }) =>
-      `config.json states ${key} ${formatCount(stated!)}, but the graph has ${formatCount(found!)} (${where}); the graph is what runs`);
+    .map(
+      ({ key, stated, found, where }) =>
+        `config.json states ${key} ${formatCount(stated!)}, but the graph has ${formatCount(found!)} (${where}); the graph is what runs`,
+    );
 }

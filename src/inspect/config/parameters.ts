@@ -30,12 +30,17 @@ function formulaOf(config: HfConfig, json: Readonly<Record<string, unknown>>): A
   if (formula) return formula;
   const stated = json['model_type'] ?? json['architectures'];
   if (stated === undefined || stated === null) {
-    throw new MlrbError('BAD_MODEL', `${config.source} states neither model_type nor architectures, so its parameters cannot be counted`, { file: config.source, field: 'model_type' });
+    throw new MlrbError('BAD_MODEL', `${config.source} states neither model_type nor architectures, so its parameters cannot be counted`, {
+      file: config.source,
+      field: 'model_type',
+    });
   }
   const what = json['model_type'] !== undefined && json['model_type'] !== null ? 'model_type' : 'architectures';
-  throw new MlrbError('BAD_MODEL',
+  throw new MlrbError(
+    'BAD_MODEL',
     `${config.source}: ${what} ${JSON.stringify(stated)} has no parameter formula; supported model_type values: ${SUPPORTED_MODEL_TYPES.join(', ')}`,
-    { file: config.source, field: what, supported: SUPPORTED_MODEL_TYPES });
+    { file: config.source, field: what, supported: SUPPORTED_MODEL_TYPES },
+  );
 }
 
 /** Counts a parsed config object; `source` names it in errors. */

@@ -45,7 +45,9 @@ export function resolveBudget(track: EdgeTrack | undefined, dramBudgetBytes: num
 }
 
 export function checkDramBudget(
-  estimate: DramEstimate, measurement: DramMeasurement | null, budget: DramBudget | null,
+  estimate: DramEstimate,
+  measurement: DramMeasurement | null,
+  budget: DramBudget | null,
   measurementError: DramCheck['measurementError'] = null,
 ): DramCheck {
   const deviceBytes = measurement?.devicePeakBytes ?? null;
@@ -60,14 +62,18 @@ export function checkDramBudget(
       const what = { measured: 'measured peak DRAM', 'measured-device': 'measured peak device memory', estimate: 'estimated DRAM' }[basis];
       reasons.push(`${what} ${formatBytes(usedBytes)} exceeds ${label} of ${formatBytes(budget.bytes)} by ${formatBytes(usedBytes - budget.bytes)}`);
     }
-    if (measuredBytes !== null && (estimate.totalBytes > budget.bytes) !== (measuredBytes > budget.bytes)) {
-      warnings.push(`the estimate (${formatBytes(estimate.totalBytes)}) and the measurement (${formatBytes(measuredBytes)}) fall on different sides of the budget`);
+    if (measuredBytes !== null && estimate.totalBytes > budget.bytes !== measuredBytes > budget.bytes) {
+      warnings.push(
+        `the estimate (${formatBytes(estimate.totalBytes)}) and the measurement (${formatBytes(measuredBytes)}) fall on different sides of the budget`,
+      );
     }
     if (!measurement && !measurementError) warnings.push('verdict from the estimate: no measurement was made');
     const limit = estimate.inputLimit;
     // Measured, the probe refuses such a graph (measurementError); estimated, the figure is for an input it cannot run.
     if (limit && !measurementError) {
-      warnings.push(`the graph cannot run the ${formatCount(estimate.contextTokens)}-token input: its position table ${limit.tensor} has ${formatCount(limit.rows)} rows`);
+      warnings.push(
+        `the graph cannot run the ${formatCount(estimate.contextTokens)}-token input: its position table ${limit.tensor} has ${formatCount(limit.rows)} rows`,
+      );
     }
   }
   // A model that cannot be measured cannot be shown to fit: the failure is the finding.

@@ -93,8 +93,19 @@ export function estimateDram(report: InspectReport, options: DramEstimateOptions
   if (hidden === null || heads === null || kvHeads === null || headDim === null || layers === 0) {
     assumptions.push('no transformer layers recognized: the estimate is the weights, the runtime and the logits');
     const total = W + runtime + logits;
-    return { contextTokens: C, batch: 1, weightBytes: W, runtimeBytes: runtime, kvCacheBytes: 0, activationBytes: logits, logitsBytes: logits, totalBytes: total, inputLimit,
-      formula: `${runtimeText} + logits C·V·${l} = ${n(C)}·${n(V)}·${l} B ${formatBytes(logits)} = ${formatBytes(total)} (architecture unknown)`, assumptions };
+    return {
+      contextTokens: C,
+      batch: 1,
+      weightBytes: W,
+      runtimeBytes: runtime,
+      kvCacheBytes: 0,
+      activationBytes: logits,
+      logitsBytes: logits,
+      totalBytes: total,
+      inputLimit,
+      formula: `${runtimeText} + logits C·V·${l} = ${n(C)}·${n(V)}·${l} B ${formatBytes(logits)} = ${formatBytes(total)} (architecture unknown)`,
+      assumptions,
+    };
   }
   const I = intermediate ?? 4 * hidden;
   if (intermediate === null) assumptions.push(`intermediate size 4 x hidden = ${I} assumed`);
@@ -110,13 +121,24 @@ export function estimateDram(report: InspectReport, options: DramEstimateOptions
   const total = W + runtime + kv + activations;
   const formula =
     `${runtimeText}` +
-    (returnsKv ? ` + KV cache 2·L·C·kvH·hd·b = 2·${n(layers)}·${n(C)}·${n(kvHeads)}·${n(headDim)}·${b} B = ${formatBytes(kv)}` : ' + KV cache 0 (not returned)') +
+    (returnsKv
+      ? ` + KV cache 2·L·C·kvH·hd·b = 2·${n(layers)}·${n(C)}·${n(kvHeads)}·${n(headDim)}·${b} B = ${formatBytes(kv)}`
+      : ' + KV cache 0 (not returned)') +
     ` + attention k·A·C²·b = ${k}·${n(heads)}·${n(C)}²·${b} B = ${formatBytes(attention)} (${report.graph.attention === 'fused' ? 'fused attention op' : 'decomposed attention'})` +
     ` + hidden b·(4·C·H + 2·C·I) = ${b}·(4·${n(C)}·${n(hidden)} + 2·${n(C)}·${n(I)}) B = ${formatBytes(hiddenStates)}` +
     ` + logits C·V·${l} = ${n(C)}·${n(V)}·${l} B = ${formatBytes(logits)}${logitsOnTop === 0 && logits > 0 ? ' (in freed attention memory: +0)' : ''}` +
     ` = ${formatBytes(total)}`;
   return {
-    contextTokens: C, batch: 1, weightBytes: W, runtimeBytes: runtime, kvCacheBytes: kv, activationBytes: activations, logitsBytes: logits,
-    totalBytes: total, inputLimit, formula, assumptions,
+    contextTokens: C,
+    batch: 1,
+    weightBytes: W,
+    runtimeBytes: runtime,
+    kvCacheBytes: kv,
+    activationBytes: activations,
+    logitsBytes: logits,
+    totalBytes: total,
+    inputLimit,
+    formula,
+    assumptions,
   };
 }

@@ -17,7 +17,16 @@ import { readConfigJson, resolveHfConfig } from '../../model/hf-config.js';
 import { describeShape } from '../graph/architecture.js';
 import { DEFAULT_CONTEXT_TOKENS } from './estimate.js';
 import {
-  DRAM_PROVIDERS, PROBE_ERROR_MARKER, PROBE_LOADED_MARKER, PROBE_RESULT_MARKER, type DramProbeProgress, type DramProvider, type ProbeInitializer, type ProbeInput, type ProbeRequest, type ProbeResult,
+  DRAM_PROVIDERS,
+  PROBE_ERROR_MARKER,
+  PROBE_LOADED_MARKER,
+  PROBE_RESULT_MARKER,
+  type DramProbeProgress,
+  type DramProvider,
+  type ProbeInitializer,
+  type ProbeInput,
+  type ProbeRequest,
+  type ProbeResult,
 } from './probe-protocol.js';
 import { resolveModelGraphs } from '../../model/model-path.js';
 import { loadTokenizer, type TextTokenizer } from '../../model/tokenizer.js';
@@ -87,14 +96,16 @@ export function checkDramProvider(provider: unknown): DramProvider {
   return provider as DramProvider;
 }
 
-
 /** The tokens a probe's input runs (ProbeInput: an ids list's last id is only a target). */
 function inputTokens(input: ProbeInput): number {
   return input.kind === 'ids' ? input.ids.length - 1 : input.tokens;
 }
 
 function lineAfter(stdout: string, marker: string): string | undefined {
-  return stdout.split('\n').find((line) => line.startsWith(marker))?.slice(marker.length);
+  return stdout
+    .split('\n')
+    .find((line) => line.startsWith(marker))
+    ?.slice(marker.length);
 }
 
 /**
@@ -118,11 +129,19 @@ async function preparePositions(modelPath: string, tokens: number): Promise<{ re
   const short = facts.rotaryCaches.filter((cache) => cache.rows < tokens);
   if (short.length === 0) return { rebuilt: [], overrides: [] };
   const configPath = path.join(path.dirname(modelPath), 'config.json');
-  const rebuildWhy = (cache: PositionTable): string => `its rotary cache ${cache.tensor} has ${formatCount(cache.rows)} rows, fewer than the ${formatCount(tokens)} tokens measured`;
+  const rebuildWhy = (cache: PositionTable): string =>
+    `its rotary cache ${cache.tensor} has ${formatCount(cache.rows)} rows, fewer than the ${formatCount(tokens)} tokens measured`;
   if (!existsSync(configPath)) {
-    throw new MlrbError('BAD_MODEL', `${modelPath}: ${rebuildWhy(short[0]!)}, and there is no config.json beside the model to rebuild it from (rope_theta, head_dim, partial_rotary_factor)`, {
-      file: modelPath, tensor: short[0]!.tensor, positionLimit: short[0]!.rows, tokens,
-    });
+    throw new MlrbError(
+      'BAD_MODEL',
+      `${modelPath}: ${rebuildWhy(short[0]!)}, and there is no config.json beside the model to rebuild it from (rope_theta, head_dim, partial_rotary_factor)`,
+      {
+        file: modelPath,
+        tensor: short[0]!.tensor,
+        positionLimit: short[0]!.rows,
+        tokens,
+      },
+    );
   }
   const { resolved, json } = readConfigJson(configPath);
   const settings = rotarySettingsOf(json, resolveHfConfig(json, resolved));
@@ -131,7 +150,12 @@ async function preparePositions(modelPath: string, tokens: number): Promise<{ re
       return matchRotaryCache(graph.tensorByName.get(cache.tensor)!, settings, tokens);
     } catch (error) {
       if (!isMlrbError(error)) throw error;
-      throw new MlrbError('BAD_MODEL', `${modelPath}: ${rebuildWhy(cache)}; ${error.message}`, { file: modelPath, tensor: cache.tensor, positionLimit: cache.rows, tokens }, { cause: error });
+      throw new MlrbError(
+        'BAD_MODEL',
+        `${modelPath}: ${rebuildWhy(cache)}; ${error.message}`,
+        { file: modelPath, tensor: cache.tensor, positionLimit: cache.rows, tokens },
+        { cause: error },
+      );
     }
   });
   const overrides = rebuilt.map((cache) => {
@@ -148,7 +172,11 @@ async function preparePositions(modelPath: string, tokens: number): Promise<{ re
 function probeTokenizer(modelFolder: string, given: string | undefined): TextTokenizer {
   const file = path.resolve(given ?? path.join(modelFolder, 'tokenizer.json'));
   if (given === undefined && !existsSync(file)) {
-    throw new MlrbError('BAD_TOKENIZER', `no tokenizer at ${file}: the DRAM measurement feeds real text tokenized by the model's tokenizer, as the Edge-LLM kit did; put tokenizer.json beside the model`, { file });
+    throw new MlrbError(
+      'BAD_TOKENIZER',
+      `no tokenizer at ${file}: the DRAM measurement feeds real text tokenized by the model's tokenizer, as the Edge-LLM kit did; put tokenizer.json beside the model`,
+      { file },
+    );
   }
   return loadTokenizer(file);
 }
@@ -161,7 +189,8 @@ async function runProbe(request: ProbeRequest, timeoutMs: number, report: (stage
   report('loading');
   const { stdout, stderr, failed } = await new Promise<{ stdout: string; stderr: string; failed: Error | null }>((resolve) => {
     const child = execFile(process.execPath, nodeScriptArguments(import.meta.url, 'probe'), { timeout: timeoutMs, maxBuffer: 16 << 20 }, (error, out, err) =>
-      resolve({ stdout: out, stderr: err, failed: error }));
+      resolve({ stdout: out, stderr: err, failed: error }),
+    );
     child.stdin?.end(JSON.stringify(request));
     // execFile keeps collecting stdout for the result; this only watches it for the child's one progress line.
     let tail = '';
@@ -214,16 +243,36 @@ export async function measureDram(modelPath: string, options: MeasureDramOptions
   const probes: DramProbe[] = [];
   // One at a time: two probes at once would hold two copies of the model, and each must have the machine to itself.
   for (const [index, probe] of planned.entries()) {
-    const request: ProbeRequest = { model, input: probe.input, threads, ortLibrary: options.ortLibrary ?? null, provider, initializerOverrides: positions.overrides };
+    const request: ProbeRequest = {
+      model,
+      input: probe.input,
+      threads,
+      ortLibrary: options.ortLibrary ?? null,
+      provider,
+      initializerOverrides: positions.overrides,
+    };
     const started = performance.now();
     const report = (stage: DramProbeProgress['stage']): void =>
-      options.onProgress?.({ stage, probe: probe.kind, index: index + 1, count: planned.length, tokens: inputTokens(probe.input), elapsedMs: performance.now() - started });
+      options.onProgress?.({
+        stage,
+        probe: probe.kind,
+        index: index + 1,
+        count: planned.length,
+        tokens: inputTokens(probe.input),
+        elapsedMs: performance.now() - started,
+      });
     const result = await runProbe(request, options.timeoutMs ?? 600_000, report);
     probes.push({ kind: probe.kind, description: probe.description, ...result, peakDeltaBytes: Math.max(0, result.peakRssBytes - result.baselineRssBytes) });
   }
   const deciding = decidingProbe(probes);
   return {
-    tokens, provider, peakDeltaBytes: deciding.peakDeltaBytes, devicePeakBytes: deciding.devicePeakBytes, decidingProbe: deciding.kind, probes,
-    text: { ...DRAM_TEXT_SOURCE, tokenizer: tokenizer.path }, rebuiltRotaryCaches: positions.rebuilt,
+    tokens,
+    provider,
+    peakDeltaBytes: deciding.peakDeltaBytes,
+    devicePeakBytes: deciding.devicePeakBytes,
+    decidingProbe: deciding.kind,
+    probes,
+    text: { ...DRAM_TEXT_SOURCE, tokenizer: tokenizer.path },
+    rebuiltRotaryCaches: positions.rebuilt,
   };
 }

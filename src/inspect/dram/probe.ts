@@ -66,9 +66,13 @@ function wholeRowBatch(ids: Int32Array): PackedBatch {
 /** The guarantees the measurement rests on, checked on the loaded session rather than assumed. */
 function requirePlainGraph(model: LanguageModel): void {
   if (model.signature.logitsSliced || model.attentionFused) {
-    throw new MlrbError('INTERNAL', `${model.modelPath} was loaded with scoring rewrites (LM-head slicing or fused attention) although the DRAM probe turned them off`, {
-      file: model.modelPath,
-    });
+    throw new MlrbError(
+      'INTERNAL',
+      `${model.modelPath} was loaded with scoring rewrites (LM-head slicing or fused attention) although the DRAM probe turned them off`,
+      {
+        file: model.modelPath,
+      },
+    );
   }
 }
 
@@ -83,8 +87,13 @@ async function probe(request: ProbeRequest): Promise<ProbeResult> {
   // An unusable CUDA provider fails here with CUDA_UNAVAILABLE naming its library: the more useful message,
   // so it comes before the one about device memory.
   const model = await loadModel({
-    model: request.model, threads: request.threads, ortLibrary: request.ortLibrary ?? undefined, provider: request.provider,
-    sliceLmHead: false, cpuFusion: false, tokenizer: null,
+    model: request.model,
+    threads: request.threads,
+    ortLibrary: request.ortLibrary ?? undefined,
+    provider: request.provider,
+    sliceLmHead: false,
+    cpuFusion: false,
+    tokenizer: null,
     initializerOverrides: request.initializerOverrides.map(({ base64, ...tensor }) => ({ ...tensor, data: new Uint8Array(Buffer.from(base64, 'base64')) })),
   });
   const loadMs = performance.now() - loadStarted;

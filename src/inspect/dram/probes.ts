@@ -34,7 +34,9 @@ export function planProbes(tokenizer: TextTokenizer, tokens: number): PlannedPro
   const textProbe = (kind: DramProbeKind, length: number): PlannedProbe => {
     const firstParagraph = randomInt(paragraphs);
     return {
-      kind, firstParagraph, description: `${length.toLocaleString('en-US')} tokens of the text from paragraph ${firstParagraph}`,
+      kind,
+      firstParagraph,
+      description: `${length.toLocaleString('en-US')} tokens of the text from paragraph ${firstParagraph}`,
       input: { kind: 'ids', ids: dramTextIds(tokenizer, length + 1, firstParagraph) },
     };
   };

@@ -24,7 +24,9 @@ let paragraphs: readonly string[] | null = null;
 
 /** The text's paragraphs, one per line, read once. */
 export function dramTextParagraphs(): readonly string[] {
-  paragraphs ??= readFileSync(DRAM_TEXT_PATH, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  paragraphs ??= readFileSync(DRAM_TEXT_PATH, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   return paragraphs;
 }
 

@@ -68,7 +68,8 @@ function storedOutFirst(graph: ModelGraph, tensor: ModelTensor, role: Projection
 export function describeShape(graph: ModelGraph, givenRoles?: ReadonlyMap<string, TensorRole>): ModelShape {
   const structure = analyzeGraph(graph);
   const roles = givenRoles ?? classifyTensors(graph, structure);
-  const byRole = (wanted: string): ModelTensor | undefined => graph.tensors.find((tensor) => roles.get(tensor.name)?.role === wanted && tensor.dims.length === 2);
+  const byRole = (wanted: string): ModelTensor | undefined =>
+    graph.tensors.find((tensor) => roles.get(tensor.name)?.role === wanted && tensor.dims.length === 2);
   const embedding = byRole('embed');
   const lmHead = byRole('lm_head');
   let hidden = embedding?.dims[1] ?? null;
@@ -77,7 +78,9 @@ export function describeShape(graph: ModelGraph, givenRoles?: ReadonlyMap<string
 
   const parameters = structure?.parameters ?? new Set(graph.tensors.filter(isParameter).map((tensor) => tensor.name));
   // The graph already knows how each projection reads its weight, through any Transpose or DequantizeLinear.
-  const orientation = new Map(structure?.layers.flatMap((layer) => [...layer.projections.values()].map((projection) => [projection.weight, projection.outFirst] as const)) ?? []);
+  const orientation = new Map(
+    structure?.layers.flatMap((layer) => [...layer.projections.values()].map((projection) => [projection.weight, projection.outFirst] as const)) ?? [],
+  );
   const layerTensors = new Map<number, ModelTensor[]>();
   for (const tensor of graph.tensors) {
     if (!parameters.has(tensor.name)) continue;
@@ -89,14 +92,26 @@ export function describeShape(graph: ModelGraph, givenRoles?: ReadonlyMap<string
     .sort(([a], [b]) => a - b)
     .map(([index, tensors]) => describeLayer(graph, roles, index, tensors, hidden, orientation));
   return {
-    hidden, vocab, layers, tokenEmbedding: embedding?.name ?? null, lmHead: lmHead?.name ?? null, roles, parameters,
-    unusedInitializers: structure?.unused ?? [], headCopiesEmbedding: headCopiesEmbedding(embedding, lmHead),
-    rolesFrom: structure === null ? 'names' : 'graph', headDim: structure?.headDim ?? null,
+    hidden,
+    vocab,
+    layers,
+    tokenEmbedding: embedding?.name ?? null,
+    lmHead: lmHead?.name ?? null,
+    roles,
+    parameters,
+    unusedInitializers: structure?.unused ?? [],
+    headCopiesEmbedding: headCopiesEmbedding(embedding, lmHead),
+    rolesFrom: structure === null ? 'names' : 'graph',
+    headDim: structure?.headDim ?? null,
   };
 }
 
 function describeLayer(
-  graph: ModelGraph, roles: ReadonlyMap<string, TensorRole>, index: number, tensors: readonly ModelTensor[], hidden: number | null,
+  graph: ModelGraph,
+  roles: ReadonlyMap<string, TensorRole>,
+  index: number,
+  tensors: readonly ModelTensor[],
+  hidden: number | null,
   orientation: ReadonlyMap<string, boolean>,
 ): LayerShape {
   const projections: Partial<Record<ProjectionRole, Projection>> = {};

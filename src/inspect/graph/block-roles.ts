@@ -58,7 +58,14 @@ function attentionProjection(flow: GraphFlow, index: number, data: ReadonlySet<s
   const [dataInput, weightName, biasName] = node.inputs;
   const weight = flow.graph.tensorByName.get(weightName ?? '');
   if (!dataInput || !data.has(dataInput) || weight?.dims.length !== 2 || !node.outputs[0]) return null;
-  return { node: index, weight: weight.name, outFirst: false, dataInput, output: node.outputs[0], bias: biasName && isVector(flow, biasName) ? biasName : null };
+  return {
+    node: index,
+    weight: weight.name,
+    outFirst: false,
+    dataInput,
+    output: node.outputs[0],
+    bias: biasName && isVector(flow, biasName) ? biasName : null,
+  };
 }
 
 function biasAfter(flow: GraphFlow, value: string): { output: string; bias: string | null } {
@@ -68,8 +75,10 @@ function biasAfter(flow: GraphFlow, value: string): { output: string; bias: stri
     if (readers.length !== 1) break;
     const { node, inputIndex } = readers[0]!;
     // ORT fuses the bias of the projection feeding a residual into SkipLayerNormalization's 5th input.
-    if (SKIP_NORMS.has(node.opType) && inputIndex <= 1) return { output: value, bias: node.inputs[4] && isVector(flow, node.inputs[4]) ? node.inputs[4] : null };
-    if (BIASED_ACTIVATIONS.has(node.opType) && inputIndex === 0) return { output: value, bias: node.inputs[1] && isVector(flow, node.inputs[1]) ? node.inputs[1] : null };
+    if (SKIP_NORMS.has(node.opType) && inputIndex <= 1)
+      return { output: value, bias: node.inputs[4] && isVector(flow, node.inputs[4]) ? node.inputs[4] : null };
+    if (BIASED_ACTIVATIONS.has(node.opType) && inputIndex === 0)
+      return { output: value, bias: node.inputs[1] && isVector(flow, node.inputs[1]) ? node.inputs[1] : null };
     if (node.opType === 'Add' && node.inputs.length === 2) {
       const other = weightBehind(flow, node.inputs[1 - inputIndex]!);
       if (other !== null && isVector(flow, other.name)) return { output: node.outputs[0]!, bias: other.name };
@@ -88,7 +97,11 @@ function reachForward(flow: GraphFlow, block: StreamBlock, start: string, stops:
   while (pending.length > 0) {
     for (const { node, index } of readersOf(flow, pending.pop()!)) {
       if (!block.nodes.has(index) || stops.has(index)) continue;
-      for (const output of node.outputs) if (output !== '' && !seen.has(output)) { seen.add(output); pending.push(output); }
+      for (const output of node.outputs)
+        if (output !== '' && !seen.has(output)) {
+          seen.add(output);
+          pending.push(output);
+        }
     }
   }
   return seen;
@@ -151,7 +164,10 @@ function readerRole(reached: ReadonlySet<string>, core: AttentionCore): Projecti
 }
 
 export function blockRoles(flow: GraphFlow, block: StreamBlock, data: ReadonlySet<string>): BlockRoles {
-  const found = [...block.nodes].sort((a, b) => a - b).map((index) => projectionAt(flow, index, data)).filter((p): p is GraphProjection => p !== null);
+  const found = [...block.nodes]
+    .sort((a, b) => a - b)
+    .map((index) => projectionAt(flow, index, data))
+    .filter((p): p is GraphProjection => p !== null);
   const stops = new Set(found.map((projection) => projection.node));
   const core = attentionCore(flow, block, stops);
   const attention = core.softmax.length > 0 || core.fused.length > 0;
@@ -169,14 +185,15 @@ export function blockRoles(flow: GraphFlow, block: StreamBlock, data: ReadonlySe
       if (role !== null && !projections.has(role)) projections.set(role, projection);
       else if (role === null) mlpReaders.push(projection);
     } else if (writes) {
-      const fromAttention = core.softmax.some((index) => [...upstream].some((node) => flow.nodes[node]!.inputs.includes(flow.nodes[index]!.outputs[0]!)))
-        || core.fused.some((node) => [...upstream].some((index) => flow.nodes[index] === node));
+      const fromAttention =
+        core.softmax.some((index) => [...upstream].some((node) => flow.nodes[node]!.inputs.includes(flow.nodes[index]!.outputs[0]!))) ||
+        core.fused.some((node) => [...upstream].some((index) => flow.nodes[index] === node));
       const role = fromAttention ? 'o' : 'down';
       if (!projections.has(role)) projections.set(role, projection);
     }
   }
   const activated = (projection: GraphProjection): boolean => readersOf(flow, projection.output).some(({ node }) => ACTIVATIONS.has(node.opType));
-  const gate = mlpReaders.length > 1 ? mlpReaders.find(activated) ?? mlpReaders[0]! : null;
+  const gate = mlpReaders.length > 1 ? (mlpReaders.find(activated) ?? mlpReaders[0]!) : null;
   const up = mlpReaders.find((projection) => projection !== gate);
   if (gate) projections.set('gate', gate);
   if (up) projections.set('up', up);

@@ -33,7 +33,7 @@ export function negligibleChannels(tensor: ModelTensor): NegligibleChannels | nu
     let row = Math.floor(firstElement / cols);
     let col = firstElement % cols;
     // Row segments: one tight loop per (part of a) row, so the column sums stream through memory.
-    for (let index = 0; index < values.length;) {
+    for (let index = 0; index < values.length; ) {
       const span = Math.min(values.length - index, cols - col);
       let sum = 0;
       for (let offset = 0; offset < span; offset++) {

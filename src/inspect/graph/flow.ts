@@ -21,7 +21,9 @@ export const PASS_THROUGH_OPS = new Set(['Transpose', 'Cast', 'Identity', 'Dropo
 export function buildGraphFlow(graph: ModelGraph): GraphFlow {
   const nodes = graph.info.nodes.filter((node) => node.graph === '');
   const producer = new Map<string, number>();
-  nodes.forEach((node, index) => { for (const output of node.outputs) if (output !== '') producer.set(output, index); });
+  nodes.forEach((node, index) => {
+    for (const output of node.outputs) if (output !== '') producer.set(output, index);
+  });
   const live = new Set<string>();
   const pending = graph.info.outputs.map((output) => output.name);
   while (pending.length > 0) {
@@ -45,7 +47,7 @@ export function readersOf(flow: GraphFlow, value: string): { node: NativeNodeInf
 
 export function nodeIndex(flow: GraphFlow, node: NativeNodeInfo): number {
   const output = node.outputs.find((name) => name !== '');
-  return output === undefined ? -1 : flow.producer.get(output) ?? -1;
+  return output === undefined ? -1 : (flow.producer.get(output) ?? -1);
 }
 
 // Ops that read only a value's shape: what they compute (positions, masks) does not carry its data.
@@ -58,7 +60,11 @@ export function descendants(flow: GraphFlow, ...starts: string[]): Set<string> {
   while (pending.length > 0) {
     for (const { node } of readersOf(flow, pending.pop()!)) {
       if (SHAPE_OPS.has(node.opType)) continue;
-      for (const output of node.outputs) if (output !== '' && !found.has(output)) { found.add(output); pending.push(output); }
+      for (const output of node.outputs)
+        if (output !== '' && !found.has(output)) {
+          found.add(output);
+          pending.push(output);
+        }
     }
   }
   return found;

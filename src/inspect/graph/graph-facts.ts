@@ -31,18 +31,27 @@ export interface GraphFacts {
   readonly logitsType: string | null;
 }
 
-const FUSED_ATTENTION_OPS = new Set(['Attention', 'MultiHeadAttention', 'GroupQueryAttention', 'PackedAttention', 'PackedMultiHeadAttention', 'DecoderMaskedMultiHeadAttention']);
+const FUSED_ATTENTION_OPS = new Set([
+  'Attention',
+  'MultiHeadAttention',
+  'GroupQueryAttention',
+  'PackedAttention',
+  'PackedMultiHeadAttention',
+  'DecoderMaskedMultiHeadAttention',
+]);
 
 function logitsType(graph: ModelGraph, shape: ModelShape): string | null {
   const outputs = graph.info.outputs;
-  const logits = outputs.find((output) => /logits/i.test(output.name))
-    ?? outputs.find((output) => output.shape?.length === 3 && shape.vocab !== null && output.shape[2] === shape.vocab);
+  const logits =
+    outputs.find((output) => /logits/i.test(output.name)) ??
+    outputs.find((output) => output.shape?.length === 3 && shape.vocab !== null && output.shape[2] === shape.vocab);
   return logits ? dtypeFacts(logits.elemType).name : null;
 }
 
 export function readGraphFacts(graph: ModelGraph, shape: ModelShape): GraphFacts {
   const tables = findPositionTables(graph);
-  const limit = tables.filter((table) => table.kind === 'learned')
+  const limit = tables
+    .filter((table) => table.kind === 'learned')
     .reduce<PositionTable | null>((least, table) => (least === null || table.rows < least.rows ? table : least), null);
   const fused = graph.info.nodes.filter((node) => FUSED_ATTENTION_OPS.has(node.opType));
   const heads = fused.map((node) => node.intAttributes.num_heads).filter((value): value is number => value !== undefined && value > 0);

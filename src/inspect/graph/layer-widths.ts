@@ -38,16 +38,19 @@ export function layerConsistencyIssues(layer: LayerShape, hidden: number | null,
   const w = layerWidths(layer);
   const issues: string[] = [];
   const p = layer.projections;
-  if (w.queryWidth !== null && w.queryWidth % headDim !== 0) issues.push(`query width ${w.queryWidth} is not a multiple of head_dim ${headDim} (head_dim changed?)`);
+  if (w.queryWidth !== null && w.queryWidth % headDim !== 0)
+    issues.push(`query width ${w.queryWidth} is not a multiple of head_dim ${headDim} (head_dim changed?)`);
   if (w.keyWidth !== null && w.keyWidth % headDim !== 0) issues.push(`key width ${w.keyWidth} is not a multiple of head_dim ${headDim}`);
-  if (w.keyWidth !== null && w.valueWidth !== null && w.keyWidth !== w.valueWidth) issues.push(`key width ${w.keyWidth} differs from value width ${w.valueWidth}`);
+  if (w.keyWidth !== null && w.valueWidth !== null && w.keyWidth !== w.valueWidth)
+    issues.push(`key width ${w.keyWidth} differs from value width ${w.valueWidth}`);
   if (w.queryWidth !== null && w.keyWidth !== null && w.keyWidth > 0 && (w.queryWidth / headDim) % (w.keyWidth / headDim) !== 0) {
     issues.push(`${w.queryWidth / headDim} query heads are not a multiple of ${w.keyWidth / headDim} key/value heads`);
   }
   if (w.outputInWidth !== null && w.queryWidth !== null && w.outputInWidth !== w.queryWidth) {
     issues.push(`attention output projection reads ${w.outputInWidth} channels but attention produces ${w.queryWidth}`);
   }
-  if (w.ffnWidth !== null && w.ffnDownWidth !== null && w.ffnWidth !== w.ffnDownWidth) issues.push(`MLP up width ${w.ffnWidth} differs from down input ${w.ffnDownWidth}`);
+  if (w.ffnWidth !== null && w.ffnDownWidth !== null && w.ffnWidth !== w.ffnDownWidth)
+    issues.push(`MLP up width ${w.ffnWidth} differs from down input ${w.ffnDownWidth}`);
   if (p.gate && p.up && p.gate.outDim !== p.up.outDim) issues.push(`MLP gate width ${p.gate.outDim} differs from up width ${p.up.outDim}`);
   if (hidden !== null) {
     for (const width of new Set([...w.hiddenIn, ...w.hiddenOut, ...layer.normSizes])) {

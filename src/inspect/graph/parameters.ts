@@ -84,8 +84,12 @@ export function countStoredParameters(graphs: readonly CountedGraph[]): Paramete
     .filter(({ tensor }) => copyOf.has(tensor))
     .map(({ tensor }) => ({ tensor: label(tensor), copies: label(original(tensor)), elements: tensor.elementCount }));
   return {
-    total, embedding, nonEmbedding: total - embedding, tiedEmbeddings: states.find((state) => state !== 'no-lm-head') ?? 'no-lm-head',
-    byDtype: totalsOf(counted.map(({ tensor }) => tensor)), copies,
+    total,
+    embedding,
+    nonEmbedding: total - embedding,
+    tiedEmbeddings: states.find((state) => state !== 'no-lm-head') ?? 'no-lm-head',
+    byDtype: totalsOf(counted.map(({ tensor }) => tensor)),
+    copies,
   };
 }
 

@@ -58,7 +58,12 @@ export function findPositionTables(graph: ModelGraph, flow: GraphFlow = buildGra
   };
   for (const node of flow.nodes) {
     const output = node.outputs[0] ?? '';
-    if (node.domain === '' && node.opType === 'Gather' && (node.intAttributes.axis ?? 0) === 0 && readKey(dependenceOf, [node.inputs[1] ?? '']) === 'positions') {
+    if (
+      node.domain === '' &&
+      node.opType === 'Gather' &&
+      (node.intAttributes.axis ?? 0) === 0 &&
+      readKey(dependenceOf, [node.inputs[1] ?? '']) === 'positions'
+    ) {
       add(node.inputs[0], () => useOfRows(flow, output));
     }
     if (node.domain === '' && node.opType === 'Slice' && readKey(dependenceOf, [node.inputs[1] ?? '', node.inputs[2] ?? '']) === 'positions') {

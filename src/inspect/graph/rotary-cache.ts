@@ -81,10 +81,16 @@ function maxDifference(stored: Float32Array | Float64Array, expected: Float64Arr
 export function matchRotaryCache(tensor: ModelTensor, settings: RotarySettings, rows: number): RebuiltRotaryCache {
   const [storedRows, width] = tensor.dims as [number, number];
   if (!(tensor.dtype in ELEMENT_TYPES)) {
-    throw new MlrbError('BAD_MODEL', `rotary cache ${tensor.name} is stored as ${tensor.dtype}; only float32, float16 and bfloat16 caches are rebuilt`, { tensor: tensor.name });
+    throw new MlrbError('BAD_MODEL', `rotary cache ${tensor.name} is stored as ${tensor.dtype}; only float32, float16 and bfloat16 caches are rebuilt`, {
+      tensor: tensor.name,
+    });
   }
   if (tensor.source !== 'initializer' || tensor.graph !== '' || !hasReadableValues(tensor)) {
-    throw new MlrbError('BAD_MODEL', `rotary cache ${tensor.name} is not a main-graph initializer with raw data (${tensor.source}, ${tensor.location}); only those are rebuilt`, { tensor: tensor.name });
+    throw new MlrbError(
+      'BAD_MODEL',
+      `rotary cache ${tensor.name} is not a main-graph initializer with raw data (${tensor.source}, ${tensor.location}); only those are rebuilt`,
+      { tensor: tensor.name },
+    );
   }
   const dtype = tensor.dtype as CacheDtype;
   const stored = readTensorValues(tensor);
@@ -98,12 +104,17 @@ export function matchRotaryCache(tensor: ModelTensor, settings: RotarySettings, 
     }
   }
   if (best === null || best.error > tolerance(dtype)) {
-    const why = best === null
-      ? `its ${formatCount(width)} columns fit no rotary layout of rotary dim ${settings.rotaryDim}`
-      : `its values differ from cos/sin of the positions at those frequencies by up to ${best.error.toPrecision(3)}`;
-    throw new MlrbError('BAD_MODEL', `rotary cache ${tensor.name} [${tensor.dims.join(', ')}] cannot be rebuilt from config.json's rotary settings (${settings.from.join(', ')}): ${why}`, {
-      tensor: tensor.name,
-    });
+    const why =
+      best === null
+        ? `its ${formatCount(width)} columns fit no rotary layout of rotary dim ${settings.rotaryDim}`
+        : `its values differ from cos/sin of the positions at those frequencies by up to ${best.error.toPrecision(3)}`;
+    throw new MlrbError(
+      'BAD_MODEL',
+      `rotary cache ${tensor.name} [${tensor.dims.join(', ')}] cannot be rebuilt from config.json's rotary settings (${settings.from.join(', ')}): ${why}`,
+      {
+        tensor: tensor.name,
+      },
+    );
   }
   return { tensor: tensor.name, storedRows, rows, function: best.fn, layout: best.layout, dtype, maxStoredError: best.error, settings };
 }

@@ -43,19 +43,28 @@ export function rotarySettingsOf(json: Readonly<Record<string, unknown>>, config
   from.push(statedTheta === undefined || statedTheta === null ? `rope_theta ${theta} (not stated: transformers' default)` : `rope_theta ${theta}`);
   const ropeType = String(scaling?.rope_type ?? scaling?.type ?? 'default');
   if (!SUPPORTED_TYPES.has(ropeType)) {
-    throw new MlrbError('BAD_MODEL', `${source}: rope type '${ropeType}' scales frequencies with the input length; a stored cache of it cannot be rebuilt (only default and linear)`, {
-      file: source, field: 'rope_scaling',
-    });
+    throw new MlrbError(
+      'BAD_MODEL',
+      `${source}: rope type '${ropeType}' scales frequencies with the input length; a stored cache of it cannot be rebuilt (only default and linear)`,
+      {
+        file: source,
+        field: 'rope_scaling',
+      },
+    );
   }
   const factor = ropeType === 'linear' ? positiveNumber(scaling?.factor, 'rope_scaling.factor', source) : 1;
   if (ropeType === 'linear') from.push(`linear scaling, factor ${factor}`);
-  if (config.headDim === null) throw new MlrbError('BAD_MODEL', `${source}: head_dim cannot be read (hidden_size / num_attention_heads)`, { file: source, field: 'head_dim' });
+  if (config.headDim === null)
+    throw new MlrbError('BAD_MODEL', `${source}: head_dim cannot be read (hidden_size / num_attention_heads)`, { file: source, field: 'head_dim' });
   const statedPartial = config.partialRotaryFactor ?? parameters?.partial_rotary_factor;
   const partial = statedPartial === undefined || statedPartial === null ? 1 : positiveNumber(statedPartial, 'partial_rotary_factor', source);
   const rotaryDim = Math.floor(config.headDim * partial);
   from.push(`rotary dim ${rotaryDim} = head_dim ${config.headDim} × partial_rotary_factor ${partial}`);
   if (rotaryDim < 2 || rotaryDim % 2 !== 0) {
-    throw new MlrbError('BAD_MODEL', `${source}: a rotary dim of ${rotaryDim} (head_dim × partial_rotary_factor) is not an even number of at least 2`, { file: source, field: 'partial_rotary_factor' });
+    throw new MlrbError('BAD_MODEL', `${source}: a rotary dim of ${rotaryDim} (head_dim × partial_rotary_factor) is not an even number of at least 2`, {
+      file: source,
+      field: 'partial_rotary_factor',
+    });
   }
   return { theta, rotaryDim, positionScale: 1 / factor, ropeType, from };
 }

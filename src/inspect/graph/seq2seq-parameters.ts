@@ -37,7 +37,11 @@ function configSays(folder: string): Seq2SeqParameters['config'] {
   const file = path.join(folder, 'config.json');
   try {
     const counted = readConfigParameters(file);
-    return { total: counted.total, tiedEmbeddings: counted.tiedEmbeddings, source: `${file} (its formula, as transformers' num_parameters() counts the model it describes)` };
+    return {
+      total: counted.total,
+      tiedEmbeddings: counted.tiedEmbeddings,
+      source: `${file} (its formula, as transformers' num_parameters() counts the model it describes)`,
+    };
   } catch (error) {
     if (!isMlrbError(error)) throw error;
     return { total: null, tiedEmbeddings: null, source: `not counted: ${error.message}` };

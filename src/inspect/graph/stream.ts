@@ -61,7 +61,11 @@ function embeddingTables(flow: GraphFlow): TableRead[] {
       const output = node.outputs[2] || node.outputs[0];
       if (table?.dims.length === 2 && output) {
         reads.push({
-          table: table.name, output, fromInput: true, fromTokenIds: readKey(dependenceOf, [node.inputs[0] ?? '']) === 'tokens', rows: table.dims[0]!,
+          table: table.name,
+          output,
+          fromInput: true,
+          fromTokenIds: readKey(dependenceOf, [node.inputs[0] ?? '']) === 'tokens',
+          rows: table.dims[0]!,
           fused: [node.inputs[3], node.inputs[4]].filter((name): name is string => !!name),
         });
       }
@@ -73,8 +77,12 @@ function embeddingTables(flow: GraphFlow): TableRead[] {
     if (!tensor || tensor.dims.length !== 2 || (tensor.category !== 'float' && tensor.category !== 'low-precision')) continue;
     const indices = node.inputs[1] ?? '';
     reads.push({
-      table: tensor.name, output: node.outputs[0], fromInput: indicesFromGraphInput(flow, indices), fromTokenIds: readKey(dependenceOf, [indices]) === 'tokens',
-      rows: tensor.dims[0]!, fused: [],
+      table: tensor.name,
+      output: node.outputs[0],
+      fromInput: indicesFromGraphInput(flow, indices),
+      fromTokenIds: readKey(dependenceOf, [indices]) === 'tokens',
+      rows: tensor.dims[0]!,
+      fused: [],
     });
   }
   return reads;
@@ -104,7 +112,10 @@ function computedFrom(flow: GraphFlow, value: string, stream: string): boolean {
 // A same-type Cast (RMSNorm's upcast, kept by TorchScript) or an Identity can sit between the stream and its Add.
 const VALUE_PASS = new Set(['Cast', 'Identity', 'Dropout']);
 
-interface NextValue { readonly value: string; readonly final: boolean }
+interface NextValue {
+  readonly value: string;
+  readonly final: boolean;
+}
 
 /**
  * SliceGPT carries the residual from one layer's rotated basis into the next through a stored matrix: the stream
@@ -121,7 +132,14 @@ function rotatedResidual(flow: GraphFlow, node: GraphFlow['nodes'][number], inpu
   return null;
 }
 
-function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly TableRead[], tokenTable: string, blocks: StreamBlock[], auxEmbeddings: string[]): NextValue | null {
+function nextStreamValue(
+  flow: GraphFlow,
+  stream: string,
+  tables: readonly TableRead[],
+  tokenTable: string,
+  blocks: StreamBlock[],
+  auxEmbeddings: string[],
+): NextValue | null {
   const candidates = [stream];
   for (let index = 0; index < candidates.length && index < 8; index++) {
     const current = candidates[index]!;
@@ -143,7 +161,12 @@ function nextStreamValue(flow: GraphFlow, stream: string, tables: readonly Table
         // The sum is output 3; without it this is the last residual Add fused with the final norm.
         const sum = node.outputs[3] ?? '';
         const other = node.inputs[1 - inputIndex]!;
-        blocks.push({ streamIn: current, streamOut: sum || node.outputs[0]!, floor: floorOf(flow, current), nodes: nodesBack(flow, other, floorOf(flow, current)) });
+        blocks.push({
+          streamIn: current,
+          streamOut: sum || node.outputs[0]!,
+          floor: floorOf(flow, current),
+          nodes: nodesBack(flow, other, floorOf(flow, current)),
+        });
         return { value: sum || node.outputs[0]!, final: sum === '' };
       }
       const rotated = rotatedResidual(flow, node, inputIndex, stream);

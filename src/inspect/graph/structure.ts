@@ -19,7 +19,8 @@ function groupLayers(flow: GraphFlow, blocks: readonly StreamBlock[], data: Read
     const roles = blockRoles(flow, block, data);
     if (roles.projections.size === 0) continue;
     const current = layers.at(-1);
-    const hasMlp = (group: readonly ReturnType<typeof blockRoles>[]): boolean => group.some((entry) => entry.projections.has('down') || entry.projections.has('up'));
+    const hasMlp = (group: readonly ReturnType<typeof blockRoles>[]): boolean =>
+      group.some((entry) => entry.projections.has('down') || entry.projections.has('up'));
     if (roles.attention || !current || hasMlp(current)) layers.push([roles]);
     else current.push(roles);
   }
@@ -34,7 +35,10 @@ function readsActivations(flow: GraphFlow, name: string, data: ReadonlySet<strin
 }
 
 function namesOf(flow: GraphFlow, projections: GraphLayer['projections'], norms: readonly string[]): string[] {
-  return [...projections.values()].flatMap((projection) => [projection.weight, flow.nodes[projection.node]!.name, projection.bias ?? '']).concat(norms).filter((name) => name !== '');
+  return [...projections.values()]
+    .flatMap((projection) => [projection.weight, flow.nodes[projection.node]!.name, projection.bias ?? ''])
+    .concat(norms)
+    .filter((name) => name !== '');
 }
 
 export function analyzeGraph(graph: ModelGraph): GraphStructure | null {
@@ -48,8 +52,16 @@ export function analyzeGraph(graph: ModelGraph): GraphStructure | null {
   });
   if (layers.length === 0) return null;
 
-  const tail: StreamBlock = { streamIn: stream.last, streamOut: '', floor: stream.lastFloor, nodes: new Set(graph.info.outputs.flatMap((output) => [...nodesBack(flow, output.name, stream.lastFloor)])) };
-  const tailProjections = [...tail.nodes].sort((a, b) => a - b).map((index) => projectionAt(flow, index, stream.data)).filter((p): p is GraphProjection => p !== null);
+  const tail: StreamBlock = {
+    streamIn: stream.last,
+    streamOut: '',
+    floor: stream.lastFloor,
+    nodes: new Set(graph.info.outputs.flatMap((output) => [...nodesBack(flow, output.name, stream.lastFloor)])),
+  };
+  const tailProjections = [...tail.nodes]
+    .sort((a, b) => a - b)
+    .map((index) => projectionAt(flow, index, stream.data))
+    .filter((p): p is GraphProjection => p !== null);
   const vocab = graph.tensorByName.get(stream.tokenEmbedding)!.dims[0]!;
   const head = tailProjections.find((projection) => graph.tensorByName.get(projection.weight)!.dims.includes(vocab)) ?? tailProjections.at(-1) ?? null;
   const finalNorms = head ? normsBefore(flow, tail, [head.dataInput], new Set(tailProjections.map((projection) => projection.node))) : [];
@@ -58,9 +70,12 @@ export function analyzeGraph(graph: ModelGraph): GraphStructure | null {
   for (const tensor of graph.tensors) {
     if (tensor.graph !== '' || tensor.elementCount <= 1 || !flow.live.has(tensor.name)) continue;
     if (tensor.category !== 'float' && tensor.category !== 'low-precision') continue;
-    if (tensor.name === stream.tokenEmbedding || stream.auxEmbeddings.includes(tensor.name) || readsActivations(flow, tensor.name, stream.data)) parameters.add(tensor.name);
+    if (tensor.name === stream.tokenEmbedding || stream.auxEmbeddings.includes(tensor.name) || readsActivations(flow, tensor.name, stream.data))
+      parameters.add(tensor.name);
   }
-  const unused = graph.tensors.filter((tensor) => tensor.source === 'initializer' && tensor.graph === '' && !flow.live.has(tensor.name)).map((tensor) => tensor.name);
+  const unused = graph.tensors
+    .filter((tensor) => tensor.source === 'initializer' && tensor.graph === '' && !flow.live.has(tensor.name))
+    .map((tensor) => tensor.name);
   const structure = { tokenEmbedding: stream.tokenEmbedding, auxEmbeddings: stream.auxEmbeddings, layers, finalNorms, head, parameters, unused };
   return { ...structure, headDim: headDimFromGraph(flow, structure) };
 }

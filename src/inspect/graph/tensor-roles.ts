@@ -39,7 +39,10 @@ const POSITION_EMBEDDING = new Set(['wpe', 'position_embedding', 'position_embed
 const LM_HEAD = new Set(['lm_head', 'embed_out', 'output_layer']);
 
 function tokensOf(name: string): string[] {
-  return name.toLowerCase().split(/[./:\\]+/).filter((token) => token !== '');
+  return name
+    .toLowerCase()
+    .split(/[./:\\]+/)
+    .filter((token) => token !== '');
 }
 
 function layerIndexOf(tokens: readonly string[]): number | null {
@@ -80,8 +83,7 @@ function roleFromName(name: string): TensorRole | null {
   return null;
 }
 
-const isFloatMatrix = (tensor: ModelTensor): boolean =>
-  tensor.dims.length === 2 && (tensor.category === 'float' || tensor.category === 'low-precision');
+const isFloatMatrix = (tensor: ModelTensor): boolean => tensor.dims.length === 2 && (tensor.category === 'float' || tensor.category === 'low-precision');
 
 /** Roles for every tensor of the graph; tensors that are not weights get role 'other'. */
 export function classifyTensors(graph: ModelGraph, structure: GraphStructure | null = analyzeGraph(graph)): Map<string, TensorRole> {
@@ -96,7 +98,7 @@ export function layerNumbers(structure: GraphStructure): number[] {
     return [...counts.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? null;
   });
   const increasing = hinted.every((hint, index) => hint !== null && (index === 0 || hint > hinted[index - 1]!));
-  return increasing ? hinted as number[] : structure.layers.map((_, index) => index);
+  return increasing ? (hinted as number[]) : structure.layers.map((_, index) => index);
 }
 
 function rolesFromStructure(graph: ModelGraph, structure: GraphStructure): Map<string, TensorRole> {

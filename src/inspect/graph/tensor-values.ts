@@ -14,9 +14,14 @@ const FLOAT16 = (() => {
     const sign = bits & 0x8000 ? -1 : 1;
     const exponent = (bits >> 10) & 0x1f;
     const fraction = bits & 0x3ff;
-    table[bits] = exponent === 0 ? sign * 2 ** -14 * (fraction / 1024)
-      : exponent === 31 ? (fraction === 0 ? sign * Infinity : Number.NaN)
-        : sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
+    table[bits] =
+      exponent === 0
+        ? sign * 2 ** -14 * (fraction / 1024)
+        : exponent === 31
+          ? fraction === 0
+            ? sign * Infinity
+            : Number.NaN
+          : sign * 2 ** (exponent - 15) * (1 + fraction / 1024);
   }
   return table;
 })();
@@ -84,7 +89,10 @@ const CHUNK_ELEMENTS = 1 << 22;
  */
 export function forEachValueChunk(tensor: ModelTensor, visit: (values: Float32Array | Float64Array, firstElement: number) => void): void {
   if (!hasReadableValues(tensor)) {
-    throw new MlrbError('BAD_MODEL', `tensor ${tensor.name} (${tensor.dtype}, ${tensor.location}) has no plain float bytes to read`, { file: tensor.file, tensor: tensor.name });
+    throw new MlrbError('BAD_MODEL', `tensor ${tensor.name} (${tensor.dtype}, ${tensor.location}) has no plain float bytes to read`, {
+      file: tensor.file,
+      tensor: tensor.name,
+    });
   }
   const elementBytes = tensor.bits / 8;
   const chunk = Math.min(CHUNK_ELEMENTS, tensor.elementCount);
@@ -121,8 +129,14 @@ export function sameValues(a: ModelTensor, b: ModelTensor, transposed: boolean):
   const partner = (row: number, col: number): number => (transposed ? col * rows + row : row * cols + col);
   const samples = Array.from({ length: 16 }, (_, index) => [Math.floor((index * rows) / 16), (index * 7919) % cols] as const);
   const sampled = (tensor: ModelTensor, positions: readonly number[]): number[] => positions.map((position) => elementAt(tensor, position));
-  const left = sampled(a, samples.map(([row, col]) => row * cols + col));
-  const right = sampled(b, samples.map(([row, col]) => partner(row, col)));
+  const left = sampled(
+    a,
+    samples.map(([row, col]) => row * cols + col),
+  );
+  const right = sampled(
+    b,
+    samples.map(([row, col]) => partner(row, col)),
+  );
   if (left.some((value, index) => value !== right[index])) return false;
   const full = readTensorValues(a);
   const other = readTensorValues(b);
@@ -150,14 +164,21 @@ export function readByteValues(tensor: ModelTensor): Int8Array | Uint8Array | nu
   if ((tensor.location !== 'raw' && tensor.location !== 'external') || !['int8', 'uint8'].includes(tensor.dtype)) return null;
   if (!storedInFile(tensor)) return null;
   const bytes = readBytes(tensor);
-  return tensor.dtype === 'int8' ? new Int8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount) : new Uint8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount);
+  return tensor.dtype === 'int8'
+    ? new Int8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount)
+    : new Uint8Array(bytes.buffer, bytes.byteOffset, tensor.elementCount);
 }
 
 const INTEGER_READERS: Readonly<Record<string, [number, (bytes: Buffer, offset: number) => number]>> = {
-  bool: [1, (bytes, offset) => bytes.readUInt8(offset)], uint8: [1, (bytes, offset) => bytes.readUInt8(offset)], int8: [1, (bytes, offset) => bytes.readInt8(offset)],
-  uint16: [2, (bytes, offset) => bytes.readUInt16LE(offset)], int16: [2, (bytes, offset) => bytes.readInt16LE(offset)],
-  uint32: [4, (bytes, offset) => bytes.readUInt32LE(offset)], int32: [4, (bytes, offset) => bytes.readInt32LE(offset)],
-  uint64: [8, (bytes, offset) => Number(bytes.readBigUInt64LE(offset))], int64: [8, (bytes, offset) => Number(bytes.readBigInt64LE(offset))],
+  bool: [1, (bytes, offset) => bytes.readUInt8(offset)],
+  uint8: [1, (bytes, offset) => bytes.readUInt8(offset)],
+  int8: [1, (bytes, offset) => bytes.readInt8(offset)],
+  uint16: [2, (bytes, offset) => bytes.readUInt16LE(offset)],
+  int16: [2, (bytes, offset) => bytes.readInt16LE(offset)],
+  uint32: [4, (bytes, offset) => bytes.readUInt32LE(offset)],
+  int32: [4, (bytes, offset) => bytes.readInt32LE(offset)],
+  uint64: [8, (bytes, offset) => Number(bytes.readBigUInt64LE(offset))],
+  int64: [8, (bytes, offset) => Number(bytes.readBigInt64LE(offset))],
 };
 
 /**

@@ -16,12 +16,20 @@ function correlation(embedding: ModelTensor, head: ModelTensor, transposed: bool
   if (quantized === null || !hasReadableValues(embedding)) return 0;
   const values = readTensorValues(embedding);
   const [rows, cols] = embedding.dims as [number, number];
-  let sumX = 0; let sumY = 0; let sumXX = 0; let sumYY = 0; let sumXY = 0;
+  let sumX = 0;
+  let sumY = 0;
+  let sumXX = 0;
+  let sumYY = 0;
+  let sumXY = 0;
   for (let row = 0; row < rows; row++) {
     for (let col = 0; col < cols; col++) {
       const x = values[row * cols + col]!;
       const y = quantized[transposed ? col * rows + row : row * cols + col]!;
-      sumX += x; sumY += y; sumXX += x * x; sumYY += y * y; sumXY += x * y;
+      sumX += x;
+      sumY += y;
+      sumXX += x * x;
+      sumYY += y * y;
+      sumXY += x * y;
     }
   }
   const n = rows * cols;
@@ -35,6 +43,7 @@ export function headCopiesEmbedding(embedding: ModelTensor | undefined, head: Mo
   const same = head.dims[0] === rows && head.dims[1] === cols;
   const transposed = head.dims[0] === cols && head.dims[1] === rows;
   if (!same && !transposed) return false;
-  if (head.category === 'low-precision' && embedding.category === 'float') return correlation(embedding, head, transposed && !same) >= QUANTIZED_COPY_CORRELATION;
+  if (head.category === 'low-precision' && embedding.category === 'float')
+    return correlation(embedding, head, transposed && !same) >= QUANTIZED_COPY_CORRELATION;
   return (same && sameValues(embedding, head, false)) || (transposed && sameValues(embedding, head, true));
 }

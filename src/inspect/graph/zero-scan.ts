@@ -44,15 +44,23 @@ export async function scanTensorZeros(tensors: readonly ModelTensor[], options: 
   const planned = tensors.map((tensor) => ({ tensor, request: scanRequest(tensor) }));
   const scannable = planned.filter((entry): entry is { tensor: ModelTensor; request: NativeZeroScanRequest } => entry.request !== null);
   const started = performance.now();
-  const scanned = await loadBinding().scanZeros(scannable.map((entry) => entry.request), options.threads === undefined ? {} : { threads: options.threads });
+  const scanned = await loadBinding().scanZeros(
+    scannable.map((entry) => entry.request),
+    options.threads === undefined ? {} : { threads: options.threads },
+  );
   const ms = performance.now() - started;
   const bytes = scannable.reduce((sum, entry) => sum + entry.tensor.length, 0);
   const results = new Map<string, TensorZeros>();
   scannable.forEach(({ tensor, request }, index) => {
     const found = scanned[index]!;
     results.set(tensor.name, {
-      tensor: tensor.name, rows: request.rows, cols: request.cols, elements: tensor.elementCount,
-      zeros: found.zeroCount, zeroRows: found.zeroRows, zeroColumns: found.zeroColumns,
+      tensor: tensor.name,
+      rows: request.rows,
+      cols: request.cols,
+      elements: tensor.elementCount,
+      zeros: found.zeroCount,
+      zeroRows: found.zeroRows,
+      zeroColumns: found.zeroColumns,
     });
   });
   return {

@@ -45,7 +45,10 @@ export function assignUnits(pruned: UnitVectors, base: UnitVectors): UnitAssignm
   const assignment = { origin: new Int32Array(pruned.count).fill(-1), similarity: new Float32Array(pruned.count).fill(Number.NaN) };
   const all = range(pruned.count);
   if (pruned.count * base.count <= EXHAUSTIVE_PAIRS) {
-    resolve(assignment, all.flatMap((unit) => range(base.count).map((candidate): Pair => [cosine(pruned, unit, base, candidate), unit, candidate])));
+    resolve(
+      assignment,
+      all.flatMap((unit) => range(base.count).map((candidate): Pair => [cosine(pruned, unit, base, candidate), unit, candidate])),
+    );
     return assignment;
   }
   const probe = all.slice(0, PROBE_UNITS);
@@ -83,7 +86,13 @@ interface InOrderState {
 }
 
 /** Units from `state.unit` up to `end`, each matched to the first base unit at or above the threshold in its window. */
-function searchInOrder(pruned: UnitVectors, base: UnitVectors, assignment: UnitAssignment, end: number, state: InOrderState = { next: 0, unit: 0 }): InOrderState {
+function searchInOrder(
+  pruned: UnitVectors,
+  base: UnitVectors,
+  assignment: UnitAssignment,
+  end: number,
+  state: InOrderState = { next: 0, unit: 0 },
+): InOrderState {
   const removed = Math.max(0, base.count - pruned.count);
   for (; state.unit < end; state.unit++) {
     const unit = state.unit;
@@ -114,7 +123,8 @@ function searchCoarse(pruned: UnitVectors, base: UnitVectors, assignment: UnitAs
     const left = unit * pruned.length;
     free.forEach((candidate, index) => {
       let sum = 0;
-      for (let offset = 0, right = candidate * base.length; offset < pruned.length; offset += stride) sum += pruned.vectors[left + offset]! * base.vectors[right + offset]!;
+      for (let offset = 0, right = candidate * base.length; offset < pruned.length; offset += stride)
+        sum += pruned.vectors[left + offset]! * base.vectors[right + offset]!;
       coarse[index] = sum;
     });
     const best = topIndices(coarse, COARSE_CANDIDATES);
@@ -192,7 +202,7 @@ function alignInOrder(scores: readonly (readonly number[])[], baseCount: number)
     for (let j = 1; j <= baseCount; j++) best[i]![j] = Math.max(best[i - 1]![j]!, best[i]![j - 1]!, best[i - 1]![j - 1]! + gain(i - 1, j - 1));
   }
   const origin = new Array<number>(rows).fill(-1);
-  for (let i = rows, j = baseCount; i > 0 && j > 0;) {
+  for (let i = rows, j = baseCount; i > 0 && j > 0; ) {
     if (best[i]![j] === best[i - 1]![j]) i--;
     else if (best[i]![j] === best[i]![j - 1]) j--;
     else {

@@ -6,7 +6,7 @@ const MAX_RANGE_CHARS = 60;
 /** Base indices as ranges ("0, 2-4, 7"), unmatched units as "?" (runs as "?x5"), cut at MAX_RANGE_CHARS. */
 export function formatIndices(kept: readonly (number | null)[]): string {
   const parts: string[] = [];
-  for (let start = 0; start < kept.length;) {
+  for (let start = 0; start < kept.length; ) {
     let end = start;
     const first = kept[start] ?? null;
     const continues = (next: number | null | undefined): boolean => (first === null ? next === null : next === kept[end]! + 1);
@@ -30,13 +30,17 @@ export function formatLineage(report: LineageReport): string[] {
   if (report.status === 'not-checked') return [`Lineage: not checked (${report.note})`];
   const { attention, ffn } = report.sampledHiddenChannels;
   const lines = [
-    `Lineage (weights vs ${report.baseKind} base): ${report.status === 'derived' ? 'derived' : 'NOT DERIVED'} · ${report.units.matched}/${report.units.total} units match a base unit `
-    + `(cosine >= ${report.threshold} over ${attention}/${ffn} sampled hidden channels) · base layers removed: ${report.removedLayers.length === 0 ? 'none' : report.removedLayers.join(', ')} · ${report.ms.toFixed(0)} ms`,
+    `Lineage (weights vs ${report.baseKind} base): ${report.status === 'derived' ? 'derived' : 'NOT DERIVED'} · ${report.units.matched}/${report.units.total} units match a base unit ` +
+      `(cosine >= ${report.threshold} over ${attention}/${ffn} sampled hidden channels) · base layers removed: ${report.removedLayers.length === 0 ? 'none' : report.removedLayers.join(', ')} · ${report.ms.toFixed(0)} ms`,
   ];
   if (report.hiddenChannels) lines.push(`  ${units('hidden channels', report.hiddenChannels)}`);
   for (const layer of report.layers) {
     if (layer.baseLayer === null) {
-      const counts = [[layer.heads, 'heads'], [layer.kvHeads, 'kv heads'], [layer.ffnChannels, 'FFN channels']] as const;
+      const counts = [
+        [layer.heads, 'heads'],
+        [layer.kvHeads, 'kv heads'],
+        [layer.ffnChannels, 'FFN channels'],
+      ] as const;
       const unmatched = counts.flatMap(([unit, name]) => (unit ? [`${unit.count} ${name}`] : [])).join(', ');
       lines.push(`  layer ${layer.layer} <- no base layer (best similarity ${layer.similarity.toFixed(3)}): ${unmatched} unmatched`);
       continue;

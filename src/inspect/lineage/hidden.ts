@@ -35,7 +35,10 @@ export function alignHidden(pruned: WeightSource, base: WeightSource): HiddenAli
   }
   const [prunedTable, baseTable] = [pruned.shape.tokenEmbedding, base.shape.tokenEmbedding];
   if (prunedTable === null || baseTable === null || pruned.shape.vocab !== base.shape.vocab || base.shape.vocab === null) {
-    return { aligned: false, note: `the hidden size changed (${baseHidden} -> ${prunedHidden}) and no token embeddings of one vocabulary tell which channels were kept` };
+    return {
+      aligned: false,
+      note: `the hidden size changed (${baseHidden} -> ${prunedHidden}) and no token embeddings of one vocabulary tell which channels were kept`,
+    };
   }
   const vocabRows = sampleChannels(base.shape.vocab, VOCAB_SAMPLES);
   const assignment = assignUnits(hiddenChannelVectors(pruned.graph, prunedTable, vocabRows), hiddenChannelVectors(base.graph, baseTable, vocabRows));

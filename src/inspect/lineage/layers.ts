@@ -30,18 +30,23 @@ export function traceLayers(pruned: WeightSource, base: WeightSource, channels: 
   const parts: Parts = (unit) => (firstPruned && firstBase ? commonParts(unit, firstPruned, firstBase) : []);
   const attentionOf = (source: WeightSource, layer: LayerShape, sampled: readonly number[]): Attention => {
     const weights = { graph: source.graph, layer, cache: new Map() };
-    return { heads: unitVectors(weights, 'heads', parts('heads'), headDim, sampled), kvHeads: unitVectors(weights, 'kvHeads', parts('kvHeads'), headDim, sampled) };
+    return {
+      heads: unitVectors(weights, 'heads', parts('heads'), headDim, sampled),
+      kvHeads: unitVectors(weights, 'kvHeads', parts('kvHeads'), headDim, sampled),
+    };
   };
   const ffnOf = ffnUnitsOnce(pruned, base, channels.ffn, parts);
   const prunedAttention = pruned.shape.layers.map((layer) => attentionOf(pruned, layer, channels.attention.pruned));
   const baseAttention = base.shape.layers.map((layer) => attentionOf(base, layer, channels.attention.base));
-  const scores = prunedAttention.map((mine, position) => baseAttention.map((theirs, origin) => {
-    const [a, b] = mine.heads && theirs.heads ? [mine.heads, theirs.heads] : [mine.kvHeads, theirs.kvHeads];
-    if (a && b) return layerSimilarity(a, b);
-    // A layer whose attention was dropped is placed by its FFN channels (every base FFN is then read, once).
-    const [ownFfn, baseFfn] = mine.heads || mine.kvHeads ? [null, null] : [ffnOf('pruned', position), ffnOf('base', origin)];
-    return ownFfn && baseFfn ? layerSimilarity(ownFfn, baseFfn) : 0;
-  }));
+  const scores = prunedAttention.map((mine, position) =>
+    baseAttention.map((theirs, origin) => {
+      const [a, b] = mine.heads && theirs.heads ? [mine.heads, theirs.heads] : [mine.kvHeads, theirs.kvHeads];
+      if (a && b) return layerSimilarity(a, b);
+      // A layer whose attention was dropped is placed by its FFN channels (every base FFN is then read, once).
+      const [ownFfn, baseFfn] = mine.heads || mine.kvHeads ? [null, null] : [ffnOf('pruned', position), ffnOf('base', origin)];
+      return ownFfn && baseFfn ? layerSimilarity(ownFfn, baseFfn) : 0;
+    }),
+  );
   const origins = alignLayers(scores, base.shape.layers.length);
   return pruned.shape.layers.map((layer, position): LayerLineage => {
     const origin = origins[position]!;
@@ -66,8 +71,11 @@ function ffnUnitsOnce(pruned: WeightSource, base: WeightSource, channels: Channe
 
 /** One pruned layer's units against its base layer's (none matched when it has no base layer). */
 function traceLayer(
-  layer: LayerShape, mine: Attention, ownFfn: () => UnitVectors | null,
-  theirs: { index: number; attention: Attention; ffn: () => UnitVectors | null } | null, similarity: number,
+  layer: LayerShape,
+  mine: Attention,
+  ownFfn: () => UnitVectors | null,
+  theirs: { index: number; attention: Attention; ffn: () => UnitVectors | null } | null,
+  similarity: number,
 ): LayerLineage {
   const other = theirs?.attention ?? null;
   const units = (own: UnitVectors | null, base: UnitVectors | null, fallback: number, perUnit: boolean) =>

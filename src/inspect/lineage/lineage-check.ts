@@ -18,10 +18,12 @@ import { traceRotatedLayers } from './rotation.js';
 import { lineageBaseKind, openWeightSource, type LineageBaseKind, type WeightSource } from './source.js';
 import { verdictOf } from '../verdict.js';
 
-export const lineageOptionsSchema = z.strictObject({
-  /** head_dim, when neither a config.json nor the graph states it. */
-  headDim: z.number().int().positive().optional(),
-}).optional();
+export const lineageOptionsSchema = z
+  .strictObject({
+    /** head_dim, when neither a config.json nor the graph states it. */
+    headDim: z.number().int().positive().optional(),
+  })
+  .optional();
 export type LineageOptions = z.infer<typeof lineageOptionsSchema>;
 
 export async function checkLineage(modelPath: string, basePath: string, options?: LineageOptions): Promise<LineageReport> {
@@ -32,14 +34,29 @@ export async function checkLineage(modelPath: string, basePath: string, options?
   const started = performance.now();
   const kind = lineageBaseKind(basePath);
   if (kind === 'config') {
-    return notChecked(modelPath, basePath, kind, 'a config.json has no weights: pass the base as ONNX or a safetensors checkpoint to check lineage', false, started);
+    return notChecked(
+      modelPath,
+      basePath,
+      kind,
+      'a config.json has no weights: pass the base as ONNX or a safetensors checkpoint to check lineage',
+      false,
+      started,
+    );
   }
   const [pruned, base] = [await openWeightSource(modelPath), await openWeightSource(basePath)];
   const headDim = parsed.data?.headDim ?? base.headDim ?? pruned.headDim;
-  if (headDim === null) throw new MlrbError('BAD_DATA', `cannot tell head_dim of base ${base.path}: put its config.json beside it or pass headDim`, { file: base.path });
+  if (headDim === null)
+    throw new MlrbError('BAD_DATA', `cannot tell head_dim of base ${base.path}: put its config.json beside it or pass headDim`, { file: base.path });
   const unreadable = [pruned, base].flatMap((source) => unreadableProjections(source).map((name) => `${name} of ${source.path}`));
   if (unreadable.length > 0) {
-    return notChecked(pruned.path, base.path, kind, `projection weights cannot be read as float values (quantized, or not stored as raw bytes): ${unreadable.slice(0, 3).join(', ')}`, true, started);
+    return notChecked(
+      pruned.path,
+      base.path,
+      kind,
+      `projection weights cannot be read as float values (quantized, or not stored as raw bytes): ${unreadable.slice(0, 3).join(', ')}`,
+      true,
+      started,
+    );
   }
   const alignment = alignHidden(pruned, base);
   const byChannels = alignment.aligned ? traceLayers(pruned, base, alignment, headDim) : null;
@@ -58,15 +75,32 @@ export async function checkLineage(modelPath: string, basePath: string, options?
 }
 
 function report(
-  pruned: WeightSource, base: WeightSource, kind: LineageBaseKind, comparedBy: LineageReport['comparedBy'], layers: readonly LayerLineage[],
-  hidden: UnitLineage | null, sampled: LineageReport['sampledHiddenChannels'], started: number,
+  pruned: WeightSource,
+  base: WeightSource,
+  kind: LineageBaseKind,
+  comparedBy: LineageReport['comparedBy'],
+  layers: readonly LayerLineage[],
+  hidden: UnitLineage | null,
+  sampled: LineageReport['sampledHiddenChannels'],
+  started: number,
 ): LineageReport {
   const keptBase = new Set(layers.map((layer) => layer.baseLayer));
   const { status, verdict } = lineageVerdict(pruned.path, base.path, layers, hidden);
   return {
-    status, model: pruned.path, base: base.path, baseKind: kind, note: null, comparedBy, sampledHiddenChannels: sampled, threshold: MATCH_THRESHOLD,
-    hiddenChannels: hidden, layers, removedLayers: base.shape.layers.map((layer) => layer.index).filter((index) => !keptBase.has(index)),
-    units: unitTotals(layers, hidden), ms: performance.now() - started, verdict,
+    status,
+    model: pruned.path,
+    base: base.path,
+    baseKind: kind,
+    note: null,
+    comparedBy,
+    sampledHiddenChannels: sampled,
+    threshold: MATCH_THRESHOLD,
+    hiddenChannels: hidden,
+    layers,
+    removedLayers: base.shape.layers.map((layer) => layer.index).filter((index) => !keptBase.has(index)),
+    units: unitTotals(layers, hidden),
+    ms: performance.now() - started,
+    verdict,
   };
 }
 
@@ -78,8 +112,19 @@ function unreadableProjections(source: WeightSource): string[] {
 
 function notChecked(model: string, base: string, baseKind: LineageBaseKind, note: string, warn: boolean, started: number): LineageReport {
   return {
-    status: 'not-checked', model, base, baseKind, note, comparedBy: null, sampledHiddenChannels: { attention: 0, ffn: 0 }, threshold: MATCH_THRESHOLD,
-    hiddenChannels: null, layers: [], removedLayers: [], units: { total: 0, matched: 0 }, ms: performance.now() - started,
+    status: 'not-checked',
+    model,
+    base,
+    baseKind,
+    note,
+    comparedBy: null,
+    sampledHiddenChannels: { attention: 0, ffn: 0 },
+    threshold: MATCH_THRESHOLD,
+    hiddenChannels: null,
+    layers: [],
+    removedLayers: [],
+    units: { total: 0, matched: 0 },
+    ms: performance.now() - started,
     verdict: verdictOf([], warn ? [`lineage not checked: ${note}`] : []),
   };
 }

@@ -68,7 +68,9 @@ export function unitLineage(assignment: UnitAssignment | null, count: number, ba
   const values = assignment ? Array.from(assignment.similarity, (value) => (Number.isNaN(value) ? null : rounded(value))) : [];
   const matchedValues = values.filter((value, unit): value is number => value !== null && kept[unit] !== null);
   return {
-    count, baseCount, kept,
+    count,
+    baseCount,
+    kept,
     similarity: perUnit ? Array.from({ length: count }, (_, unit) => values[unit] ?? null) : null,
     matched: matchedValues.length,
     minSimilarity: matchedValues.length > 0 ? Math.min(...matchedValues) : null,
@@ -88,13 +90,17 @@ export function unitTotals(layers: readonly LayerLineage[], hidden: UnitLineage 
 }
 
 export function lineageVerdict(
-  model: string, base: string, layers: readonly LayerLineage[], hidden: UnitLineage | null,
+  model: string,
+  base: string,
+  layers: readonly LayerLineage[],
+  hidden: UnitLineage | null,
 ): { status: 'derived' | 'not-derived'; verdict: Verdict } {
   const { total, matched } = unitTotals(layers, hidden);
   const layersMatched = layers.filter((layer) => layer.baseLayer !== null).length;
   const bestLayer = Math.max(0, ...layers.map((layer) => layer.similarity));
-  const summary = `${matched} of ${total} units (${hidden ? 'hidden channels, ' : ''}heads, key/value heads, FFN channels) match a base unit with cosine >= ${MATCH_THRESHOLD}; `
-    + `${layersMatched} of ${layers.length} layers match a base layer${layersMatched === 0 ? ` (best layer similarity ${bestLayer.toFixed(2)})` : ''}`;
+  const summary =
+    `${matched} of ${total} units (${hidden ? 'hidden channels, ' : ''}heads, key/value heads, FFN channels) match a base unit with cosine >= ${MATCH_THRESHOLD}; ` +
+    `${layersMatched} of ${layers.length} layers match a base layer${layersMatched === 0 ? ` (best layer similarity ${bestLayer.toFixed(2)})` : ''}`;
   if (total === 0 || matched < DERIVED_SHARE * total) {
     return { status: 'not-derived', verdict: verdictOf([`${model} does not derive from ${base}: ${summary}`]) };
   }

@@ -65,7 +65,8 @@ function headsOf(source: WeightSource, layer: LayerShape, headDim: number, indic
   const [heads, kvHeads] = [q.count / headDim, k.count / headDim];
   if (heads % kvHeads !== 0) return none;
   const scale = readingScale(source.graph, layer, source.shape.roles, 'attention', hidden);
-  const chosen = (count: number): number[] => Array.from({ length: count * indices.length }, (_, slot) => Math.floor(slot / indices.length) * headDim + indices[slot % indices.length]!);
+  const chosen = (count: number): number[] =>
+    Array.from({ length: count * indices.length }, (_, slot) => Math.floor(slot / indices.length) * headDim + indices[slot % indices.length]!);
   const read = (units: RoleUnits, count: number, withScale: boolean): Rows => {
     const values = selectedUnits(source.graph, units, chosen(count), withScale ? scale : null);
     return { values, length: values.length / (count * indices.length) };
@@ -80,7 +81,10 @@ function headsOf(source: WeightSource, layer: LayerShape, headDim: number, indic
   };
   const group = heads / kvHeads;
   return {
-    layer, hidden, q: qRows, o: oRows,
+    layer,
+    hidden,
+    q: qRows,
+    o: oRows,
     heads: signatures(heads, (head, out) => {
       across(qRows, head, kRows, Math.floor(head / group), out);
       across(qRows, head, vRows, Math.floor(head / group), out);
@@ -103,7 +107,14 @@ function pick(rows: Rows, slots: readonly number[]): Float32Array {
 }
 
 /** The FFN channels of an aligned pair as signatures against anchors from matched query heads; null without them. */
-function ffnSignatures(pruned: WeightSource, base: WeightSource, mine: LayerHeads, theirs: LayerHeads, heads: UnitAssignment, indices: number): [UnitVectors, UnitVectors] | null {
+function ffnSignatures(
+  pruned: WeightSource,
+  base: WeightSource,
+  mine: LayerHeads,
+  theirs: LayerHeads,
+  heads: UnitAssignment,
+  indices: number,
+): [UnitVectors, UnitVectors] | null {
   if (!mine.q || !mine.o || !theirs.q || !theirs.o) return null;
   const pairs: [number, number][] = [];
   heads.origin.forEach((origin, head) => {
@@ -116,8 +127,14 @@ function ffnSignatures(pruned: WeightSource, base: WeightSource, mine: LayerHead
     const down = roleUnits(layerHeads.layer, 'down');
     if (!up || !down) return null;
     const scale = readingScale(source.graph, layerHeads.layer, source.shape.roles, 'ffn', layerHeads.hidden);
-    const reading = pick(layerHeads.q!, chosen.map((pair) => pair[which]));
-    const writing = pick(layerHeads.o!, chosen.map((pair) => pair[which]));
+    const reading = pick(
+      layerHeads.q!,
+      chosen.map((pair) => pair[which]),
+    );
+    const writing = pick(
+      layerHeads.o!,
+      chosen.map((pair) => pair[which]),
+    );
     const readCosines = anchorCosines(source.graph, up, reading, chosen.length, scale);
     const writeCosines = anchorCosines(source.graph, down, writing, chosen.length, null);
     if (up.count !== down.count) return null;
@@ -136,10 +153,12 @@ export function traceRotatedLayers(pruned: WeightSource, base: WeightSource, hea
   const indices = sampleChannels(headDim, HEAD_INDICES);
   const own = pruned.shape.layers.map((layer) => headsOf(pruned, layer, headDim, indices));
   const theirs = base.shape.layers.map((layer) => headsOf(base, layer, headDim, indices));
-  const scores = own.map((mine) => theirs.map((other) => {
-    const [a, b] = mine.heads && other.heads ? [mine.heads, other.heads] : [mine.kvHeads, other.kvHeads];
-    return a && b && a.length === b.length ? layerSimilarity(a, b) : 0;
-  }));
+  const scores = own.map((mine) =>
+    theirs.map((other) => {
+      const [a, b] = mine.heads && other.heads ? [mine.heads, other.heads] : [mine.kvHeads, other.kvHeads];
+      return a && b && a.length === b.length ? layerSimilarity(a, b) : 0;
+    }),
+  );
   const origins = alignLayers(scores, base.shape.layers.length);
   return own.map((mine, position): LayerLineage => {
     const origin = origins[position]!;

@@ -59,13 +59,24 @@ export function openSafetensorsCheckpoint(location: string): SafetensorsCheckpoi
   const tensors = new Map<string, NativeTensorInfo>();
   for (const shard of shards) {
     for (const tensor of readSafetensorsHeader(shard, folder).tensors) {
-      if (tensors.has(tensor.name)) throw new MlrbError('BAD_MODEL', `tensor ${tensor.name} is stored twice (again in ${shard})`, { file: shard, tensor: tensor.name });
+      if (tensors.has(tensor.name))
+        throw new MlrbError('BAD_MODEL', `tensor ${tensor.name} is stored twice (again in ${shard})`, { file: shard, tensor: tensor.name });
       tensors.set(tensor.name, tensor);
     }
   }
   const graph = buildModelGraph({
-    path: folder, fileSize: 0, irVersion: 0, producerName: 'safetensors', producerVersion: '', graphName: '', opsets: [],
-    inputs: [], outputs: [], tensors: [...tensors.values()], nodes: [], externalFiles: [],
+    path: folder,
+    fileSize: 0,
+    irVersion: 0,
+    producerName: 'safetensors',
+    producerVersion: '',
+    graphName: '',
+    opsets: [],
+    inputs: [],
+    outputs: [],
+    tensors: [...tensors.values()],
+    nodes: [],
+    externalFiles: [],
   });
   const configFile = path.join(folder, 'config.json');
   const config = pathEntryExists(configFile) ? readHfArchitecture(configFile) : null;
@@ -76,10 +87,12 @@ export function openSafetensorsCheckpoint(location: string): SafetensorsCheckpoi
 /** Every projection as stored by its framework: [out, in] for Linear, [in, out] for Conv1D. */
 function withStoredOrientation(shape: ModelShape, outFirst: boolean): ModelShape {
   const layers = shape.layers.map((layer) => {
-    const projections = Object.fromEntries(Object.entries(layer.projections).map(([role, projection]) => {
-      const [inDim, outDim] = projection.outFirst === outFirst ? [projection.inDim, projection.outDim] : [projection.outDim, projection.inDim];
-      return [role, { ...projection, inDim, outDim, outFirst }];
-    }));
+    const projections = Object.fromEntries(
+      Object.entries(layer.projections).map(([role, projection]) => {
+        const [inDim, outDim] = projection.outFirst === outFirst ? [projection.inDim, projection.outDim] : [projection.outDim, projection.inDim];
+        return [role, { ...projection, inDim, outDim, outFirst }];
+      }),
+    );
     return { ...layer, projections };
   });
   return { ...shape, layers };

@@ -17,8 +17,18 @@ export const MAX_HEADER_BYTES = 100_000_000;
 
 // safetensors dtype → [ONNX TensorProto.DataType code, bytes per element].
 const DTYPES: Readonly<Record<string, readonly [number, number]>> = {
-  F64: [11, 8], F32: [1, 4], F16: [10, 2], BF16: [16, 2], I64: [7, 8], I32: [6, 4], I16: [5, 2], I8: [3, 1], U8: [2, 1],
-  BOOL: [9, 1], F8_E4M3: [17, 1], F8_E5M2: [19, 1],
+  F64: [11, 8],
+  F32: [1, 4],
+  F16: [10, 2],
+  BF16: [16, 2],
+  I64: [7, 8],
+  I32: [6, 4],
+  I16: [5, 2],
+  I8: [3, 1],
+  U8: [2, 1],
+  BOOL: [9, 1],
+  F8_E4M3: [17, 1],
+  F8_E5M2: [19, 1],
 };
 
 const entrySchema = z.object({
@@ -76,7 +86,7 @@ export function readSafetensorsHeader(file: string, root: string): SafetensorsFi
 
 function readAt(descriptor: number, length: number, position: number, fail: (reason: string) => MlrbError): Buffer {
   const bytes = Buffer.alloc(length);
-  for (let done = 0; done < length;) {
+  for (let done = 0; done < length; ) {
     const read = readSync(descriptor, bytes, done, length - done, position + done);
     if (read === 0) throw fail('ends inside its header');
     done += read;
@@ -95,13 +105,23 @@ function parseHeader(bytes: Buffer, fail: (reason: string) => MlrbError): Record
   return json as Record<string, unknown>;
 }
 
-function tensorsOf(header: Record<string, unknown>, file: string, dataStart: number, dataBytes: number, fail: (reason: string) => MlrbError): NativeTensorInfo[] {
+function tensorsOf(
+  header: Record<string, unknown>,
+  file: string,
+  dataStart: number,
+  dataBytes: number,
+  fail: (reason: string) => MlrbError,
+): NativeTensorInfo[] {
   const tensors: NativeTensorInfo[] = [];
   for (const [name, value] of Object.entries(header)) {
     if (name === '__metadata__') continue;
     const entry = entrySchema.safeParse(value);
     if (!entry.success) throw fail(`tensor ${name} has no valid dtype, shape and data_offsets`);
-    const { dtype, shape, data_offsets: [begin, end] } = entry.data;
+    const {
+      dtype,
+      shape,
+      data_offsets: [begin, end],
+    } = entry.data;
     const facts = DTYPES[dtype];
     if (facts === undefined) throw fail(`tensor ${name} has unknown dtype ${dtype}`);
     const elementCount = shape.reduce((product, dim) => product * dim, 1);
@@ -109,8 +129,16 @@ function tensorsOf(header: Record<string, unknown>, file: string, dataStart: num
       throw fail(`tensor ${name} (${dtype} ${JSON.stringify(shape)}) claims bytes ${begin}..${end} of ${dataBytes}: they do not fit its shape or the file`);
     }
     tensors.push({
-      name, dataType: facts[0], dims: shape, location: 'external', source: 'initializer', graph: '', file,
-      offset: dataStart + begin, length: end - begin, elementCount,
+      name,
+      dataType: facts[0],
+      dims: shape,
+      location: 'external',
+      source: 'initializer',
+      graph: '',
+      file,
+      offset: dataStart + begin,
+      length: end - begin,
+      elementCount,
     });
   }
   return tensors;

@@ -19,7 +19,7 @@ export interface SampledUnits {
 /** A 2-D tensor's values as segments of one stored row each: (row, first column, values), streamed once. */
 export function forEachRowSegment(tensor: ModelTensor, cols: number, visit: (row: number, col: number, values: Float32Array | Float64Array) => void): void {
   forEachValueChunk(tensor, (chunk, firstElement) => {
-    for (let index = 0; index < chunk.length;) {
+    for (let index = 0; index < chunk.length; ) {
       const element = firstElement + index;
       const row = Math.floor(element / cols);
       const col = element - row * cols;

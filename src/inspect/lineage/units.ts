@@ -22,9 +22,19 @@ export interface UnitVectors {
 
 type Part = readonly [ProjectionRole, 'in' | 'out'];
 const PARTS: Readonly<Record<UnitKind, readonly Part[]>> = {
-  heads: [['q', 'in'], ['o', 'out']],
-  kvHeads: [['k', 'in'], ['v', 'in']],
-  ffnChannels: [['up', 'in'], ['gate', 'in'], ['down', 'out']],
+  heads: [
+    ['q', 'in'],
+    ['o', 'out'],
+  ],
+  kvHeads: [
+    ['k', 'in'],
+    ['v', 'in'],
+  ],
+  ffnChannels: [
+    ['up', 'in'],
+    ['gate', 'in'],
+    ['down', 'out'],
+  ],
 };
 const FUSED_THIRDS: readonly ProjectionRole[] = ['q', 'k', 'v'];
 

@@ -38,11 +38,19 @@ export function roleUnits(layer: LayerShape, role: ProjectionRole): RoleUnits | 
  * scale), for `part`: the first such norm for attention, the last for the FFN (Llama's post-attention norm). null when
  * the graph shows none (an RMSNorm without weight, as SliceGPT leaves it) or it cannot be read.
  */
-export function readingScale(graph: ModelGraph, layer: LayerShape, roles: ReadonlyMap<string, { role: string }>, part: 'attention' | 'ffn', hidden: number): Float32Array | null {
+export function readingScale(
+  graph: ModelGraph,
+  layer: LayerShape,
+  roles: ReadonlyMap<string, { role: string }>,
+  part: 'attention' | 'ffn',
+  hidden: number,
+): Float32Array | null {
   const scales = layer.tensors.filter((name) => {
     const tensor = graph.tensorByName.get(name);
     if (roles.get(name)?.role !== 'norm' || tensor?.elementCount !== hidden || !hasReadableValues(tensor)) return false;
-    return effectiveConsumers(graph, name).some(({ consumer }) => consumer.node.opType === 'Mul' || (/LayerNormalization$/.test(consumer.node.opType) && consumer.inputIndex === 1));
+    return effectiveConsumers(graph, name).some(
+      ({ consumer }) => consumer.node.opType === 'Mul' || (/LayerNormalization$/.test(consumer.node.opType) && consumer.inputIndex === 1),
+    );
   });
   const name = part === 'attention' ? scales[0] : scales.at(-1);
   return name === undefined ? null : Float32Array.from(readTensorValues(graph.tensorByName.get(name)!));
@@ -75,7 +83,9 @@ export function selectedUnits(graph: ModelGraph, units: RoleUnits, chosen: reado
   const unitsAreRows = hiddenIsColumns(units.projection, units.hiddenSide);
   const hidden = unitsAreRows ? cols : rows;
   const slotOf = new Int32Array(unitsAreRows ? rows : cols).fill(-1);
-  chosen.forEach((unit, slot) => { slotOf[units.first + unit] = slot; });
+  chosen.forEach((unit, slot) => {
+    slotOf[units.first + unit] = slot;
+  });
   const out = new Float32Array(chosen.length * hidden);
   forEachRowSegment(tensor, cols, (row, col, values) => {
     for (let offset = 0; offset < values.length; offset++) {

@@ -37,9 +37,17 @@ function configBase(file: string): PruningBase {
   const counted = readConfigParameters(file);
   const layers = new Map(Array.from({ length: counted.layerCount }, (_, index) => [index, { shape: null, params: counted.perLayer }] as const));
   return {
-    kind: 'config', source: counted.source, hidden: counted.hidden, vocab: counted.vocab, heads: counted.heads,
-    kvHeads: counted.kvHeads, headDim: counted.headDim, intermediate: counted.intermediate, layerCount: counted.layerCount,
-    layers, totalParams: counted.total,
+    kind: 'config',
+    source: counted.source,
+    hidden: counted.hidden,
+    vocab: counted.vocab,
+    heads: counted.heads,
+    kvHeads: counted.kvHeads,
+    headDim: counted.headDim,
+    intermediate: counted.intermediate,
+    layerCount: counted.layerCount,
+    layers,
+    totalParams: counted.total,
   };
 }
 
@@ -52,12 +60,19 @@ async function onnxBase(basePath: string, options: BaseOptions): Promise<Pruning
   const queryWidth = first ? layerWidths(first).queryWidth : null;
   const heads = options.numHeads ?? config?.numHeads ?? (shape.headDim !== null && queryWidth !== null ? queryWidth / shape.headDim : undefined);
   if (heads === undefined || !Number.isInteger(heads) || shape.hidden === null || shape.vocab === null) {
-    throw new MlrbError('BAD_DATA', `cannot tell the head count of base ${graph.info.path}: put its config.json beside it or pass --num-heads`, { file: graph.info.path });
+    throw new MlrbError('BAD_DATA', `cannot tell the head count of base ${graph.info.path}: put its config.json beside it or pass --num-heads`, {
+      file: graph.info.path,
+    });
   }
   const headDim = config?.headDim ?? (options.numHeads === undefined && shape.headDim !== null ? shape.headDim : shape.hidden / heads);
   const width = (pick: (layer: LayerShape) => number | undefined, fallback: number): number => (first ? pick(first) : undefined) ?? fallback;
   return {
-    kind: 'onnx', source: graph.info.path, hidden: shape.hidden, vocab: shape.vocab, heads, headDim,
+    kind: 'onnx',
+    source: graph.info.path,
+    hidden: shape.hidden,
+    vocab: shape.vocab,
+    heads,
+    headDim,
     kvHeads: width((layer) => (layer.projections.k ? layer.projections.k.outDim / headDim : undefined), config?.numKeyValueHeads ?? heads),
     intermediate: width((layer) => (layer.projections.up ?? layer.projections.gate)?.outDim, config?.intermediateSize ?? 4 * shape.hidden),
     layerCount: shape.layers.length,

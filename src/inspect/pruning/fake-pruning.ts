@@ -47,7 +47,11 @@ function orFlags(flags: readonly (Uint8Array | null)[]): Uint8Array | null {
   const length = Math.max(0, ...present.map((flag) => flag.length));
   if (present.length === 0) return null;
   const merged = new Uint8Array(length);
-  for (const flag of present) if (flag.length === length) flag.forEach((value, index) => { merged[index] = merged[index]! | value; });
+  for (const flag of present)
+    if (flag.length === length)
+      flag.forEach((value, index) => {
+        merged[index] = merged[index]! | value;
+      });
   return merged;
 }
 
@@ -71,8 +75,10 @@ function layerZeros(layer: LayerShape, results: ReadonlyMap<string, TensorZeros>
   const p = layer.projections;
   const of = (projection: Projection | undefined): TensorZeros | undefined => (projection ? results.get(projection.tensor) : undefined);
   const heads = orFlags([
-    zeroBlocks(channelFlags(of(p.q), p.q, 'out'), headDim), zeroBlocks(channelFlags(of(p.k), p.k, 'out'), headDim),
-    zeroBlocks(channelFlags(of(p.v), p.v, 'out'), headDim), zeroBlocks(channelFlags(of(p.o), p.o, 'in'), headDim),
+    zeroBlocks(channelFlags(of(p.q), p.q, 'out'), headDim),
+    zeroBlocks(channelFlags(of(p.k), p.k, 'out'), headDim),
+    zeroBlocks(channelFlags(of(p.v), p.v, 'out'), headDim),
+    zeroBlocks(channelFlags(of(p.o), p.o, 'in'), headDim),
     ...thirds(channelFlags(of(p.qkv), p.qkv, 'out')).map((part) => zeroBlocks(part, headDim)),
   ]);
   const ffn = orFlags([channelFlags(of(p.up), p.up, 'out'), channelFlags(of(p.gate), p.gate, 'out'), channelFlags(of(p.down), p.down, 'in')]);
@@ -109,7 +115,9 @@ function withNegligibleChannels(graph: ModelGraph, shape: ModelShape, results: R
 }
 
 export async function detectFakePruning(
-  graph: ModelGraph, shape: ModelShape, options: { readonly headDim: number; readonly sparsityThreshold?: number; readonly threads?: number },
+  graph: ModelGraph,
+  shape: ModelShape,
+  options: { readonly headDim: number; readonly sparsityThreshold?: number; readonly threads?: number },
 ): Promise<FakePruningReport> {
   const threshold = options.sparsityThreshold ?? DEFAULT_SPARSITY_THRESHOLD;
   if (!(threshold > 0 && threshold <= 1)) throw new RangeError(`sparsityThreshold must be in (0, 1], got ${threshold}`);
@@ -128,9 +136,18 @@ export async function detectFakePruning(
   describe((layer) => layer.zeroHeads, 'attention heads');
   describe((layer) => layer.zeroFfnChannels, 'FFN channels');
   describe((layer) => layer.zeroHiddenChannels, 'hidden channels');
-  if (sparsity >= threshold) reasons.push(`${(sparsity * 100).toFixed(1)}% of weight elements are exactly zero (unstructured sparsity; threshold ${(threshold * 100).toFixed(1)}%)`);
+  if (sparsity >= threshold)
+    reasons.push(`${(sparsity * 100).toFixed(1)}% of weight elements are exactly zero (unstructured sparsity; threshold ${(threshold * 100).toFixed(1)}%)`);
   return {
-    detected: reasons.length > 0, reasons, sparsity, zeroElements, scannedElements, layers, unscanned: scan.unscanned,
-    scannedBytes: scan.bytes, scanMs: scan.ms, gbPerSecond: scan.gbPerSecond,
+    detected: reasons.length > 0,
+    reasons,
+    sparsity,
+    zeroElements,
+    scannedElements,
+    layers,
+    unscanned: scan.unscanned,
+    scannedBytes: scan.bytes,
+    scanMs: scan.ms,
+    gbPerSecond: scan.gbPerSecond,
   };
 }

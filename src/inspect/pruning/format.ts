@@ -23,17 +23,31 @@ export function formatPruningReport(report: PruningReport): string {
     }
     const zeros = layer.zeros ? `${layer.zeros.zeroHeads}/${layer.zeros.zeroFfnChannels}/${layer.zeros.zeroHiddenChannels}` : '-';
     const sparsity = layer.zeros ? `${(layer.zeros.sparsity * 100).toFixed(2)}%` : '-';
-    lines.push(`${String(layer.baseLayer).padStart(5)}  ${kept(layer.heads).padEnd(8)}  ${kept(layer.kvHeads).padEnd(8)}  ${kept(layer.ffnChannels).padEnd(11)}  ${kept(layer.hidden).padEnd(9)}  ${kept(layer.params).padEnd(21)}  ${zeros.padEnd(21)}  ${sparsity}`);
+    lines.push(
+      `${String(layer.baseLayer).padStart(5)}  ${kept(layer.heads).padEnd(8)}  ${kept(layer.kvHeads).padEnd(8)}  ${kept(layer.ffnChannels).padEnd(11)}  ${kept(layer.hidden).padEnd(9)}  ${kept(layer.params).padEnd(21)}  ${zeros.padEnd(21)}  ${sparsity}`,
+    );
   }
-  lines.push(report.consistencyIssues.length === 0 ? 'Consistency: q/k/v/o and MLP widths agree, head_dim and vocabulary unchanged' : `Consistency: ${report.consistencyIssues.length} issue(s)`);
-  lines.push(`Zero scan: ${formatBytes(fake.scannedBytes)} in ${fake.scanMs.toFixed(1)} ms (${fake.gbPerSecond.toFixed(2)} GB/s) · sparsity ${(fake.sparsity * 100).toFixed(3)}% · fake pruning ${fake.detected ? 'DETECTED' : 'not found'}`);
+  lines.push(
+    report.consistencyIssues.length === 0
+      ? 'Consistency: q/k/v/o and MLP widths agree, head_dim and vocabulary unchanged'
+      : `Consistency: ${report.consistencyIssues.length} issue(s)`,
+  );
+  lines.push(
+    `Zero scan: ${formatBytes(fake.scannedBytes)} in ${fake.scanMs.toFixed(1)} ms (${fake.gbPerSecond.toFixed(2)} GB/s) · sparsity ${(fake.sparsity * 100).toFixed(3)}% · fake pruning ${fake.detected ? 'DETECTED' : 'not found'}`,
+  );
   if (report.unusedInitializers.length > 0) {
-    lines.push(`Unused initializers (reach no output; stored, so counted): ${report.unusedInitializers.slice(0, 5).join(', ')}${report.unusedInitializers.length > 5 ? `, … (${report.unusedInitializers.length} in all)` : ''}`);
+    lines.push(
+      `Unused initializers (reach no output; stored, so counted): ${report.unusedInitializers.slice(0, 5).join(', ')}${report.unusedInitializers.length > 5 ? `, … (${report.unusedInitializers.length} in all)` : ''}`,
+    );
   }
   lines.push(`Quantization (weights must be fp16/fp32): ${report.quantization.verdict.status === 'pass' ? 'none' : 'FOUND'}`);
-  lines.push(forward === null ? 'Forward pass: skipped'
-    : forward.ok ? `Forward pass: ok (${forward.tokens} tokens, loglik ${forward.loglik?.toFixed(4)}, ${forward.ms.toFixed(0)} ms)`
-      : `Forward pass: FAILED (${forward.error?.code}: ${forward.error?.message})`);
+  lines.push(
+    forward === null
+      ? 'Forward pass: skipped'
+      : forward.ok
+        ? `Forward pass: ok (${forward.tokens} tokens, loglik ${forward.loglik?.toFixed(4)}, ${forward.ms.toFixed(0)} ms)`
+        : `Forward pass: FAILED (${forward.error?.code}: ${forward.error?.message})`,
+  );
   lines.push(...formatLineage(report.lineage));
   lines.push('', ...formatVerdict('Verdict', report.verdict));
   return `${lines.join('\n')}\n`;

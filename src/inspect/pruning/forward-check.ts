@@ -29,7 +29,10 @@ export async function checkForwardPass(modelPath: string, options: { readonly th
       const loglik = results[0]?.loglik ?? Number.NaN;
       const ok = Number.isFinite(loglik);
       return {
-        ok, tokens: inputs[0]!.inputTokens.length, loglik, ms: performance.now() - started,
+        ok,
+        tokens: inputs[0]!.inputTokens.length,
+        loglik,
+        ms: performance.now() - started,
         error: ok ? null : { code: 'NUMERIC', message: `the forward pass gave a non-finite log-likelihood (${loglik})` },
       };
     } finally {

@@ -41,7 +41,11 @@ export interface LayerComparison {
   readonly issues: readonly string[];
 }
 
-function widthsOf(layer: LayerShape | null | undefined, base: PruningBase, headDim: number): { heads: number | null; kvHeads: number | null; ffn: number | null; hidden: number | null } {
+function widthsOf(
+  layer: LayerShape | null | undefined,
+  base: PruningBase,
+  headDim: number,
+): { heads: number | null; kvHeads: number | null; ffn: number | null; hidden: number | null } {
   if (!layer) return { heads: base.heads, kvHeads: base.kvHeads, ffn: base.intermediate, hidden: base.hidden };
   const w = layerWidths(layer);
   return {
@@ -69,21 +73,35 @@ export function compareLayers(base: PruningBase, pruned: ModelShape, zeros: read
     const zerosOfLayer = zeros.find((entry) => entry.layer === baseLayer) ?? null;
     if (!prunedLayer) {
       layers.push({
-        baseLayer, prunedLayer: null, status: 'removed', heads: { base: before.heads, kept: 0 }, kvHeads: { base: before.kvHeads, kept: 0 },
-        ffnChannels: { base: before.ffn, kept: 0 }, hidden: { base: before.hidden, kept: null }, params: { base: baseEntry?.params ?? null, kept: 0 },
-        zeros: null, issues: [],
+        baseLayer,
+        prunedLayer: null,
+        status: 'removed',
+        heads: { base: before.heads, kept: 0 },
+        kvHeads: { base: before.kvHeads, kept: 0 },
+        ffnChannels: { base: before.ffn, kept: 0 },
+        hidden: { base: before.hidden, kept: null },
+        params: { base: baseEntry?.params ?? null, kept: 0 },
+        zeros: null,
+        issues: [],
       });
       continue;
     }
     const after = widthsOf(prunedLayer, base, headDim);
     const layerIssues = layerConsistencyIssues(prunedLayer, pruned.hidden, headDim);
-    if (after.heads !== null && before.heads !== null && after.heads > before.heads) layerIssues.push(`${after.heads} heads where the base has ${before.heads}`);
+    if (after.heads !== null && before.heads !== null && after.heads > before.heads)
+      layerIssues.push(`${after.heads} heads where the base has ${before.heads}`);
     if (after.ffn !== null && before.ffn !== null && after.ffn > before.ffn) layerIssues.push(`${after.ffn} FFN channels where the base has ${before.ffn}`);
     layers.push({
-      baseLayer, prunedLayer: prunedLayer.index, status: 'kept', heads: { base: before.heads, kept: after.heads },
-      kvHeads: { base: before.kvHeads, kept: after.kvHeads }, ffnChannels: { base: before.ffn, kept: after.ffn },
-      hidden: { base: before.hidden, kept: after.hidden }, params: { base: baseEntry?.params ?? null, kept: prunedLayer.params },
-      zeros: zerosOfLayer, issues: layerIssues,
+      baseLayer,
+      prunedLayer: prunedLayer.index,
+      status: 'kept',
+      heads: { base: before.heads, kept: after.heads },
+      kvHeads: { base: before.kvHeads, kept: after.kvHeads },
+      ffnChannels: { base: before.ffn, kept: after.ffn },
+      hidden: { base: before.hidden, kept: after.hidden },
+      params: { base: baseEntry?.params ?? null, kept: prunedLayer.params },
+      zeros: zerosOfLayer,
+      issues: layerIssues,
     });
   }
   if (pruned.vocab !== null && pruned.vocab !== base.vocab) issues.push(`vocabulary changed: ${pruned.vocab} tokens where the base has ${base.vocab}`);

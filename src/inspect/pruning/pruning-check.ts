@@ -73,34 +73,45 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
     ...(options.threads !== undefined ? { threads: options.threads } : {}),
   });
   const comparison = compareLayers(base, shape, fakePruning.layers, matched !== null);
-  const forwardPass = options.forwardPass === false ? null : await checkForwardPass(graph.info.path, {
-    ...(options.threads !== undefined ? { threads: options.threads } : {}),
-    ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
-  });
+  const forwardPass =
+    options.forwardPass === false
+      ? null
+      : await checkForwardPass(graph.info.path, {
+          ...(options.threads !== undefined ? { threads: options.threads } : {}),
+          ...(options.ortLibrary !== undefined ? { ortLibrary: options.ortLibrary } : {}),
+        });
 
   const paramsRemoved = base.totalParams - params;
   const percentRemoved = base.totalParams > 0 ? (100 * paramsRemoved) / base.totalParams : 0;
   const reasons = [
-    ...comparison.issues, ...fakePruning.reasons.map((reason) => `fake pruning: ${reason}`),
+    ...comparison.issues,
+    ...fakePruning.reasons.map((reason) => `fake pruning: ${reason}`),
     ...quantization.verdict.reasons.map((reason) => `quantization: ${reason}`),
     ...weightDtypes.verdict.reasons.map((reason) => `dtype: ${reason}`),
     ...lineage.verdict.reasons.map((reason) => `lineage: ${reason}`),
   ];
   if (paramsRemoved <= 0 || !prunedAnything(comparison, shape, base)) {
-    reasons.push(`no parameters were removed (${params.toLocaleString('en-US')} stored vs ${base.totalParams.toLocaleString('en-US')} in the base; no layer, layer weight, hidden width or vocabulary entry is gone)`);
+    reasons.push(
+      `no parameters were removed (${params.toLocaleString('en-US')} stored vs ${base.totalParams.toLocaleString('en-US')} in the base; no layer, layer weight, hidden width or vocabulary entry is gone)`,
+    );
   }
   if (forwardPass && !forwardPass.ok) reasons.push(`the pruned model does not run: ${forwardPass.error?.message ?? 'unknown failure'}`);
   const warnings: string[] = [];
   if (comparison.mapping === 'renumbered-or-tail') {
-    warnings.push(`layers are numbered 0..${shape.layers.length - 1}: the last ${comparison.removedLayers.length} were removed, unless the export renumbered them (names cannot tell)`);
+    warnings.push(
+      `layers are numbered 0..${shape.layers.length - 1}: the last ${comparison.removedLayers.length} were removed, unless the export renumbered them (names cannot tell)`,
+    );
   }
   if (shape.unusedInitializers.length > 0) {
-    warnings.push(`${shape.unusedInitializers.length} initializer(s) reach no graph output (stored, so counted as parameters): ${shape.unusedInitializers.slice(0, 5).join(', ')}`);
+    warnings.push(
+      `${shape.unusedInitializers.length} initializer(s) reach no graph output (stored, so counted as parameters): ${shape.unusedInitializers.slice(0, 5).join(', ')}`,
+    );
   }
   warnings.push(...quantization.verdict.warnings.map((warning) => `quantization: ${warning}`));
   warnings.push(...weightDtypes.verdict.warnings.map((warning) => `dtype: ${warning}`));
   warnings.push(...lineage.verdict.warnings.map((warning) => `lineage: ${warning}`));
-  if (fakePruning.unscanned.length > 0) warnings.push(`${fakePruning.unscanned.length} tensor(s) could not be zero-scanned: ${fakePruning.unscanned.slice(0, 5).join(', ')}`);
+  if (fakePruning.unscanned.length > 0)
+    warnings.push(`${fakePruning.unscanned.length} tensor(s) could not be zero-scanned: ${fakePruning.unscanned.slice(0, 5).join(', ')}`);
   const { layers: _layers, ...baseSummary } = base;
   return {
     model: graph.info.path,
@@ -130,7 +141,12 @@ export async function checkPruning(modelPath: string, options: PruningCheckOptio
  */
 function prunedAnything(comparison: LayerComparison, shape: ModelShape, base: PruningBase): boolean {
   const layerShrank = comparison.layers.some(({ params }) => params.base !== null && params.kept !== null && params.kept < params.base);
-  return comparison.removedLayers.length > 0 || layerShrank || (shape.vocab !== null && shape.vocab < base.vocab) || (shape.hidden !== null && shape.hidden < base.hidden);
+  return (
+    comparison.removedLayers.length > 0 ||
+    layerShrank ||
+    (shape.vocab !== null && shape.vocab < base.vocab) ||
+    (shape.hidden !== null && shape.hidden < base.hidden)
+  );
 }
 
 /** Pruned layer → base layer by weights; null when the base's weights cannot decide (see graph-layer-match). */

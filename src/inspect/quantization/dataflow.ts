@@ -79,12 +79,22 @@ function traceOne(graph: ModelGraph, tensor: ModelTensor, dependent: ReadonlySet
   const uses: WeightUse[] = [];
   let carriesValues = false;
   // fp8 / fp6 / fp4 storage is float already; the integer types become float only through a conversion.
-  const queue: State[] = [{ value: tensor.name, isFloat: tensor.category === 'float' || tensor.dtype.startsWith('float'), lookup: null, coded: isCodeStorage(tensor.category), codedFromInput: false, hop: null }];
+  const queue: State[] = [
+    {
+      value: tensor.name,
+      isFloat: tensor.category === 'float' || tensor.dtype.startsWith('float'),
+      lookup: null,
+      coded: isCodeStorage(tensor.category),
+      codedFromInput: false,
+      hop: null,
+    },
+  ];
   const seen = new Set<string>();
   const record = (reader: Hop, end: Hop, codedFromInput: boolean): void => {
     carriesValues = true;
     const input = reader.node.inputs[reader.inputIndex] ?? '';
-    if (uses.length < MAX_USES_PER_TENSOR) uses.push({ reader: stepOf(reader.node, reader.inputIndex), path: pathOf(end), constant: !dependent.has(input) && !codedFromInput });
+    if (uses.length < MAX_USES_PER_TENSOR)
+      uses.push({ reader: stepOf(reader.node, reader.inputIndex), path: pathOf(end), constant: !dependent.has(input) && !codedFromInput });
   };
   // Breadth first, so the path kept for each reader is a shortest one.
   for (let next = 0; next < queue.length; next++) {

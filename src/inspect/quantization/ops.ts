@@ -3,10 +3,30 @@
  * follow, so a newer contrib op (QOrderedLayerNormalization, GatherBlockQuantized …) is known before it is listed.
  */
 const QUANTIZATION_OPS = new Set([
-  'QuantizeLinear', 'DequantizeLinear', 'DynamicQuantizeLinear', 'MatMulInteger', 'QLinearMatMul', 'MatMulNBits',
-  'MatMulBnb4', 'MatMulFpQ4', 'GatherBlockQuantized', 'QLinearConv', 'ConvInteger', 'QAttention', 'QGemm',
-  'DynamicQuantizeMatMul', 'DynamicQuantizeLSTM', 'MatMulIntegerToFloat', 'MulInteger', 'ReduceSumInteger',
-  'QEmbedLayerNormalization', 'QuantizeWithOrder', 'DequantizeWithOrder', 'QuantizeBFP', 'DequantizeBFP', 'QMoE',
+  'QuantizeLinear',
+  'DequantizeLinear',
+  'DynamicQuantizeLinear',
+  'MatMulInteger',
+  'QLinearMatMul',
+  'MatMulNBits',
+  'MatMulBnb4',
+  'MatMulFpQ4',
+  'GatherBlockQuantized',
+  'QLinearConv',
+  'ConvInteger',
+  'QAttention',
+  'QGemm',
+  'DynamicQuantizeMatMul',
+  'DynamicQuantizeLSTM',
+  'MatMulIntegerToFloat',
+  'MulInteger',
+  'ReduceSumInteger',
+  'QEmbedLayerNormalization',
+  'QuantizeWithOrder',
+  'DequantizeWithOrder',
+  'QuantizeBFP',
+  'DequantizeBFP',
+  'QMoE',
 ]);
 // Families named by convention: QLinear*, QOrdered*, *Quantize*, *Integer, *NBits, *BlockQuantized.
 const QUANTIZATION_PATTERN = /^Q(Linear|Ordered)|Quantiz|Integer$|NBits$|BlockQuantized/;

@@ -92,21 +92,31 @@ export function checkWeights(graph: ModelGraph, options: QuantizationOptions = {
   const lowCardinality = lowCardinalityWeights(provenance.storedWeights.map((read) => read.tensor));
 
   const reasons: string[] = [];
-  if (quantizedTensors.length > 0) reasons.push(`${quantizedTensors.length} quantized weight tensor(s): ${listed(quantizedTensors.map((t) => `${t.name} (${t.dtype})`))}`);
+  if (quantizedTensors.length > 0)
+    reasons.push(`${quantizedTensors.length} quantized weight tensor(s): ${listed(quantizedTensors.map((t) => `${t.name} (${t.dtype})`))}`);
   if (quantizationNodes.length > 0) {
-    reasons.push(`${quantizationNodes.length} quantization node(s): ${listed(quantizationNodes.map((n) => `${n.opType}${n.domain ? `@${n.domain}` : ''} ${n.name}`.trim()))}`);
+    reasons.push(
+      `${quantizationNodes.length} quantization node(s): ${listed(quantizationNodes.map((n) => `${n.opType}${n.domain ? `@${n.domain}` : ''} ${n.name}`.trim()))}`,
+    );
   }
   if (provenance.findings.length > 0) {
-    const described = provenance.findings.map((finding) => `${finding.tensor} (${finding.dtype}) → … → ${finding.reader.opType} ${finding.reader.node}: ${finding.reason}`);
+    const described = provenance.findings.map(
+      (finding) => `${finding.tensor} (${finding.dtype}) → … → ${finding.reader.opType} ${finding.reader.node}: ${finding.reason}`,
+    );
     reasons.push(`${provenance.findings.length} weight(s) are not stored float data read through layout-only ops: ${listed(described)}`);
   }
   if (integerStorage.exceeded) {
     const percent = (share: number): string => `${(share * 100).toFixed(1)}%`;
-    reasons.push(`${percent(integerStorage.share)} of the stored tensor bytes are integer, bool or string data whose values enter float computation (limit ${percent(integerStorage.limit)}): ${listed(integerStorage.tensors)}`);
+    reasons.push(
+      `${percent(integerStorage.share)} of the stored tensor bytes are integer, bool or string data whose values enter float computation (limit ${percent(integerStorage.limit)}): ${listed(integerStorage.tensors)}`,
+    );
   }
-  const warnings = lowCardinality.length === 0 ? [] : [
-    `${lowCardinality.length} float weight matrix(es) hold at most ${FAKE_QUANTIZATION_MAX_DISTINCT} distinct values (fake quantization: stored at full width, it saves no memory): ${listed(lowCardinality.map((weight) => `${weight.tensor} (${weight.distinctValues} values)`))}`,
-  ];
+  const warnings =
+    lowCardinality.length === 0
+      ? []
+      : [
+          `${lowCardinality.length} float weight matrix(es) hold at most ${FAKE_QUANTIZATION_MAX_DISTINCT} distinct values (fake quantization: stored at full width, it saves no memory): ${listed(lowCardinality.map((weight) => `${weight.tensor} (${weight.distinctValues} values)`))}`,
+        ];
   const isBf16 = (weight: WeightDtypeCheck['offType'][number]): boolean => weight.dtype === 'bfloat16' || weight.storedDtype === 'bfloat16';
   const bf16Tensors = weightDtypes.offType.filter(isBf16).map((weight) => weight.tensor);
   const otherFloatTensors = weightDtypes.offType.filter((weight) => !isBf16(weight)).map((weight) => weight.tensor);
@@ -114,8 +124,13 @@ export function checkWeights(graph: ModelGraph, options: QuantizationOptions = {
     quantization: {
       verdict: verdictOf(reasons, warnings),
       rules: { smallConstant: SMALL_CONSTANT, storageShareLimit: INTEGER_STORAGE_SHARE_LIMIT, fakeQuantizationMaxDistinct: FAKE_QUANTIZATION_MAX_DISTINCT },
-      quantizedTensors, quantizationNodes, disallowedWeights: provenance.findings, integerStorage, lowCardinalityWeights: lowCardinality,
-      bf16Tensors, otherFloatTensors,
+      quantizedTensors,
+      quantizationNodes,
+      disallowedWeights: provenance.findings,
+      integerStorage,
+      lowCardinalityWeights: lowCardinality,
+      bf16Tensors,
+      otherFloatTensors,
     },
     weightDtypes,
   };
@@ -127,7 +142,9 @@ export function checkQuantization(graph: ModelGraph, options: QuantizationOption
 
 function describeTensor(graph: ModelGraph, tensor: ModelTensor): QuantizedTensor {
   return {
-    name: tensor.name, dtype: tensor.dtype, shape: tensor.dims,
+    name: tensor.name,
+    dtype: tensor.dtype,
+    shape: tensor.dims,
     usedBy: effectiveConsumers(graph, tensor.name).map(({ consumer }) => `${consumer.node.opType} ${consumer.node.name}`.trim()),
   };
 }

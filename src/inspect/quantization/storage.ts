@@ -53,7 +53,10 @@ function isHeld(graph: ModelGraph, value: string, outputs: ReadonlySet<string>, 
 }
 
 export function measureIntegerStorage(graph: ModelGraph, traces: readonly IntegerTrace[], dependent: ReadonlySet<string>): IntegerStorage {
-  const counted = traces.filter((trace) => trace.carriesValues).map((trace) => trace.tensor).sort((a, b) => b.length - a.length);
+  const counted = traces
+    .filter((trace) => trace.carriesValues)
+    .map((trace) => trace.tensor)
+    .sort((a, b) => b.length - a.length);
   const integerValueBytes = counted.reduce((sum, tensor) => sum + tensor.length, 0);
   const outputs = new Set(graph.info.outputs.map((output) => output.name));
   // The integer tensors counted are always in the total, so the share never exceeds 1 (a constant-only dequantization

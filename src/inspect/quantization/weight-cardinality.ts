@@ -23,8 +23,12 @@ export interface LowCardinalityWeight {
 }
 
 function readable(tensor: ModelTensor): boolean {
-  return (tensor.dtype === 'float32' || tensor.dtype === 'float16') && tensor.dims.length >= 2 && tensor.elementCount >= FAKE_QUANTIZATION_MIN_ELEMENTS &&
-    hasReadableValues(tensor);
+  return (
+    (tensor.dtype === 'float32' || tensor.dtype === 'float16') &&
+    tensor.dims.length >= 2 &&
+    tensor.elementCount >= FAKE_QUANTIZATION_MIN_ELEMENTS &&
+    hasReadableValues(tensor)
+  );
 }
 
 /** Distinct values of the tensor, or null once there are more than FAKE_QUANTIZATION_MAX_DISTINCT (or its file cannot be read). */

@@ -45,13 +45,18 @@ export function checkWeightDtypes(reads: readonly StoredWeightRead[], mode: 'war
       entry.elements += tensor.elementCount;
     }
     const allowed = (type: string): boolean => (WEIGHT_DTYPES as readonly string[]).includes(type);
-    if (!(allowed(dtype) && allowed(tensor.dtype)) && !offType.has(tensor.name)) offType.set(tensor.name, { tensor: tensor.name, dtype, storedDtype: tensor.dtype });
+    if (!(allowed(dtype) && allowed(tensor.dtype)) && !offType.has(tensor.name))
+      offType.set(tensor.name, { tensor: tensor.name, dtype, storedDtype: tensor.dtype });
   }
   const list = [...offType.values()];
   const findings: string[] = [];
   if (list.length > 0) {
-    const names = list.slice(0, 8).map((weight) => `${weight.tensor} (${weight.dtype === weight.storedDtype ? weight.dtype : `${weight.storedDtype} cast to ${weight.dtype}`})`);
-    findings.push(`${list.length} weight tensor(s) are not FP16/FP32 (weights must be FP16 or FP32): ${names.join(', ')}${list.length > 8 ? `, … (${list.length} in all)` : ''}`);
+    const names = list
+      .slice(0, 8)
+      .map((weight) => `${weight.tensor} (${weight.dtype === weight.storedDtype ? weight.dtype : `${weight.storedDtype} cast to ${weight.dtype}`})`);
+    findings.push(
+      `${list.length} weight tensor(s) are not FP16/FP32 (weights must be FP16 or FP32): ${names.join(', ')}${list.length > 8 ? `, … (${list.length} in all)` : ''}`,
+    );
   }
   return {
     verdict: mode === 'fail' ? verdictOf(findings) : verdictOf([], findings),

@@ -45,17 +45,38 @@ const FLOAT_CASTS = new Set([1, 10, 11, 16]); // float32, float16, float64, bflo
 
 /** Ops whose output holds their data inputs' values unchanged, rearranged; the other inputs are shapes and bounds. */
 const LAYOUT_OPS: ReadonlyMap<string, 'first' | 'all'> = new Map([
-  ['Identity', 'first'], ['Transpose', 'first'], ['Reshape', 'first'], ['Squeeze', 'first'], ['Unsqueeze', 'first'],
-  ['Flatten', 'first'], ['Slice', 'first'], ['Split', 'first'], ['Concat', 'all'], ['Cast', 'first'],
+  ['Identity', 'first'],
+  ['Transpose', 'first'],
+  ['Reshape', 'first'],
+  ['Squeeze', 'first'],
+  ['Unsqueeze', 'first'],
+  ['Flatten', 'first'],
+  ['Slice', 'first'],
+  ['Split', 'first'],
+  ['Concat', 'all'],
+  ['Cast', 'first'],
 ]);
 
-const LOOKUP_SLOTS: ReadonlyMap<string, number> = new Map([['Gather', 1], ['GatherElements', 1], ['GatherND', 1], ['OneHot', 0], ['Compress', 1]]);
+const LOOKUP_SLOTS: ReadonlyMap<string, number> = new Map([
+  ['Gather', 1],
+  ['GatherElements', 1],
+  ['GatherND', 1],
+  ['OneHot', 0],
+  ['Compress', 1],
+]);
 const COMPARISONS = new Set(['Equal', 'Less', 'Greater', 'LessOrEqual', 'GreaterOrEqual', 'Where', 'Not', 'And', 'Or', 'Xor', 'IsNaN', 'IsInf']);
 const SUBGRAPH_OWNERS = new Set(['If', 'Loop', 'Scan']);
 
 export type WeightViolation =
-  | 'quantization-op' | 'low-bit-storage' | 'subgraph' | 'table-lookup' | 'comparison'
-  | 'integer-codes' | 'bool-data' | 'string-data' | 'computed-from-floats';
+  | 'quantization-op'
+  | 'low-bit-storage'
+  | 'subgraph'
+  | 'table-lookup'
+  | 'comparison'
+  | 'integer-codes'
+  | 'bool-data'
+  | 'string-data'
+  | 'computed-from-floats';
 
 const WHY: Readonly<Record<WeightViolation, string>> = {
   'quantization-op': 'made by a quantization op',
@@ -146,7 +167,8 @@ export function traceWeightProvenance(graph: ModelGraph, dependent: ReadonlySet<
     // What a quantization op reads is quantized data whatever its size, short of scalars and per-tensor zero points.
     const quantized = (origin.marks.has('quantization-op') || isQuantizationOp(reader.node.opType)) && origin.largest.elementCount >= MIN_QUANTIZED_ELEMENTS;
     if (small && !quantized) continue;
-    if (!quantized && origin.layoutOnly && (origin.layoutSources.every(holdsNoWeights) || origins.isIdMapRead(reader.node, reader.inputIndex, origin))) continue;
+    if (!quantized && origin.layoutOnly && (origin.layoutSources.every(holdsNoWeights) || origins.isIdMapRead(reader.node, reader.inputIndex, origin)))
+      continue;
     const known = findings.get(origin.largest);
     if (known) {
       known.reads += 1;
@@ -156,9 +178,15 @@ export function traceWeightProvenance(graph: ModelGraph, dependent: ReadonlySet<
     findings.set(origin.largest, {
       reads: 1,
       finding: {
-        tensor: origin.largest.name, dtype: origin.largest.dtype, shape: origin.largest.dims, reader: path.at(-1)!, path,
+        tensor: origin.largest.name,
+        dtype: origin.largest.dtype,
+        shape: origin.largest.dims,
+        reader: path.at(-1)!,
+        path,
         route: [origin.largest.name, ...path.map((step) => `${step.opType} ${step.node}`)].join(' → '),
-        violation, reason: WHY[violation], sourceElements: elements,
+        violation,
+        reason: WHY[violation],
+        sourceElements: elements,
       },
     });
   }
@@ -269,7 +297,11 @@ class OriginTracer {
     if (layout === null) return { layoutOnly: false, layoutSources: [], castTo: [], sources, largest, steps, marks };
     const layoutOnly = layout.length > 0 && layout.every(({ origin }) => origin.layoutOnly);
     return {
-      layoutOnly, sources, largest, steps, marks,
+      layoutOnly,
+      sources,
+      largest,
+      steps,
+      marks,
       layoutSources: layoutOnly ? layout.flatMap(({ origin }) => origin.layoutSources) : [],
       castTo: [...layout.flatMap(({ origin }) => origin.castTo), ...(node.opType === 'Cast' ? [node.intAttributes.to ?? 0] : [])],
     };

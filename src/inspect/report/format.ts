@@ -41,8 +41,10 @@ function graphLines(report: InspectReport): string[] {
 }
 
 export function formatTensorTable(report: InspectReport): string[] {
-  return report.tensors.map((t) =>
-    `  ${t.name}  ${t.dtype} [${t.shape.join(', ')}]  ${formatBytes(t.bytes)}  ${t.location}${t.role !== 'other' ? `  ${t.layer !== null ? `layer ${t.layer} ` : ''}${t.role}` : ''}`);
+  return report.tensors.map(
+    (t) =>
+      `  ${t.name}  ${t.dtype} [${t.shape.join(', ')}]  ${formatBytes(t.bytes)}  ${t.location}${t.role !== 'other' ? `  ${t.layer !== null ? `layer ${t.layer} ` : ''}${t.role}` : ''}`,
+  );
 }
 
 export function formatEdgeReport(report: EdgeCheckReport, options: { readonly tensors?: boolean } = {}): string {
@@ -62,10 +64,18 @@ export function formatDram(dram: DramCheck, shown: readonly string[]): string[] 
   lines.push(`DRAM estimate (batch 1, ${formatCount(dram.estimate.contextTokens)} tokens): ${dram.estimate.formula}`);
   for (const assumption of dram.estimate.assumptions.filter((a) => !shown.includes(a))) lines.push(`  (${assumption})`);
   if (dram.measurement) lines.push(...formatDramMeasurement(dram.measurement));
-  else lines.push(dram.measurementError ? `DRAM measured: FAILED (${dram.measurementError.code}: ${dram.measurementError.message})` : 'DRAM measured: not run (pass --measure, or a --track / --dram-budget)');
+  else
+    lines.push(
+      dram.measurementError
+        ? `DRAM measured: FAILED (${dram.measurementError.code}: ${dram.measurementError.message})`
+        : 'DRAM measured: not run (pass --measure, or a --track / --dram-budget)',
+    );
   if (dram.budget) {
     const label = dram.budget.source === 'custom' ? 'budget' : `${dram.budget.source} budget`;
-    const what = dram.basis === 'measured-device' ? `Device memory vs ${label} ${formatBytes(dram.budget.bytes)} (peak device memory` : `DRAM vs ${label} ${formatBytes(dram.budget.bytes)} (${dram.basis}`;
+    const what =
+      dram.basis === 'measured-device'
+        ? `Device memory vs ${label} ${formatBytes(dram.budget.bytes)} (peak device memory`
+        : `DRAM vs ${label} ${formatBytes(dram.budget.bytes)} (${dram.basis}`;
     lines.push(...formatVerdict(`${what} ${formatBytes(dram.usedBytes)})`, dram.verdict));
   }
   return lines;

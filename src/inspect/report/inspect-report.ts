@@ -78,7 +78,7 @@ function summarizeArchitecture(shape: ModelShape, config: HfArchitecture | null,
     const values = shape.layers.map(pick).filter((value): value is number => value !== undefined);
     return values.length > 0 ? Math.max(...values) : null;
   };
-  const queryWidth = widest((layer) => layer.projections.q?.outDim ?? (layer.projections.qkv ? (layer.projections.qkv.outDim / 3) : undefined));
+  const queryWidth = widest((layer) => layer.projections.q?.outDim ?? (layer.projections.qkv ? layer.projections.qkv.outDim / 3 : undefined));
   const heads = headDim !== null && queryWidth !== null ? Math.round(queryWidth / headDim) : (config?.numHeads ?? null);
   const keyWidth = widest((layer) => layer.projections.k?.outDim);
   return {
@@ -95,7 +95,12 @@ function summarizeArchitecture(shape: ModelShape, config: HfArchitecture | null,
   };
 }
 
-export function buildInspectReport(graph: ModelGraph, config: HfArchitecture | null, configNote: string | null = null, shape: ModelShape = describeShape(graph)): InspectReport {
+export function buildInspectReport(
+  graph: ModelGraph,
+  config: HfArchitecture | null,
+  configNote: string | null = null,
+  shape: ModelShape = describeShape(graph),
+): InspectReport {
   const facts = readGraphFacts(graph, shape);
   const census = new Map<string, { opType: string; domain: string; count: number }>();
   for (const node of graph.info.nodes) {
@@ -126,7 +131,15 @@ export function buildInspectReport(graph: ModelGraph, config: HfArchitecture | n
     configWarnings: compareConfigWithGraph(config, shape, facts),
     tensors: graph.tensors.map((tensor) => {
       const role = shape.roles.get(tensor.name);
-      return { name: tensor.name, dtype: tensor.dtype, shape: tensor.dims, bytes: tensor.length, location: tensor.location, layer: role?.layer ?? null, role: role?.role ?? 'other' };
+      return {
+        name: tensor.name,
+        dtype: tensor.dtype,
+        shape: tensor.dims,
+        bytes: tensor.length,
+        location: tensor.location,
+        layer: role?.layer ?? null,
+        role: role?.role ?? 'other',
+      };
     }),
     readMs: graph.readMs,
   };

@@ -34,12 +34,21 @@ export function judgeDerivation(report: PruningReport): DerivationCheck {
   const base = report.base.source;
   const wider = widerThanBase(report);
   if (wider.length > 0) {
-    return { base, baseKind: lineage.baseKind, status: 'not-derived', notJudged: null, verdict: verdictOf(wider.map((what) => `${report.model} cannot be compressed from ${base}: ${what}`)) };
+    return {
+      base,
+      baseKind: lineage.baseKind,
+      status: 'not-derived',
+      notJudged: null,
+      verdict: verdictOf(wider.map((what) => `${report.model} cannot be compressed from ${base}: ${what}`)),
+    };
   }
-  if (lineage.status === 'derived') return { base, baseKind: lineage.baseKind, status: 'derived', notJudged: null, verdict: verdictOf([], lineage.verdict.warnings) };
-  if (lineage.status === 'not-derived') return { base, baseKind: lineage.baseKind, status: 'not-derived', notJudged: null, verdict: verdictOf(lineage.verdict.reasons) };
-  const why = lineage.baseKind === 'config'
-    ? `${base} is a config.json, which has no weights to trace the model's weights to: pass the base's weights (its safetensors folder or ONNX export) as --base to judge lineage`
-    : `lineage could not be traced: ${lineage.note ?? 'unknown reason'}`;
+  if (lineage.status === 'derived')
+    return { base, baseKind: lineage.baseKind, status: 'derived', notJudged: null, verdict: verdictOf([], lineage.verdict.warnings) };
+  if (lineage.status === 'not-derived')
+    return { base, baseKind: lineage.baseKind, status: 'not-derived', notJudged: null, verdict: verdictOf(lineage.verdict.reasons) };
+  const why =
+    lineage.baseKind === 'config'
+      ? `${base} is a config.json, which has no weights to trace the model's weights to: pass the base's weights (its safetensors folder or ONNX export) as --base to judge lineage`
+      : `lineage could not be traced: ${lineage.note ?? 'unknown reason'}`;
   return { base, baseKind: lineage.baseKind, status: 'not-judged', notJudged: why, verdict: verdictOf([], [`not judged: ${why}`]) };
 }

@@ -25,18 +25,23 @@ function quantizationFigures(check: QuantizationCheck): string {
 }
 
 function dtypeFigures(check: WeightDtypeCheck): string {
-  const types = Object.entries(check.byDtype).map(([dtype, totals]) => `${dtype} ${totals.tensors}`).join(', ');
+  const types = Object.entries(check.byDtype)
+    .map(([dtype, totals]) => `${dtype} ${totals.tensors}`)
+    .join(', ');
   return `weights ${types || 'none'}${check.offType.length > 0 ? `; ${check.offType.length} not FP16/FP32` : ''}`;
 }
 
 function dramFigures(check: DramCheck): string {
   const used = { measured: 'measured peak DRAM', 'measured-device': 'measured peak device memory', estimate: 'estimated DRAM' }[check.basis];
-  const limit = check.budget ? ` vs limit ${formatBytes(check.budget.bytes)} = ${check.budget.gib.toFixed(2)} GiB (${check.budget.source === 'custom' ? 'operator override' : check.budget.source})` : '';
+  const limit = check.budget
+    ? ` vs limit ${formatBytes(check.budget.bytes)} = ${check.budget.gib.toFixed(2)} GiB (${check.budget.source === 'custom' ? 'operator override' : check.budget.source})`
+    : '';
   const failed = check.measurementError ? `; measurement failed (${check.measurementError.code})` : '';
   const estimate = check.basis === 'estimate' ? '' : `; estimate ${formatBytes(check.estimate.totalBytes)}`;
   const measured = check.measurement;
   const probe = measured ? ` (largest of ${measured.probes.length} probes: ${measured.decidingProbe})` : '';
-  const rebuilt = measured && measured.rebuiltRotaryCaches.length > 0 ? `; ${measured.rebuiltRotaryCaches.length} rotary cache(s) rebuilt from config.json` : '';
+  const rebuilt =
+    measured && measured.rebuiltRotaryCaches.length > 0 ? `; ${measured.rebuiltRotaryCaches.length} rotary cache(s) rebuilt from config.json` : '';
   return `${used} ${formatBytes(check.usedBytes)}${probe}${limit}${estimate}${rebuilt}${failed}`;
 }
 
@@ -66,7 +71,10 @@ function checkRows(report: TrackReport): [string, string, string][] {
 }
 
 function formatFindings(verdict: TrackVerdict): string[] {
-  const line = (mark: string) => (finding: TrackFinding): string => `  ${mark} [${finding.check}] ${finding.message}`;
+  const line =
+    (mark: string) =>
+    (finding: TrackFinding): string =>
+      `  ${mark} [${finding.check}] ${finding.message}`;
   return [`Verdict: ${STATUS_TEXT[verdict.status]}`, ...verdict.reasons.map(line('-')), ...verdict.warnings.map(line('!'))];
 }
 

@@ -35,10 +35,7 @@ export const trackCheckOptionsSchema = z.strictObject({
 });
 
 /** How far checkTrack() has got. */
-export type TrackCheckProgress =
-  | { readonly check: 'pruning' }
-  | { readonly check: 'graph' }
-  | ({ readonly check: 'dram' } & DramProbeProgress);
+export type TrackCheckProgress = { readonly check: 'pruning' } | { readonly check: 'graph' } | ({ readonly check: 'dram' } & DramProbeProgress);
 
 export type TrackCheckOptions = z.input<typeof trackCheckOptionsSchema>;
 export type ResolvedTrackCheckOptions = z.output<typeof trackCheckOptionsSchema>;

@@ -19,15 +19,18 @@ export interface TrackRules {
   readonly unchecked: readonly string[];
 }
 
-const NO_QUANTIZATION = 'no quantization (prompts.py:294, 325: "The model must be submitted in FP16 or FP32 format (no quantization allowed)"; 305, 351: "You may not quantize the model"; Edge-LLM challenge: "no quantization methods are allowed")';
-const FP16_OR_FP32 = 'weights in FP16 or FP32 (prompts.py:294, 325: "The model must be submitted in FP16 or FP32 format"; Edge-LLM challenge: "participants must submit models in FP16 or FP32 formats"): bfloat16 and float64 weights fail';
-const DRAM_MEASURED = 'DRAM within the limit, measured on the kit\'s input (one forward pass, batch 1, 2,000 tokens of real text; the largest of the probes)';
+const NO_QUANTIZATION =
+  'no quantization (prompts.py:294, 325: "The model must be submitted in FP16 or FP32 format (no quantization allowed)"; 305, 351: "You may not quantize the model"; Edge-LLM challenge: "no quantization methods are allowed")';
+const FP16_OR_FP32 =
+  'weights in FP16 or FP32 (prompts.py:294, 325: "The model must be submitted in FP16 or FP32 format"; Edge-LLM challenge: "participants must submit models in FP16 or FP32 formats"): bfloat16 and float64 weights fail';
+const DRAM_MEASURED = "DRAM within the limit, measured on the kit's input (one forward pass, batch 1, 2,000 tokens of real text; the largest of the probes)";
 
 export const EDGE_TRACKS = {
   'edge-training': {
     description: 'Edge-LLM training track: a model trained from scratch within 1 GB of DRAM',
     budgetBytes: 1e9,
-    limitSource: 'MLRB\'s edge_llm_training prompt (prompts.py:324, 352): "The model must run on a device with 1 GB DRAM"; the Edge-LLM challenge itself says 12 GB for both tracks, MLRB\'s stricter prompt is followed',
+    limitSource:
+      'MLRB\'s edge_llm_training prompt (prompts.py:324, 352): "The model must run on a device with 1 GB DRAM"; the Edge-LLM challenge itself says 12 GB for both tracks, MLRB\'s stricter prompt is followed',
     gates: { quantization: NO_QUANTIZATION, dtype: FP16_OR_FP32, dram: DRAM_MEASURED },
     unchecked: [
       'only the C4 and Alpaca datasets for training and fine-tuning (prompts.py:349; Edge-LLM challenge)',
@@ -39,7 +42,9 @@ export const EDGE_TRACKS = {
     budgetBytes: 12e9,
     limitSource: 'MLRB\'s edge_llm_compression prompt (prompts.py:293): "The model must run on a device with 12 GB DRAM"; the Edge-LLM challenge says the same',
     gates: {
-      quantization: NO_QUANTIZATION, dtype: FP16_OR_FP32, dram: DRAM_MEASURED,
+      quantization: NO_QUANTIZATION,
+      dtype: FP16_OR_FP32,
+      dram: DRAM_MEASURED,
       lineage: 'compressed from microsoft/phi-2 (prompts.py:298: "models": "microsoft/phi-2"), judged by the lineage of its weights',
     },
     unchecked: [

@@ -62,9 +62,7 @@ export async function checkTrack(track: EdgeTrack, modelPath: string, options: T
   // Pruning (and its lineage) first: the cheaper of the two, before the DRAM measurement's child processes spend
   // their minutes. Sequential, not in parallel, so the operator's machine holds one copy of the model at a time.
   if (rules.gates.lineage !== undefined) o.onProgress?.({ check: 'pruning' });
-  const pruning = rules.gates.lineage !== undefined
-    ? await checkPruning(modelPath, { base: o.base ?? PHI2_CONFIG_PATH, ...runtime })
-    : undefined;
+  const pruning = rules.gates.lineage !== undefined ? await checkPruning(modelPath, { base: o.base ?? PHI2_CONFIG_PATH, ...runtime }) : undefined;
   o.onProgress?.({ check: 'graph' });
   const edge = await checkEdgeModel(modelPath, {
     track: parsed.track,

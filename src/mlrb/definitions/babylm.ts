@@ -16,10 +16,13 @@ export const babylm: MlrbTaskDefinition<'babylm'> = {
       {
         source: 'run_evals_sh',
         at: 'run_evals.sh:1-14',
-        says:
-          'lm_eval --model_args pretrained=gpt2 --tasks blimp_filtered,blimp_supplement, ewok_filtered (10); it cannot run as written: notebook `!` lines, the list split at ", " (10), no `\\` after --batch_size 8 (12)',
+        says: 'lm_eval --model_args pretrained=gpt2 --tasks blimp_filtered,blimp_supplement, ewok_filtered (10); it cannot run as written: notebook `!` lines, the list split at ", " (10), no `\\` after --batch_size 8 (12)',
       },
-      { source: 'readme', at: 'baby_lm/README.md:21-33; Evals README.md:48', says: 'the original challenge: BLiMP and its supplement, (Super)GLUE, MSGS, weighted 50/30/20; agent-eval README: hellaswag, gsm8k, arc, mmlu, blimp' },
+      {
+        source: 'readme',
+        at: 'baby_lm/README.md:21-33; Evals README.md:48',
+        says: 'the original challenge: BLiMP and its supplement, (Super)GLUE, MSGS, weighted 50/30/20; agent-eval README: hellaswag, gsm8k, arc, mmlu, blimp',
+      },
       { source: 'paper', at: 'task list', says: "BLiMP, as lm-eval's blimp" },
       agentEvalTasks('baby_lm', 56),
     ],
@@ -34,7 +37,12 @@ export const babylm: MlrbTaskDefinition<'babylm'> = {
     headline: { kind: 'metric', label: "BLiMP accuracy (lm-eval's blimp, all 67 paradigms)", suite: 'blimp', entry: 'blimp', metric: 'acc' },
     eligibility: {
       kind: 'unverifiable',
-      rules: ['trained from scratch (prompts.py:99)', 'trained only on the provided ~10M-word corpus (prompts.py:100)', 'not trained on BLiMP (prompts.py:98)', MODEL_MADE_RULE],
+      rules: [
+        'trained from scratch (prompts.py:99)',
+        'trained only on the provided ~10M-word corpus (prompts.py:100)',
+        'not trained on BLiMP (prompts.py:98)',
+        MODEL_MADE_RULE,
+      ],
     },
     modelMetrics: 'on_request',
     differences: [
@@ -48,6 +56,9 @@ export const babylm: MlrbTaskDefinition<'babylm'> = {
     runSh,
     runMiniEvals: { source: 'run_mini_evals_sh', at: 'run_mini_evals.sh:1-13', says: "BabyLM 2024's eval_blimp.sh on a fixed Colab checkpoint path (13)" },
     agentEval: agentEvalTasks('mini_baby_lm', 66),
-    eligibility: { kind: 'unverifiable', rules: ["the mini prompt's rules (prompts.py:466-468): not trained on BLiMP, BLiMP-supplement, (Super)GLUE or MSGS", MODEL_MADE_RULE] },
+    eligibility: {
+      kind: 'unverifiable',
+      rules: ["the mini prompt's rules (prompts.py:466-468): not trained on BLiMP, BLiMP-supplement, (Super)GLUE or MSGS", MODEL_MADE_RULE],
+    },
   }),
 };

@@ -45,7 +45,9 @@ export interface MiniVariantFacts {
 export function miniVariant(facts: MiniVariantFacts): VariantDefinition {
   const followed = facts.prompt ?? facts.agentEval;
   return {
-    readings: [facts.prompt, facts.promptResult, facts.runSh, facts.runMiniEvals, facts.agentEval].filter((reading): reading is SourceReading => reading !== null && reading !== undefined),
+    readings: [facts.prompt, facts.promptResult, facts.runSh, facts.runMiniEvals, facts.agentEval].filter(
+      (reading): reading is SourceReading => reading !== null && reading !== undefined,
+    ),
     followed,
     why:
       facts.prompt !== null
@@ -56,7 +58,7 @@ export function miniVariant(facts: MiniVariantFacts): VariantDefinition {
     eligibility: facts.eligibility,
     modelMetrics: 'always',
     differences: [
-      'run.sh matches task names as substrings, so it would also run the full task\'s lm-eval command for mini_X; the mini prompt runs agent-eval alone, and so does this',
+      "run.sh matches task names as substrings, so it would also run the full task's lm-eval command for mini_X; the mini prompt runs agent-eval alone, and so does this",
       ...(facts.differences ?? []),
     ],
   };

@@ -2,9 +2,14 @@
 import type { MlrbTaskDefinition } from '../task-definition.js';
 import { agentEvalTasks, miniPromptEvaluation, miniVariant, runShBlock } from './common.js';
 
-const prompt = { source: 'prompt', at: 'prompts.py:308-315', says: 'lm_eval --tasks mmlu (312); 12 GB DRAM, FP16 or FP32, no quantization (293-294, 303-307); microsoft/phi-2 (298)' } as const;
+const prompt = {
+  source: 'prompt',
+  at: 'prompts.py:308-315',
+  says: 'lm_eval --tasks mmlu (312); 12 GB DRAM, FP16 or FP32, no quantization (293-294, 303-307); microsoft/phi-2 (298)',
+} as const;
 const runSh = runShBlock('105-116', 108, 'edge_llm_compression', 113, 'mmlu');
-const TRACK_DIFFERENCE = "the DRAM, quantization, FP16/FP32 and Phi-2 rules are checked on the model file (check-track edge-compression), each measured; MLRB's own evaluation checks none of them";
+const TRACK_DIFFERENCE =
+  "the DRAM, quantization, FP16/FP32 and Phi-2 rules are checked on the model file (check-track edge-compression), each measured; MLRB's own evaluation checks none of them";
 
 export const edgeLlmCompression: MlrbTaskDefinition<'edge_llm_compression'> = {
   name: 'edge_llm_compression',
@@ -15,7 +20,11 @@ export const edgeLlmCompression: MlrbTaskDefinition<'edge_llm_compression'> = {
       prompt,
       runSh,
       { source: 'run_evals_sh', at: 'run_evals.sh:41-51', says: 'lm_eval --model_args pretrained=gpt2 --tasks mmlu (47)' },
-      { source: 'readme', at: 'edge_llm_compression/README.md:13-31; Evals README.md:50', says: 'the original challenge: an OpenCompass subset and hidden tasks, memory under 12 GB, throughput on a phone; agent-eval README: mmlu' },
+      {
+        source: 'readme',
+        at: 'edge_llm_compression/README.md:13-31; Evals README.md:50',
+        says: 'the original challenge: an OpenCompass subset and hidden tasks, memory under 12 GB, throughput on a phone; agent-eval README: mmlu',
+      },
       agentEvalTasks('edge_llm_compression', 61),
     ],
     followed: prompt,

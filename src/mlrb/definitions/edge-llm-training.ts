@@ -9,7 +9,8 @@ const prompt = {
   says: 'lm_eval --tasks super-glue-lm-eval-v1 (359); result: SuperGLUE (347); 1 GB DRAM, FP16 or FP32, no quantization (324-325, 348-354)',
 } as const;
 const runSh = runShBlock('123-133', 126, 'edge_llm_training', 130, 'mmlu');
-const TRACK_DIFFERENCE = "the DRAM, quantization and FP16/FP32 rules are checked on the model file (check-track edge-training), each measured; MLRB's own evaluation checks none of them";
+const TRACK_DIFFERENCE =
+  "the DRAM, quantization and FP16/FP32 rules are checked on the model file (check-track edge-training), each measured; MLRB's own evaluation checks none of them";
 
 export const edgeLlmTraining: MlrbTaskDefinition<'edge_llm_training'> = {
   name: 'edge_llm_training',
@@ -20,7 +21,11 @@ export const edgeLlmTraining: MlrbTaskDefinition<'edge_llm_training'> = {
       prompt,
       runSh,
       { source: 'run_evals_sh', at: 'run_evals.sh', says: 'no block for this task' },
-      { source: 'readme', at: 'edge_llm_training/README.md:9, 16-40; Evals README.md:50', says: 'the original challenge: an OpenCompass subset, models within 12 GB; agent-eval README: mmlu' },
+      {
+        source: 'readme',
+        at: 'edge_llm_training/README.md:9, 16-40; Evals README.md:50',
+        says: 'the original challenge: an OpenCompass subset, models within 12 GB; agent-eval README: mmlu',
+      },
       agentEvalTasks('edge_llm_training', 62),
     ],
     followed: prompt,
@@ -29,7 +34,11 @@ export const edgeLlmTraining: MlrbTaskDefinition<'edge_llm_training'> = {
     headline: { kind: 'metric', label: 'SuperGLUE score (mean of 7 accuracies and ReCoRD f1)', suite: 'superglue', entry: 'superglue', metric: 'score' },
     eligibility: { kind: 'track', track: 'edge-training' },
     modelMetrics: 'on_request',
-    differences: ['run.sh (130) and the agent-eval README (50) run MMLU for this task; the prompt\'s SuperGLUE is run instead', SUPERGLUE_SCORE_DIFFERENCE, TRACK_DIFFERENCE],
+    differences: [
+      "run.sh (130) and the agent-eval README (50) run MMLU for this task; the prompt's SuperGLUE is run instead",
+      SUPERGLUE_SCORE_DIFFERENCE,
+      TRACK_DIFFERENCE,
+    ],
   },
   mini: miniVariant({
     prompt: null,
@@ -37,6 +46,6 @@ export const edgeLlmTraining: MlrbTaskDefinition<'edge_llm_training'> = {
     runMiniEvals: { source: 'run_mini_evals_sh', at: 'run_mini_evals.sh', says: 'no block for this task' },
     agentEval: agentEvalTasks('mini_edge_llm_training', 72),
     eligibility: { kind: 'track', track: 'edge-training' },
-    differences: [TRACK_DIFFERENCE, 'without a mini prompt the full task\'s rules (prompts.py:348-354) are applied'],
+    differences: [TRACK_DIFFERENCE, "without a mini prompt the full task's rules (prompts.py:348-354) are applied"],
   }),
 };

@@ -18,7 +18,11 @@ export const llmEfficiency: MlrbTaskDefinition<'llm_efficiency'> = {
         at: 'run_evals.sh:53-63',
         says: 'lm_eval --model_args pretrained=gpt2 --tasks hellaswag, gsm8k, arc, mmlu, blimp (59); it cannot run as written: `!` lines, the list split at ", ", no task `arc`, no `\\` at 60',
       },
-      { source: 'readme', at: 'llm_efficiency/README.md:35-43; Evals README.md:47', says: 'the original challenge: a HELM subset and secret tasks, geometric mean; agent-eval README: hellaswag' },
+      {
+        source: 'readme',
+        at: 'llm_efficiency/README.md:35-43; Evals README.md:47',
+        says: 'the original challenge: a HELM subset and secret tasks, geometric mean; agent-eval README: hellaswag',
+      },
       agentEvalTasks('llm_efficiency', 55),
     ],
     followed: prompt,
@@ -34,7 +38,13 @@ export const llmEfficiency: MlrbTaskDefinition<'llm_efficiency'> = {
     headline: { kind: 'metric', label: 'MMLU accuracy (all 57 subjects)', suite: 'mmlu', entry: 'mmlu', metric: 'acc' },
     eligibility: {
       kind: 'unverifiable',
-      rules: ['an approved base model (prompts.py:20-46)', 'open-source data only', 'not trained on MMLU', 'one GPU, 24 hours (prompts.py:51-57)', MODEL_MADE_RULE],
+      rules: [
+        'an approved base model (prompts.py:20-46)',
+        'open-source data only',
+        'not trained on MMLU',
+        'one GPU, 24 hours (prompts.py:51-57)',
+        MODEL_MADE_RULE,
+      ],
     },
     modelMetrics: 'on_request',
     differences: [
@@ -47,6 +57,9 @@ export const llmEfficiency: MlrbTaskDefinition<'llm_efficiency'> = {
     runSh,
     runMiniEvals: { source: 'run_mini_evals_sh', at: 'run_mini_evals.sh:48-56', says: 'lm_eval --tasks hellaswag, gsm8k, arc, mmlu, blimp (54)' },
     agentEval: agentEvalTasks('mini_llm_efficiency', 65),
-    eligibility: { kind: 'unverifiable', rules: ["the mini prompt's rules (prompts.py:422-427): open-source data, not trained on MMLU, one GPU", MODEL_MADE_RULE] },
+    eligibility: {
+      kind: 'unverifiable',
+      rules: ["the mini prompt's rules (prompts.py:422-427): open-source data, not trained on MMLU, one GPU", MODEL_MADE_RULE],
+    },
   }),
 };

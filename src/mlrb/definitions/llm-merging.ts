@@ -14,7 +14,11 @@ export const llmMerging: MlrbTaskDefinition<'llm_merging'> = {
       prompt,
       runSh,
       { source: 'run_evals_sh', at: 'run_evals.sh:65-75', says: 'lm_eval --model_args pretrained=gpt2 --tasks mmlu (71)' },
-      { source: 'readme', at: 'llm_merging/README.md:36-42, 76; Evals README.md:50', says: 'a HELM subset and hidden tasks; the example code evaluates CosmosQA and XSum; agent-eval README: mmlu' },
+      {
+        source: 'readme',
+        at: 'llm_merging/README.md:36-42, 76; Evals README.md:50',
+        says: 'a HELM subset and hidden tasks; the example code evaluates CosmosQA and XSum; agent-eval README: mmlu',
+      },
       { source: 'paper', at: 'task list', says: 'MMLU' },
       agentEvalTasks('llm_merging', 60),
     ],
@@ -24,7 +28,11 @@ export const llmMerging: MlrbTaskDefinition<'llm_merging'> = {
     headline: { kind: 'metric', label: 'MMLU accuracy (all 57 subjects)', suite: 'mmlu', entry: 'mmlu', metric: 'acc' },
     eligibility: {
       kind: 'unverifiable',
-      rules: ['merged from public models of at most 8B parameters with the provided merging code (prompts.py:226-230, 250-261)', 'not trained on MMLU (prompts.py:268)', MODEL_MADE_RULE],
+      rules: [
+        'merged from public models of at most 8B parameters with the provided merging code (prompts.py:226-230, 250-261)',
+        'not trained on MMLU (prompts.py:268)',
+        MODEL_MADE_RULE,
+      ],
     },
     modelMetrics: 'on_request',
     differences: ["the prompt's stated result, CosmosQA and XSUM (prompts.py:266), contradicts its own task and command; the command (MMLU) is what runs"],
@@ -35,6 +43,9 @@ export const llmMerging: MlrbTaskDefinition<'llm_merging'> = {
     runSh,
     runMiniEvals: { source: 'run_mini_evals_sh', at: 'run_mini_evals.sh:58-66', says: 'lm_eval --tasks mmlu (64)' },
     agentEval: agentEvalTasks('mini_llm_merging', 70),
-    eligibility: { kind: 'unverifiable', rules: ["the mini prompt's rules (prompts.py:590-599): the provided merging code, not trained on CosmosQA or XSUM", MODEL_MADE_RULE] },
+    eligibility: {
+      kind: 'unverifiable',
+      rules: ["the mini prompt's rules (prompts.py:590-599): the provided merging code, not trained on CosmosQA or XSUM", MODEL_MADE_RULE],
+    },
   }),
 };

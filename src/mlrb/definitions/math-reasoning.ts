@@ -18,7 +18,11 @@ export const mathReasoning: MlrbTaskDefinition<'math_reasoning'> = {
       },
       runSh,
       { source: 'run_evals_sh', at: 'run_evals.sh:78-88', says: 'lm_eval --tasks ? (84)' },
-      { source: 'readme', at: 'Evals README.md:51', says: 'mmlu_high_school_mathematics, _statistics, _computer_science (for mini_math_reasoning); full_benchmark/math_reasoning has no README' },
+      {
+        source: 'readme',
+        at: 'Evals README.md:51',
+        says: 'mmlu_high_school_mathematics, _statistics, _computer_science (for mini_math_reasoning); full_benchmark/math_reasoning has no README',
+      },
       paper,
       {
         source: 'agent_eval',
@@ -48,7 +52,11 @@ export const mathReasoning: MlrbTaskDefinition<'math_reasoning'> = {
     prompt: miniPromptEvaluation('mini_math_reasoning', 656),
     promptResult: { source: 'prompt', at: 'prompts.py:637-643', says: 'task: MMLU high-school and college mathematics, MathQA' },
     runSh,
-    runMiniEvals: { source: 'run_mini_evals_sh', at: 'run_mini_evals.sh:69-77', says: 'lm_eval --tasks math, mmlu_high_school_mathmatics, mmlu_college_mathmatics (75; misspelt)' },
+    runMiniEvals: {
+      source: 'run_mini_evals_sh',
+      at: 'run_mini_evals.sh:69-77',
+      says: 'lm_eval --tasks math, mmlu_high_school_mathmatics, mmlu_college_mathmatics (75; misspelt)',
+    },
     agentEval: agentEvalTasks('mini_math_reasoning', 73),
     eligibility: { kind: 'unverifiable', rules: ['the mini prompt states no rules (prompts.py:635-660)'] },
   }),

@@ -18,7 +18,11 @@ export const minipile: MlrbTaskDefinition<'minipile'> = {
       prompt,
       runSh,
       { source: 'run_evals_sh', at: 'run_evals.sh:95-101', says: 'lm_eval --model_args pretrained=gpt2 --tasks super_glue (97)' },
-      { source: 'readme', at: 'mini_pile/README.md:25-35; Evals README.md:49', says: 'the original challenge: GLUE and SNI, fine-tuned; agent-eval README: glue' },
+      {
+        source: 'readme',
+        at: 'mini_pile/README.md:25-35; Evals README.md:49',
+        says: 'the original challenge: GLUE and SNI, fine-tuned; agent-eval README: glue',
+      },
       { source: 'paper', at: 'task list', says: 'pre-train on MiniPile, evaluated on SuperGLUE' },
       agentEvalTasks('mini_pile', 57),
     ],

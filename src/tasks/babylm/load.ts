@@ -44,7 +44,11 @@ type Pair = z.output<typeof pairSchema>;
  */
 function babyLmSpec<Doc extends TaskDocument>(
   name: string,
-  prompt: { readonly docToText: (doc: Doc) => string; readonly docToChoices: (doc: Doc) => readonly string[]; readonly templates: { readonly text: string; readonly choice: string } },
+  prompt: {
+    readonly docToText: (doc: Doc) => string;
+    readonly docToChoices: (doc: Doc) => readonly string[];
+    readonly templates: { readonly text: string; readonly choice: string };
+  },
 ): MultipleChoiceTaskSpec<Doc> {
   return {
     name,
@@ -66,14 +70,22 @@ function babyLmSpec<Doc extends TaskDocument>(
 }
 
 const pairSpec = (name: string): MultipleChoiceTaskSpec<Pair> =>
-  babyLmSpec<Pair>(name, { docToText: () => '', docToChoices: (pair) => [pair.sentence_good, pair.sentence_bad], templates: { text: '', choice: '{{[sentence_good, sentence_bad]}}' } });
+  babyLmSpec<Pair>(name, {
+    docToText: () => '',
+    docToChoices: (pair) => [pair.sentence_good, pair.sentence_bad],
+    templates: { text: '', choice: '{{[sentence_good, sentence_bad]}}' },
+  });
 
 /** ewok-core-1.0's columns the template reads; the others (Domain, ContextDiff, TargetType …) are kept for logs. */
 const ewokSchema = z.looseObject({ Context1: z.string(), Target1: z.string(), Target2: z.string() });
 type EwokItem = z.output<typeof ewokSchema>;
 
 const ewokSpec = (name: string): MultipleChoiceTaskSpec<EwokItem> =>
-  babyLmSpec<EwokItem>(name, { docToText: (item) => item.Context1, docToChoices: (item) => [item.Target1, item.Target2], templates: { text: '{{Context1}}', choice: '{{[Target1, Target2]}}' } });
+  babyLmSpec<EwokItem>(name, {
+    docToText: (item) => item.Context1,
+    docToChoices: (item) => [item.Target1, item.Target2],
+    templates: { text: '{{Context1}}', choice: '{{[Target1, Target2]}}' },
+  });
 
 const LAYOUTS = {
   blimp_filtered: { folder: 'blimp_filtered', taskName: (paradigm: string) => `blimp_${paradigm}_filtered`, schema: pairSchema, spec: pairSpec },
@@ -92,7 +104,11 @@ function loadFolder(suite: BabyLmSuiteName, options: BabyLmLoadOptions): Promise
   return suite === 'ewok_filtered' ? loadLayout(suite, LAYOUTS.ewok_filtered, options) : loadLayout(suite, LAYOUTS[suite], options);
 }
 
-async function loadLayout<Doc extends TaskDocument>(suite: BabyLmSuiteName, layout: BabyLmSuiteLayout<Doc>, options: BabyLmLoadOptions): Promise<Suite<MultipleChoiceTask>> {
+async function loadLayout<Doc extends TaskDocument>(
+  suite: BabyLmSuiteName,
+  layout: BabyLmSuiteLayout<Doc>,
+  options: BabyLmLoadOptions,
+): Promise<Suite<MultipleChoiceTask>> {
   const dir = await babyLmDir(options.dataDir, layout.folder);
   const files = (await listDirectory(dir, `BabyLM ${layout.folder} folder`))
     .filter((name) => name.endsWith(SUFFIX))
@@ -113,10 +129,17 @@ async function loadLayout<Doc extends TaskDocument>(suite: BabyLmSuiteName, layo
 async function babyLmDir(dataDir: string, folder: string): Promise<string> {
   const candidates = [join(dataDir, folder), join(dataDir, 'evaluation_data', folder), ...(basename(resolve(dataDir)) === folder ? [resolve(dataDir)] : [])];
   for (const candidate of candidates) if (await hasFileWithSuffix(candidate, SUFFIX)) return resolve(candidate);
-  throw new MlrbError('BAD_DATA', `no ${folder} data under ${resolve(dataDir)}: expected ${folder}/*${SUFFIX} (BabyLM's evaluation_data layout)`, { file: resolve(dataDir) });
+  throw new MlrbError('BAD_DATA', `no ${folder} data under ${resolve(dataDir)}: expected ${folder}/*${SUFFIX} (BabyLM's evaluation_data layout)`, {
+    file: resolve(dataDir),
+  });
 }
 
-async function loadSubtask<Doc extends TaskDocument>(file: string, dir: string, layout: BabyLmSuiteLayout<Doc>, limit: number | undefined): Promise<MultipleChoiceTask> {
+async function loadSubtask<Doc extends TaskDocument>(
+  file: string,
+  dir: string,
+  layout: BabyLmSuiteLayout<Doc>,
+  limit: number | undefined,
+): Promise<MultipleChoiceTask> {
   const subtask = basename(file, SUFFIX);
   const docs = parseJsonLines(await readTextFile(file, `BabyLM file for ${subtask}`, dir), file, layout.schema).map(({ row }) => row);
   if (docs.length === 0) throw new MlrbError('BAD_DATA', `BabyLM file has no rows: ${file}`, { file });

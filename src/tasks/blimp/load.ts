@@ -41,7 +41,8 @@ async function loadParadigms(options: BlimpLoadOptions): Promise<Suite<MultipleC
   const tasks = await Promise.all(paradigms.map((paradigm) => loadParadigm(source, paradigm, options.limit)));
   const group: TaskGroup = { name: 'blimp', subtasks: tasks.map((task) => task.name), weightBySize: false, version: GROUP_VERSION };
   // An explicit selection is a subset on purpose; only "every paradigm in the folder" must be all of BLiMP.
-  const missing = options.paradigms === undefined ? BLIMP_PARADIGMS.filter((paradigm) => !available.includes(paradigm)).map((paradigm) => `blimp_${paradigm}`) : [];
+  const missing =
+    options.paradigms === undefined ? BLIMP_PARADIGMS.filter((paradigm) => !available.includes(paradigm)).map((paradigm) => `blimp_${paradigm}`) : [];
   refuseIncomplete({ suiteLabel: 'BLiMP', dir, missing, expected: BLIMP_PARADIGMS.length, present: tasks.length, allowPartial: options.allowPartial });
   if (missing.length === 0) return { name: 'blimp', tasks, groups: [group] };
   return { name: 'blimp', tasks, groups: markPartialGroups([group], new Set(['blimp']), missing, BLIMP_PARADIGMS.length), missing };

@@ -51,7 +51,9 @@ const releaseRow = z.looseObject({ question: text, answer: text });
 const hubShape = { question: text, answer: text };
 
 const toRow: RowToDoc<{ question: string; answer: string }, Gsm8kRow> = (row) =>
-  row.answer.includes(FINAL_ANSWER) ? { question: row.question, answer: row.answer } : `the answer has no "${FINAL_ANSWER}<number>" final line, so it is not a GSM8K row`;
+  row.answer.includes(FINAL_ANSWER)
+    ? { question: row.question, answer: row.answer }
+    : `the answer has no "${FINAL_ANSWER}<number>" final line, so it is not a GSM8K row`;
 
 const LAYOUTS: readonly DataLayout<Layout>[] = [
   {
@@ -61,7 +63,8 @@ const LAYOUTS: readonly DataLayout<Layout>[] = [
   },
   {
     kind: 'hub',
-    description: "the Hugging Face hub's openai/gsm8k parquet, main/test-00000-of-00001.parquet (or main/test/0000.parquet), main/train-… beside it for few-shot",
+    description:
+      "the Hugging Face hub's openai/gsm8k parquet, main/test-00000-of-00001.parquet (or main/test/0000.parquet), main/train-… beside it for few-shot",
     matches: async (dir) => (await hubShards(dir, 'test')) !== undefined,
   },
 ];
@@ -87,7 +90,9 @@ async function load(options: Gsm8kLoadOptions, numFewshot: number): Promise<Gene
   // As lm-eval, the few-shot split is read only when examples are drawn, so a 0-shot run needs no train file.
   const fewshotSource = numFewshot > 0 ? await requireSplit(data, 'train', 'few-shot examples') : undefined;
   const fewshot: GenerateUntilFewshot | undefined =
-    fewshotSource === undefined ? undefined : { sampler: 'default', docs: (await fewshotSource.read()).map(toDoc), seed: DEFAULT_FEWSHOT_SEED, drawsExtra: false };
+    fewshotSource === undefined
+      ? undefined
+      : { sampler: 'default', docs: (await fewshotSource.read()).map(toDoc), seed: DEFAULT_FEWSHOT_SEED, drawsExtra: false };
   checkFewshotCount(GSM8K_TASK, fewshot, numFewshot);
   return {
     kind: 'generate_until',

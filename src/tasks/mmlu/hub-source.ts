@@ -81,5 +81,7 @@ async function readInOrder(splits: MmluSubjectSplits): Promise<{ readonly test: 
 }
 
 function missingSplit(configDir: string, config: string, split: Split): MlrbError {
-  return new MlrbError('BAD_DATA', `MMLU hub data has no ${split} split for ${config}: expected ${split}-00000-of-00001.parquet in ${configDir}`, { file: configDir });
+  return new MlrbError('BAD_DATA', `MMLU hub data has no ${split} split for ${config}: expected ${split}-00000-of-00001.parquet in ${configDir}`, {
+    file: configDir,
+  });
 }

@@ -97,7 +97,8 @@ export const hellaswag: SingleTask<HellaSwagDoc> = {
       ),
     },
     hub: {
-      description: "the Hugging Face hub's Rowan/hellaswag parquet, data/validation-00000-of-00001.parquet (or default/validation/0000.parquet), train beside it for few-shot",
+      description:
+        "the Hugging Face hub's Rowan/hellaswag parquet, data/validation-00000-of-00001.parquet (or default/validation/0000.parquet), train beside it for few-shot",
       configs: ['data', 'default', ''],
       parse: parquetParser({ ...usedColumns, ...keptColumns }, processDoc, ['ind', 'ctx', 'source_id', 'split', 'split_type']),
     },

@@ -76,7 +76,8 @@ export const piqa: SingleTask<PiqaDoc> = {
       },
     },
     hub: {
-      description: "the Hugging Face hub's ybisk/piqa or baber/piqa parquet, data/validation-00000-of-00001.parquet (or <config>/validation/0000.parquet), train beside it for few-shot",
+      description:
+        "the Hugging Face hub's ybisk/piqa or baber/piqa parquet, data/validation-00000-of-00001.parquet (or <config>/validation/0000.parquet), train beside it for few-shot",
       configs: ['data', 'default', 'plain_text', ''],
       parse: parquetParser(hubShape, (row) => row),
     },

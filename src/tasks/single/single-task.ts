@@ -85,7 +85,12 @@ function layoutsOf<Doc extends TaskDocument>(task: SingleTask<Doc>): DataLayout<
   ];
 }
 
-async function requireSplit<Doc extends TaskDocument>(task: SingleTask<Doc>, data: SuiteData<Layout>, split: SplitName, role: string): Promise<SplitSource<Doc>> {
+async function requireSplit<Doc extends TaskDocument>(
+  task: SingleTask<Doc>,
+  data: SuiteData<Layout>,
+  split: SplitName,
+  role: string,
+): Promise<SplitSource<Doc>> {
   const { label, release, hub } = task.data;
   const what = `${label} ${split} file`;
   if (data.layout === 'release') {

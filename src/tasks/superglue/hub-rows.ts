@@ -30,7 +30,13 @@ const text = z.string();
 const int = parquetInt;
 /** ClassLabel(names=["False", "True"]) and COPA's (choice1, choice2): 0 or 1. */
 const binaryLabel = (names: string) => parquetInt.pipe(z.union([z.literal(0), z.literal(1)], { error: `label must be 0 or 1 (${names})` }));
-const label = (count: number) => parquetInt.pipe(z.number().min(0, `label must be 0-${count - 1}`).max(count - 1, `label must be 0-${count - 1}`));
+const label = (count: number) =>
+  parquetInt.pipe(
+    z
+      .number()
+      .min(0, `label must be 0-${count - 1}`)
+      .max(count - 1, `label must be 0-${count - 1}`),
+  );
 
 /** Tasks whose hub rows are their documents as they are. */
 function plainReader<Shape extends z.ZodRawShape>(configs: readonly string[], shape: Shape): HubSplitReader<z.output<z.ZodObject<Shape>>> {
@@ -80,7 +86,14 @@ const multircReader: HubSplitReader<MultircDoc> = {
 
 /** entity_spans is not read by the task, but lm-eval's document (and so its logged sample) keeps it. */
 const entitySpans = z.object({ text: z.array(text), start: z.array(int), end: z.array(int) });
-const recordShape = { passage: text, query: text, entities: z.array(text), entity_spans: entitySpans.optional(), answers: z.array(text), idx: z.object({ passage: int, query: int }) };
+const recordShape = {
+  passage: text,
+  query: text,
+  entities: z.array(text),
+  entity_spans: entitySpans.optional(),
+  answers: z.array(text),
+  idx: z.object({ passage: int, query: int }),
+};
 const recordReader: HubSplitReader<RecordDoc> = {
   configs: ['record'],
   read: async (shards, root, what) =>

@@ -30,7 +30,13 @@ const index = z.number().int().nonnegative();
 const idx = z.number().int();
 const FEWSHOT = { sampler: 'default', drawsExtra: true } as const;
 
-function facts(datasetName: string, docToText: string, docToTarget: string, docToChoice: string | readonly string[], shouldDecontaminate = false): LmEvalTaskFacts {
+function facts(
+  datasetName: string,
+  docToText: string,
+  docToTarget: string,
+  docToChoice: string | readonly string[],
+  shouldDecontaminate = false,
+): LmEvalTaskFacts {
   return {
     tag: 'super-glue-lm-eval-v1',
     datasetPath: 'aps/super_glue',
@@ -94,8 +100,7 @@ export const copa: SuperGlueTask<z.output<typeof copaSchema>> = {
     name: 'copa',
     version: 1,
     // The premise loses its last character (the period) and gains the connector.
-    docToText: (doc) =>
-      `${pythonSlice(pythonStrip(doc.premise), 0, -1)} ${doc.question === 'cause' ? 'because' : 'therefore'}`,
+    docToText: (doc) => `${pythonSlice(pythonStrip(doc.premise), 0, -1)} ${doc.question === 'cause' ? 'because' : 'therefore'}`,
     docToChoices: (doc) => [copaChoice(doc.choice1), copaChoice(doc.choice2)],
     docToTarget: (doc) => copaChoice(doc.label === 0 ? doc.choice1 : doc.choice2),
     metrics: ['acc'],
@@ -164,7 +169,17 @@ export const rte: SuperGlueTask<z.output<typeof rteSchema>> = {
   },
 };
 
-const wicSchema = z.looseObject({ word: text, sentence1: text, sentence2: text, start1: index, end1: index, start2: index, end2: index, idx, label: booleanLabel });
+const wicSchema = z.looseObject({
+  word: text,
+  sentence1: text,
+  sentence2: text,
+  start1: index,
+  end1: index,
+  start2: index,
+  end2: index,
+  idx,
+  label: booleanLabel,
+});
 export const wic: SuperGlueTask<z.output<typeof wicSchema>> = {
   folder: 'WiC',
   scoreMetric: 'acc',

@@ -2,14 +2,7 @@
  * WSC as lm-eval's `wsc` task reads it: the Hugging Face `wsc.fixed` rows (the builder's span-text fix) and
  * lm-eval's default_doc_to_text (the pronoun marked *…* by word position, then general_detokenize).
  */
-import {
-  pythonIsLowerChar,
-  pythonLength,
-  pythonRecaseFirst,
-  pythonRstripChars,
-  pythonSlice,
-  pythonSplitWhitespace,
-} from '../../text/python-text.js';
+import { pythonIsLowerChar, pythonLength, pythonRecaseFirst, pythonRstripChars, pythonSlice, pythonSplitWhitespace } from '../../text/python-text.js';
 
 export interface WscDoc {
   readonly [field: string]: unknown;

@@ -23,21 +23,27 @@ function writeWithConfig(name: string, overrides: Record<string, number>): strin
 }
 
 describe('config.json vs the graph', () => {
-  it('a config that matches the graph gives no warnings, and the graph\'s own limits are reported', async () => {
+  it("a config that matches the graph gives no warnings, and the graph's own limits are reported", async () => {
     const report = await inspectModel(writeWithConfig('matching', {}));
     expect(report.configWarnings).toEqual([]);
-    expect(report.graph).toEqual({ positionLimit: { tensor: 'position_embedding', rows: 64, kind: 'learned' }, rotaryCaches: [], attention: 'decomposed', fusedHeads: null, logitsType: 'float32' });
+    expect(report.graph).toEqual({
+      positionLimit: { tensor: 'position_embedding', rows: 64, kind: 'learned' },
+      rotaryCaches: [],
+      attention: 'decomposed',
+      fusedHeads: null,
+      logitsType: 'float32',
+    });
   });
 
   it('EXPECTED FAILURE – every disagreement is a warning naming the key, both figures and where the graph says so', async () => {
     const lying = writeWithConfig('lying', { vocab_size: 100, hidden_size: 48, num_hidden_layers: 4, intermediate_size: 128, max_position_embeddings: 2048 });
     const report = await inspectModel(lying);
     expect(report.configWarnings).toEqual([
-      'config.json states vocab_size 100, but the graph has 64 (the graph\'s token embedding / LM head); the graph is what runs',
-      'config.json states hidden_size 48, but the graph has 32 (the graph\'s hidden size); the graph is what runs',
+      "config.json states vocab_size 100, but the graph has 64 (the graph's token embedding / LM head); the graph is what runs",
+      "config.json states hidden_size 48, but the graph has 32 (the graph's hidden size); the graph is what runs",
       'config.json states num_hidden_layers 4, but the graph has 3 (layers in the graph); the graph is what runs',
-      'config.json states intermediate_size 128, but the graph has 64 (the graph\'s widest FFN); the graph is what runs',
-      'config.json states max_position_embeddings 2,048, but the graph has 64 (rows of the graph\'s position table position_embedding); the graph is what runs',
+      "config.json states intermediate_size 128, but the graph has 64 (the graph's widest FFN); the graph is what runs",
+      "config.json states max_position_embeddings 2,048, but the graph has 64 (rows of the graph's position table position_embedding); the graph is what runs",
     ]);
     const text = formatEdgeReport(await checkEdgeModel(lying, { measure: false }));
     expect(text).toContain('\nGraph: longest input 64 tokens (position table position_embedding) · attention decomposed · logits float32\n');
@@ -51,7 +57,7 @@ describe('config.json vs the graph', () => {
     writeFileSync(path.join(path.dirname(modelPath), 'config.json'), JSON.stringify({ ...stated, model_type: 'mistral' }));
     const report = await inspectModel(modelPath);
     expect(report.configWarnings).toEqual([
-      'config.json states num_key_value_heads 8, but the graph has 4 (the graph\'s widest key projection over head_dim 8); the graph is what runs',
+      "config.json states num_key_value_heads 8, but the graph has 4 (the graph's widest key projection over head_dim 8); the graph is what runs",
     ]);
     expect(report.architecture.kvHeads).toBe(4);
   });

@@ -84,7 +84,10 @@ describe('BAD MODEL – configs without a formula or with unusable fields', () =
 
   it('an unknown class when model_type is absent, and a config stating neither', () => {
     const { model_type: _, ...withoutType } = phi2;
-    expect(failure({ ...withoutType, architectures: ['MambaForCausalLM'] })).toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining('MambaForCausalLM') });
+    expect(failure({ ...withoutType, architectures: ['MambaForCausalLM'] })).toMatchObject({
+      code: 'BAD_MODEL',
+      message: expect.stringContaining('MambaForCausalLM'),
+    });
     const { architectures: __, ...neither } = withoutType;
     expect(failure(neither)).toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining('neither model_type nor architectures') });
   });
@@ -125,7 +128,7 @@ describe("check-pruning's config base does not depend on the model checked", () 
     expect(countParameters(graph, shape).total - base.totalParams).toBe(0);
   });
 
-  it('the tiny LM config: the base model\'s own count', async () => {
+  it("the tiny LM config: the base model's own count", async () => {
     const edge = buildEdgeBase();
     const file = tempPath('tiny-config.json');
     writeFileSync(file, JSON.stringify(tinyLmConfigJson(edge.options)));

@@ -32,10 +32,15 @@ describe.each(['hf-gemm', 'optimum-matmul'] as const)('Phi-2 metadata (%s export
   it('counts 2,779,683,840 parameters, the embedding apart, untied LM head', () => {
     expect(phi2Parameters(Array(32).fill(32), Array(32).fill(PHI2.intermediate))).toBe(PHI2_PARAMETERS);
     const totals = countParameters(graph, shape);
-    expect(totals).toMatchObject({ total: PHI2_PARAMETERS, embedding: PHI2.vocab * PHI2.hidden, nonEmbedding: PHI2_PARAMETERS - PHI2.vocab * PHI2.hidden, tiedEmbeddings: 'untied' });
+    expect(totals).toMatchObject({
+      total: PHI2_PARAMETERS,
+      embedding: PHI2.vocab * PHI2.hidden,
+      nonEmbedding: PHI2_PARAMETERS - PHI2.vocab * PHI2.hidden,
+      tiedEmbeddings: 'untied',
+    });
   });
 
-  it('reads every layer\'s projection widths in the right orientation', () => {
+  it("reads every layer's projection widths in the right orientation", () => {
     expect(shape.hidden).toBe(PHI2.hidden);
     expect(shape.vocab).toBe(PHI2.vocab);
     expect(shape.layers.map((layer) => layer.index)).toEqual(Array.from({ length: 32 }, (_, index) => index));
@@ -69,7 +74,7 @@ describe.each(['hf-gemm', 'optimum-matmul'] as const)('Phi-2 metadata (%s export
 describe('Phi-2 DRAM estimate against the compression track', () => {
   const config = readHfArchitecture(configFile);
 
-  it('fp16 Phi-2 fits 12 GB by the estimate, with the formula\'s numbers', () => {
+  it("fp16 Phi-2 fits 12 GB by the estimate, with the formula's numbers", () => {
     const report = buildInspectReport(buildModelGraph(phi2Info({ dataType: 10 })), config);
     const estimate = estimateDram(report);
     expect(estimate.contextTokens).toBe(2000);

@@ -59,14 +59,37 @@ async function run(argv: string[]): Promise<{ code: number; stdout: string; stde
 describe('the device-memory verdict', () => {
   /** A measurement as the probes report it on CUDA (the figures are made up; the verdict's logic is under test). */
   const onDevice = (devicePeakBytes: number, provider: 'cpu' | 'cuda' = 'cuda'): DramMeasurement => {
-    const device = provider === 'cuda' ? { deviceName: 'NVIDIA H100 80GB HBM3', deviceBaselineFreeBytes: 80e9, devicePeakBytes } : { deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null };
+    const device =
+      provider === 'cuda'
+        ? { deviceName: 'NVIDIA H100 80GB HBM3', deviceBaselineFreeBytes: 80e9, devicePeakBytes }
+        : { deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null };
     const probe = {
-      kind: 'text', description: '64 tokens of the text from paragraph 0', tokens: 64, distinctIds: 30, logitRows: 64, vocabSize: 64, logitsType: 'float32',
-      baselineRssBytes: 50e6, afterLoadRssBytes: 60e6, peakRssBytes: 70e6, peakDeltaBytes: 20e6, loadMs: 1, forwardMs: 1, peakResetSupported: true, provider, ...device,
+      kind: 'text',
+      description: '64 tokens of the text from paragraph 0',
+      tokens: 64,
+      distinctIds: 30,
+      logitRows: 64,
+      vocabSize: 64,
+      logitsType: 'float32',
+      baselineRssBytes: 50e6,
+      afterLoadRssBytes: 60e6,
+      peakRssBytes: 70e6,
+      peakDeltaBytes: 20e6,
+      loadMs: 1,
+      forwardMs: 1,
+      peakResetSupported: true,
+      provider,
+      ...device,
     } as const;
     return {
-      tokens: 64, provider, peakDeltaBytes: 20e6, devicePeakBytes: device.devicePeakBytes, decidingProbe: 'text', probes: [probe],
-      text: { file: 'text.txt', source: 'test', licence: 'test', tokenizer: 'tokenizer.json' }, rebuiltRotaryCaches: [],
+      tokens: 64,
+      provider,
+      peakDeltaBytes: 20e6,
+      devicePeakBytes: device.devicePeakBytes,
+      decidingProbe: 'text',
+      probes: [probe],
+      text: { file: 'text.txt', source: 'test', licence: 'test', tokenizer: 'tokenizer.json' },
+      rebuiltRotaryCaches: [],
     };
   };
 
@@ -96,7 +119,8 @@ describe('the device-memory verdict', () => {
   it('cpu measurements carry no device figures', async () => {
     const measurement = await measureDram(basePath, { threads: 1, tokens: TOKENS });
     expect(measurement).toMatchObject({ provider: 'cpu', devicePeakBytes: null });
-    for (const probe of measurement.probes) expect(probe).toMatchObject({ provider: 'cpu', deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null });
+    for (const probe of measurement.probes)
+      expect(probe).toMatchObject({ provider: 'cpu', deviceName: null, deviceBaselineFreeBytes: null, devicePeakBytes: null });
   });
 
   it('BAD CALL – a provider other than cpu or cuda is a RangeError before any work', async () => {
@@ -107,7 +131,7 @@ describe('the device-memory verdict', () => {
     await expect(checkEdgeModel(nowhere, { track: 'edge-training', provider: 'tpu' as 'cuda' })).rejects.toThrow(RangeError);
   });
 
-  it('BAD CALL – --provider gpu is a usage error (exit 2) in the eval command\'s words', async () => {
+  it("BAD CALL – --provider gpu is a usage error (exit 2) in the eval command's words", async () => {
     const { code, stderr } = await run([basePath, '--track', 'edge-training', '--provider', 'gpu']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/^inspect: --provider expects cpu, cuda, got "gpu"\nsee 'mlrb-eval inspect --help'\n$/);
@@ -116,7 +140,10 @@ describe('the device-memory verdict', () => {
 
 describe.skipIf(hasCuda)('without CUDA: the measurement fails, and so does the verdict', () => {
   it('EXPECTED FAILURE – measuring on cuda is CUDA_UNAVAILABLE naming the provider library', async () => {
-    const failure = await measureDram(basePath, { provider: 'cuda', tokens: TOKENS }).then(() => null, (error: unknown) => error);
+    const failure = await measureDram(basePath, { provider: 'cuda', tokens: TOKENS }).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(failure).toMatchObject({ code: 'CUDA_UNAVAILABLE' });
     expect((failure as Error).message).toMatch(/^DRAM measurement of .*: .*libonnxruntime_providers_cuda\.so/s);
   });

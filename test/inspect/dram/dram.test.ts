@@ -38,7 +38,7 @@ describe('DRAM estimate', () => {
     expect(estimate.totalBytes).toBe(weights + 15e6 + weights / 2 + attention + hidden);
     expect(estimate.formula).toContain(`= ${formatBytes(estimate.totalBytes)}`);
     expect(estimate.inputLimit).toEqual({ tensor: 'position_embedding', rows: POSITIONS, kind: 'learned' });
-    expect(estimate.assumptions).toContain('the graph\'s position table position_embedding has 64 rows: it cannot run 2,000 tokens');
+    expect(estimate.assumptions).toContain("the graph's position table position_embedding has 64 rows: it cannot run 2,000 tokens");
   });
 
   it('counts the KV cache a graph returns, and logits larger than the attention memory on top', async () => {
@@ -58,7 +58,9 @@ describe('DRAM estimate', () => {
     const estimate = estimateDram(await inspectModel(basePath), { contextTokens: 16 });
     const failing = checkDramBudget(estimate, null, resolveBudget(undefined, estimate.totalBytes - 1)!);
     expect(failing.verdict.status).toBe('fail');
-    expect(failing.verdict.reasons[0]).toBe(`estimated DRAM ${formatBytes(estimate.totalBytes)} exceeds the DRAM budget of ${formatBytes(estimate.totalBytes - 1)} by 1 B`);
+    expect(failing.verdict.reasons[0]).toBe(
+      `estimated DRAM ${formatBytes(estimate.totalBytes)} exceeds the DRAM budget of ${formatBytes(estimate.totalBytes - 1)} by 1 B`,
+    );
     expect(checkDramBudget(estimate, null, resolveBudget(undefined, estimate.totalBytes)!).verdict.status).toBe('pass');
   });
 
@@ -69,7 +71,13 @@ describe('DRAM estimate', () => {
 
   it('takes budgets from the tracks or explicitly, and parses sizes', () => {
     // Each limit in bytes, GB (10^9) and GiB (2^30), with where it comes from.
-    expect(resolveBudget('edge-training', undefined)).toMatchObject({ bytes: 1e9, gb: 1, gib: 1e9 / 1073741824, source: 'edge-training', rule: expect.stringContaining("MLRB's edge_llm_training prompt") });
+    expect(resolveBudget('edge-training', undefined)).toMatchObject({
+      bytes: 1e9,
+      gb: 1,
+      gib: 1e9 / 1073741824,
+      source: 'edge-training',
+      rule: expect.stringContaining("MLRB's edge_llm_training prompt"),
+    });
     expect(resolveBudget('edge-training', undefined)?.rule).toContain('the Edge-LLM challenge itself says 12 GB');
     expect(resolveBudget('edge-compression', undefined)).toMatchObject({ bytes: 12e9, gb: 12, gib: 12e9 / 1073741824, source: 'edge-compression' });
     expect(resolveBudget('edge-compression', 5)).toMatchObject({ bytes: 5, source: 'custom', rule: expect.stringContaining('operator override') });
@@ -105,14 +113,18 @@ describe('DRAM measurement (child process)', () => {
     const largest = Math.max(...measurement.probes.map((probe) => probe.peakDeltaBytes));
     expect(measurement.peakDeltaBytes).toBe(largest);
     expect(measurement.probes.find((probe) => probe.kind === measurement.decidingProbe)!.peakDeltaBytes).toBe(largest);
-    expect(measurement.text).toMatchObject({ licence: expect.stringContaining('CC BY-SA 3.0'), tokenizer: path.join(path.dirname(basePath), 'tokenizer.json') });
+    expect(measurement.text).toMatchObject({
+      licence: expect.stringContaining('CC BY-SA 3.0'),
+      tokenizer: path.join(path.dirname(basePath), 'tokenizer.json'),
+    });
   });
 
-  it('EXPECTED FAILURE – without the model\'s tokenizer there is no real text to feed: BAD_TOKENIZER naming where it looked', async () => {
+  it("EXPECTED FAILURE – without the model's tokenizer there is no real text to feed: BAD_TOKENIZER naming where it looked", async () => {
     const folder = path.dirname(writeEdgeModel(tempPath('no-tokenizer'), base, base.model));
     rmSync(path.join(folder, 'tokenizer.json'));
     await expect(measureDram(folder, { tokens: 16 })).rejects.toMatchObject({
-      code: 'BAD_TOKENIZER', message: expect.stringContaining(`no tokenizer at ${path.join(folder, 'tokenizer.json')}: the DRAM measurement feeds real text`),
+      code: 'BAD_TOKENIZER',
+      message: expect.stringContaining(`no tokenizer at ${path.join(folder, 'tokenizer.json')}: the DRAM measurement feeds real text`),
     });
   });
 
@@ -134,7 +146,12 @@ describe('DRAM measurement (child process)', () => {
           { opType: 'Not', inputs: ['is_probe'], outputs: ['is_real'] },
           { opType: 'Cast', inputs: ['is_real'], outputs: ['is_real_count'], attributes: [intAttribute('to', 7)] },
           { opType: 'Mul', inputs: ['block_elements', 'is_real_count'], outputs: ['block_shape'] },
-          { opType: 'ConstantOfShape', inputs: ['block_shape'], outputs: ['block'], attributes: [{ name: 'value', type: 'tensor' as const, value: makeTensor('one', 'float32', [1], [1]) }] },
+          {
+            opType: 'ConstantOfShape',
+            inputs: ['block_shape'],
+            outputs: ['block'],
+            attributes: [{ name: 'value', type: 'tensor' as const, value: makeTensor('one', 'float32', [1], [1]) }],
+          },
           { opType: 'ReduceSum', inputs: ['block'], outputs: ['block_sum'], attributes: [intAttribute('keepdims', 0)] },
           { opType: 'Mul', inputs: ['block_sum', 'zero'], outputs: ['nothing'] },
           { opType: 'Add', inputs: ['logits_real', 'nothing'], outputs: [logits] },
@@ -153,9 +170,14 @@ describe('DRAM measurement (child process)', () => {
   });
 
   it('EXPECTED FAILURE – a graph whose position table is shorter than 2,000 rows is refused, naming the limit, never measured shorter', async () => {
-    const failure = await measureDram(basePath).then(() => null, (error: unknown) => error);
+    const failure = await measureDram(basePath).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(failure).toMatchObject({ code: 'BAD_MODEL', details: { tensor: 'position_embedding', positionLimit: 64, tokens: 2000 } });
-    expect((failure as Error).message).toContain('cannot run the 2,000-token input the DRAM measurement needs: its learned position table position_embedding has 64 rows');
+    expect((failure as Error).message).toContain(
+      'cannot run the 2,000-token input the DRAM measurement needs: its learned position table position_embedding has 64 rows',
+    );
     await expect(measureDram(basePath, { tokens: 65 })).rejects.toMatchObject({ code: 'BAD_MODEL', details: { positionLimit: 64, tokens: 65 } });
   });
 
@@ -178,7 +200,7 @@ describe('DRAM measurement (child process)', () => {
     expect(tiny.verdict.reasons[0]).toMatch(/^measured peak DRAM .* exceeds the DRAM budget of 1.00 kB/);
   });
 
-  it('EXPECTED FAILURE – a model that does not run fails the budget check with the measurement\'s error', async () => {
+  it("EXPECTED FAILURE – a model that does not run fails the budget check with the measurement's error", async () => {
     const broken = writeEdgeModel(tempPath('broken'), base, pruneHeads(base, base.model, 0, [1], false));
     const report = await checkEdgeModel(broken, { track: 'edge-training', threads: 1, contextTokens: 16 });
     expect(report.dram.measurement).toBeNull();
@@ -200,6 +222,13 @@ describe('DRAM measurement (child process)', () => {
 // Keeps the fixture builder honest about the dims the expectations above assume.
 it('the edge fixture has the dimensions this file assumes', () => {
   const { options } = base;
-  expect([options.numLayers, options.numHeads, options.hiddenSize / options.numHeads, options.hiddenSize, options.mlpSize, options.vocabSize, options.maxPositions])
-    .toEqual([L, A, hd, H, I, V, POSITIONS]);
+  expect([
+    options.numLayers,
+    options.numHeads,
+    options.hiddenSize / options.numHeads,
+    options.hiddenSize,
+    options.mlpSize,
+    options.vocabSize,
+    options.maxPositions,
+  ]).toEqual([L, A, hd, H, I, V, POSITIONS]);
 });

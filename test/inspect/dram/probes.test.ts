@@ -17,13 +17,29 @@ import { checkTrack } from '../../../src/inspect/track/track-check.js';
 import { useTempDirectory } from '../support/tmp-dir.js';
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'edge', 'dram');
-interface PlainOrt { readonly text2000: number; readonly random2000: number; readonly text1500?: number }
+interface PlainOrt {
+  readonly text2000: number;
+  readonly random2000: number;
+  readonly text1500?: number;
+}
 interface DramManifest {
   readonly kitTokens: number;
-  readonly fixtures: Readonly<Record<string, {
-    readonly plainOrtPeakDeltaBytes: PlainOrt; readonly tokenEmbedding?: string; readonly positionTable?: string; readonly positionRows?: number; readonly vocab?: number;
-    readonly rotaryCaches?: readonly string[]; readonly rotaryRows?: number; readonly rotaryDim?: number; readonly maxLogitDifferenceVsTransformers1000?: number;
-  }>>;
+  readonly fixtures: Readonly<
+    Record<
+      string,
+      {
+        readonly plainOrtPeakDeltaBytes: PlainOrt;
+        readonly tokenEmbedding?: string;
+        readonly positionTable?: string;
+        readonly positionRows?: number;
+        readonly vocab?: number;
+        readonly rotaryCaches?: readonly string[];
+        readonly rotaryRows?: number;
+        readonly rotaryDim?: number;
+        readonly maxLogitDifferenceVsTransformers1000?: number;
+      }
+    >
+  >;
 }
 const manifest = JSON.parse(readFileSync(join(FIXTURES, 'manifest.json'), 'utf8')) as DramManifest;
 const tempPath = useTempDirectory('dram-probes');
@@ -58,7 +74,7 @@ describe('graphs that would game a synthetic probe are measured on real text', (
     });
   }
 
-  it('EXPECTED FAILURE – cheap-at-2000: cheap at exactly the kit\'s length, measured at the second length', async () => {
+  it("EXPECTED FAILURE – cheap-at-2000: cheap at exactly the kit's length, measured at the second length", async () => {
     const plain = manifest.fixtures['cheap-at-2000']!.plainOrtPeakDeltaBytes;
     expect(plain.text2000).toBeLessThan(plain.text1500! / 4);
     const measurement = await measureDram(unpack('cheap-at-2000'), { threads: 1 });
@@ -81,7 +97,7 @@ describe('a byte-level GPT-2 (vocab 256) with 2,048 learned positions', () => {
     expect(report.tensors.find((tensor) => tensor.name === facts.tokenEmbedding)?.role).toBe('embed');
   });
 
-  it('is measured on 2,000 tokens of text, as plain onnxruntime measures it, and passes the training track\'s DRAM limit', async () => {
+  it("is measured on 2,000 tokens of text, as plain onnxruntime measures it, and passes the training track's DRAM limit", async () => {
     const report = await checkTrack('edge-training', model, { threads: 1 });
     const measurement = report.checks.dram.measurement!;
     expect(report.checks.dram.measurementError).toBeNull();
@@ -108,7 +124,8 @@ describe('a Phi whose export stored rotary caches of 512 rows', () => {
     expect(facts.maxLogitDifferenceVsTransformers1000).toBeLessThan(1e-4);
     const measurement = await measureDram(model, { threads: 1 });
     expect(measurement.rebuiltRotaryCaches.map((cache) => [cache.tensor, cache.storedRows, cache.rows, cache.layout, cache.function])).toEqual(
-      facts.rotaryCaches!.map((name) => [name, facts.rotaryRows, manifest.kitTokens, 'halves', name.endsWith('cos_cached') ? 'cos' : 'sin']));
+      facts.rotaryCaches!.map((name) => [name, facts.rotaryRows, manifest.kitTokens, 'halves', name.endsWith('cos_cached') ? 'cos' : 'sin']),
+    );
     expect(measurement.rebuiltRotaryCaches[0]!.settings).toMatchObject({ theta: 10_000, rotaryDim: facts.rotaryDim, positionScale: 1 });
     expect(measurement.rebuiltRotaryCaches.every((cache) => cache.maxStoredError < 1e-5)).toBe(true); // fp32 caches: transformers' own values
     expect(probe(measurement, 'text').tokens).toBe(manifest.kitTokens);
@@ -122,11 +139,20 @@ describe('a Phi whose export stored rotary caches of 512 rows', () => {
     const copy = unpack('phi-rotary-cache-512', 'phi-lying-config');
     writeFileSync(join(copy, '..', 'config.json'), JSON.stringify(lying));
     await expect(measureDram(copy, { tokens: 600 })).rejects.toMatchObject({
-      code: 'BAD_MODEL', message: expect.stringMatching(/rotary cache model\.model\.rotary_emb\.(cos|sin)_cached has 512 rows, fewer than the 600 tokens measured; rotary cache .* cannot be rebuilt from config\.json's rotary settings \(rope_theta 500000, .*\): its values differ/),
+      code: 'BAD_MODEL',
+      message: expect.stringMatching(
+        /rotary cache model\.model\.rotary_emb\.(cos|sin)_cached has 512 rows, fewer than the 600 tokens measured; rotary cache .* cannot be rebuilt from config\.json's rotary settings \(rope_theta 500000, .*\): its values differ/,
+      ),
     });
     writeFileSync(join(copy, '..', 'config.json'), JSON.stringify({ ...config, rope_parameters: { rope_type: 'dynamic', factor: 2, rope_theta: 10_000 } }));
-    await expect(measureDram(copy, { tokens: 600 })).rejects.toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining("rope type 'dynamic' scales frequencies with the input length") });
+    await expect(measureDram(copy, { tokens: 600 })).rejects.toMatchObject({
+      code: 'BAD_MODEL',
+      message: expect.stringContaining("rope type 'dynamic' scales frequencies with the input length"),
+    });
     rmSync(join(copy, '..', 'config.json'));
-    await expect(measureDram(copy, { tokens: 600 })).rejects.toMatchObject({ code: 'BAD_MODEL', message: expect.stringContaining('there is no config.json beside the model to rebuild it from') });
+    await expect(measureDram(copy, { tokens: 600 })).rejects.toMatchObject({
+      code: 'BAD_MODEL',
+      message: expect.stringContaining('there is no config.json beside the model to rebuild it from'),
+    });
   });
 });

@@ -43,7 +43,9 @@ describe('parameters from storage: every stored element, every form', () => {
   it('counts an initializer of every dtype (float, int8, bool, string), with the per-dtype breakdown', async () => {
     const graph = await graphOf('dtypes', {
       tensors: [
-        tensor('w', FLOAT, [8, 8], 4), tensor('codes', INT8, [16, 16], 1), tensor('planes', BOOL, [4, 64], 1),
+        tensor('w', FLOAT, [8, 8], 4),
+        tensor('codes', INT8, [16, 16], 1),
+        tensor('planes', BOOL, [4, 64], 1),
         { name: 'numbers', dataType: STRING, dims: [3], strings: ['0.25', '-1.5', '3'] },
       ],
       inputs: ['x'],
@@ -52,8 +54,10 @@ describe('parameters from storage: every stored element, every form', () => {
     const { parameters } = buildInspectReport(graph, null);
     expect(parameters.total).toBe(64 + 256 + 256 + 3);
     expect(parameters.byDtype).toEqual({
-      float32: { tensors: 1, elements: 64, bytes: 256 }, int8: { tensors: 1, elements: 256, bytes: 256 },
-      bool: { tensors: 1, elements: 256, bytes: 256 }, string: { tensors: 1, elements: 3, bytes: 4 + 4 + 1 },
+      float32: { tensors: 1, elements: 64, bytes: 256 },
+      int8: { tensors: 1, elements: 256, bytes: 256 },
+      bool: { tensors: 1, elements: 256, bytes: 256 },
+      string: { tensors: 1, elements: 3, bytes: 4 + 4 + 1 },
     });
   });
 
@@ -64,7 +68,12 @@ describe('parameters from storage: every stored element, every form', () => {
       inputs: ['x'],
       nodes: [
         { opType: 'Constant', inputs: [], outputs: ['dense'], constant: { attribute: 'value', tensor: tensor('ignored', FLOAT, [2, 5], 4) } },
-        { opType: 'Constant', inputs: [], outputs: ['sparse'], constant: { attribute: 'sparse_value', values: tensor('v', INT8, [4], 1), indices, dims: [4, 4] } },
+        {
+          opType: 'Constant',
+          inputs: [],
+          outputs: ['sparse'],
+          constant: { attribute: 'sparse_value', values: tensor('v', INT8, [4], 1), indices, dims: [4, 4] },
+        },
         { opType: 'Constant', inputs: [], outputs: ['ints'], constant: { attribute: 'value_ints', values: [1, 2, 3, 4, 5, 6, 7] } },
         { opType: 'Constant', inputs: [], outputs: ['floats'], constant: { attribute: 'value_floats', values: [0.5, 1.5, 2.5] } },
         { opType: 'Constant', inputs: [], outputs: ['strings'], constant: { attribute: 'value_strings', texts: ['0.125', '7', '-2', '1e-3', '42'] } },
@@ -75,8 +84,14 @@ describe('parameters from storage: every stored element, every form', () => {
     });
     const byName = Object.fromEntries(graph.tensors.map((t) => [t.name, `${t.dtype}[${t.dims.join(',')}] ${t.elementCount} ${t.length}B`]));
     expect(byName).toEqual({
-      dense: 'float32[2,5] 10 40B', sparse: 'int8[4,4] 16 16B', ints: 'int64[7] 7 56B', floats: 'float32[3] 3 12B',
-      strings: 'string[5] 5 14B', int: 'int64[] 1 8B', float: 'float32[] 1 4B', string: 'string[] 1 5B',
+      dense: 'float32[2,5] 10 40B',
+      sparse: 'int8[4,4] 16 16B',
+      ints: 'int64[7] 7 56B',
+      floats: 'float32[3] 3 12B',
+      strings: 'string[5] 5 14B',
+      int: 'int64[] 1 8B',
+      float: 'float32[] 1 4B',
+      string: 'string[] 1 5B',
     });
     expect(buildInspectReport(graph, null).parameters.total).toBe(10 + 16 + 7 + 3 + 5 + 1 + 1 + 1);
   });
@@ -99,11 +114,32 @@ describe('parameters from storage: every stored element, every form', () => {
       inputs: ['x', 'c'],
       nodes: [
         matmul('outer'),
-        { opType: 'If', name: 'branch', inputs: ['c'], outputs: ['z'], subgraph: { attribute: 'then_branch', initializers: [tensor('inner', INT8, [32], 1)], nodes: [{ opType: 'Cast', inputs: ['inner'], outputs: ['z'], ints: { to: 1 } }] } },
+        {
+          opType: 'If',
+          name: 'branch',
+          inputs: ['c'],
+          outputs: ['z'],
+          subgraph: {
+            attribute: 'then_branch',
+            initializers: [tensor('inner', INT8, [32], 1)],
+            nodes: [{ opType: 'Cast', inputs: ['inner'], outputs: ['z'], ints: { to: 1 } }],
+          },
+        },
         { opType: 'Decode', domain: 'local', inputs: [], outputs: ['decoded'] },
       ],
-      functions: [{ name: 'Decode', domain: 'local', nodes: [{ opType: 'Constant', inputs: [], outputs: ['decoded'], constant: { attribute: 'value_ints', values: Array.from({ length: 20 }, (_, i) => i) } }] }],
-      opsets: [{ domain: '', version: 17 }, { domain: 'local', version: 1 }],
+      functions: [
+        {
+          name: 'Decode',
+          domain: 'local',
+          nodes: [
+            { opType: 'Constant', inputs: [], outputs: ['decoded'], constant: { attribute: 'value_ints', values: Array.from({ length: 20 }, (_, i) => i) } },
+          ],
+        },
+      ],
+      opsets: [
+        { domain: '', version: 17 },
+        { domain: 'local', version: 1 },
+      ],
     });
     expect(buildInspectReport(graph, null).parameters.total).toBe(16 + 32 + 20);
   });
@@ -136,7 +172,9 @@ describe('parameters from storage: every stored element, every form', () => {
     });
     expect(buildInspectReport(graph, null).parameters.total).toBe(8 * 256 + 8);
     const check = checkQuantization(graph);
-    expect(check.disallowedWeights.map((weight) => `${weight.tensor}: ${weight.violation} at ${weight.reader.opType}`)).toEqual(['w.bit0: bool-data at MatMul']);
+    expect(check.disallowedWeights.map((weight) => `${weight.tensor}: ${weight.violation} at ${weight.reader.opType}`)).toEqual([
+      'w.bit0: bool-data at MatMul',
+    ]);
     expect(check.verdict.status).toBe('fail');
   });
 });
@@ -145,22 +183,24 @@ describe('parameters from storage on exported models that store layer 0 another 
   const fixturePath = disguiseFixturePaths('parameters-disguise');
   const basePath = (): string => fixturePath(disguiseManifest.base);
 
-  for (const fixture of disguiseManifest.fixtures) it(`counts ${fixture.file.replace('.onnx.gz', '')} as stored_elements.py does`, async () => {
-    const { parameters } = buildInspectReport(await readModelGraph(fixturePath(fixture.file)), null);
-    expect(parameters.total).toBe(fixture.storedElements);
-    expect(Object.values(parameters.byDtype).reduce((sum, entry) => sum + entry.elements, 0)).toBe(parameters.total);
-  });
+  for (const fixture of disguiseManifest.fixtures)
+    it(`counts ${fixture.file.replace('.onnx.gz', '')} as stored_elements.py does`, async () => {
+      const { parameters } = buildInspectReport(await readModelGraph(fixturePath(fixture.file)), null);
+      expect(parameters.total).toBe(fixture.storedElements);
+      expect(Object.values(parameters.byDtype).reduce((sum, entry) => sum + entry.elements, 0)).toBe(parameters.total);
+    });
 
   // Codes, strings, float8 and int4 hold one element per weight, as the floats they replace did: nothing is removed
   // (a little less than nothing, for the scales and codebooks). Bit-planes hold four per weight. Vector
   // quantization (one code per four weights) is the exception: it is quantization, which fails on its own.
   const oneLayerElsewhere = disguiseManifest.fixtures.filter((fixture) => fixture.verdict === 'fail' && fixture.file !== 'lookup-gather-vectors.onnx.gz');
-  for (const fixture of oneLayerElsewhere) it(`EXPECTED FAILURE – ${fixture.file.replace('.onnx.gz', '')}: an unpruned model with layer 0 stored another way is not pruned`, async () => {
-    const report = await checkPruning(fixturePath(fixture.file), { base: basePath(), forwardPass: false });
-    const expected = (100 * (fixture.baseStoredElements - fixture.storedElements)) / fixture.baseStoredElements;
-    expect(report.percentRemoved).toBeCloseTo(expected, 10);
-    if (fixture.class === 'bool bit-planes') expect(report.percentRemoved).toBeLessThan(0);
-    else expect(Math.abs(report.percentRemoved)).toBeLessThan(2);
-    expect(report.verdict.reasons.join('\n')).toContain('no parameters were removed');
-  });
+  for (const fixture of oneLayerElsewhere)
+    it(`EXPECTED FAILURE – ${fixture.file.replace('.onnx.gz', '')}: an unpruned model with layer 0 stored another way is not pruned`, async () => {
+      const report = await checkPruning(fixturePath(fixture.file), { base: basePath(), forwardPass: false });
+      const expected = (100 * (fixture.baseStoredElements - fixture.storedElements)) / fixture.baseStoredElements;
+      expect(report.percentRemoved).toBeCloseTo(expected, 10);
+      if (fixture.class === 'bool bit-planes') expect(report.percentRemoved).toBeLessThan(0);
+      else expect(Math.abs(report.percentRemoved)).toBeLessThan(2);
+      expect(report.verdict.reasons.join('\n')).toContain('no parameters were removed');
+    });
 });

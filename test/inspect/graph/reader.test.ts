@@ -13,7 +13,10 @@ import { useTempDirectory } from '../support/tmp-dir.js';
 const tempPath = useTempDirectory('reader');
 
 async function expectBadModel(promise: Promise<unknown>, ...fragments: string[]): Promise<void> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(MlrbError);
   expect((error as MlrbError).code).toBe('BAD_MODEL');
   for (const fragment of fragments) expect((error as MlrbError).message).toContain(fragment);
@@ -42,7 +45,8 @@ describe('streaming ONNX reader', () => {
     const lm = writeTinyCausalLm(tempPath('tiny-nodes'), { withTokenizer: false });
     const graph = await readModelGraph(lm.modelPath);
     expect(graph.info.nodes.map((node) => [node.opType, node.inputs, node.outputs])).toEqual(
-      lm.model.graph.nodes.map((node) => [node.opType, node.inputs, node.outputs]));
+      lm.model.graph.nodes.map((node) => [node.opType, node.inputs, node.outputs]),
+    );
     expect(graph.info.opsets).toEqual([{ domain: '', version: 17 }]);
     expect(graph.info.inputs.map((input) => input.name)).toEqual(['input_ids', 'attention_mask']);
     expect(graph.info.outputs[0]).toEqual({ name: 'logits', elemType: 1, shape: ['batch_size', 'sequence_length', 64] });
@@ -55,24 +59,46 @@ describe('streaming ONNX reader', () => {
     const weight = { name: 'inner_weight', dataType: 1, dims: [2, 2], raw: new Uint8Array(16) };
     const bytes = encodeRawModel({
       tensors: [],
-      nodes: [{
-        opType: 'If', name: 'branch', inputs: ['flag'], outputs: ['y'],
-        subgraph: { attribute: 'then_branch', initializers: [weight], nodes: [{ opType: 'MatMulNBits', domain: 'com.microsoft', inputs: ['x', 'inner_weight'], outputs: ['y'] }] },
-      }],
+      nodes: [
+        {
+          opType: 'If',
+          name: 'branch',
+          inputs: ['flag'],
+          outputs: ['y'],
+          subgraph: {
+            attribute: 'then_branch',
+            initializers: [weight],
+            nodes: [{ opType: 'MatMulNBits', domain: 'com.microsoft', inputs: ['x', 'inner_weight'], outputs: ['y'] }],
+          },
+        },
+      ],
       functions: [{ name: 'helper', domain: 'custom', nodes: [{ opType: 'QuantizeLinear', inputs: ['a'], outputs: ['b'] }] }],
     });
     writeFileSync(join(directory, 'model.onnx'), bytes);
     const graph = await readModelGraph(join(directory, 'model.onnx'));
     expect(graph.tensorByName.get('inner_weight')?.graph).toBe('branch.then_branch');
     expect(graph.info.nodes.map((node) => [node.opType, node.domain, node.graph])).toEqual([
-      ['MatMulNBits', 'com.microsoft', 'branch.then_branch'], ['If', '', ''], ['QuantizeLinear', '', 'function:custom.helper'],
+      ['MatMulNBits', 'com.microsoft', 'branch.then_branch'],
+      ['If', '', ''],
+      ['QuantizeLinear', '', 'function:custom.helper'],
     ]);
 
     const withConstant: ModelProto = {
-      irVersion: 8, opsetImports: [{ domain: '', version: 17 }],
+      irVersion: 8,
+      opsetImports: [{ domain: '', version: 17 }],
       graph: {
-        name: 'constant', initializers: [], inputs: [], outputs: [],
-        nodes: [{ opType: 'Constant', inputs: [], outputs: ['folded_weight'], attributes: [{ name: 'value', type: 'tensor', value: makeTensor('', 'float32', [3, 2], [1, 2, 3, 4, 5, 6]) }] }],
+        name: 'constant',
+        initializers: [],
+        inputs: [],
+        outputs: [],
+        nodes: [
+          {
+            opType: 'Constant',
+            inputs: [],
+            outputs: ['folded_weight'],
+            attributes: [{ name: 'value', type: 'tensor', value: makeTensor('', 'float32', [3, 2], [1, 2, 3, 4, 5, 6]) }],
+          },
+        ],
       },
     };
     const constantGraph = await readModelGraph(writeModelFiles(tempPath('constant'), withConstant));
@@ -84,18 +110,25 @@ describe('streaming ONNX reader', () => {
     mkdirSync(directory, { recursive: true });
     const INT4 = 22;
     const UINT4 = 21;
-    writeFileSync(join(directory, 'model.onnx'), encodeRawModel({
-      tensors: [
-        { name: 'packed', dataType: INT4, dims: [3, 3], int32s: [0x21, 0x43, 0x65, 0x87, 0x09] }, // 9 elements: 5 bytes
-        { name: 'packed_unsigned', dataType: UINT4, dims: [4], int32s: [0xf0, 0x1e] },
-      ],
-      nodes: [],
-    }));
+    writeFileSync(
+      join(directory, 'model.onnx'),
+      encodeRawModel({
+        tensors: [
+          { name: 'packed', dataType: INT4, dims: [3, 3], int32s: [0x21, 0x43, 0x65, 0x87, 0x09] }, // 9 elements: 5 bytes
+          { name: 'packed_unsigned', dataType: UINT4, dims: [4], int32s: [0xf0, 0x1e] },
+        ],
+        nodes: [],
+      }),
+    );
     const graph = await readModelGraph(join(directory, 'model.onnx'));
     expect(graph.tensors.map((tensor) => [tensor.name, tensor.dtype, tensor.elementCount, tensor.length, tensor.location])).toEqual([
-      ['packed', 'int4', 9, 5, 'typed'], ['packed_unsigned', 'uint4', 4, 2, 'typed'],
+      ['packed', 'int4', 9, 5, 'typed'],
+      ['packed_unsigned', 'uint4', 4, 2, 'typed'],
     ]);
-    writeFileSync(join(directory, 'unpacked.onnx'), encodeRawModel({ tensors: [{ name: 'one_per_entry', dataType: INT4, dims: [4], int32s: [1, 2, 3, 4] }], nodes: [] }));
+    writeFileSync(
+      join(directory, 'unpacked.onnx'),
+      encodeRawModel({ tensors: [{ name: 'one_per_entry', dataType: INT4, dims: [4], int32s: [1, 2, 3, 4] }], nodes: [] }),
+    );
     await expectBadModel(readModelGraph(join(directory, 'unpacked.onnx')), "tensor 'one_per_entry'", '4 elements (2 typed entries) but its typed data holds 4');
   });
 
@@ -107,14 +140,18 @@ describe('streaming ONNX reader', () => {
     truncateSync(dataPath, 3 * 2 ** 30); // a hole: no disk blocks, reads as zeros
     const rows = 2 ** 14;
     const tensors = [0, 1, 2].map((index) => ({
-      name: `w${index}`, dataType: 10, dims: [rows, 2 ** 14], external: { location: 'weights.bin', offset: index * 2 ** 29 * 2, length: 2 ** 29 },
+      name: `w${index}`,
+      dataType: 10,
+      dims: [rows, 2 ** 14],
+      external: { location: 'weights.bin', offset: index * 2 ** 29 * 2, length: 2 ** 29 },
     }));
     writeFileSync(join(directory, 'model.onnx'), encodeRawModel({ tensors, nodes: [] }));
     const started = performance.now();
     const graph = await readModelGraph(join(directory, 'model.onnx'));
     expect(performance.now() - started).toBeLessThan(2000);
     expect(graph.tensors.map((tensor) => [tensor.offset, tensor.length, tensor.elementCount])).toEqual(
-      [0, 1, 2].map((index) => [index * 2 ** 30, 2 ** 29, 2 ** 28]));
+      [0, 1, 2].map((index) => [index * 2 ** 30, 2 ** 29, 2 ** 28]),
+    );
     expect(graph.info.externalFiles).toEqual([{ path: dataPath, size: 3 * 2 ** 30 }]);
   });
 

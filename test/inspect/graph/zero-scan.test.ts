@@ -95,7 +95,9 @@ describe('native zero scan', () => {
 
   it('EXPECTED FAILURE – a range past the end of the file is BAD_MODEL naming the file', async () => {
     const file = writeAt('short.bin', 0, new Uint8Array(100));
-    const failure = await loadBinding().scanZeros([{ file, offset: 0, rows: 10, cols: 10, elementBytes: 4, ignoreSign: true }]).catch((error: unknown) => error);
+    const failure = await loadBinding()
+      .scanZeros([{ file, offset: 0, rows: 10, cols: 10, elementBytes: 4, ignoreSign: true }])
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(MlrbError);
     expect((failure as MlrbError).code).toBe('BAD_MODEL');
     expect((failure as MlrbError).message).toContain(file);

@@ -86,13 +86,19 @@ describe('checkLineage on a pruned, fine-tuned Phi (scripts/edge/build_lineage_f
     expectTruth(report);
   });
 
-  it.each([['ONNX', base.onnx], ['safetensors', base.safetensors]])('traces a width-pruned copy (every fourth hidden channel and one layer\'s attention removed) to the %s base', async (_, basePath) => {
+  it.each([
+    ['ONNX', base.onnx],
+    ['safetensors', base.safetensors],
+  ])("traces a width-pruned copy (every fourth hidden channel and one layer's attention removed) to the %s base", async (_, basePath) => {
     const report = await checkLineage(at(widthPruned.file), at(basePath));
     expectTruth(report, widthPruned);
     expect(report.hiddenChannels!.minSimilarity).toBeGreaterThan(0.9);
   });
 
-  it.each([['ONNX', base.onnx], ['safetensors', base.safetensors]])('EXPECTED FAILURE – a model of the same shape from another seed does not derive from the %s base', async (_, basePath) => {
+  it.each([
+    ['ONNX', base.onnx],
+    ['safetensors', base.safetensors],
+  ])('EXPECTED FAILURE – a model of the same shape from another seed does not derive from the %s base', async (_, basePath) => {
     const report = await checkLineage(at(unrelated.file), at(basePath));
     expect(report.status).toBe('not-derived');
     expect(report.verdict.status).toBe('fail');
@@ -139,8 +145,13 @@ describe('check-pruning folds lineage in', () => {
   it('EXPECTED FAILURE – the unrelated model passes every structural check but fails on lineage', async () => {
     const stdout = new PassThrough();
     let json = '';
-    stdout.setEncoding('utf8').on('data', (chunk: string) => { json += chunk; });
-    const code = await runCheckPruningCommand([at(unrelated.file), '--base', at(base.onnx), '--json', '--strict', '--skip-forward'], { stdout, stderr: new PassThrough() });
+    stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      json += chunk;
+    });
+    const code = await runCheckPruningCommand([at(unrelated.file), '--base', at(base.onnx), '--json', '--strict', '--skip-forward'], {
+      stdout,
+      stderr: new PassThrough(),
+    });
     expect(code).toBe(1);
     const report = JSON.parse(json) as PruningReport;
     expect(report.consistencyIssues).toEqual([]);
@@ -186,8 +197,12 @@ describe('lineage across exporters and architectures (scripts/edge/build_pruning
     return out;
   };
   it.each([
-    ['phi', 'torchscript-opset17'], ['phi', 'dynamo'], ['llama', 'torchscript-opset14'], ['llama', 'ort-fused'],
-    ['gpt2', 'torchscript-opset14'], ['gpt2', 'ort-fused'],
+    ['phi', 'torchscript-opset17'],
+    ['phi', 'dynamo'],
+    ['llama', 'torchscript-opset14'],
+    ['llama', 'ort-fused'],
+    ['gpt2', 'torchscript-opset14'],
+    ['gpt2', 'ort-fused'],
   ] as const)('%s %s: kept heads, key/value heads, channels and layers', async (arch, exporter) => {
     const report = await checkLineage(unzip(`${arch}-${exporter}-pruned-all.onnx.gz`), unzip(`${arch}-${exporter}-base.onnx.gz`), { headDim: 4 });
     expect(report.status).toBe('derived');
@@ -215,12 +230,18 @@ describe('safetensors checkpoints are read from their headers, under the file po
     const f32 = Buffer.from(new Float32Array([1.5, -2, 0.25, 3, 4, -5]).buffer);
     const f16 = Buffer.from(new Uint16Array([0x3c00, 0xc000]).buffer); // 1, -2
     const bf16 = Buffer.from(new Uint16Array([0x3fc0, 0xc040]).buffer); // 1.5, -3
-    writeFileSync(join(folder, 'model.safetensors'), safetensorsBytes({
-      __metadata__: { format: 'pt' },
-      a: { dtype: 'F32', shape: [2, 3], data_offsets: [0, 24] },
-      b: { dtype: 'F16', shape: [2], data_offsets: [24, 28] },
-      c: { dtype: 'BF16', shape: [2], data_offsets: [28, 32] },
-    }, Buffer.concat([f32, f16, bf16])));
+    writeFileSync(
+      join(folder, 'model.safetensors'),
+      safetensorsBytes(
+        {
+          __metadata__: { format: 'pt' },
+          a: { dtype: 'F32', shape: [2, 3], data_offsets: [0, 24] },
+          b: { dtype: 'F16', shape: [2], data_offsets: [24, 28] },
+          c: { dtype: 'BF16', shape: [2], data_offsets: [28, 32] },
+        },
+        Buffer.concat([f32, f16, bf16]),
+      ),
+    );
     const checkpoint = openSafetensorsCheckpoint(folder);
     const value = (name: string): number[] => Array.from(readTensorValues(checkpoint.graph.tensorByName.get(name)!));
     expect(value('a')).toEqual([1.5, -2, 0.25, 3, 4, -5]);
@@ -235,29 +256,53 @@ describe('safetensors checkpoints are read from their headers, under the file po
     return folder;
   };
   it.each([
-    ['a header longer than the file', (folder: string) => {
-      const bytes = safetensorsBytes({ a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, Buffer.alloc(4));
-      bytes.writeBigUInt64LE(10n ** 12n);
-      writeFileSync(join(folder, 'model.safetensors'), bytes);
-    }, /header/],
-    ['a byte range past the data', (folder: string) => {
-      writeFileSync(join(folder, 'model.safetensors'), safetensorsBytes({ a: { dtype: 'F32', shape: [4], data_offsets: [0, 16] } }, Buffer.alloc(8)));
-    }, /tensor a .* do not fit/],
-    ['a shard named outside the folder', (folder: string) => {
-      writeFileSync(join(folder, 'model.safetensors.index.json'), JSON.stringify({ weight_map: { a: '../outside.safetensors' } }));
-    }, /safetensors file/],
-    ['a shard that links outside the folder', (folder: string) => {
-      const outside = tempPath(`outside-${folder.length}.safetensors`);
-      writeFileSync(outside, safetensorsBytes({ a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, Buffer.alloc(4)));
-      symlinkSync(outside, join(folder, 'model.safetensors'));
-    }, /resolves outside the checkpoint folder/],
-    ['a FIFO named model.safetensors (must fail, not block)', (folder: string) => {
-      execFileSync('mkfifo', [join(folder, 'model.safetensors')]);
-    }, /is not a regular file/],
-    ['a header that is not JSON', (folder: string) => {
-      const bytes = safetensorsBytes({}, Buffer.alloc(0));
-      writeFileSync(join(folder, 'model.safetensors'), Buffer.concat([bytes.subarray(0, 8), Buffer.from('{x')]));
-    }, /header is not UTF-8 JSON/],
+    [
+      'a header longer than the file',
+      (folder: string) => {
+        const bytes = safetensorsBytes({ a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, Buffer.alloc(4));
+        bytes.writeBigUInt64LE(10n ** 12n);
+        writeFileSync(join(folder, 'model.safetensors'), bytes);
+      },
+      /header/,
+    ],
+    [
+      'a byte range past the data',
+      (folder: string) => {
+        writeFileSync(join(folder, 'model.safetensors'), safetensorsBytes({ a: { dtype: 'F32', shape: [4], data_offsets: [0, 16] } }, Buffer.alloc(8)));
+      },
+      /tensor a .* do not fit/,
+    ],
+    [
+      'a shard named outside the folder',
+      (folder: string) => {
+        writeFileSync(join(folder, 'model.safetensors.index.json'), JSON.stringify({ weight_map: { a: '../outside.safetensors' } }));
+      },
+      /safetensors file/,
+    ],
+    [
+      'a shard that links outside the folder',
+      (folder: string) => {
+        const outside = tempPath(`outside-${folder.length}.safetensors`);
+        writeFileSync(outside, safetensorsBytes({ a: { dtype: 'F32', shape: [1], data_offsets: [0, 4] } }, Buffer.alloc(4)));
+        symlinkSync(outside, join(folder, 'model.safetensors'));
+      },
+      /resolves outside the checkpoint folder/,
+    ],
+    [
+      'a FIFO named model.safetensors (must fail, not block)',
+      (folder: string) => {
+        execFileSync('mkfifo', [join(folder, 'model.safetensors')]);
+      },
+      /is not a regular file/,
+    ],
+    [
+      'a header that is not JSON',
+      (folder: string) => {
+        const bytes = safetensorsBytes({}, Buffer.alloc(0));
+        writeFileSync(join(folder, 'model.safetensors'), Buffer.concat([bytes.subarray(0, 8), Buffer.from('{x')]));
+      },
+      /header is not UTF-8 JSON/,
+    ],
   ])('BAD_MODEL – %s', (name, write, message) => {
     const folder = hostile(name.replace(/\W+/g, '-'), write);
     let failure: unknown;
@@ -287,7 +332,9 @@ describe('unit assignment in any order (seeded random units, the permutation mad
     for (let unit = 0; unit < count; unit++) {
       const row = vectors.subarray(unit * length, (unit + 1) * length);
       const norm = Math.hypot(...row);
-      row.forEach((value, index) => { row[index] = value / norm; });
+      row.forEach((value, index) => {
+        row[index] = value / norm;
+      });
     }
     return { count, length, vectors };
   };
@@ -296,11 +343,14 @@ describe('unit assignment in any order (seeded random units, the permutation mad
   const copyOf = (kept: readonly number[], noise: number): UnitVectors => {
     const vectors = new Float32Array(kept.length * length);
     kept.forEach((origin, unit) => {
-      for (let index = 0; index < length; index++) vectors[unit * length + index] = baseUnits.vectors[origin * length + index]! + (noise * gauss()) / Math.sqrt(length);
+      for (let index = 0; index < length; index++)
+        vectors[unit * length + index] = baseUnits.vectors[origin * length + index]! + (noise * gauss()) / Math.sqrt(length);
     });
     return unitLength(vectors, kept.length);
   };
-  const shuffled = Array.from({ length: baseCount }, (_, index) => index).sort(() => random() - 0.5).slice(0, keptCount);
+  const shuffled = Array.from({ length: baseCount }, (_, index) => index)
+    .sort(() => random() - 0.5)
+    .slice(0, keptCount);
 
   it.each([
     ['in order (sorted indices)', [...shuffled].sort((a, b) => a - b)],

@@ -15,8 +15,15 @@ import { checkTrack } from '../../../src/inspect/track/track-check.js';
 import { useTempDirectory } from '../support/tmp-dir.js';
 
 const FIXTURES = join(__dirname, '..', '..', 'fixtures', 'edge');
-interface TransformFacts { readonly file: string; readonly derived: boolean; readonly baseLayers?: readonly number[]; readonly hidden?: number }
-const manifest = JSON.parse(readFileSync(join(FIXTURES, 'lineage-transforms', 'manifest.json'), 'utf8')) as { fixtures: Readonly<Record<string, TransformFacts>> };
+interface TransformFacts {
+  readonly file: string;
+  readonly derived: boolean;
+  readonly baseLayers?: readonly number[];
+  readonly hidden?: number;
+}
+const manifest = JSON.parse(readFileSync(join(FIXTURES, 'lineage-transforms', 'manifest.json'), 'utf8')) as {
+  fixtures: Readonly<Record<string, TransformFacts>>;
+};
 const lineageManifest = JSON.parse(readFileSync(join(FIXTURES, 'lineage', 'manifest.json'), 'utf8')) as {
   sizes: { hidden: number; heads: number; headDim: number; ffn: number; layers: number };
   fixtures: { base: { onnx: string; externalData: string; safetensors: string } };
@@ -61,20 +68,20 @@ describe('SliceGPT: every layer in its own rotated, sliced basis', () => {
     expect(report.verdict.status).toBe('pass');
   });
 
-  it('derives from the base\'s safetensors checkpoint (bf16) just the same', async () => {
+  it("derives from the base's safetensors checkpoint (bf16) just the same", async () => {
     const checkpoint = join(FIXTURES, 'lineage', lineageManifest.fixtures.base.safetensors);
     const report = await checkLineage(model('slicegpt'), checkpoint, { headDim: sizes.headDim });
     expect(report.status).toBe('derived');
     expect(report.comparedBy).toBe('rotation-invariant');
   });
 
-  it('passes the compression track\'s lineage gate against its base', async () => {
+  it("passes the compression track's lineage gate against its base", async () => {
     const report = await checkTrack('edge-compression', model('slicegpt'), { base, measureDram: false });
     expect(report.checks.lineage).toMatchObject({ status: 'derived', notJudged: null });
     expect(report.verdict.reasons.filter((finding) => finding.check === 'lineage')).toEqual([]);
   });
 
-  it('EXPECTED FAILURE – a model of another base (a Llama) with the base\'s config.json copied beside it does not derive from it', async () => {
+  it("EXPECTED FAILURE – a model of another base (a Llama) with the base's config.json copied beside it does not derive from it", async () => {
     const substitute = unpack('pruning', 'llama-torchscript-opset14-base.onnx.gz');
     copyFileSync(join(FIXTURES, 'lineage', 'base-config.json'), join(substitute, '..', 'config.json'));
     const report = await checkLineage(substitute, base, { headDim: sizes.headDim });
@@ -100,7 +107,7 @@ describe('cross-layer sharing and tied embeddings', () => {
     expect(report.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
   });
 
-  it('a layer that reads another\'s tensors is traced through the shared tensors (listed once)', async () => {
+  it("a layer that reads another's tensors is traced through the shared tensors (listed once)", async () => {
     const facts = manifest.fixtures['shared-layer']!;
     const report = await checkLineage(model('shared-layer'), base, { headDim: sizes.headDim });
     expect(report.status).toBe('derived');
@@ -109,7 +116,7 @@ describe('cross-layer sharing and tied embeddings', () => {
     expect(report.units.matched).toBe(report.units.total);
   });
 
-  it('a head tied to the token embedding changes nothing in the layers\' lineage', async () => {
+  it("a head tied to the token embedding changes nothing in the layers' lineage", async () => {
     const report = await checkLineage(model('tied-head'), base, { headDim: sizes.headDim });
     expectEveryUnitInPlace(report, manifest.fixtures['tied-head']!.baseLayers!);
     expect(report.verdict.status).toBe('pass');

@@ -13,7 +13,12 @@ import { checkPruning } from '../../../src/inspect/pruning/pruning-check.js';
 
 const folder = path.resolve(import.meta.dirname, '../../fixtures/edge/phi-fp16-mask');
 const facts = JSON.parse(readFileSync(path.join(folder, 'facts.json'), 'utf8')) as {
-  layers: number; heads: number; ffn: number; parameters: number; stored_elements: number; phi2_parameters: number;
+  layers: number;
+  heads: number;
+  ffn: number;
+  parameters: number;
+  stored_elements: number;
+  phi2_parameters: number;
 };
 
 describe('check-pruning on an fp16 TorchScript export whose residual stream is cast', () => {

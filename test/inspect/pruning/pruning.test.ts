@@ -2,7 +2,16 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  buildEdgeBase, floatParameters, pruneFfnChannels, pruneHeads, removeLayer, sparsifyWeights, storedElements, writeEdgeModel, zeroFfnChannels, zeroHeads,
+  buildEdgeBase,
+  floatParameters,
+  pruneFfnChannels,
+  pruneHeads,
+  removeLayer,
+  sparsifyWeights,
+  storedElements,
+  writeEdgeModel,
+  zeroFfnChannels,
+  zeroHeads,
 } from '../../support/model-builders/edge-fixtures.js';
 import type { ModelProto } from '../../support/model-builders/onnx-builder.js';
 import { tinyLmConfigJson } from '../../support/model-builders/tiny-causal-lm.js';
@@ -18,10 +27,13 @@ writeFileSync(configPath, JSON.stringify(tinyLmConfigJson(base.options)));
 let counter = 0;
 const write = (model: ModelProto, externalData = false): string => writeEdgeModel(tempPath(`variant-${counter++}`), base, model, { externalData });
 
-
 describe('check-pruning on structurally pruned variants', () => {
   const headsPruned = pruneHeads(base, pruneHeads(base, base.model, 0, [0, 2]), 2, [1]);
-  const ffnPruned = pruneFfnChannels(base.model, 1, Array.from({ length: 40 }, (_, index) => (index < 20 ? index : index + 10)));
+  const ffnPruned = pruneFfnChannels(
+    base.model,
+    1,
+    Array.from({ length: 40 }, (_, index) => (index < 20 ? index : index + 10)),
+  );
   const layerRemoved = removeLayer(base.model, 1);
   const combined = removeLayer(pruneFfnChannels(pruneHeads(base, base.model, 2, [3]), 0, [1, 5, 9]), 1);
 
@@ -31,7 +43,10 @@ describe('check-pruning on structurally pruned variants', () => {
     ['a whole middle layer', layerRemoved, { 0: [4, 64], 2: [4, 64] }, [1]],
     ['heads, channels and a layer at once', combined, { 0: [4, 3], 2: [1, 64] }, [1]],
   ] as const)('passes with %s removed and reports what each layer kept', async (_, model, keptByLayer, removed) => {
-    for (const [basePathOrConfig, externalData] of [[basePath, false], [configPath, true]] as const) {
+    for (const [basePathOrConfig, externalData] of [
+      [basePath, false],
+      [configPath, true],
+    ] as const) {
       const report = await checkPruning(write(model, externalData), { base: basePathOrConfig });
       expect(report.verdict.reasons).toEqual([]);
       expect(report.verdict.status).toBe('pass');
@@ -82,9 +97,24 @@ describe('check-pruning on structurally pruned variants', () => {
 
 describe('check-pruning on fake-pruned variants (zeros kept)', () => {
   it.each([
-    ['zeroed heads', zeroHeads(base, base.model, 1, [0, 3]), (r: Awaited<ReturnType<typeof checkPruning>>) => expect(r.layers[1]!.zeros?.zeroHeads).toBe(2), 'attention heads zeroed but kept: layer 1: 2'],
-    ['zeroed FFN channels', zeroFfnChannels(base.model, 2, [4, 8, 15, 16, 23]), (r: Awaited<ReturnType<typeof checkPruning>>) => expect(r.layers[2]!.zeros?.zeroFfnChannels).toBe(5), 'FFN channels zeroed but kept: layer 2: 5'],
-    ['50% unstructured sparsity', sparsifyWeights(base.model, 0.5), (r: Awaited<ReturnType<typeof checkPruning>>) => expect(r.fakePruning.sparsity).toBeGreaterThan(0.4), 'unstructured sparsity'],
+    [
+      'zeroed heads',
+      zeroHeads(base, base.model, 1, [0, 3]),
+      (r: Awaited<ReturnType<typeof checkPruning>>) => expect(r.layers[1]!.zeros?.zeroHeads).toBe(2),
+      'attention heads zeroed but kept: layer 1: 2',
+    ],
+    [
+      'zeroed FFN channels',
+      zeroFfnChannels(base.model, 2, [4, 8, 15, 16, 23]),
+      (r: Awaited<ReturnType<typeof checkPruning>>) => expect(r.layers[2]!.zeros?.zeroFfnChannels).toBe(5),
+      'FFN channels zeroed but kept: layer 2: 5',
+    ],
+    [
+      '50% unstructured sparsity',
+      sparsifyWeights(base.model, 0.5),
+      (r: Awaited<ReturnType<typeof checkPruning>>) => expect(r.fakePruning.sparsity).toBeGreaterThan(0.4),
+      'unstructured sparsity',
+    ],
   ] as const)('EXPECTED FAILURE – %s: no parameters removed and fake pruning detected', async (_, model, inspectRow, reason) => {
     const report = await checkPruning(write(model, true), { base: basePath, forwardPass: false });
     expect(report.verdict.status).toBe('fail');

@@ -41,7 +41,14 @@ interface FixtureFacts {
 }
 
 interface Manifest {
-  readonly sizes: { readonly hidden: number; readonly heads: number; readonly headDim: number; readonly ffn: number; readonly layers: number; readonly vocab: number };
+  readonly sizes: {
+    readonly hidden: number;
+    readonly heads: number;
+    readonly headDim: number;
+    readonly ffn: number;
+    readonly layers: number;
+    readonly vocab: number;
+  };
   readonly fixtures: readonly FixtureFacts[];
   readonly skipped: readonly { readonly arch: string; readonly exporter: string; readonly why: string }[];
 }
@@ -90,35 +97,36 @@ describe('check-pruning on real exports (scripts/edge/build_pruning_fixtures.py)
     }
   });
 
-  for (const facts of manifest.fixtures) it(`${name(facts)}: verdict, percent removed and per-layer widths`, async () => {
-    // No config.json beside the base and no numHeads: the head count comes from the graph's query split.
-    const report = await checkPruning(fixture(facts.file), { base: fixture(facts.base) });
-    expect(report.verdict.status, report.verdict.reasons.join('\n')).toBe(facts.verdict);
-    expect([report.base.heads, report.base.kvHeads, report.base.headDim]).toEqual([sizes.heads, facts.baseKvHeads, sizes.headDim]);
-    expect(report.rolesFrom).toBe('graph');
-    expect(report.pruned.hidden).toBe(sizes.hidden);
-    expect(report.pruned.vocab).toBe(sizes.vocab);
-    expect(report.base.totalParams).toBe(facts.baseStoredElements);
-    expect(report.pruned.params).toBe(facts.storedElements);
-    expect(report.percentRemoved).toBeCloseTo((100 * (facts.baseStoredElements - facts.storedElements)) / facts.baseStoredElements, 10);
-    expectLayers(report, facts);
-    expect(report.forwardPass?.ok, report.forwardPass?.error?.message).toBe(true);
-    const reasons = report.verdict.reasons.join('\n');
-    if (facts.verdict === 'pass') {
-      expect(report.verdict.reasons).toEqual([]);
-      expect(report.layerMapping).toBe('by-weights');
-    }
-    // An unpruned model (a re-export too, whose exporter stores other constants) is no pruning, whatever it stores.
-    if (facts.params === facts.baseParams) expect(reasons).toContain('no parameters were removed');
-    for (const [layer, heads] of Object.entries(facts.fakeHeads ?? {})) {
-      expect(report.fakePruning.layers.find((entry) => entry.layer === Number(layer))?.zeroHeads).toBe(heads);
-      expect(reasons).toContain(`attention heads zeroed but kept: layer ${layer}: ${heads}`);
-    }
-    expect(report.unusedInitializers).toEqual(facts.unused === undefined ? [] : [facts.unused]);
-    if (facts.unused !== undefined) expect(report.verdict.warnings.join('\n')).toContain(facts.unused);
-    expect(report.quantization.verdict.status).toBe(facts.quantized === true ? 'fail' : 'pass');
-    if (facts.quantized === true) expect(reasons).toMatch(/^quantization: /m);
-  });
+  for (const facts of manifest.fixtures)
+    it(`${name(facts)}: verdict, percent removed and per-layer widths`, async () => {
+      // No config.json beside the base and no numHeads: the head count comes from the graph's query split.
+      const report = await checkPruning(fixture(facts.file), { base: fixture(facts.base) });
+      expect(report.verdict.status, report.verdict.reasons.join('\n')).toBe(facts.verdict);
+      expect([report.base.heads, report.base.kvHeads, report.base.headDim]).toEqual([sizes.heads, facts.baseKvHeads, sizes.headDim]);
+      expect(report.rolesFrom).toBe('graph');
+      expect(report.pruned.hidden).toBe(sizes.hidden);
+      expect(report.pruned.vocab).toBe(sizes.vocab);
+      expect(report.base.totalParams).toBe(facts.baseStoredElements);
+      expect(report.pruned.params).toBe(facts.storedElements);
+      expect(report.percentRemoved).toBeCloseTo((100 * (facts.baseStoredElements - facts.storedElements)) / facts.baseStoredElements, 10);
+      expectLayers(report, facts);
+      expect(report.forwardPass?.ok, report.forwardPass?.error?.message).toBe(true);
+      const reasons = report.verdict.reasons.join('\n');
+      if (facts.verdict === 'pass') {
+        expect(report.verdict.reasons).toEqual([]);
+        expect(report.layerMapping).toBe('by-weights');
+      }
+      // An unpruned model (a re-export too, whose exporter stores other constants) is no pruning, whatever it stores.
+      if (facts.params === facts.baseParams) expect(reasons).toContain('no parameters were removed');
+      for (const [layer, heads] of Object.entries(facts.fakeHeads ?? {})) {
+        expect(report.fakePruning.layers.find((entry) => entry.layer === Number(layer))?.zeroHeads).toBe(heads);
+        expect(reasons).toContain(`attention heads zeroed but kept: layer ${layer}: ${heads}`);
+      }
+      expect(report.unusedInitializers).toEqual(facts.unused === undefined ? [] : [facts.unused]);
+      if (facts.unused !== undefined) expect(report.verdict.warnings.join('\n')).toContain(facts.unused);
+      expect(report.quantization.verdict.status).toBe(facts.quantized === true ? 'fail' : 'pass');
+      if (facts.quantized === true) expect(reasons).toMatch(/^quantization: /m);
+    });
 });
 
 async function runCli(argv: string[]): Promise<{ code: number; stdout: string }> {
@@ -130,18 +138,27 @@ async function runCli(argv: string[]): Promise<{ code: number; stdout: string }>
 }
 
 describe('mlrb-eval check-pruning on real exports', () => {
-  for (const facts of manifest.fixtures) it(`${name(facts)}: --json --strict exit code and report`, async () => {
-    const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--json', '--strict', '--skip-forward']);
-    expect(code).toBe(facts.verdict === 'pass' ? 0 : 1);
-    const report = JSON.parse(stdout) as PruningReport;
-    expect(report.verdict.status).toBe(facts.verdict);
-    expect(report.removedLayers).toEqual(facts.removedLayers);
-    expect(report.pruned.params).toBe(facts.storedElements);
-  });
+  for (const facts of manifest.fixtures)
+    it(`${name(facts)}: --json --strict exit code and report`, async () => {
+      const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--json', '--strict', '--skip-forward']);
+      expect(code).toBe(facts.verdict === 'pass' ? 0 : 1);
+      const report = JSON.parse(stdout) as PruningReport;
+      expect(report.verdict.status).toBe(facts.verdict);
+      expect(report.removedLayers).toEqual(facts.removedLayers);
+      expect(report.pruned.params).toBe(facts.storedElements);
+    });
 
   it('prints the removed middle layer of a renumbered TorchScript export and the widths of the others', async () => {
     const facts = manifest.fixtures.find((entry) => entry.arch === 'phi' && entry.exporter === 'torchscript-opset14' && entry.variant === 'pruned-layer')!;
-    const { code, stdout } = await runCli([fixture(facts.file), '--base', fixture(facts.base), '--num-heads', String(sizes.heads), '--strict', '--skip-forward']);
+    const { code, stdout } = await runCli([
+      fixture(facts.file),
+      '--base',
+      fixture(facts.base),
+      '--num-heads',
+      String(sizes.heads),
+      '--strict',
+      '--skip-forward',
+    ]);
     expect(code).toBe(0);
     expect(stdout).toContain('removed: 1 (matched by-weights; roles from the graph)');
     expect(stdout).toContain('Quantization (weights must be fp16/fp32): none');
@@ -163,7 +180,9 @@ describe('mlrb-eval check-pruning on real exports', () => {
     expect(code).toBe(1);
     expect(stdout).toContain(`Unused initializers (reach no output; stored, so counted): ${facts.unused}`);
     const percent = (100 * (facts.baseStoredElements - facts.storedElements)) / facts.baseStoredElements;
-    expect(stdout).toContain(`Parameters: ${facts.baseStoredElements.toLocaleString('en-US')} -> ${facts.storedElements.toLocaleString('en-US')} (${percent.toFixed(2)}% removed)`);
+    expect(stdout).toContain(
+      `Parameters: ${facts.baseStoredElements.toLocaleString('en-US')} -> ${facts.storedElements.toLocaleString('en-US')} (${percent.toFixed(2)}% removed)`,
+    );
   });
 });
 
@@ -174,7 +193,9 @@ describe.skipIf(!hasShared)('graph roles on the shared real models (../shared)',
     ['tiny-random-gpt2-past (ORT-fused GPT-2)', sharedPaths.gpt2Past, 'tiny-random-gpt2-past/genai_config.json'],
     ['stories260K (llama2c, GQA)', sharedPaths.stories, 'stories260K/config.json'],
   ] as const)('%s: layers, head_dim and widths from the graph; compared with itself nothing is removed', async (_, model, configFile) => {
-    const config = JSON.parse(readFileSync(join(model, '..', '..', configFile), 'utf8')) as Record<string, unknown> & { model?: { decoder: Record<string, number> } };
+    const config = JSON.parse(readFileSync(join(model, '..', '..', configFile), 'utf8')) as Record<string, unknown> & {
+      model?: { decoder: Record<string, number> };
+    };
     const decoder = config.model?.decoder;
     const layers = decoder?.num_hidden_layers ?? (config.num_hidden_layers as number);
     const headDim = decoder?.head_size ?? (config.head_dim as number);

@@ -53,7 +53,10 @@ function expectAsBuilt(check: QuantizationCheck, entry: ManifestEntry): void {
   expect(Object.fromEntries(check.disallowedWeights.map((weight) => [weight.tensor, weight.reader.opType]))).toEqual(entry.dataFlowTensors);
   for (const [tensor, opTypes] of Object.entries(entry.dataFlowPaths)) {
     const weight = check.disallowedWeights.find((candidate) => candidate.tensor === tensor);
-    expect(weight?.path.map((step) => step.opType), tensor).toEqual(opTypes);
+    expect(
+      weight?.path.map((step) => step.opType),
+      tensor,
+    ).toEqual(opTypes);
   }
   expect([...new Set(check.quantizationNodes.map((node) => node.opType))].sort()).toEqual(entry.quantizationOps);
   expect(check.integerStorage.share).toBeCloseTo(entry.integerValueShare, 3);
@@ -98,7 +101,9 @@ describe('no-quantization check on exported models (manifest from build_quant_fi
       expect(weight.route.endsWith(`→ MatMul ${weight.reader.node}`)).toBe(true);
       expect(weight.weightReads).toBe(1);
     }
-    expect(check.verdict.reasons.join('\n')).toContain(`${Object.keys(entry.dataFlowTensors).length} weight(s) are not stored float data read through layout-only ops`);
+    expect(check.verdict.reasons.join('\n')).toContain(
+      `${Object.keys(entry.dataFlowTensors).length} weight(s) are not stored float data read through layout-only ops`,
+    );
   });
 
   it('the type-and-rank view alone misses weights stored 1-D or packed into int32: data flow is what fails them', async () => {
@@ -125,7 +130,8 @@ describe('mlrb-eval inspect on the same fixtures', () => {
       const named = Object.keys(entry.dataFlowTensors);
       // The reasons list the first eight; any of the manifest's tensors among them shows the text names real ones.
       if (named.length > 0) expect(named.some((tensor) => text.stdout.includes(`${tensor} (`))).toBe(true);
-      if (entry.storageVerdict === 'fail') expect(text.stdout).toMatch(/% of the stored tensor bytes are integer, bool or string data whose values enter float computation \(limit 10\.0%\)/);
+      if (entry.storageVerdict === 'fail')
+        expect(text.stdout).toMatch(/% of the stored tensor bytes are integer, bool or string data whose values enter float computation \(limit 10\.0%\)/);
     });
   }
 });

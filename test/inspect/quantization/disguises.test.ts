@@ -27,32 +27,45 @@ describe('no quantization: weights stored in another form fail, named by tensor,
     const perClass = new Map<string, number>();
     for (const fixture of disguised) perClass.set(fixture.class, (perClass.get(fixture.class) ?? 0) + 1);
     expect([...perClass.keys()].sort()).toEqual([
-      'OneHot palette', 'bool bit-planes', 'comparison chain', 'decoder subgraph', 'low-bit types', 'quantized and integer ops', 'string tensors', 'table lookup',
+      'OneHot palette',
+      'bool bit-planes',
+      'comparison chain',
+      'decoder subgraph',
+      'low-bit types',
+      'quantized and integer ops',
+      'string tensors',
+      'table lookup',
     ]);
     for (const [klass, count] of perClass) expect(count, klass).toBeGreaterThanOrEqual(2);
-    expect(honest.map((fixture) => fixture.file)).toEqual(expect.arrayContaining(['honest-low-rank.onnx.gz', 'honest-tied-embeddings.onnx.gz', 'honest-fp16.onnx.gz', 'honest-clean.onnx.gz']));
+    expect(honest.map((fixture) => fixture.file)).toEqual(
+      expect.arrayContaining(['honest-low-rank.onnx.gz', 'honest-tied-embeddings.onnx.gz', 'honest-fp16.onnx.gz', 'honest-clean.onnx.gz']),
+    );
   });
 
-  for (const fixture of disguised) it(`EXPECTED FAILURE – ${fixture.file.replace('.onnx.gz', '')}: ${fixture.description}`, async () => {
-    const result = await check(fixture);
-    expect(result.verdict.status).toBe('fail');
-    // One finding per disguised matrix, at the reader the script found, naming a tensor the script wrote for it.
-    expect(result.disallowedWeights).toHaveLength(fixture.weights.length);
-    for (const weight of fixture.weights) {
-      const finding = result.disallowedWeights.find((candidate) => candidate.reader.node === weight.reader.node);
-      expect(finding, `${weight.matmul}: no finding read by ${weight.reader.node}`).toBeDefined();
-      expect(finding!.reader.opType).toBe(weight.reader.opType);
-      expect(weight.tensors).toContain(finding!.tensor);
-      expect(finding!.violation, weight.matmul).toBe(weight.violation);
-      expect(finding!.route.startsWith(`${finding!.tensor} → `) && finding!.route.endsWith(`${weight.reader.opType} ${weight.reader.node}`)).toBe(true);
-      expect(result.verdict.reasons.join('\n')).toContain(`${finding!.tensor} (${finding!.dtype}) → … → ${weight.reader.opType} ${weight.reader.node}: ${finding!.reason}`);
-    }
-  });
+  for (const fixture of disguised)
+    it(`EXPECTED FAILURE – ${fixture.file.replace('.onnx.gz', '')}: ${fixture.description}`, async () => {
+      const result = await check(fixture);
+      expect(result.verdict.status).toBe('fail');
+      // One finding per disguised matrix, at the reader the script found, naming a tensor the script wrote for it.
+      expect(result.disallowedWeights).toHaveLength(fixture.weights.length);
+      for (const weight of fixture.weights) {
+        const finding = result.disallowedWeights.find((candidate) => candidate.reader.node === weight.reader.node);
+        expect(finding, `${weight.matmul}: no finding read by ${weight.reader.node}`).toBeDefined();
+        expect(finding!.reader.opType).toBe(weight.reader.opType);
+        expect(weight.tensors).toContain(finding!.tensor);
+        expect(finding!.violation, weight.matmul).toBe(weight.violation);
+        expect(finding!.route.startsWith(`${finding!.tensor} → `) && finding!.route.endsWith(`${weight.reader.opType} ${weight.reader.node}`)).toBe(true);
+        expect(result.verdict.reasons.join('\n')).toContain(
+          `${finding!.tensor} (${finding!.dtype}) → … → ${weight.reader.opType} ${weight.reader.node}: ${finding!.reason}`,
+        );
+      }
+    });
 
-  for (const fixture of honest) it(`passes ${fixture.file.replace('.onnx.gz', '')}: ${fixture.description}`, async () => {
-    const result = await check(fixture);
-    expect(result.verdict.reasons).toEqual([]);
-    expect(result.verdict.status).toBe('pass');
-    expect(result.disallowedWeights).toEqual([]);
-  });
+  for (const fixture of honest)
+    it(`passes ${fixture.file.replace('.onnx.gz', '')}: ${fixture.description}`, async () => {
+      const result = await check(fixture);
+      expect(result.verdict.reasons).toEqual([]);
+      expect(result.verdict.status).toBe('pass');
+      expect(result.disallowedWeights).toEqual([]);
+    });
 });

@@ -19,8 +19,12 @@ async function checkRawWeights(name: string, model: RawModel, bf16: 'warn' | 'fa
 }
 const checkRaw = async (name: string, model: RawModel) => (await checkRawWeights(name, model)).quantization;
 
-const tensor = (name: string, dataType: number, dims: number[], bytesPerElement = 1) =>
-  ({ name, dataType, dims, raw: new Uint8Array(Math.ceil(dims.reduce((p, d) => p * d, 1) * bytesPerElement)) });
+const tensor = (name: string, dataType: number, dims: number[], bytesPerElement = 1) => ({
+  name,
+  dataType,
+  dims,
+  raw: new Uint8Array(Math.ceil(dims.reduce((p, d) => p * d, 1) * bytesPerElement)),
+});
 
 describe('no-quantization check', () => {
   it('passes the fp32 tiny LM', async () => {
@@ -39,8 +43,15 @@ describe('no-quantization check', () => {
       ...base.model,
       graph: {
         ...base.model.graph,
-        initializers: base.model.graph.initializers.map((tensor) => tensor.name === 'layers.0.query.weight' ? onGrid(tensor, 16)
-          : tensor.name === 'layers.0.mlp_up.weight' ? onGrid(tensor, 257) : tensor.name === 'layers.1.query.weight' ? onGrid(tensor, 256) : tensor),
+        initializers: base.model.graph.initializers.map((tensor) =>
+          tensor.name === 'layers.0.query.weight'
+            ? onGrid(tensor, 16)
+            : tensor.name === 'layers.0.mlp_up.weight'
+              ? onGrid(tensor, 257)
+              : tensor.name === 'layers.1.query.weight'
+                ? onGrid(tensor, 256)
+                : tensor,
+        ),
       },
     };
     const check = checkQuantization(await readModelGraph(writeEdgeModel(tempPath('fake-quantized'), base, gridded)));
@@ -50,14 +61,23 @@ describe('no-quantization check', () => {
       { tensor: 'layers.0.query.weight', dtype: 'float32', shape: [32, 32], distinctValues: 16 },
       { tensor: 'layers.1.query.weight', dtype: 'float32', shape: [32, 32], distinctValues: 256 },
     ]);
-    expect(check.verdict.warnings).toEqual([expect.stringContaining('2 float weight matrix(es) hold at most 256 distinct values (fake quantization: stored at full width, it saves no memory): layers.0.query.weight (16 values), layers.1.query.weight (256 values)')]);
+    expect(check.verdict.warnings).toEqual([
+      expect.stringContaining(
+        '2 float weight matrix(es) hold at most 256 distinct values (fake quantization: stored at full width, it saves no memory): layers.0.query.weight (16 values), layers.1.query.weight (256 values)',
+      ),
+    ]);
   });
 
   it('fails its int8 + DequantizeLinear variant, listing the tensors and the nodes', async () => {
     const check = checkQuantization(await readModelGraph(writeEdgeModel(tempPath('int8'), base, quantizeWeightsInt8(base.model))));
     expect(check.verdict.status).toBe('fail');
     expect(check.quantizedTensors.length).toBe(18); // 6 matrices x 3 layers; scalar zero points are not weights
-    expect(check.quantizedTensors[0]).toEqual({ name: 'layers.0.query.weight_quantized', dtype: 'int8', shape: [32, 32], usedBy: ['DequantizeLinear layers.0.query.weight_dequantize'] });
+    expect(check.quantizedTensors[0]).toEqual({
+      name: 'layers.0.query.weight_quantized',
+      dtype: 'int8',
+      shape: [32, 32],
+      usedBy: ['DequantizeLinear layers.0.query.weight_dequantize'],
+    });
     expect(check.quantizationNodes.length).toBe(18);
     expect(check.quantizationNodes.every((node) => node.opType === 'DequantizeLinear')).toBe(true);
     expect(check.verdict.reasons.join('\n')).toMatch(/18 quantized weight tensor\(s\).*\n18 quantization node\(s\): DequantizeLinear/);
@@ -68,7 +88,13 @@ describe('no-quantization check', () => {
       tensors: [tensor('packed_b', 21, [64, 2, 16], 0.5), tensor('fp8_weight', 17, [8, 8]), tensor('scales', 1, [64, 2], 4)],
       nodes: [
         { opType: 'MatMulNBits', domain: 'com.microsoft', name: 'mm', inputs: ['x', 'packed_b', 'scales'], outputs: ['y'] },
-        { opType: 'If', name: 'branch', inputs: ['c'], outputs: ['z'], subgraph: { attribute: 'then_branch', nodes: [{ opType: 'QLinearMatMul', name: 'inner', inputs: ['y'], outputs: ['z'] }] } },
+        {
+          opType: 'If',
+          name: 'branch',
+          inputs: ['c'],
+          outputs: ['z'],
+          subgraph: { attribute: 'then_branch', nodes: [{ opType: 'QLinearMatMul', name: 'inner', inputs: ['y'], outputs: ['z'] }] },
+        },
       ],
     });
     expect(check.quantizedTensors.map((t) => `${t.name}:${t.dtype}`)).toEqual(['packed_b:uint4', 'fp8_weight:float8e4m3fn']);
@@ -92,28 +118,69 @@ describe('no-quantization check', () => {
     const weight = { name: 'w', dataType: 1, dims: [256, 256], raw: Uint8Array.from({ length: 256 * 256 * 4 }, (_, index) => (index * 131) % 251) };
     const model = (table: { dataType: number; dims: number[]; raw: Uint8Array }, read: 'slice' | 'gather-ids' | 'gather-computed'): RawModel => ({
       tensors: [
-        weight, { name: 'table', ...table }, { name: 'zero', dataType: 7, dims: [1], raw: bytes([0], 8) }, { name: 'one', dataType: 7, dims: [1], raw: bytes([1], 8) },
+        weight,
+        { name: 'table', ...table },
+        { name: 'zero', dataType: 7, dims: [1], raw: bytes([0], 8) },
+        { name: 'one', dataType: 7, dims: [1], raw: bytes([1], 8) },
         { name: 'two', dataType: 7, dims: [1], raw: bytes([2], 8) },
       ],
       inputs: ['input_ids', 'x'],
-      nodes: [{ opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] }, ...(read === 'slice' ? [
-        { opType: 'Shape', inputs: ['input_ids'], outputs: ['shape'] },
-        { opType: 'Slice', inputs: ['shape', 'one', 'two'], outputs: ['length'] },
-        { opType: 'Slice', name: 'select', inputs: ['table', 'zero', 'length', 'zero'], outputs: ['rows'] },
-        { opType: 'Cast', inputs: ['rows'], outputs: ['rows_float'], ints: { to: 1 } },
-      ] : [
-        ...(read === 'gather-computed' ? [{ opType: 'Add', inputs: ['input_ids', 'one'], outputs: ['indices'] }] : []),
-        { opType: 'Gather', name: 'select', inputs: ['table', read === 'gather-ids' ? 'input_ids' : 'indices'], outputs: ['rows'] },
-      ])],
+      nodes: [
+        { opType: 'MatMul', inputs: ['x', 'w'], outputs: ['y'] },
+        ...(read === 'slice'
+          ? [
+              { opType: 'Shape', inputs: ['input_ids'], outputs: ['shape'] },
+              { opType: 'Slice', inputs: ['shape', 'one', 'two'], outputs: ['length'] },
+              { opType: 'Slice', name: 'select', inputs: ['table', 'zero', 'length', 'zero'], outputs: ['rows'] },
+              { opType: 'Cast', inputs: ['rows'], outputs: ['rows_float'], ints: { to: 1 } },
+            ]
+          : [
+              ...(read === 'gather-computed' ? [{ opType: 'Add', inputs: ['input_ids', 'one'], outputs: ['indices'] }] : []),
+              { opType: 'Gather', name: 'select', inputs: ['table', read === 'gather-ids' ? 'input_ids' : 'indices'], outputs: ['rows'] },
+            ]),
+      ],
     });
     const BOOL = 9;
     const INT64 = 7;
-    const causal = { dataType: BOOL, dims: [1, 1, n, n], raw: bytes(cells.map(([row, column]) => Number(column <= row)), 1) };
-    const window = { dataType: BOOL, dims: [n, n], raw: bytes(cells.map(([row, column]) => Number(column <= row && row - column < 4)), 1) };
-    const positions = { dataType: INT64, dims: [1, 256], raw: bytes(Array.from({ length: 256 }, (_, index) => index + 2), 8) };
-    const planes = { dataType: BOOL, dims: [n, n], raw: bytes(cells.map(([row, column]) => ((row * 7 + column * 13) >> 2) & 1), 1) };
+    const causal = {
+      dataType: BOOL,
+      dims: [1, 1, n, n],
+      raw: bytes(
+        cells.map(([row, column]) => Number(column <= row)),
+        1,
+      ),
+    };
+    const window = {
+      dataType: BOOL,
+      dims: [n, n],
+      raw: bytes(
+        cells.map(([row, column]) => Number(column <= row && row - column < 4)),
+        1,
+      ),
+    };
+    const positions = {
+      dataType: INT64,
+      dims: [1, 256],
+      raw: bytes(
+        Array.from({ length: 256 }, (_, index) => index + 2),
+        8,
+      ),
+    };
+    const planes = {
+      dataType: BOOL,
+      dims: [n, n],
+      raw: bytes(
+        cells.map(([row, column]) => ((row * 7 + column * 13) >> 2) & 1),
+        1,
+      ),
+    };
     const idMap = { dataType: INT64, dims: [128], raw: bytes(ids, 8) };
-    for (const [name, table, read] of [['causal', causal, 'slice'], ['window', window, 'slice'], ['positions', positions, 'slice'], ['id-map', idMap, 'gather-ids']] as const) {
+    for (const [name, table, read] of [
+      ['causal', causal, 'slice'],
+      ['window', window, 'slice'],
+      ['positions', positions, 'slice'],
+      ['id-map', idMap, 'gather-ids'],
+    ] as const) {
       expect((await checkRaw(`table-${name}`, model(table, read))).verdict.reasons, name).toEqual([]);
     }
     const bitPlanes = await checkRaw('table-planes', model(planes, 'slice'));
@@ -125,13 +192,20 @@ describe('no-quantization check', () => {
   it('does not take a uint8 mask read only by mask logic for a weight', async () => {
     const check = await checkRaw('mask', {
       tensors: [tensor('causal_mask', 2, [16, 16]), tensor('w', 1, [4, 4], 4)],
-      nodes: [{ opType: 'Where', inputs: ['causal_mask', 'a', 'b'], outputs: ['c'] }, { opType: 'MatMul', inputs: ['c', 'w'], outputs: ['d'] }],
+      nodes: [
+        { opType: 'Where', inputs: ['causal_mask', 'a', 'b'], outputs: ['c'] },
+        { opType: 'MatMul', inputs: ['c', 'w'], outputs: ['d'] },
+      ],
     });
     expect(check.verdict.status).toBe('pass');
   });
 
   it('reports bfloat16 weights by the dtype rule, as a warning or a failure when configured, never as quantization', async () => {
-    const model: RawModel = { tensors: [tensor('w_bf16', 16, [4, 4], 2)], inputs: ['x'], nodes: [{ opType: 'MatMul', inputs: ['x', 'w_bf16'], outputs: ['y'] }] };
+    const model: RawModel = {
+      tensors: [tensor('w_bf16', 16, [4, 4], 2)],
+      inputs: ['x'],
+      nodes: [{ opType: 'MatMul', inputs: ['x', 'w_bf16'], outputs: ['y'] }],
+    };
     const warned = await checkRawWeights('bf16-warn', model, 'warn');
     expect(warned.weightDtypes.verdict).toMatchObject({ status: 'pass', warnings: [expect.stringContaining('1 weight tensor(s) are not FP16/FP32')] });
     const failed = await checkRawWeights('bf16-fail', model, 'fail');
@@ -157,7 +231,9 @@ describe('no-quantization check', () => {
     };
     const checked = await checkRawWeights('stored-bf16', model, 'fail');
     expect(checked.weightDtypes.offType).toEqual([{ tensor: 'w_bf16', dtype: 'float32', storedDtype: 'bfloat16' }]);
-    expect(checked.weightDtypes.verdict.reasons).toEqual(['1 weight tensor(s) are not FP16/FP32 (weights must be FP16 or FP32): w_bf16 (bfloat16 cast to float32)']);
+    expect(checked.weightDtypes.verdict.reasons).toEqual([
+      '1 weight tensor(s) are not FP16/FP32 (weights must be FP16 or FP32): w_bf16 (bfloat16 cast to float32)',
+    ]);
     expect(checked.quantization.bf16Tensors).toEqual(['w_bf16']);
   });
 
@@ -173,12 +249,30 @@ describe('no-quantization check', () => {
       ],
     };
     const checked = await checkRawWeights('cast-bf16', model, 'warn');
-    expect(checked.weightDtypes.offType).toEqual([{ tensor: 'w', dtype: 'bfloat16', storedDtype: 'float32' }, { tensor: 'v', dtype: 'float64', storedDtype: 'float16' }]);
+    expect(checked.weightDtypes.offType).toEqual([
+      { tensor: 'w', dtype: 'bfloat16', storedDtype: 'float32' },
+      { tensor: 'v', dtype: 'float64', storedDtype: 'float16' },
+    ]);
     expect(checked.quantization).toMatchObject({ bf16Tensors: ['w'], otherFloatTensors: ['v'], disallowedWeights: [], verdict: { status: 'pass' } });
   });
 
   it('knows the quantization op families by name', () => {
-    for (const op of ['QuantizeLinear', 'DequantizeLinear', 'DynamicQuantizeLinear', 'MatMulInteger', 'QLinearMatMul', 'MatMulNBits', 'GatherBlockQuantized', 'QLinearConv', 'ConvInteger', 'QAttention', 'QGemm', 'QLinearAdd', 'QOrderedMatMul', 'DynamicQuantizeMatMul']) {
+    for (const op of [
+      'QuantizeLinear',
+      'DequantizeLinear',
+      'DynamicQuantizeLinear',
+      'MatMulInteger',
+      'QLinearMatMul',
+      'MatMulNBits',
+      'GatherBlockQuantized',
+      'QLinearConv',
+      'ConvInteger',
+      'QAttention',
+      'QGemm',
+      'QLinearAdd',
+      'QOrderedMatMul',
+      'DynamicQuantizeMatMul',
+    ]) {
       expect(isQuantizationOp(op), op).toBe(true);
     }
     for (const op of ['MatMul', 'Gemm', 'Gather', 'Attention', 'LayerNormalization', 'Cast']) expect(isQuantizationOp(op), op).toBe(false);
@@ -194,14 +288,28 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
   const UINT32 = 12;
   const vocab = 32;
   const hidden = 16;
-  const floats = (name: string, dims: number[]) => makeTensor(name, 'float32', dims, Array.from({ length: dims.reduce((p, d) => p * d, 1) }, (_, i) => (i % 7) / 7));
+  const floats = (name: string, dims: number[]) =>
+    makeTensor(
+      name,
+      'float32',
+      dims,
+      Array.from({ length: dims.reduce((p, d) => p * d, 1) }, (_, i) => (i % 7) / 7),
+    );
   const ints = (name: string, type: 'int64' | 'int32' | 'int8' | 'uint8', dims: number[], value: (index: number) => number) =>
-    makeTensor(name, type, dims, Array.from({ length: dims.reduce((p, d) => p * d, 1) }, (_, i) => value(i)));
+    makeTensor(
+      name,
+      type,
+      dims,
+      Array.from({ length: dims.reduce((p, d) => p * d, 1) }, (_, i) => value(i)),
+    );
 
   async function check(name: string, nodes: NodeProto[], initializers: TensorProto[]) {
     const modelPath = writeModelFiles(tempPath(`flow-${name}`), {
       irVersion: 8,
-      opsetImports: [{ domain: '', version: 17 }, { domain: 'com.example', version: 1 }],
+      opsetImports: [
+        { domain: '', version: 17 },
+        { domain: 'com.example', version: 1 },
+      ],
       graph: {
         name,
         nodes,
@@ -218,10 +326,11 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
   ];
 
   it('passes an int64 id map read only as Gather indices (a pruned vocabulary)', async () => {
-    const result = await check('id-map', [
-      { opType: 'Gather', name: 'remap', inputs: ['vocab_map', 'input_ids'], outputs: ['kept_ids'] },
-      ...embedAndProject('embed.weight', 'kept_ids'),
-    ], [ints('vocab_map', 'int64', [vocab], (i) => i % 8), floats('embed.weight', [8, hidden]), floats('lm_head.weight', [hidden, vocab])]);
+    const result = await check(
+      'id-map',
+      [{ opType: 'Gather', name: 'remap', inputs: ['vocab_map', 'input_ids'], outputs: ['kept_ids'] }, ...embedAndProject('embed.weight', 'kept_ids')],
+      [ints('vocab_map', 'int64', [vocab], (i) => i % 8), floats('embed.weight', [8, hidden]), floats('lm_head.weight', [hidden, vocab])],
+    );
     expect(result.verdict).toEqual({ status: 'pass', reasons: [], warnings: [] });
     expect(result.disallowedWeights).toEqual([]);
     // Its values choose embedding rows, so they count toward the storage share: 256 bytes, well under the limit.
@@ -229,51 +338,71 @@ describe('no-quantization check: integer data flow, slot by slot', () => {
   });
 
   it('fails an embedding packed four int8 to an int32 and unpacked after the Gather, naming the table and the Gather', async () => {
-    const result = await check('packed-embedding', [
-      { opType: 'Gather', name: 'embed_packed', inputs: ['embed.packed', 'input_ids'], outputs: ['rows_packed'] },
-      { opType: 'Cast', name: 'as_u32', inputs: ['rows_packed'], outputs: ['rows_u32'], attributes: [intAttribute('to', UINT32)] },
-      { opType: 'Unsqueeze', name: 'column', inputs: ['rows_u32', 'last_axis'], outputs: ['rows_column'] },
-      { opType: 'BitShift', name: 'shift', inputs: ['rows_column', 'shifts'], outputs: ['rows_shifted'] },
-      { opType: 'Cast', name: 'to_float', inputs: ['rows_shifted'], outputs: ['rows_float'], attributes: [intAttribute('to', FLOAT)] },
-      { opType: 'Reshape', name: 'rows', inputs: ['rows_float', 'hidden_shape'], outputs: ['hidden'] },
-      { opType: 'MatMul', name: 'lm_head', inputs: ['hidden', 'lm_head.weight'], outputs: ['logits'] },
-    ], [
-      // Codes, not a progression: a table of 0, 1, 2 … would be a position buffer, which holds no weights.
-      ints('embed.packed', 'int32', [vocab, hidden / 4], (i) => (i * 7919) % 65_521), ints('last_axis', 'int64', [1], () => -1),
-      ints('shifts', 'int64', [4], (i) => i * 8), ints('hidden_shape', 'int64', [3], (i) => [0, -1, hidden][i]!), floats('lm_head.weight', [hidden, vocab]),
-    ]);
+    const result = await check(
+      'packed-embedding',
+      [
+        { opType: 'Gather', name: 'embed_packed', inputs: ['embed.packed', 'input_ids'], outputs: ['rows_packed'] },
+        { opType: 'Cast', name: 'as_u32', inputs: ['rows_packed'], outputs: ['rows_u32'], attributes: [intAttribute('to', UINT32)] },
+        { opType: 'Unsqueeze', name: 'column', inputs: ['rows_u32', 'last_axis'], outputs: ['rows_column'] },
+        { opType: 'BitShift', name: 'shift', inputs: ['rows_column', 'shifts'], outputs: ['rows_shifted'] },
+        { opType: 'Cast', name: 'to_float', inputs: ['rows_shifted'], outputs: ['rows_float'], attributes: [intAttribute('to', FLOAT)] },
+        { opType: 'Reshape', name: 'rows', inputs: ['rows_float', 'hidden_shape'], outputs: ['hidden'] },
+        { opType: 'MatMul', name: 'lm_head', inputs: ['hidden', 'lm_head.weight'], outputs: ['logits'] },
+      ],
+      [
+        // Codes, not a progression: a table of 0, 1, 2 … would be a position buffer, which holds no weights.
+        ints('embed.packed', 'int32', [vocab, hidden / 4], (i) => (i * 7919) % 65_521),
+        ints('last_axis', 'int64', [1], () => -1),
+        ints('shifts', 'int64', [4], (i) => i * 8),
+        ints('hidden_shape', 'int64', [3], (i) => [0, -1, hidden][i]!),
+        floats('lm_head.weight', [hidden, vocab]),
+      ],
+    );
     expect(result.verdict.status).toBe('fail');
     // A matrix of codes indexed by token ids is an embedding stored as integers: the Gather is where it meets the input.
-    expect(result.disallowedWeights.map((w) => [w.tensor, w.reader.opType, w.reader.node, w.reader.inputIndex, w.violation])).toEqual([['embed.packed', 'Gather', 'embed_packed', 0, 'integer-codes']]);
+    expect(result.disallowedWeights.map((w) => [w.tensor, w.reader.opType, w.reader.node, w.reader.inputIndex, w.violation])).toEqual([
+      ['embed.packed', 'Gather', 'embed_packed', 0, 'integer-codes'],
+    ]);
     expect(result.disallowedWeights[0]!.route).toBe('embed.packed → Gather embed_packed');
   });
 
   it('follows values through an op of an unknown domain: int8 read by com.example Dequantize then MatMul fails', async () => {
-    const result = await check('custom-op', [
-      ...embedAndProject('embed.weight', 'input_ids').slice(0, 1),
-      { opType: 'Dequantize', domain: 'com.example', name: 'custom', inputs: ['lm_head.q', 'lm_head.scale'], outputs: ['lm_head.weight'] },
-      ...embedAndProject('embed.weight', 'input_ids').slice(1),
-    ], [floats('embed.weight', [vocab, hidden]), ints('lm_head.q', 'int8', [hidden * vocab], (i) => (i % 255) - 127), floats('lm_head.scale', [1])]);
+    const result = await check(
+      'custom-op',
+      [
+        ...embedAndProject('embed.weight', 'input_ids').slice(0, 1),
+        { opType: 'Dequantize', domain: 'com.example', name: 'custom', inputs: ['lm_head.q', 'lm_head.scale'], outputs: ['lm_head.weight'] },
+        ...embedAndProject('embed.weight', 'input_ids').slice(1),
+      ],
+      [floats('embed.weight', [vocab, hidden]), ints('lm_head.q', 'int8', [hidden * vocab], (i) => (i % 255) - 127), floats('lm_head.scale', [1])],
+    );
     expect(result.disallowedWeights.map((w) => w.path.map((step) => `${step.opType} ${step.node}`))).toEqual([['Dequantize custom', 'MatMul lm_head']]);
     expect(result.verdict.status).toBe('fail');
   });
 
   it('passes a uint8 causal table turned into an additive mask: it ends in the Softmax, not in the MatMul that follows', async () => {
-    const result = await check('additive-mask', [
-      ...embedAndProject('embed.weight', 'input_ids').slice(0, 1),
-      { opType: 'MatMul', name: 'scores', inputs: ['hidden', 'hidden_t'], outputs: ['scores'] },
-      { opType: 'Transpose', name: 'key_t', inputs: ['hidden'], outputs: ['hidden_t'], attributes: [] },
-      { opType: 'Cast', name: 'mask_float', inputs: ['causal'], outputs: ['causal_float'], attributes: [intAttribute('to', FLOAT)] },
-      { opType: 'Sub', name: 'mask_invert', inputs: ['one', 'causal_float'], outputs: ['blocked'] },
-      { opType: 'Mul', name: 'mask_scale', inputs: ['blocked', 'minus_big'], outputs: ['bias'] },
-      { opType: 'Add', name: 'masked', inputs: ['scores', 'bias'], outputs: ['masked_scores'] },
-      { opType: 'Softmax', name: 'probs', inputs: ['masked_scores'], outputs: ['probs'] },
-      { opType: 'MatMul', name: 'mix', inputs: ['probs', 'hidden'], outputs: ['mixed'] },
-      { opType: 'MatMul', name: 'lm_head', inputs: ['mixed', 'lm_head.weight'], outputs: ['logits'] },
-    ], [
-      floats('embed.weight', [vocab, hidden]), floats('lm_head.weight', [hidden, vocab]), floats('one', [1]), floats('minus_big', [1]),
-      ints('causal', 'uint8', [8, 8], (i) => (i % 8 <= Math.floor(i / 8) ? 1 : 0)),
-    ]);
+    const result = await check(
+      'additive-mask',
+      [
+        ...embedAndProject('embed.weight', 'input_ids').slice(0, 1),
+        { opType: 'MatMul', name: 'scores', inputs: ['hidden', 'hidden_t'], outputs: ['scores'] },
+        { opType: 'Transpose', name: 'key_t', inputs: ['hidden'], outputs: ['hidden_t'], attributes: [] },
+        { opType: 'Cast', name: 'mask_float', inputs: ['causal'], outputs: ['causal_float'], attributes: [intAttribute('to', FLOAT)] },
+        { opType: 'Sub', name: 'mask_invert', inputs: ['one', 'causal_float'], outputs: ['blocked'] },
+        { opType: 'Mul', name: 'mask_scale', inputs: ['blocked', 'minus_big'], outputs: ['bias'] },
+        { opType: 'Add', name: 'masked', inputs: ['scores', 'bias'], outputs: ['masked_scores'] },
+        { opType: 'Softmax', name: 'probs', inputs: ['masked_scores'], outputs: ['probs'] },
+        { opType: 'MatMul', name: 'mix', inputs: ['probs', 'hidden'], outputs: ['mixed'] },
+        { opType: 'MatMul', name: 'lm_head', inputs: ['mixed', 'lm_head.weight'], outputs: ['logits'] },
+      ],
+      [
+        floats('embed.weight', [vocab, hidden]),
+        floats('lm_head.weight', [hidden, vocab]),
+        floats('one', [1]),
+        floats('minus_big', [1]),
+        ints('causal', 'uint8', [8, 8], (i) => (i % 8 <= Math.floor(i / 8) ? 1 : 0)),
+      ],
+    );
     expect(result.disallowedWeights).toEqual([]);
     // Its values do enter float math (counted in the storage share), at 64 bytes of the model's 4,168.
     expect(result.integerStorage.tensors).toEqual(['causal']);
@@ -304,7 +433,12 @@ describe('no-quantization check: stored data a model could hide weights in', () 
       tensors: [tensor('shape', 7, [2], 8)],
       inputs: ['x'],
       nodes: [
-        { opType: 'Constant', inputs: [], outputs: ['w_ints'], constant: { attribute: 'value_ints', values: Array.from({ length: 256 }, (_, index) => (index % 255) - 127) } },
+        {
+          opType: 'Constant',
+          inputs: [],
+          outputs: ['w_ints'],
+          constant: { attribute: 'value_ints', values: Array.from({ length: 256 }, (_, index) => (index % 255) - 127) },
+        },
         { opType: 'Reshape', inputs: ['w_ints', 'shape'], outputs: ['w_square'] },
         { opType: 'Cast', inputs: ['w_square'], outputs: ['w'] },
         { opType: 'MatMul', name: 'proj', inputs: ['x', 'w'], outputs: ['y'] },
@@ -344,7 +478,9 @@ describe('no-quantization check: stored data a model could hide weights in', () 
         ],
       });
       // The allow-list sees through the disguise too: the int8 weights meet the input in the Mul by the disguised scale.
-      expect(check.disallowedWeights.filter((w) => w.tensor === 'w_flat').map((w) => `${w.route}: ${w.violation}`)).toEqual(['w_flat → Reshape w_int8 → Cast w_float → Mul w: integer-codes']);
+      expect(check.disallowedWeights.filter((w) => w.tensor === 'w_flat').map((w) => `${w.route}: ${w.violation}`)).toEqual([
+        'w_flat → Reshape w_int8 → Cast w_float → Mul w: integer-codes',
+      ]);
       expect(check.integerStorage).toMatchObject({ integerValueBytes: 1024, storedBytes: 1024, droppedBytes: 16384, tensors: ['w_flat'], exceeded: true });
       expect(check.verdict.status).toBe('fail');
     });
@@ -380,11 +516,17 @@ describe('no-quantization check: data flow through subgraphs', () => {
         { opType: 'ReduceSum', inputs: ['x_shape'], outputs: ['x_size'] },
         { opType: 'Greater', inputs: ['x_size', 'zero'], outputs: ['always'] },
         {
-          opType: 'If', name: 'pick', inputs: ['always'], outputs: ['w'],
-          subgraph: { attribute: 'then_branch', nodes: [
-            { opType: 'Reshape', inputs: ['w_flat', 'shape'], outputs: ['w_square'] },
-            { opType: 'Cast', inputs: ['w_square'], outputs: ['w_branch'] },
-          ] },
+          opType: 'If',
+          name: 'pick',
+          inputs: ['always'],
+          outputs: ['w'],
+          subgraph: {
+            attribute: 'then_branch',
+            nodes: [
+              { opType: 'Reshape', inputs: ['w_flat', 'shape'], outputs: ['w_square'] },
+              { opType: 'Cast', inputs: ['w_square'], outputs: ['w_branch'] },
+            ],
+          },
         },
         { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
       ],
@@ -401,11 +543,17 @@ describe('no-quantization check: data flow through subgraphs', () => {
       nodes: [
         { opType: 'MatMul', name: 'embed_proj', inputs: ['x', 'embed'], outputs: ['h'] },
         {
-          opType: 'If', name: 'pick', inputs: ['always'], outputs: ['scaled'],
-          subgraph: { attribute: 'then_branch', nodes: [
-            { opType: 'Cast', inputs: ['positions'], outputs: ['positions_float'] },
-            { opType: 'Mul', inputs: ['positions_float', 'h'], outputs: ['scaled'] },
-          ] },
+          opType: 'If',
+          name: 'pick',
+          inputs: ['always'],
+          outputs: ['scaled'],
+          subgraph: {
+            attribute: 'then_branch',
+            nodes: [
+              { opType: 'Cast', inputs: ['positions'], outputs: ['positions_float'] },
+              { opType: 'Mul', inputs: ['positions_float', 'h'], outputs: ['scaled'] },
+            ],
+          },
         },
         { opType: 'MatMul', name: 'scores', inputs: ['h', 'scaled'], outputs: ['y'] },
       ],
@@ -435,7 +583,9 @@ describe('no-quantization check: integer codes stored as floats', () => {
         { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
       ],
     });
-    expect(check.disallowedWeights.map((weight) => weight.route)).toEqual(['packed → Div high → Floor code_0 → Concat codes → Sub centered → Reshape w_square → Mul w → MatMul proj']);
+    expect(check.disallowedWeights.map((weight) => weight.route)).toEqual([
+      'packed → Div high → Floor code_0 → Concat codes → Sub centered → Reshape w_square → Mul w → MatMul proj',
+    ]);
     expect(check.integerStorage.tensors).toEqual(['packed']);
     expect(check.verdict.status).toBe('fail');
   });
@@ -454,7 +604,9 @@ describe('no-quantization check: integer codes stored as floats', () => {
         { opType: 'MatMul', name: 'proj', inputs: ['h', 'w'], outputs: ['y'] },
       ],
     });
-    expect(check.disallowedWeights.map((weight) => weight.route)).toEqual(['packed → BitCast pairs → BitShift high → Cast high_float → Reshape w → MatMul proj']);
+    expect(check.disallowedWeights.map((weight) => weight.route)).toEqual([
+      'packed → BitCast pairs → BitShift high → Cast high_float → Reshape w → MatMul proj',
+    ]);
     expect(check.verdict.status).toBe('fail');
   });
 

@@ -23,7 +23,9 @@ function withTransposedTiedHead(model: ModelProto): ModelProto {
   const source = new Float32Array(embedding.rawData!.slice().buffer);
   const transposed = new Float32Array(rows * cols);
   for (let row = 0; row < rows; row++) for (let col = 0; col < cols; col++) transposed[col * rows + row] = source[row * cols + col]!;
-  const initializers = model.graph.initializers.map((tensor) => (tensor.name === 'lm_head.weight' ? { ...tensor, rawData: new Uint8Array(transposed.buffer) } : tensor));
+  const initializers = model.graph.initializers.map((tensor) =>
+    tensor.name === 'lm_head.weight' ? { ...tensor, rawData: new Uint8Array(transposed.buffer) } : tensor,
+  );
   return { ...model, graph: { ...model.graph, initializers } };
 }
 
@@ -44,7 +46,9 @@ describe('inspectModel', () => {
     expect(report.parameters).toMatchObject({ total, embedding, nonEmbedding: total - embedding, tiedEmbeddings: 'untied', copies: [] });
     expect(Object.values(report.parameters.byDtype).reduce((sum, entry) => sum + entry.elements, 0)).toBe(total);
     expect(report.tensorBytes).toBe(initializerBytes(base.model));
-    expect(report.bytesByDtype.float32?.bytes).toBe(4 * base.model.graph.initializers.filter((t) => t.elementType === 'float32').reduce((s, t) => s + t.dims.reduce((p, d) => p * d, 1), 0));
+    expect(report.bytesByDtype.float32?.bytes).toBe(
+      4 * base.model.graph.initializers.filter((t) => t.elementType === 'float32').reduce((s, t) => s + t.dims.reduce((p, d) => p * d, 1), 0),
+    );
     expect(report.bytesByDtype.int64?.tensors).toBe(base.model.graph.initializers.filter((t) => t.elementType === 'int64').length);
     expect(report.externalFiles.length).toBe(externalData ? 1 : 0);
   });
@@ -59,13 +63,21 @@ describe('inspectModel', () => {
     expect(report.inputs.map((input) => `${input.name}:${input.dtype}`)).toEqual(['input_ids:int64', 'attention_mask:int64']);
     expect(report.outputs[0]?.shape).toEqual(['batch_size', 'sequence_length', 64]);
     expect(report.architecture).toMatchObject({ hidden: 32, layers: 3, heads: 4, kvHeads: 4, headDim: 8, intermediate: 64, vocab: 64, maxLength: 64 });
-    expect(report.tensors.find((tensor) => tensor.name === 'layers.2.mlp_down.weight')).toMatchObject({ layer: 2, role: 'down', shape: [64, 32], dtype: 'float32' });
+    expect(report.tensors.find((tensor) => tensor.name === 'layers.2.mlp_down.weight')).toMatchObject({
+      layer: 2,
+      role: 'down',
+      shape: [64, 32],
+      dtype: 'float32',
+    });
   });
 
   it('counts tied embeddings once: one tensor read by Gather and (through Transpose) by the LM head', async () => {
     const nodes = base.model.graph.nodes.map((node) => (node.inputs[1] === 'lm_head.weight' ? { ...node, inputs: [node.inputs[0]!, 'tied_head'] } : node));
     nodes.unshift({ opType: 'Transpose', inputs: ['token_embedding'], outputs: ['tied_head'], attributes: [{ name: 'perm', type: 'ints', value: [1, 0] }] });
-    const tied: ModelProto = { ...base.model, graph: { ...base.model.graph, nodes, initializers: base.model.graph.initializers.filter((t) => t.name !== 'lm_head.weight') } };
+    const tied: ModelProto = {
+      ...base.model,
+      graph: { ...base.model.graph, nodes, initializers: base.model.graph.initializers.filter((t) => t.name !== 'lm_head.weight') },
+    };
     const report = await inspectModel(writeModelFiles(tempPath('tied'), tied));
     expect(report.parameters.tiedEmbeddings).toBe('shared');
     expect(report.parameters.total).toBe(storedElements(tied));
@@ -83,7 +95,10 @@ describe('inspectModel', () => {
   it('EXPECTED FAILURE – config.json calling an LM head of other values tied does not take it out of the count', async () => {
     const directory = tempPath('claimed-tied');
     const modelPath = writeEdgeModel(directory, base, base.model);
-    writeFileSync(join(directory, 'config.json'), JSON.stringify({ hidden_size: 32, num_hidden_layers: 3, num_attention_heads: 4, vocab_size: 64, tie_word_embeddings: true }));
+    writeFileSync(
+      join(directory, 'config.json'),
+      JSON.stringify({ hidden_size: 32, num_hidden_layers: 3, num_attention_heads: 4, vocab_size: 64, tie_word_embeddings: true }),
+    );
     const report = await inspectModel(modelPath);
     expect(report.parameters.tiedEmbeddings).toBe('untied');
     expect(report.parameters.total).toBe(storedElements(base.model));

@@ -28,9 +28,15 @@ export interface RawNode {
   /** A GRAPH attribute (If / Loop body). */
   subgraph?: { attribute: string; nodes: RawNode[]; initializers?: RawTensor[] };
   /** A Constant's value in one of its list or sparse forms (a dense `value` tensor is an initializer's twin). */
-  constant?: { attribute: 'value_ints'; values: number[] } | { attribute: 'value_floats'; values: number[] } | ({ attribute: 'sparse_value' } & RawSparseTensor)
-    | { attribute: 'value_int'; value: number } | { attribute: 'value_float'; value: number } | { attribute: 'value_string'; text: string }
-    | { attribute: 'value_strings'; texts: string[] } | { attribute: 'value'; tensor: RawTensor };
+  constant?:
+    | { attribute: 'value_ints'; values: number[] }
+    | { attribute: 'value_floats'; values: number[] }
+    | ({ attribute: 'sparse_value' } & RawSparseTensor)
+    | { attribute: 'value_int'; value: number }
+    | { attribute: 'value_float'; value: number }
+    | { attribute: 'value_string'; text: string }
+    | { attribute: 'value_strings'; texts: string[] }
+    | { attribute: 'value'; tensor: RawTensor };
 }
 
 export interface RawSparseTensor {
@@ -56,9 +62,16 @@ function writeTensor(writer: ProtoWriter, tensor: RawTensor): void {
   for (const text of tensor.strings ?? []) writer.stringField(6, text);
   if (tensor.int32s) writer.packedVarintField(5, tensor.int32s);
   if (tensor.external) {
-    const entries: [string, string][] = [['location', tensor.external.location], ['offset', String(tensor.external.offset)]];
+    const entries: [string, string][] = [
+      ['location', tensor.external.location],
+      ['offset', String(tensor.external.offset)],
+    ];
     if (tensor.external.length !== undefined) entries.push(['length', String(tensor.external.length)]);
-    for (const [key, value] of entries) writer.messageField(13, encodeMessage((entry) => entry.stringField(1, key).stringField(2, value)));
+    for (const [key, value] of entries)
+      writer.messageField(
+        13,
+        encodeMessage((entry) => entry.stringField(1, key).stringField(2, value)),
+      );
     writer.varintField(14, 1);
   }
 }
@@ -66,8 +79,14 @@ function writeTensor(writer: ProtoWriter, tensor: RawTensor): void {
 // SparseTensorProto: 1 values, 2 indices, 3 dims.
 function encodeSparse({ values, indices, dims }: RawSparseTensor): Uint8Array {
   return encodeMessage((writer) => {
-    writer.messageField(1, encodeMessage((tensor) => writeTensor(tensor, values)));
-    writer.messageField(2, encodeMessage((tensor) => writeTensor(tensor, indices)));
+    writer.messageField(
+      1,
+      encodeMessage((tensor) => writeTensor(tensor, values)),
+    );
+    writer.messageField(
+      2,
+      encodeMessage((tensor) => writeTensor(tensor, indices)),
+    );
     writer.packedVarintField(3, dims);
   });
 }
@@ -76,8 +95,16 @@ function encodeGraph(nodes: RawNode[], tensors: RawTensor[], name: string, input
   return encodeMessage((graph) => {
     for (const node of nodes) graph.messageField(1, encodeNode(node));
     graph.stringField(2, name);
-    for (const tensor of tensors) graph.messageField(5, encodeMessage((writer) => writeTensor(writer, tensor)));
-    for (const input of inputs) graph.messageField(11, encodeMessage((value) => value.stringField(1, input)));
+    for (const tensor of tensors)
+      graph.messageField(
+        5,
+        encodeMessage((writer) => writeTensor(writer, tensor)),
+      );
+    for (const input of inputs)
+      graph.messageField(
+        11,
+        encodeMessage((value) => value.stringField(1, input)),
+      );
     for (const sparse of sparseTensors) graph.messageField(15, encodeSparse(sparse));
   });
 }
@@ -90,10 +117,16 @@ function encodeNode(node: RawNode): Uint8Array {
     writer.stringField(4, node.opType);
     if (node.subgraph) {
       const body = encodeGraph(node.subgraph.nodes, node.subgraph.initializers ?? [], `${node.name ?? node.opType}_body`);
-      writer.messageField(5, encodeMessage((attribute) => attribute.stringField(1, node.subgraph!.attribute).messageField(6, body).varintField(20, 5)));
+      writer.messageField(
+        5,
+        encodeMessage((attribute) => attribute.stringField(1, node.subgraph!.attribute).messageField(6, body).varintField(20, 5)),
+      );
     }
     for (const [name, value] of Object.entries(node.ints ?? {})) {
-      writer.messageField(5, encodeMessage((attribute) => attribute.stringField(1, name).varintField(3, value).varintField(20, 2)));
+      writer.messageField(
+        5,
+        encodeMessage((attribute) => attribute.stringField(1, name).varintField(3, value).varintField(20, 2)),
+      );
     }
     if (node.constant) writer.messageField(5, encodeConstantValue(node.constant));
     if (node.domain) writer.stringField(7, node.domain);
@@ -114,7 +147,12 @@ function encodeConstantValue(constant: NonNullable<RawNode['constant']>): Uint8A
       attribute.varintField(20, 8);
     } else if (constant.attribute === 'value') {
       const { tensor } = constant;
-      attribute.messageField(5, encodeMessage((writer) => writeTensor(writer, tensor))).varintField(20, 4);
+      attribute
+        .messageField(
+          5,
+          encodeMessage((writer) => writeTensor(writer, tensor)),
+        )
+        .varintField(20, 4);
     } else {
       attribute.messageField(22, encodeSparse(constant)).varintField(20, 11);
     }
@@ -126,14 +164,20 @@ export function encodeRawModel(model: RawModel): Uint8Array {
     writer.varintField(1, 8);
     writer.messageField(7, encodeGraph(model.nodes, model.tensors, 'raw', model.inputs, model.sparseTensors));
     for (const opset of model.opsets ?? [{ domain: '', version: 17 }]) {
-      writer.messageField(8, encodeMessage((entry) => entry.stringField(1, opset.domain).varintField(2, opset.version)));
+      writer.messageField(
+        8,
+        encodeMessage((entry) => entry.stringField(1, opset.domain).varintField(2, opset.version)),
+      );
     }
     for (const fn of model.functions ?? []) {
-      writer.messageField(25, encodeMessage((entry) => {
-        entry.stringField(1, fn.name);
-        for (const node of fn.nodes) entry.messageField(7, encodeNode(node));
-        entry.stringField(10, fn.domain);
-      }));
+      writer.messageField(
+        25,
+        encodeMessage((entry) => {
+          entry.stringField(1, fn.name);
+          for (const node of fn.nodes) entry.messageField(7, encodeNode(node));
+          entry.stringField(10, fn.domain);
+        }),
+      );
     }
   });
 }

@@ -57,7 +57,9 @@ if (mode === 'scan') {
   closeSync(openSync(file, 'w'));
   truncateSync(file, SCAN_BYTES);
   const cols = 1024;
-  read = loadBinding().scanZeros([{ tensor: tensor ?? '', file, offset: 0, rows: SCAN_BYTES / 4 / cols, cols, elementBytes: 4, ignoreSign: true }], { threads: 1 });
+  read = loadBinding().scanZeros([{ tensor: tensor ?? '', file, offset: 0, rows: SCAN_BYTES / 4 / cols, cols, elementBytes: 4, ignoreSign: true }], {
+    threads: 1,
+  });
 } else {
   writeSparseModel(file);
   read = loadBinding().readOnnxModel(file);

@@ -5,7 +5,15 @@ import { corpusBleu, tokenize13a } from '../../../src/math-reasoning/bleu.js';
 /** sacrebleu 2.6's own figures (scripts/math_reasoning/record_metric_expectations.py). */
 interface Expectations {
   readonly signature: string;
-  readonly pairs: readonly { hypothesis: string; reference: string; hypothesis_tokens: string[]; reference_tokens: string[]; bleu: number; bp: number; precisions: number[] }[];
+  readonly pairs: readonly {
+    hypothesis: string;
+    reference: string;
+    hypothesis_tokens: string[];
+    reference_tokens: string[];
+    bleu: number;
+    bp: number;
+    precisions: number[];
+  }[];
   readonly corpora: readonly { name: string; indices: number[]; bleu: number; sys_len: number; ref_len: number }[];
 }
 const expectations = JSON.parse(readFileSync(new URL('../../fixtures/math-reasoning/metric-expectations.json', import.meta.url), 'utf8')) as Expectations;
@@ -28,7 +36,10 @@ describe('BLEU against sacrebleu (defaults: 13a, exp smoothing, no effective ord
 
   it.each(expectations.corpora.map((corpus) => [corpus.name, corpus] as const))('corpus %s: statistics summed before scoring', (_name, corpus) => {
     const pairs = corpus.indices.map((index) => expectations.pairs[index]!);
-    const score = corpusBleu(pairs.map((pair) => pair.hypothesis), pairs.map((pair) => pair.reference));
+    const score = corpusBleu(
+      pairs.map((pair) => pair.hypothesis),
+      pairs.map((pair) => pair.reference),
+    );
     expect(score.hypothesisLength).toBe(corpus.sys_len);
     expect(score.referenceLength).toBe(corpus.ref_len);
     expect(Math.abs(score.score - corpus.bleu)).toBeLessThanOrEqual(TOLERANCE);

@@ -34,12 +34,18 @@ async function heartbeatsAfter(work: string): Promise<number> {
 }
 
 /** A project folder with the fake's log, and the workspace compiling in it. */
-function project(sandbox: LeanSandbox, timeoutMs = 5000): { readonly work: string; readonly workspace: LeanWorkspace; readonly runs: () => SeenRun[]; readonly children: () => string[] } {
+function project(
+  sandbox: LeanSandbox,
+  timeoutMs = 5000,
+): { readonly work: string; readonly workspace: LeanWorkspace; readonly runs: () => SeenRun[]; readonly children: () => string[] } {
   const work = makeTempDir(`lean-box-${sandbox}`);
   writeFileSync(path.join(work, 'fake-lean.log'), '');
   writeFileSync(path.join(work, 'fake-lean-children'), '');
   const workspace = new LeanWorkspace({ executable: FAKE_LEAN, timeoutMs, cwd: work, sandbox });
-  const lines = (file: string): string[] => readFileSync(path.join(work, file), 'utf8').split('\n').filter((line) => line !== '');
+  const lines = (file: string): string[] =>
+    readFileSync(path.join(work, file), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
   return {
     work,
     workspace,
@@ -50,7 +56,9 @@ function project(sandbox: LeanSandbox, timeoutMs = 5000): { readonly work: strin
 
 const detected = process.platform === 'linux' ? detectLeanSandbox() : 'process-group';
 // The boxes that end every descendant: the one detected here, and the subreaper fallback wherever Linux runs.
-const treeBoxes = LEAN_SANDBOXES.filter((sandbox) => sandbox !== 'process-group' && (sandbox === detected || (sandbox === 'subreaper' && process.platform === 'linux')));
+const treeBoxes = LEAN_SANDBOXES.filter(
+  (sandbox) => sandbox !== 'process-group' && (sandbox === detected || (sandbox === 'subreaper' && process.platform === 'linux')),
+);
 
 describe('Lean in a box', () => {
   it('this Linux host allows a box that ends the whole tree', () => {
@@ -59,7 +67,9 @@ describe('Lean in a box', () => {
   });
 
   describe.each(treeBoxes)('the %s box', (sandbox) => {
-    it('EXPECTED FAILURE – children left running after a successful compile, one of them setsid(), are gone when the check returns', { timeout: 30_000 }, async () => {
+    it('EXPECTED FAILURE – children left running after a successful compile, one of them setsid(), are gone when the check returns', {
+      timeout: 30_000,
+    }, async () => {
       const { work, workspace, children } = project(sandbox);
       try {
         expect(await workspace.check(0, 'theorem t : true := trivial -- LEAVE_CHILDREN')).toEqual({ status: 'compiled' });

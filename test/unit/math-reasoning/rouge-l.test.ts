@@ -63,7 +63,9 @@ interface RougeExpectation {
   readonly stemmed: RougeLScore;
   readonly unstemmed: RougeLScore;
 }
-const recorded = (JSON.parse(readFileSync(new URL('../../fixtures/math-reasoning/stemmer-expectations.json', import.meta.url), 'utf8')) as { rouge_l: RougeExpectation[] }).rouge_l;
+const recorded = (
+  JSON.parse(readFileSync(new URL('../../fixtures/math-reasoning/stemmer-expectations.json', import.meta.url), 'utf8')) as { rouge_l: RougeExpectation[] }
+).rouge_l;
 
 describe("ROUGE-L as MLRB's evaluate rouge computes it (use_stemmer=True)", () => {
   it.each(recorded.map((pair, index) => [index, pair] as const))('pair %i: stemmed tokens and scores match the recording', (_index, pair) => {

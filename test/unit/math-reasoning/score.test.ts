@@ -36,7 +36,12 @@ function writeProblems(rows: readonly Row[], extraLines = ''): string {
 
 /** Problems whose answers (keyed by the statement) are the recorded pairs' hypotheses. */
 function pairsAsProblems(indices: readonly number[]): { file: string; generator: ScriptedGenerator } {
-  const rows = indices.map((index) => ({ name: `p${index}`, informal_statement: `statement ${index}`, informal_proof: `proof ${index}`, formal_proof: expectations.pairs[index]!.reference }));
+  const rows = indices.map((index) => ({
+    name: `p${index}`,
+    informal_statement: `statement ${index}`,
+    informal_proof: `proof ${index}`,
+    formal_proof: expectations.pairs[index]!.reference,
+  }));
   const answers = new Map(indices.map((index) => [`statement ${index}`, expectations.pairs[index]!.hypothesis]));
   const generator = new ScriptedGenerator((prompt) => answers.get(/Problem: (statement \d+)/u.exec(prompt)?.[1] ?? '') ?? '');
   return { file: writeProblems(rows), generator };
@@ -63,10 +68,18 @@ describe('scoreMathReasoning with a scripted generator', () => {
     expect(generator.calls).toHaveLength(1);
     const call = generator.calls[0]!;
     expect(call.settings).toEqual({ maxNewTokens: 200, stopStrings: [] });
-    expect(call.prompts[0]).toEqual(codePointEncoder.encodeWithSpecialTokens('Problem: statement 0\nInformal proof: proof 0\nFormal statement and proof in Lean 3:\n'));
+    expect(call.prompts[0]).toEqual(
+      codePointEncoder.encodeWithSpecialTokens('Problem: statement 0\nInformal proof: proof 0\nFormal statement and proof in Lean 3:\n'),
+    );
     expect(call.prompts[0]?.[0]).toBe(FAKE_BOS);
     expect(report.settings).toMatchObject({ template: DEFAULT_PROMPT_TEMPLATE, decoding: 'greedy', max_new_tokens: 200, max_prompt_tokens: 512 });
-    expect(report.problems[0]).toMatchObject({ name: 'p0', output: expectations.pairs[0]!.hypothesis, finish_reason: 'eos', prompt_truncated: false, rouge_l: 1 });
+    expect(report.problems[0]).toMatchObject({
+      name: 'p0',
+      output: expectations.pairs[0]!.hypothesis,
+      finish_reason: 'eos',
+      prompt_truncated: false,
+      rouge_l: 1,
+    });
   });
 
   it('keeps the first maxPromptTokens tokens of a long prompt and says so', async () => {
@@ -75,8 +88,14 @@ describe('scoreMathReasoning with a scripted generator', () => {
     // BOS and "Problem: statement 0": the scripted generator still finds the statement it answers.
     const expected = codePointEncoder.encodeWithSpecialTokens('Problem: statement 0');
     expect(generator.calls[0]?.prompts[0]).toEqual(expected);
-    expect(report.problems.map((problem) => [problem.prompt_tokens, problem.prompt_truncated])).toEqual([[21, true], [21, true]]);
-    expect(report.problems.map((problem) => [problem.generated_tokens, problem.finish_reason])).toEqual([[3, 'max_new_tokens'], [3, 'max_new_tokens']]);
+    expect(report.problems.map((problem) => [problem.prompt_tokens, problem.prompt_truncated])).toEqual([
+      [21, true],
+      [21, true],
+    ]);
+    expect(report.problems.map((problem) => [problem.generated_tokens, problem.finish_reason])).toEqual([
+      [3, 'max_new_tokens'],
+      [3, 'max_new_tokens'],
+    ]);
   });
 
   it('scores the first --limit problems only', async () => {
@@ -109,10 +128,13 @@ describe('prompt templates', () => {
 
 describe('the problems file', () => {
   const good = { name: 'a', informal_statement: 's', informal_proof: 'p', formal_proof: 'f' };
-  it('reads MLRB\'s columns and ignores others', () => {
+  it("reads MLRB's columns and ignores others", () => {
     const file = path.join(folder(), 'p.jsonl');
     writeFileSync(file, `${JSON.stringify({ ...good, extra: 1 })}\n\n${JSON.stringify({ ...good, name: 'b' })}\n`);
-    expect(readMathProblems(file).map((problem) => [problem.name, problem.line])).toEqual([['a', 1], ['b', 3]]);
+    expect(readMathProblems(file).map((problem) => [problem.name, problem.line])).toEqual([
+      ['a', 1],
+      ['b', 3],
+    ]);
   });
   it('EXPECTED FAILURE – BAD_DATA names the file, the line and the field', async () => {
     const missing = writeProblems([good], `${JSON.stringify({ name: 'x', informal_statement: 's', informal_proof: 'p' })}\n`);
@@ -149,7 +171,12 @@ describe('Lean compile checks (a fake lean: compiles iff the file has no sorry)'
     const work = folder();
     const log = path.join(work, 'fake-lean.log');
     writeFileSync(log, '');
-    const report = await scoreMathReasoning({ data: writeProblems(rows), generator: generatorFor(), encoder: codePointEncoder, lean: { executable: FAKE_LEAN, timeoutS: 1, cwd: work } });
+    const report = await scoreMathReasoning({
+      data: writeProblems(rows),
+      generator: generatorFor(),
+      encoder: codePointEncoder,
+      lean: { executable: FAKE_LEAN, timeoutS: 1, cwd: work },
+    });
     expect(report.problems.map((problem) => problem.lean)).toEqual([
       { status: 'compiled' },
       { status: 'failed', first_error: "problem_1.lean:2:4: error: declaration uses 'sorry'" },
@@ -158,9 +185,17 @@ describe('Lean compile checks (a fake lean: compiles iff the file has no sorry)'
     ]);
     expect(report.metrics.lean).toEqual({ compiled: 1, failed: 2, timed_out: 1, compile_rate: 0.25 });
     expect(report.settings.lean_timeout_s).toBe(1);
-    const runs = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: string[]; cwd: string });
+    const runs = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { args: string[]; cwd: string });
     // One argv entry per run: a file named by the problem's position, in a private folder that is gone afterwards.
-    expect(runs.map((run) => run.args.map((arg) => path.basename(arg)))).toEqual([['problem_0.lean'], ['problem_1.lean'], ['problem_2.lean'], ['problem_3.lean']]);
+    expect(runs.map((run) => run.args.map((arg) => path.basename(arg)))).toEqual([
+      ['problem_0.lean'],
+      ['problem_1.lean'],
+      ['problem_2.lean'],
+      ['problem_3.lean'],
+    ]);
     expect(runs.every((run) => run.cwd === work)).toBe(true);
     expect(existsSync(path.dirname(runs[0]!.args[0]!))).toBe(false);
     expect(existsSync(path.join(work, 'PWNED'))).toBe(false);
@@ -171,7 +206,12 @@ describe('Lean compile checks (a fake lean: compiles iff the file has no sorry)'
     const lake = path.join(work, 'lake');
     symlinkSync(FAKE_LEAN, lake);
     writeFileSync(path.join(work, 'fake-lean.log'), '');
-    const report = await scoreMathReasoning({ data: writeProblems(rows.slice(0, 1)), generator: generatorFor(), encoder: codePointEncoder, lean: { executable: lake, cwd: work } });
+    const report = await scoreMathReasoning({
+      data: writeProblems(rows.slice(0, 1)),
+      generator: generatorFor(),
+      encoder: codePointEncoder,
+      lean: { executable: lake, cwd: work },
+    });
     expect(report.metrics.lean?.compile_rate).toBe(1);
     const run = JSON.parse(readFileSync(path.join(work, 'fake-lean.log'), 'utf8').trim()) as { args: string[] };
     expect(run.args.slice(0, 2)).toEqual(['env', 'lean']);
@@ -180,7 +220,10 @@ describe('Lean compile checks (a fake lean: compiles iff the file has no sorry)'
 
   it('EXPECTED FAILURE – a missing Lean executable is LEAN_RUN before anything is generated', async () => {
     const generator = generatorFor();
-    const error = await refusedWith('LEAN_RUN', scoreMathReasoning({ data: writeProblems(rows), generator, encoder: codePointEncoder, lean: { executable: path.join(folder(), 'no-lean') } }));
+    const error = await refusedWith(
+      'LEAN_RUN',
+      scoreMathReasoning({ data: writeProblems(rows), generator, encoder: codePointEncoder, lean: { executable: path.join(folder(), 'no-lean') } }),
+    );
     expect(error.message).toMatch(/no-lean cannot be run/u);
     expect(generator.calls).toHaveLength(0);
   });
