@@ -9,10 +9,10 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkSeq2SeqEdgeModel } from '../../src/inspect/seq2seq-edge-check.js';
-import { seq2seqFilesIn } from '../../src/model/seq2seq-files.js';
-import { readSeq2SeqExpectation, SEQ2SEQ_EXPORTS, seq2seqFolder, type RecordedGenerations, type Seq2SeqModelName } from '../support/seq2seq-fixtures.js';
-import { makeTempDir } from '../support/temp-dirs.js';
+import { checkSeq2SeqEdgeModel } from '../../../src/inspect/seq2seq-edge-check.js';
+import { seq2seqFilesIn } from '../../../src/model/seq2seq-files.js';
+import { readSeq2SeqExpectation, SEQ2SEQ_EXPORTS, seq2seqFolder, type RecordedGenerations, type Seq2SeqModelName } from '../../support/seq2seq-fixtures.js';
+import { makeTempDir } from '../../support/temp-dirs.js';
 
 interface StoredParameters {
   readonly numParameters: number;
