@@ -124,7 +124,7 @@ bool is_token_count(const GraphView& view, const std::string& limit) {
   std::string current = limit;
   for (int hops = 0; hops < 3; ++hops) {
     const NodeView* cast = producer_of(view, current, "Cast");
-    if (cast == nullptr) break;
+    if (cast == nullptr || cast->inputs.empty()) break;
     current = cast->inputs.front();
   }
   const NodeView* gather = producer_of(view, current, "Gather");
@@ -132,6 +132,11 @@ bool is_token_count(const GraphView& view, const std::string& limit) {
   if (const auto axis = gather->int_attributes.find("axis"); axis != gather->int_attributes.end() && axis->second != 0) return false;
   const NodeView* shape = producer_of(view, gather->inputs[0], "Shape");
   return shape != nullptr && shape->inputs.size() == 1 && shape->int_attributes.empty() && has_token_axis(view, shape->inputs[0]);
+}
+
+// How a refusal names a node: its first output, which a hostile graph may not give it.
+std::string node_label(const NodeView& node) {
+  return node.op_type + " (" + (node.outputs.empty() ? std::string("a node without outputs") : node.outputs.front()) + ")";
 }
 
 struct Plan {
@@ -155,8 +160,8 @@ std::string plan_cache(const GraphView& view, Plan& plan) {
       ++plan.attention_nodes;
       continue;
     }
-    if (node.op_type == "Softmax") return "a Softmax (" + node.outputs.front() + ") is not fused attention; it would see only the new tokens";
-    if (!works_per_position(node)) return node.op_type + " (" + node.outputs.front() + ") is not an op known to work per position";
+    if (node.op_type == "Softmax") return "a " + node_label(node) + " is not fused attention; it would see only the new tokens";
+    if (!works_per_position(node)) return node_label(node) + " is not an op known to work per position";
     if (node.op_type == "Range" && node.inputs.size() == 3 && is_scalar_constant(view, node.inputs[0], 0) &&
         is_scalar_constant(view, node.inputs[2], 1) && is_token_count(view, node.inputs[1])) {
       plan.offset_ranges.push_back(index);
