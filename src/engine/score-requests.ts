@@ -9,7 +9,7 @@ import type { LanguageModel } from '../model/onnx-model.js';
 import { batchFitsFor, type ModelDimensions } from './batch-size.js';
 import { DEFAULT_MAX_PADDING_FRACTION, packBatch, planBatches, planRows, type PackedPlan, type PlannedRow } from './collator.js';
 import { runJobs } from './job-runner.js';
-import { filePassResults } from './pass-results.js';
+import { filePassResults, passProgressReporter } from './pass-results.js';
 import { autoBudgets, concurrentPasses, spreadTokenCap } from './pass-budgets.js';
 import { DEFAULT_MIN_PREFIX_TOKENS, planPrefixGroups, type PrefixGroup } from './prefix-plan.js';
 import { assertInVocabulary, type LoglikelihoodResult, type ModelInput } from './model-input.js';
@@ -130,6 +130,7 @@ export async function scoreModelInputs(
   const tokensTotal = rows.reduce((sum, row) => sum + row.tokens.length, 0);
   const results = new Array<LoglikelihoodResult>(inputs.length);
   const totals = { requestsDone: 0, tokensDone: 0, paddedTokens: 0, logitRows: 0, reusedPrefixTokens: 0 };
+  const reportProgress = passProgressReporter(options.onProgress, { requestsTotal: inputs.length, tokensTotal, startedMs: started });
   const prefixes = new PrefixLoader(model, jobs);
 
   const run = async (job: Job, packed: PackedPlan): Promise<void> => {
@@ -143,13 +144,7 @@ export async function scoreModelInputs(
     totals.reusedPrefixTokens += prefixLength * job.rows.length;
     totals.paddedTokens += scores.paddedTokens;
     totals.logitRows += scores.logitRows;
-    options.onProgress?.({
-      requestsDone: totals.requestsDone,
-      requestsTotal: inputs.length,
-      tokensDone: totals.tokensDone,
-      tokensTotal,
-      elapsedMs: performance.now() - started,
-    });
+    reportProgress(totals);
   };
 
   try {

@@ -6,7 +6,7 @@
  */
 import type { LanguageModel } from '../model/language-model.js';
 import { runJobs } from './job-runner.js';
-import { filePassResults } from './pass-results.js';
+import { filePassResults, passProgressReporter } from './pass-results.js';
 import { autoBudgets, concurrentPasses, spreadTokenCap } from './pass-budgets.js';
 import { assertInVocabulary, type LoglikelihoodResult, type ModelInput } from './model-input.js';
 import { packBatch } from './collator.js';
@@ -38,6 +38,7 @@ export async function scoreSeq2SeqInputs(
   const passes = planSeq2SeqPasses(inputs, fits);
   const results = new Array<LoglikelihoodResult>(inputs.length);
   const totals = { requestsDone: 0, tokensDone: 0, paddedTokens: 0, logitRows: 0, encoderTokens: 0 };
+  const reportProgress = passProgressReporter(options.onProgress, { requestsTotal: inputs.length, tokensTotal, startedMs: started });
   const encoded = new Set<readonly number[]>();
   // packBatch's rows need a scored tail; an encoder row's decoder rows are planned apart, so it is unused here.
   const pack = (rows: readonly EncoderRow[]) =>
@@ -61,13 +62,7 @@ export async function scoreSeq2SeqInputs(
       totals.encoderTokens += rows.reduce((sum, row) => sum + row.tokens.length, 0);
       totals.paddedTokens += scores.paddedTokens;
       totals.logitRows += scores.logitRows;
-      options.onProgress?.({
-        requestsDone: totals.requestsDone,
-        requestsTotal: inputs.length,
-        tokensDone: totals.tokensDone,
-        tokensTotal,
-        elapsedMs: performance.now() - started,
-      });
+      reportProgress(totals);
     },
     concurrency,
   );

@@ -163,11 +163,12 @@ let cachedGitHash: string | null | undefined;
  * `.git` as lm-eval's get_commit_from_path does, plus packed refs; null for an installed package.
  */
 export function toolGitHash(): string | null {
-  if (cachedGitHash === undefined) cachedGitHash = readCommit(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
+  if (cachedGitHash === undefined) cachedGitHash = checkoutCommit(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..'));
   return cachedGitHash;
 }
 
-function readCommit(root: string): string | null {
+/** The commit checked out at `root`, read from its `.git` without running git; null when there is none. */
+export function checkoutCommit(root: string): string | null {
   try {
     let gitDir = path.join(root, '.git');
     if (!existsSync(gitDir)) return null;
@@ -176,9 +177,12 @@ function readCommit(root: string): string | null {
     const head = readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
     if (!head.startsWith('ref: ')) return head;
     const ref = head.slice('ref: '.length);
-    const loose = path.join(gitDir, ref);
+    // A worktree's own folder holds only its HEAD; branches live in the folder its `commondir` file names.
+    const commonDirFile = path.join(gitDir, 'commondir');
+    const refsDir = existsSync(commonDirFile) ? path.resolve(gitDir, readFileSync(commonDirFile, 'utf8').trim()) : gitDir;
+    const loose = path.join(refsDir, ref);
     if (existsSync(loose)) return readFileSync(loose, 'utf8').trim();
-    const packed = path.join(gitDir, 'packed-refs');
+    const packed = path.join(refsDir, 'packed-refs');
     const line = existsSync(packed)
       ? readFileSync(packed, 'utf8')
           .split('\n')
