@@ -26,8 +26,8 @@ struct AsyncJob {
   std::function<Result()> work;
   // Runs on the JS thread once `work` has returned; may take the result apart (it is not used again).
   std::function<Napi::Value(Napi::Env, Result&)> to_js;
-  // Optional: counted from queuing until the worker is deleted, after the promise settled, so a session refuses
-  // dispose() while any of its runs is in flight (the work's captured session then still holds it anyway).
+  // Optional: counted from queuing until the worker is deleted, after the promise settled: a session refuses
+  // dispose() while any of its runs is in flight.
   std::shared_ptr<std::atomic<int>> runs_in_flight = nullptr;
   // Optional: true from queuing until just before the promise settles. Cleared there, not when the worker is
   // deleted: a call chained on the promise may already have set it again by then.

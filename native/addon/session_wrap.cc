@@ -53,12 +53,12 @@ Napi::Value SessionWrap::compute_prefix(const Napi::CallbackInfo& info) {
   }
   const auto tokens = info[0].As<Napi::Int32Array>();
   if (!session_) return rejected_promise(env, "DISPOSED", "computePrefix() was called on a disposed session");
+  std::vector<int32_t> prefix_tokens(tokens.Data(), tokens.Data() + tokens.ElementLength());
   // The prefix's KV is computed off the JS thread and filed in the session's prefix table under a new id.
   return queue_job<std::shared_ptr<const KvPrefix>>(
       env, {.resource_name = "mlrb:prefix",
             .activity = "computing a shared prefix's KV cache",
-            .work = [session = session_, tokens = std::vector<int32_t>(
-                                             tokens.Data(), tokens.Data() + tokens.ElementLength())] { return session->compute_prefix(tokens); },
+            .work = [session = session_, prefix_tokens = std::move(prefix_tokens)] { return session->compute_prefix(prefix_tokens); },
             .to_js = [table = prefix_table_](Napi::Env scope, std::shared_ptr<const KvPrefix>& prefix) -> Napi::Value {
               const uint32_t id = table->next_id++;
               table->prefixes.emplace(id, std::move(prefix));
