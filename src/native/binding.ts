@@ -475,10 +475,10 @@ export function requireKnownRewritePasses(addonPasses: unknown, addonPath: strin
   const matches =
     Array.isArray(addonPasses) && addonPasses.length === REWRITE_NAMES.length && REWRITE_NAMES.every((name, index) => addonPasses[index] === name);
   if (matches) return;
-  const listed = Array.isArray(addonPasses) ? addonPasses.map(String).join(', ') : 'no list';
+  const listed = Array.isArray(addonPasses) ? `runs the rewrite passes ${addonPasses.map(String).join(', ')}` : 'exports no list of rewrite passes';
   throw new MlrbError(
     'ORT_LOAD',
-    `the native addon ${addonPath} runs the rewrite passes ${listed}, but this mlrb-eval expects ${REWRITE_NAMES.join(', ')}: ` +
+    `the native addon ${addonPath} ${listed}, but this mlrb-eval expects ${REWRITE_NAMES.join(', ')}: ` +
       `the addon was built from other sources; ${BUILD_HINT}`,
     { addonPath },
   );

@@ -35,6 +35,7 @@ describe('rewrite pass names', () => {
       expect((error as MlrbError).message).toContain('/x/mlrb_native.node');
     }
     expect(refusal(reordered)).toMatchObject({ message: expect.stringContaining(`runs the rewrite passes ${reordered.join(', ')}`) });
+    expect(refusal(undefined)).toMatchObject({ message: expect.stringContaining('exports no list of rewrite passes') });
     expect(refusal([...REWRITE_NAMES])).toBeUndefined();
   });
 
