@@ -9,6 +9,7 @@
 #include "fatal_signal_report.h"
 #include "generate_binding.h"
 #include "inspect_binding.h"
+#include "js_convert.h"
 #include "process_binding.h"
 #include "seq2seq_wrap.h"
 #include "session_wrap.h"
@@ -68,6 +69,7 @@ Napi::Object init(Napi::Env env, Napi::Object exports) {
   exports.Set("setErrorClass", Napi::Function::New<set_error_class>(env, "setErrorClass"));
   exports.Set("initRuntime", Napi::Function::New<init_runtime>(env, "initRuntime"));
   exports.Set("buildInfo", Napi::Function::New<build_info>(env, "buildInfo"));
+  exports.Set("rewritePasses", rewrite_pass_names_to_js(env));
   exports.Set("loadSession", Napi::Function::New<load_session>(env, "loadSession"));
   exports.Set("loadSeq2SeqSession", Napi::Function::New<load_seq2seq_session>(env, "loadSeq2SeqSession"));
   register_inspect(env, exports);

@@ -6,7 +6,7 @@
 
 #include "addon_state.h"
 #include "errors.h"
-#include "fatal_signal_report.h"
+#include "promise_worker.h"
 
 namespace mlrb::addon {
 
@@ -94,47 +94,6 @@ Napi::Object step_output_to_js(Napi::Env env, const StepOutput& output) {
   return result;
 }
 
-class StepWorker : public Napi::AsyncWorker {
- public:
-  StepWorker(Napi::Env env, std::shared_ptr<DecodingRun> run, int32_t steps, std::shared_ptr<std::atomic<bool>> stepping,
-             std::shared_ptr<std::atomic<int>> session_runs)
-      : Napi::AsyncWorker(env, "mlrb:generate"), deferred_(Napi::Promise::Deferred::New(env)), run_(std::move(run)), steps_(steps),
-        stepping_(std::move(stepping)), session_runs_(std::move(session_runs)) {
-    *stepping_ = true;
-    ++*session_runs_;
-  }
-  ~StepWorker() override { --*session_runs_; }
-
-  [[nodiscard]] Napi::Promise promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() override {
-    const NativeActivity activity("generating tokens");
-    capture_failure(failure_, [this] { output_ = run_->step(steps_); });
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    // Cleared here, before settling, not in the destructor: a step() chained on this promise may already have
-    // set it again by the time the worker is deleted. Failures also arrive here (failure_), never in OnError.
-    *stepping_ = false;
-    if (failure_.failed()) {
-      deferred_.Reject(make_error(env, failure_.code, failure_.message));
-      return;
-    }
-    deferred_.Resolve(step_output_to_js(env, output_));
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::shared_ptr<DecodingRun> run_;
-  int32_t steps_;
-  std::shared_ptr<std::atomic<bool>> stepping_;
-  std::shared_ptr<std::atomic<int>> session_runs_;
-  StepOutput output_;
-  CaughtFailure failure_;
-};
-
 }  // namespace
 
 Napi::Function GenerationWrap::define_class(Napi::Env env) {
@@ -166,10 +125,12 @@ Napi::Value GenerationWrap::step(const Napi::CallbackInfo& info) {
     throw Napi::RangeError::New(env, "step(steps): steps must be a positive integer");
   }
   require_idle(env, "step()");
-  auto worker = std::make_unique<StepWorker>(env, run_, static_cast<int32_t>(steps), stepping_, session_runs_);
-  Napi::Promise promise = worker->promise();
-  worker.release()->Queue();  // libuv owns the worker; it deletes itself after OnOK / OnError
-  return promise;
+  return queue_job<StepOutput>(env, {.resource_name = "mlrb:generate",
+                                     .activity = "generating tokens",
+                                     .work = [run = run_, count = static_cast<int32_t>(steps)] { return run->step(count); },
+                                     .to_js = step_output_to_js,
+                                     .runs_in_flight = session_runs_,
+                                     .busy = stepping_});
 }
 
 Napi::Value GenerationWrap::stop(const Napi::CallbackInfo& info) {

@@ -1,15 +1,13 @@
 #include "inspect_binding.h"
 
 #include <cmath>
-#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "../onnx/model_reader.h"
 #include "../onnx/zero_scan.h"
-#include "errors.h"
-#include "fatal_signal_report.h"
+#include "promise_worker.h"
 
 namespace mlrb::addon {
 
@@ -18,47 +16,6 @@ namespace {
 using onnx::ModelInfo;
 using onnx::ZeroScanRequest;
 using onnx::ZeroScanResult;
-
-// Runs `work` on a libuv thread and resolves with `convert(result)` back on the JS thread. `activity` (a string
-// literal) is what a fatal signal's report says was going on (fatal_signal_report.h).
-template <typename Result>
-class PromiseWorker : public Napi::AsyncWorker {
- public:
-  using Convert = Napi::Value (*)(Napi::Env, Result&);
-  PromiseWorker(Napi::Env env, const char* name, const char* activity, std::function<Result()> work, Convert convert)
-      : Napi::AsyncWorker(env, name), deferred_(Napi::Promise::Deferred::New(env)), activity_(activity), work_(std::move(work)), convert_(convert) {}
-
-  // Queues the worker (libuv owns it from here; it deletes itself after OnOK) and returns its Promise.
-  static Napi::Promise start(Napi::Env env, const char* name, const char* activity, std::function<Result()> work, Convert convert) {
-    auto worker = std::make_unique<PromiseWorker>(env, name, activity, std::move(work), convert);
-    Napi::Promise promise = worker->deferred_.Promise();
-    worker.release()->Queue();
-    return promise;
-  }
-
- protected:
-  void Execute() override {
-    const NativeActivity activity(activity_);
-    capture_failure(failure_, [this] { result_ = work_(); });
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (failure_.failed()) {
-      deferred_.Reject(make_error(env, failure_.code, failure_.message));
-      return;
-    }
-    deferred_.Resolve(convert_(env, result_));
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  const char* activity_;
-  std::function<Result()> work_;
-  Convert convert_;
-  Result result_;
-  CaughtFailure failure_;
-};
 
 Napi::Array strings_to_js(Napi::Env env, const std::vector<std::string>& values) {
   Napi::Array array = Napi::Array::New(env, values.size());
@@ -221,8 +178,10 @@ Napi::Value read_onnx_model(const Napi::CallbackInfo& info) {
     throw Napi::TypeError::New(env, "readOnnxModel(modelPath, readRoot) expects readRoot to be a string");
   std::string path = info[0].As<Napi::String>().Utf8Value();
   std::string read_root = info[1].IsString() ? info[1].As<Napi::String>().Utf8Value() : std::string();
-  return PromiseWorker<ModelInfo>::start(
-      env, "mlrb:inspect", "reading an ONNX model's graph", [path, read_root] { return onnx::read_model_info(path, read_root); }, model_to_js);
+  return queue_job<ModelInfo>(env, {.resource_name = "mlrb:inspect",
+                                    .activity = "reading an ONNX model's graph",
+                                    .work = [path, read_root] { return onnx::read_model_info(path, read_root); },
+                                    .to_js = model_to_js});
 }
 
 Napi::Value scan_zeros(const Napi::CallbackInfo& info) {
@@ -236,9 +195,11 @@ Napi::Value scan_zeros(const Napi::CallbackInfo& info) {
   if (info[1].IsObject() && !info[1].As<Napi::Object>().Get("threads").IsUndefined()) {
     threads = static_cast<size_t>(whole_number(env, info[1].As<Napi::Object>(), "threads", "scanZeros: options"));
   }
-  return PromiseWorker<std::vector<ZeroScanResult>>::start(
-      env, "mlrb:zero-scan", "scanning weights for zeros", [requests = std::move(requests), threads] { return onnx::scan_zeros(requests, threads); },
-      scan_results_to_js);
+  return queue_job<std::vector<ZeroScanResult>>(env,
+                                                {.resource_name = "mlrb:zero-scan",
+                                                 .activity = "scanning weights for zeros",
+                                                 .work = [requests = std::move(requests), threads] { return onnx::scan_zeros(requests, threads); },
+                                                 .to_js = scan_results_to_js});
 }
 
 }  // namespace

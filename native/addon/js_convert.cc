@@ -154,6 +154,14 @@ std::vector<graph::InitializerOverride> initializer_overrides_from_js(const Napi
 
 }  // namespace
 
+Napi::Array rewrite_pass_names_to_js(Napi::Env env) {
+  const auto passes = graph::load_time_passes();
+  Napi::Array names = Napi::Array::New(env, passes.size());
+  for (size_t index = 0; index < passes.size(); ++index) names.Set(static_cast<uint32_t>(index), std::string(passes[index]->name));
+  names.Freeze();
+  return names;
+}
+
 Napi::Array rewrites_to_js(Napi::Env env, const std::vector<graph::PassOutcome>& outcomes) {
   Napi::Array array = Napi::Array::New(env, outcomes.size());
   for (size_t i = 0; i < outcomes.size(); ++i) {

@@ -17,5 +17,8 @@ namespace mlrb::addon {
 [[nodiscard]] Napi::Object signature_to_js(Napi::Env env, const GraphSignature& signature);
 // [{ name, applied, reason }, ...]: what each load-time rewrite did.
 [[nodiscard]] Napi::Array rewrites_to_js(Napi::Env env, const std::vector<graph::PassOutcome>& outcomes);
+// The load-time rewrites' names in the order they run (graph::load_time_passes()), frozen: the list the TS layer
+// learns its option schema from and checks its static type against (src/native/binding.ts).
+[[nodiscard]] Napi::Array rewrite_pass_names_to_js(Napi::Env env);
 
 }  // namespace mlrb::addon

@@ -1,50 +1,36 @@
 #include "score_worker.h"
 
 #include <algorithm>
+#include <utility>
 
-#include "fatal_signal_report.h"
+#include "promise_worker.h"
 
 namespace mlrb::addon {
 
-ScoreWorker::ScoreWorker(Napi::Env env, std::function<BatchScores()> score, std::shared_ptr<std::atomic<int>> active_runs)
-    : Napi::AsyncWorker(env, "mlrb:score"), deferred_(Napi::Promise::Deferred::New(env)), score_(std::move(score)),
-      active_runs_(std::move(active_runs)) {
-  ++*active_runs_;
-}
+namespace {
 
-ScoreWorker::~ScoreWorker() {
-  --*active_runs_;
-}
-
-void ScoreWorker::Execute() {
-  const NativeActivity activity("scoring a batch");
-  capture_failure(failure_, [this] { scores_ = score_(); });
-}
-
-void ScoreWorker::OnOK() {
-  Napi::Env env = Env();
-  if (failure_.failed()) {
-    deferred_.Reject(make_error(env, failure_.code, failure_.message));
-    return;
-  }
-  const size_t count = scores_.logliks.size();
+Napi::Value scores_to_js(Napi::Env env, BatchScores& scores) {
+  const size_t count = scores.logliks.size();
   Napi::Float64Array logliks = Napi::Float64Array::New(env, count);
   Napi::Uint8Array greedy = Napi::Uint8Array::New(env, count);
-  std::copy(scores_.logliks.begin(), scores_.logliks.end(), logliks.Data());
-  std::copy(scores_.greedy.begin(), scores_.greedy.end(), greedy.Data());
+  std::copy(scores.logliks.begin(), scores.logliks.end(), logliks.Data());
+  std::copy(scores.greedy.begin(), scores.greedy.end(), greedy.Data());
   Napi::Object result = Napi::Object::New(env);
   result.Set("logliks", logliks);
   result.Set("greedy", greedy);
-  result.Set("paddedTokens", Napi::Number::New(env, static_cast<double>(scores_.padded_tokens)));
-  result.Set("logitRows", Napi::Number::New(env, static_cast<double>(scores_.logit_rows)));
-  deferred_.Resolve(result);
+  result.Set("paddedTokens", Napi::Number::New(env, static_cast<double>(scores.padded_tokens)));
+  result.Set("logitRows", Napi::Number::New(env, static_cast<double>(scores.logit_rows)));
+  return result;
 }
 
+}  // namespace
+
 Napi::Promise queue_scoring(Napi::Env env, std::function<BatchScores()> score, std::shared_ptr<std::atomic<int>> active_runs) {
-  auto worker = std::make_unique<ScoreWorker>(env, std::move(score), std::move(active_runs));
-  Napi::Promise promise = worker->promise();
-  worker.release()->Queue();
-  return promise;
+  return queue_job<BatchScores>(env, {.resource_name = "mlrb:score",
+                                      .activity = "scoring a batch",
+                                      .work = std::move(score),
+                                      .to_js = scores_to_js,
+                                      .runs_in_flight = std::move(active_runs)});
 }
 
 }  // namespace mlrb::addon

@@ -3,57 +3,13 @@
 #include "addon_state.h"
 #include "cpu_kernel_binding.h"
 #include "errors.h"
-#include "fatal_signal_report.h"
 #include "generate_binding.h"
 #include "js_convert.h"
 #include "load_worker.h"
+#include "promise_worker.h"
 #include "score_worker.h"
 
 namespace mlrb::addon {
-
-namespace {
-
-// Computes a prefix's KV off the JS thread and files it in the session's prefix table under a new id.
-class PrefixWorker : public Napi::AsyncWorker {
- public:
-  PrefixWorker(Napi::Env env, std::shared_ptr<const ScoringSession> session, std::vector<int32_t> tokens, std::shared_ptr<PrefixTable> table,
-               std::shared_ptr<std::atomic<int>> active_runs)
-      : Napi::AsyncWorker(env, "mlrb:prefix"), deferred_(Napi::Promise::Deferred::New(env)), session_(std::move(session)), tokens_(std::move(tokens)),
-        table_(std::move(table)), active_runs_(std::move(active_runs)) {
-    ++*active_runs_;
-  }
-  ~PrefixWorker() override { --*active_runs_; }
-
-  [[nodiscard]] Napi::Promise promise() const { return deferred_.Promise(); }
-
- protected:
-  void Execute() override {
-    const NativeActivity activity("computing a shared prefix's KV cache");
-    capture_failure(failure_, [this] { prefix_ = session_->compute_prefix(tokens_); });
-  }
-
-  void OnOK() override {
-    Napi::Env env = Env();
-    if (failure_.failed()) {
-      deferred_.Reject(make_error(env, failure_.code, failure_.message));
-      return;
-    }
-    const uint32_t id = table_->next_id++;
-    table_->prefixes.emplace(id, std::move(prefix_));
-    deferred_.Resolve(Napi::Number::New(env, id));
-  }
-
- private:
-  Napi::Promise::Deferred deferred_;
-  std::shared_ptr<const ScoringSession> session_;
-  std::vector<int32_t> tokens_;
-  std::shared_ptr<PrefixTable> table_;
-  std::shared_ptr<std::atomic<int>> active_runs_;
-  std::shared_ptr<const KvPrefix> prefix_;
-  CaughtFailure failure_;
-};
-
-}  // namespace
 
 Napi::Function SessionWrap::define_class(Napi::Env env) {
   return DefineClass(
@@ -97,11 +53,18 @@ Napi::Value SessionWrap::compute_prefix(const Napi::CallbackInfo& info) {
   }
   const auto tokens = info[0].As<Napi::Int32Array>();
   if (!session_) return rejected_promise(env, "DISPOSED", "computePrefix() was called on a disposed session");
-  auto worker = std::make_unique<PrefixWorker>(env, session_, std::vector<int32_t>(tokens.Data(), tokens.Data() + tokens.ElementLength()),
-                                               prefix_table_, active_runs_);
-  Napi::Promise promise = worker->promise();
-  worker.release()->Queue();
-  return promise;
+  std::vector<int32_t> prefix_tokens(tokens.Data(), tokens.Data() + tokens.ElementLength());
+  // The prefix's KV is computed off the JS thread and filed in the session's prefix table under a new id.
+  return queue_job<std::shared_ptr<const KvPrefix>>(
+      env, {.resource_name = "mlrb:prefix",
+            .activity = "computing a shared prefix's KV cache",
+            .work = [session = session_, prefix_tokens = std::move(prefix_tokens)] { return session->compute_prefix(prefix_tokens); },
+            .to_js = [table = prefix_table_](Napi::Env scope, std::shared_ptr<const KvPrefix>& prefix) -> Napi::Value {
+              const uint32_t id = table->next_id++;
+              table->prefixes.emplace(id, std::move(prefix));
+              return Napi::Number::New(scope, id);
+            },
+            .runs_in_flight = active_runs_});
 }
 
 Napi::Value SessionWrap::release_prefix(const Napi::CallbackInfo& info) {

@@ -92,24 +92,23 @@ export interface InitializerOverride {
 }
 
 /**
- * The load-time graph rewrites by name, in the order they run (native/graph/rewrite_passes.cc). The addon
- * refuses a name it does not know with a TypeError.
+ * The load-time graph rewrites by name, in the order they run. The addon's list (native/graph/rewrite_passes.cc,
+ * exported as `rewritePasses`) is the source: this copy exists only so the names are a static type, and
+ * loadBinding() refuses an addon whose list differs from it. Option schemas take their names from
+ * rewritePassNames(), the addon's list.
+ * - cpuFusion: CPU graph fusion (CPU provider only): decomposed attention blocks run as one fused kernel each,
+ *   rounding as ORT's own kernels do.
+ * - sliceLmHead: the LM head runs only at scored positions.
+ * - pruneLastBlock: with both above applied, the last block runs only on the scored positions too.
+ * - decodeCache: with cpuFusion applied to a graph without past inputs, the fused attention keeps a KV cache while
+ *   generating.
  */
-export interface RewriteSwitches {
-  /**
-   * CPU graph fusion (CPU provider only): decomposed attention blocks run as one fused kernel each, rounding
-   * as ORT's own kernels do.
-   */
-  readonly cpuFusion?: boolean | undefined;
-  /** The LM head runs only at scored positions. */
-  readonly sliceLmHead?: boolean | undefined;
-  /** With both above applied, the last block runs only on the scored positions too. */
-  readonly pruneLastBlock?: boolean | undefined;
-  /** With cpuFusion applied to a graph without past inputs, the fused attention keeps a KV cache while generating. */
-  readonly decodeCache?: boolean | undefined;
-}
+export const REWRITE_NAMES = ['cpuFusion', 'sliceLmHead', 'pruneLastBlock', 'decodeCache'] as const;
 
-export type RewriteName = keyof RewriteSwitches;
+export type RewriteName = (typeof REWRITE_NAMES)[number];
+
+/** Each rewrite runs when the graph allows it unless set false here. The addon refuses a name it does not know. */
+export type RewriteSwitches = { readonly [name in RewriteName]?: boolean | undefined };
 
 /** What one load-time rewrite did: applied, with what it rewrote, or not, with why. */
 export interface RewriteOutcome {
@@ -369,6 +368,8 @@ export interface NativeZeroScanResult {
 
 export interface BindingModule {
   setErrorClass(errorClass: new (code: string, message: string) => Error): void;
+  /** The load-time rewrites' names in the order they run (frozen); loadBinding() refuses an addon where they are not REWRITE_NAMES. */
+  readonly rewritePasses: readonly RewriteName[];
   initRuntime(libraryPath: string): RuntimeInfo;
   buildInfo(): BuildInfo;
   loadSession(modelPath: string, options: NativeSessionOptions): Promise<NativeSession>;
@@ -460,7 +461,30 @@ function loadAddon(): LoadedAddon {
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw new MlrbError('ORT_LOAD', `the native addon ${addonPath} does not load here: ${reason}; ${BUILD_HINT}`, { addonPath }, { cause });
   }
+  requireKnownRewritePasses(binding.rewritePasses, addonPath);
   binding.setErrorClass(MlrbError as unknown as new (code: string, message: string) => Error);
   loaded = { binding, path: addonPath };
   return loaded;
+}
+
+/**
+ * Refuses an addon whose rewrite passes are not REWRITE_NAMES, in order (an addon built from other sources than
+ * this TS): options would otherwise be checked against names the addon does not run.
+ */
+export function requireKnownRewritePasses(addonPasses: unknown, addonPath: string): void {
+  const matches =
+    Array.isArray(addonPasses) && addonPasses.length === REWRITE_NAMES.length && REWRITE_NAMES.every((name, index) => addonPasses[index] === name);
+  if (matches) return;
+  const listed = Array.isArray(addonPasses) ? `runs the rewrite passes ${addonPasses.map(String).join(', ')}` : 'exports no list of rewrite passes';
+  throw new MlrbError(
+    'ORT_LOAD',
+    `the native addon ${addonPath} ${listed}, but this mlrb-eval expects ${REWRITE_NAMES.join(', ')}: ` +
+      `the addon was built from other sources; ${BUILD_HINT}`,
+    { addonPath },
+  );
+}
+
+/** The load-time rewrites' names in the order they run, as the addon lists them (loading it first). */
+export function rewritePassNames(): readonly RewriteName[] {
+  return loadBinding().rewritePasses;
 }

@@ -5,18 +5,24 @@
 import { z } from 'zod';
 import type { ScoreProgress } from '../engine/score-requests.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
-import type { RewriteSwitches } from '../native/binding.js';
+import { rewritePassNames, type RewriteName, type RewriteSwitches } from '../native/binding.js';
 import { DEFAULT_LM_EVAL_VERSION, LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 
 const positiveInt = z.number().int().positive();
 
-/** The rewrites by name (src/native/binding.ts RewriteSwitches); a name the addon does not know is refused here first. */
-const rewriteSwitchesSchema = z.strictObject({
-  cpuFusion: z.boolean().optional(),
-  sliceLmHead: z.boolean().optional(),
-  pruneLastBlock: z.boolean().optional(),
-  decodeCache: z.boolean().optional(),
-}) satisfies z.ZodType<RewriteSwitches>;
+/**
+ * options.rewrites: a boolean per load-time rewrite, by the names the addon runs (src/native/binding.ts
+ * rewritePassNames). zod resolves the lazy schema on the first parse of evaluate options, loading the addon then
+ * (evaluate() needs it next anyway); a name outside the addon's list is refused with the valid ones listed.
+ */
+const rewriteSwitchesSchema = z.lazy(() => rewriteSwitchesFor(rewritePassNames())) satisfies z.ZodType<RewriteSwitches>;
+
+function rewriteSwitchesFor(names: readonly RewriteName[]) {
+  const switches = Object.fromEntries(names.map((name) => [name, z.boolean().optional()])) as Record<RewriteName, z.ZodOptional<z.ZodBoolean>>;
+  return z.strictObject(switches, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? `${issue.keys.join(', ')}: not a rewrite; the rewrites are ${names.join(', ')}` : undefined),
+  });
+}
 
 export const evaluateOptionsSchema = z
   .strictObject({

@@ -3,7 +3,7 @@
  * (LanguageModel.rewrites: one {name, applied, reason} per pass). The counts live in the cpuFusion pass's reason
  * text; this is the one place tests read them, so a change in that wording is adapted here alone.
  */
-import type { RewriteOutcome as PassOutcome } from '../../src/native/binding.js';
+import type { RewriteOutcome as PassOutcome, RewriteName } from '../../src/native/binding.js';
 
 export interface RewriteOutcome {
   /** Attention blocks that run as one ai.mlrb node. */
@@ -23,7 +23,7 @@ const ROTARY = /\((\d+) with the rotary embedding of Q and K folded in\)/;
 const SOFTMAX_COUNT = /(\d+) Softmax/;
 
 export function readRewriteOutcome(outcomes: readonly PassOutcome[]): RewriteOutcome {
-  const pass = (name: string): PassOutcome | undefined => outcomes.find((outcome) => outcome.name === name);
+  const pass = (name: RewriteName): PassOutcome | undefined => outcomes.find((outcome) => outcome.name === name);
   const fusion = pass('cpuFusion');
   const fused = fusion?.applied ? FUSED.exec(fusion.reason) : null;
   return {
