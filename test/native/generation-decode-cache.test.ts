@@ -149,10 +149,7 @@ describe.skipIf(!hasShared)('stories260K (no past inputs)', () => {
     const prompts = [...equalLengthPrompts(5, 40, 512, 21), ...equalLengthPrompts(3, 9, 512, 22), [1, 403, 407, 261, 378]];
     const settings = { maxNewTokens: 64, eosTokenIds: [2] };
     const { cached, recomputed, cachedBatches } = await generateBoth(sharedPaths.stories, prompts, settings, 8);
-    expect(cachedBatches).toEqual([
-      [40, 40, 40, 40, 40, 9, 9, 9],
-      [5],
-    ]);
+    expect(cachedBatches).toEqual([[40, 40, 40, 40, 40, 9, 9, 9], [5]]);
     expect(cached).toEqual(recomputed);
   });
 

@@ -11,7 +11,10 @@ describe('planGenerationBatches', () => {
   it('cuts at the batch size and where the lengths would spread too far', () => {
     const lengths = [5, 9, 6, 9, 2, 1];
     expect(planGenerationBatches(lengths, 8, Number.POSITIVE_INFINITY)).toEqual([[1, 3, 2, 0, 4, 5]]);
-    expect(planGenerationBatches(lengths, 4, Number.POSITIVE_INFINITY)).toEqual([[1, 3, 2, 0], [4, 5]]);
+    expect(planGenerationBatches(lengths, 4, Number.POSITIVE_INFINITY)).toEqual([
+      [1, 3, 2, 0],
+      [4, 5],
+    ]);
     expect(planGenerationBatches(lengths, 8, 0)).toEqual([[1, 3], [2], [0], [4], [5]]);
     // 9 - 6 = 3 fits a spread of 3; 9 - 5 does not, and 5 - 1 = 4 does not either.
     expect(planGenerationBatches(lengths, 8, 3)).toEqual([[1, 3, 2], [0, 4], [5]]);
