@@ -1,7 +1,6 @@
 #include "generation_session.h"
 
 #include <algorithm>
-#include <limits>
 
 #include "../core/error.h"
 #include "../graph/decode_cache.h"
@@ -193,8 +192,9 @@ void GenerationRun::forward_with_cache() {
 // Every row feeds the same positions [fused_length_, fused_length_ + length) in a pass, so the graph's one
 // position offset is right for all of them and nothing is padded: prompts of several lengths start together,
 // the first pass feeds as many tokens as the shortest prompt has, and a longer prompt's remaining tokens go in
-// one per pass beside the other rows' new tokens (its logits unread) until its own first new token. A pass
-// feeds more than one token per row only while every row still has that many prompt tokens left.
+// one per pass beside the other rows' new tokens (its logits unread) until its own first new token. Only the
+// first pass feeds more than one token: a graph may number its mask's keys from 0 over the fed tokens (GPT-2's
+// exports do), which is causal only at offset 0 (the op would refuse such a block, not decode it wrongly).
 void GenerationRun::forward_with_fused_cache() {
   const auto rows = static_cast<int64_t>(live_.size());
   const auto prompt_length = [&](int64_t r) {
@@ -202,14 +202,15 @@ void GenerationRun::forward_with_fused_cache() {
   };
   DecodeFeed feed;
   feed.rows = rows;
-  feed.length = std::numeric_limits<int64_t>::max();
-  int64_t longest = 0;
-  for (int64_t r = 0; r < rows; ++r) {
-    feed.length = std::min(feed.length, std::max<int64_t>(1, prompt_length(r) - fused_length_));
-    if (prompt_length(r) > prompt_length(longest)) longest = r;
-  }
-  if (fused_length_ == 0 && feed.length < prompt_length(longest)) {
-    check_mask_over(request_.prompts[static_cast<size_t>(live_[static_cast<size_t>(longest)])]);
+  feed.length = 1;
+  if (fused_length_ == 0) {
+    int64_t longest = 0;
+    feed.length = prompt_length(0);
+    for (int64_t r = 1; r < rows; ++r) {
+      feed.length = std::min(feed.length, prompt_length(r));
+      if (prompt_length(r) > prompt_length(longest)) longest = r;
+    }
+    if (feed.length < prompt_length(longest)) check_mask_over(request_.prompts[static_cast<size_t>(live_[static_cast<size_t>(longest)])]);
   }
   std::vector<int64_t> logit_rows;
   for (int64_t r = 0; r < rows; ++r) {
