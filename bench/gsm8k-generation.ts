@@ -16,7 +16,8 @@
  *
  * --num-fewshot N (default 5): fewer shots leave the contexts under the 256-token cut, so they differ in length
  * and the runs batch prompts of different lengths. --no-peer skips lm-eval (minutes): each run's texts are then
- * checked against the first run's. --cli FILE runs another build's bin/mlrb-eval.js (a before/after comparison).
+ * checked against the first run's. --no-recompute skips the recompute run (minutes). --cli FILE runs another
+ * build's bin/mlrb-eval.js (a before/after comparison).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -35,6 +36,7 @@ const { values } = parseArgs({
     copies: { type: 'string', default: '8' },
     'num-fewshot': { type: 'string', default: '5' },
     'no-peer': { type: 'boolean', default: false },
+    'no-recompute': { type: 'boolean', default: false },
     cli: { type: 'string' },
   },
 });
@@ -81,7 +83,9 @@ try {
   };
   const runs = [
     ours('mlrb-eval, no-past graph (fused-attention KV cache)', path.join(values.models, 'stories260K', 'model.onnx'), []),
-    ours('mlrb-eval, no-past graph recomputed (--no-cpu-fusion)', path.join(values.models, 'stories260K', 'model.onnx'), ['--no-cpu-fusion']),
+    ...(values['no-recompute']
+      ? []
+      : [ours('mlrb-eval, no-past graph recomputed (--no-cpu-fusion)', path.join(values.models, 'stories260K', 'model.onnx'), ['--no-cpu-fusion'])]),
     ours('mlrb-eval, with-past graph', path.join(values.models, 'stories260K-kv', 'onnx', 'model.onnx'), []),
   ];
   const heading = `gsm8k ${shots}-shot, stories260K, ${testDocs.length * copies} documents (the fixture's ${testDocs.length} × ${copies})`;
