@@ -13,6 +13,11 @@
  *   /work/pyenv/bin/python scripts/bench/build_peer_models.py --only stories260K         # <models>/stories260K (+ hf/)
  *   /work/pyenv/bin/python scripts/bench/build_generation_models.py --only stories260K   # <models>/stories260K-kv
  *   npx tsc -p tsconfig.json && MLRB_BENCH_PYTHON=/work/pyenv/bin/python npx tsx bench/gsm8k-generation.ts [--models DIR] [--copies 8]
+ *
+ * --num-fewshot N (default 5): fewer shots leave the contexts under the 256-token cut, so they differ in length
+ * and the runs batch prompts of different lengths. --no-peer skips lm-eval (minutes): each run's texts are then
+ * checked against the first run's. --no-recompute skips the recompute run (minutes). --cli FILE runs another
+ * build's bin/mlrb-eval.js (a before/after comparison).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -25,30 +30,41 @@ import { timedSpawn } from './parts/whole-command.js';
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const FIXTURE = path.join(REPO, 'test', 'fixtures', 'tasks', 'gsm8k', 'release');
 
-const { values } = parseArgs({ options: { models: { type: 'string', default: '/work/models' }, copies: { type: 'string', default: '8' } } });
+const { values } = parseArgs({
+  options: {
+    models: { type: 'string', default: '/work/models' },
+    copies: { type: 'string', default: '8' },
+    'num-fewshot': { type: 'string', default: '5' },
+    'no-peer': { type: 'boolean', default: false },
+    'no-recompute': { type: 'boolean', default: false },
+    cli: { type: 'string' },
+  },
+});
 const copies = Number(values.copies);
+const shots = values['num-fewshot'];
 const python = process.env.MLRB_BENCH_PYTHON;
-if (!python) throw new Error('MLRB_BENCH_PYTHON must name a Python with lm_eval 0.4.13 and torch (e.g. /work/pyenv/bin/python)');
+if (!python && !values['no-peer']) throw new Error('MLRB_BENCH_PYTHON must name a Python with lm_eval 0.4.13 and torch (e.g. /work/pyenv/bin/python)');
+const cli = values.cli === undefined ? path.join(REPO, 'bin', 'mlrb-eval.js') : path.resolve(values.cli);
 
 const work = mkdtempSync(path.join(tmpdir(), 'mlrb-bench-gsm8k-'));
 try {
   const data = path.join(work, 'data');
   const testDocs = readFileSync(path.join(FIXTURE, 'test.jsonl'), 'utf8').trim().split('\n');
   mkdirData(data, Array.from({ length: copies }, () => testDocs).flat());
-  process.stdout.write(`${ensureCompiledCli()}\n`);
+  if (values.cli === undefined) process.stdout.write(`${ensureCompiledCli()}\n`);
   const load = [loadavg()[0]!];
 
   const ours = (label: string, model: string, extra: string[]) => {
     const samples = path.join(work, `${label}.jsonl`);
     const args = [
-      path.join(REPO, 'bin', 'mlrb-eval.js'),
+      cli,
       model,
       '--tasks',
       'gsm8k',
       '--data',
       data,
       '--num-fewshot',
-      '5',
+      shots,
       '--no-cache',
       '--quiet',
       '--output',
@@ -67,12 +83,40 @@ try {
   };
   const runs = [
     ours('mlrb-eval, no-past graph (fused-attention KV cache)', path.join(values.models, 'stories260K', 'model.onnx'), []),
-    ours('mlrb-eval, no-past graph recomputed (--no-cpu-fusion)', path.join(values.models, 'stories260K', 'model.onnx'), ['--no-cpu-fusion']),
+    ...(values['no-recompute']
+      ? []
+      : [ours('mlrb-eval, no-past graph recomputed (--no-cpu-fusion)', path.join(values.models, 'stories260K', 'model.onnx'), ['--no-cpu-fusion'])]),
     ours('mlrb-eval, with-past graph', path.join(values.models, 'stories260K-kv', 'onnx', 'model.onnx'), []),
   ];
+  const heading = `gsm8k ${shots}-shot, stories260K, ${testDocs.length * copies} documents (the fixture's ${testDocs.length} × ${copies})`;
+  if (values['no-peer']) {
+    load.push(loadavg()[0]!);
+    process.stdout.write(
+      `\n${heading}; no lm-eval run; ` +
+        `load average ${load.map((value) => value.toFixed(1)).join(' → ')}\n\n| run | wall s | texts equal the first run's |\n|---|---:|---|\n`,
+    );
+    for (const run of runs) {
+      const equal = run.responses.every((text, index) => text === runs[0]!.responses[index]);
+      process.stdout.write(`| ${run.label} | ${run.seconds.toFixed(1)} | ${equal ? 'all' : 'NO'} |\n`);
+    }
+  } else {
+    comparePeer(runs, work, data, load, heading);
+  }
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** Runs lm-eval's HF backend on the same data and prints every run against it. */
+function comparePeer(
+  runs: readonly { label: string; seconds: number; responses: string[] }[],
+  work: string,
+  data: string,
+  load: number[],
+  heading: string,
+): void {
   const peerOut = path.join(work, 'lm-eval.json');
   const peer = timedSpawn(
-    python,
+    python!,
     [
       path.join(REPO, 'scripts', 'bench', 'lm_eval_gsm8k.py'),
       '--hf',
@@ -80,7 +124,7 @@ try {
       '--data',
       data,
       '--num-fewshot',
-      '5',
+      shots,
       '--out',
       peerOut,
     ],
@@ -90,7 +134,7 @@ try {
   load.push(loadavg()[0]!);
 
   process.stdout.write(
-    `\ngsm8k 5-shot, stories260K, ${testDocs.length * copies} documents (the fixture's ${testDocs.length} × ${copies}); ` +
+    `\n${heading}; ` +
       `lm-eval ${reference.lm_eval_version}, torch ${reference.torch_version}; load average ${load.map((value) => value.toFixed(1)).join(' → ')}\n\n`,
   );
   process.stdout.write("| run | wall s | lm-eval HF ÷ run | texts equal lm-eval's |\n|---|---:|---:|---|\n");
@@ -99,8 +143,6 @@ try {
     const equal = run.responses.length === reference.responses.length && run.responses.every((text, index) => text === reference.responses[index]);
     process.stdout.write(`| ${run.label} | ${run.seconds.toFixed(1)} | ${(peer.seconds / run.seconds).toFixed(1)}× | ${equal ? 'all' : 'NO'} |\n`);
   }
-} finally {
-  rmSync(work, { recursive: true, force: true });
 }
 
 /** A gsm8k release folder: the given test documents, the fixture's train documents for the shots. */

@@ -51,11 +51,10 @@ GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, Gene
     : PromptBatchRun(std::move(request), session->signature().vocab_size), session_(std::move(session)) {
   use_kv_ = session_->supports_prefix();
   validate();
-  const auto& prompts = request_.prompts;
-  const bool one_length = std::all_of(prompts.begin(), prompts.end(), [&](const auto& prompt) { return prompt.size() == prompts.front().size(); });
-  // Prompts of several lengths would need a position offset per row; the graph takes one (the library groups by length).
-  if (!use_kv_ && session_->decode_cache() && one_length) {
-    fused_cache_ = std::make_unique<RegisteredKvCache>(static_cast<int64_t>(prompts.front().size()) + request_.max_new_tokens);
+  if (!use_kv_ && session_->decode_cache()) {
+    size_t longest = 0;
+    for (const auto& prompt : request_.prompts) longest = std::max(longest, prompt.size());
+    fused_cache_ = std::make_unique<RegisteredKvCache>(static_cast<int64_t>(longest) + request_.max_new_tokens);
   }
 }
 
@@ -190,34 +189,80 @@ void GenerationRun::forward_with_cache() {
   }
 }
 
+// Every row feeds the same positions [fused_length_, fused_length_ + length) in a pass, so the graph's one
+// position offset is right for all of them and nothing is padded: prompts of several lengths start together,
+// the first pass feeds as many tokens as the shortest prompt has, and a longer prompt's remaining tokens go in
+// one per pass beside the other rows' new tokens (its logits unread) until its own first new token. Only the
+// first pass feeds more than one token: a graph may number its mask's keys from 0 over the fed tokens (GPT-2's
+// exports do), which is causal only at offset 0 (the op would refuse such a block, not decode it wrongly).
 void GenerationRun::forward_with_fused_cache() {
   const auto rows = static_cast<int64_t>(live_.size());
-  const bool prefill = fused_length_ == 0;
+  const auto prompt_length = [&](int64_t r) {
+    return static_cast<int64_t>(request_.prompts[static_cast<size_t>(live_[static_cast<size_t>(r)])].size());
+  };
   DecodeFeed feed;
   feed.rows = rows;
-  feed.length = prefill ? static_cast<int64_t>(request_.prompts[static_cast<size_t>(live_.front())].size()) : 1;
-  feed.past_length = 0;  // the graph has no past input: its mask covers the fed tokens, the cache the rest
+  feed.length = 1;
+  if (fused_length_ == 0) {
+    int64_t longest = 0;
+    feed.length = prompt_length(0);
+    for (int64_t r = 1; r < rows; ++r) {
+      feed.length = std::min(feed.length, prompt_length(r));
+      if (prompt_length(r) > prompt_length(longest)) longest = r;
+    }
+    if (feed.length < prompt_length(longest)) check_mask_over(request_.prompts[static_cast<size_t>(live_[static_cast<size_t>(longest)])]);
+  }
+  std::vector<int64_t> logit_rows;
   for (int64_t r = 0; r < rows; ++r) {
     const auto prompt = static_cast<size_t>(live_[static_cast<size_t>(r)]);
-    for (int64_t i = 0; i < feed.length; ++i) {
-      feed.input_ids.push_back(prefill ? request_.prompts[prompt][static_cast<size_t>(i)] : prompts_[prompt].generated.back());
-      feed.attention_mask.push_back(1);
-      feed.position_ids.push_back(fused_length_ + i);
+    const int64_t length = prompt_length(r);
+    for (int64_t position = fused_length_; position < fused_length_ + feed.length; ++position) {
+      feed.input_ids.push_back(position < length ? request_.prompts[prompt][static_cast<size_t>(position)]
+                                                 : prompts_[prompt].generated[static_cast<size_t>(position - length)]);
     }
     feed.logit_positions.push_back(r * feed.length + feed.length - 1);
+    logit_rows.push_back(fused_length_ + feed.length >= length ? r : -1);  // a row still inside its prompt takes no token
+  }
+  std::vector<Ort::Value> outputs = run_fused_pass(feed, *fused_cache_, fused_length_);
+  const std::vector<int64_t> flat_rows = logit_rows_of(session_->signature(), feed);
+  for (int64_t& row : logit_rows) {
+    if (row >= 0) row = flat_rows[static_cast<size_t>(row)];
+  }
+  choose_tokens(outputs.front(), logit_rows);
+  fused_length_ += feed.length;
+}
+
+// The fused op checks each pass's mask over the rows it is fed (core/cached_attention.h), and a staggered
+// batch's passes may all be one token wide, where any mask looks causal. So the longest prompt goes through
+// once alone, into a cache of its own that is dropped, before the batch relies on the cache: a mask that is
+// not causal with per-key values over those positions is refused there.
+void GenerationRun::check_mask_over(const std::vector<int32_t>& prompt) {
+  DecodeFeed feed;
+  feed.rows = 1;
+  feed.length = static_cast<int64_t>(prompt.size());
+  feed.input_ids.assign(prompt.begin(), prompt.end());
+  feed.logit_positions.push_back(feed.length - 1);
+  RegisteredKvCache probe(feed.length);
+  static_cast<void>(run_fused_pass(feed, probe, 0));
+}
+
+// `feed` holds input_ids and logit_positions; every token is real and at position offset + its column.
+std::vector<Ort::Value> GenerationRun::run_fused_pass(DecodeFeed& feed, RegisteredKvCache& cache, int64_t offset) {
+  feed.past_length = 0;  // the graph has no past input: its mask covers the fed tokens, the cache the rest
+  feed.attention_mask.assign(feed.input_ids.size(), 1);
+  feed.position_ids.clear();
+  for (int64_t r = 0; r < feed.rows; ++r) {
+    for (int64_t i = 0; i < feed.length; ++i) feed.position_ids.push_back(offset + i);
   }
   BoundInputs bound = bind_decode_inputs(session_->signature(), feed, {});
   const Ort::MemoryInfo memory = Ort::MemoryInfo::CreateCpu(OrtArenaAllocator, OrtMemTypeDefault);
-  int64_t cache_id = fused_cache_->id();
-  int64_t offset = fused_length_;
+  int64_t cache_id = cache.id();
   const int64_t one = 1;
   bound.names.push_back(graph::kDecodeCacheInput);
   bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &cache_id, 1, &one, 1));
   bound.names.push_back(graph::kPositionOffsetInput);
   bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &offset, 1, nullptr, 0));
-  std::vector<Ort::Value> outputs = session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(rows, feed.length));
-  choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
-  fused_length_ += feed.length;
+  return session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(feed.rows, feed.length));
 }
 
 void GenerationRun::forward_recompute() {
@@ -257,6 +302,7 @@ void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int6
   const auto total_rows = vocab > 0 ? static_cast<int64_t>(info.GetElementCount()) / vocab : 0;
   for (size_t r = 0; r < live_.size(); ++r) {
     const auto prompt = static_cast<size_t>(live_[r]);
+    if (logit_rows[r] < 0) continue;  // the row fed prompt tokens only (forward_with_fused_cache)
     if (logit_rows[r] >= total_rows) throw Error("INTERNAL", "the logits output has too few rows for the decoding batch");
     take_next_token(logit_row(logits, logit_rows[r], vocab, widened_row_), request_, prompt, prompts_[prompt], scratch_);
   }

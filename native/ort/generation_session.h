@@ -11,9 +11,12 @@
 //              attention mask) numbers new tokens from its cache length, which is only right without padding:
 //              there every prompt of a run must have the same length (the library groups them so).
 //   fused cache  graphs without past inputs whose attention the load-time rewrite fused and gave a decoding
-//              cache (graph/decode_cache.h), when a run's prompts have one length: the prompts are fed once,
-//              then one token per row per pass, with the position offset; the fused attention nodes keep
-//              the keys and values (core/cached_attention.h). Finished rows leave the cache with the batch.
+//              cache (graph/decode_cache.h): the fused attention nodes keep the keys and values
+//              (core/cached_attention.h) and the graph takes one position offset per pass, so every row feeds
+//              the same positions, unpadded. Prompts of several lengths start together: the first pass feeds
+//              the shortest prompt's length from each, then one token per row per pass, a longer prompt's
+//              remaining tokens (logits unread) beside the others' new ones until it starts generating.
+//              Finished rows leave the cache with the batch.
 //   recompute  graphs without a usable past: every pass reruns each row's whole sequence, right-padded.
 // Generation state lives here, across step() calls; only token ids cross to the caller.
 #pragma once
@@ -27,6 +30,7 @@
 
 #include "../core/attention_kv_cache.h"
 #include "../core/token_sampler.h"
+#include "generation_inputs.h"
 #include "generation_request.h"
 #include "prompt_batch_run.h"
 #include "scoring_session.h"
@@ -51,8 +55,10 @@ class GenerationRun : public PromptBatchRun {
   void replace_past(Replace replace);
   void forward_with_cache();
   void forward_with_fused_cache();
+  void check_mask_over(const std::vector<int32_t>& prompt);
+  [[nodiscard]] std::vector<Ort::Value> run_fused_pass(DecodeFeed& feed, RegisteredKvCache& cache, int64_t offset);
   void forward_recompute();
-  // Picks each live row's next token from the pass's logits (row r's at flat logits row `logit_rows[r]`).
+  // Picks each live row's next token from the pass's logits (row r's at flat logits row `logit_rows[r]`; none where it is -1).
   void choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows);
   [[nodiscard]] std::string describe_pass(int64_t rows, int64_t length) const;
 
@@ -65,7 +71,7 @@ class GenerationRun : public PromptBatchRun {
   int64_t kv_length_ = 0;
   std::vector<int64_t> padding_;
   std::vector<int64_t> next_position_;
-  // Fused-cache mode: the cache the attention nodes fill, and how many positions each row has fed.
+  // Fused-cache mode: the cache the attention nodes fill, and how many positions every row has fed.
   std::unique_ptr<RegisteredKvCache> fused_cache_;
   int64_t fused_length_ = 0;
   SamplerScratch scratch_;

@@ -2,8 +2,8 @@
  * Where generation keeps the keys and values of earlier positions (native/ort/generation_session.h):
  * - 'past-inputs': the graph's own past_key_values inputs and present outputs;
  * - 'fused-attention': a graph exported without past whose fused attention nodes keep them (the decodeCache
- *   rewrite, native/graph/decode_cache.h); it takes one position offset per pass, so a batch holds prompts
- *   of one length;
+ *   rewrite, native/graph/decode_cache.h); it takes one position offset per pass, so every row of a batch is
+ *   fed the same positions and a longer prompt's extra tokens are staggered over passes (batch-plan.ts);
  * - 'none': every new token reruns the whole sequence.
  */
 import type { LanguageModel } from '../model/onnx-model.js';

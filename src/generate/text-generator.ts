@@ -92,7 +92,7 @@ class OnnxTextGenerator implements TextGenerator {
     const batches = planGenerationBatches(
       prompts.map((prompt) => prompt.length),
       this.batchSize,
-      this.needsEqualLengths(),
+      this.maxLengthSpread(settings.maxNewTokens),
     );
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -181,17 +181,18 @@ class OnnxTextGenerator implements TextGenerator {
   }
 
   /**
-   * Graphs with a KV cache but no position_ids (or mask) number positions from the cache, and a fused-attention
-   * cache takes one position offset per pass: no padding possible. An encoder-decoder masks its encoder's padding,
-   * and its decoder rows never need any.
+   * How far the prompt lengths of one batch may spread (src/generate/batch-plan.ts). Graphs with a KV cache but no
+   * position_ids (or mask) number positions from the cache: no padding, one length. A fused-attention cache
+   * staggers longer prompts' extra tokens over passes: up to the new-token limit. An encoder-decoder masks its
+   * encoder's padding, and its decoder rows never need any.
    */
-  private needsEqualLengths(): boolean {
-    if (this.model.backend === 'seq2seq') return false;
+  private maxLengthSpread(maxNewTokens: number): number {
+    if (this.model.backend === 'seq2seq') return Number.POSITIVE_INFINITY;
     const cache = decodeCacheOf(this.model);
-    if (cache === 'fused-attention') return true;
-    if (cache === 'none') return false;
+    if (cache === 'fused-attention') return maxNewTokens;
+    if (cache === 'none') return Number.POSITIVE_INFINITY;
     const roles = new Set(this.model.signature.inputs.map((input) => input.role));
-    return !roles.has('position_ids') || !roles.has('attention_mask');
+    return roles.has('position_ids') && roles.has('attention_mask') ? Number.POSITIVE_INFINITY : 0;
   }
 
   private warnOnceWithoutCache(): void {

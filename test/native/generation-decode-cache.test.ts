@@ -3,11 +3,12 @@
  * is fed once, then one token per row per pass, and the fused nodes keep the keys and values. The reference is
  * the recompute path of the same graph (decodeCache off: every pass reruns the whole sequence, and shares
  * neither the cache nor the position offset): greedy and seeded-sampled ids must be the same token for token,
- * with rows finishing early (EOS) and leaving the cache. transformers' own ids for these graphs are checked in
- * generation-greedy.test.ts.
+ * with rows finishing early (EOS) and leaving the cache. Prompts of different lengths decode in one batch (every
+ * row fed the same positions, the longer prompts' extra tokens staggered over passes); their ids must also equal
+ * each prompt's decoded alone. transformers' own ids for these graphs are checked in generation-greedy.test.ts.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeCacheOf } from '../../src/generate/decode-cache.js';
 import { createTextGenerator } from '../../src/generate/text-generator.js';
 import type { GenerationSettings } from '../../src/generate/types.js';
@@ -25,18 +26,50 @@ function equalLengthPrompts(count: number, length: number, vocab: number, seed: 
   return Array.from({ length: count }, () => Array.from({ length }, () => low + Math.floor(random() * (vocab - low))));
 }
 
-async function generateBoth(file: string, prompts: number[][], settings: GenerationSettings, batchSize: number) {
-  const results: number[][][] = [];
-  for (const decodeCache of [true, false]) {
-    const model = await loadModel({ model: file, threads: 1, rewrites: { decodeCache }, onLog: () => {} });
-    try {
-      expect(decodeCacheOf(model)).toBe(decodeCache ? 'fused-attention' : 'none');
-      results.push(ids(await createTextGenerator(model, { batchSize, stepsPerCall: 3, onWarning: () => {} }).generate(prompts, settings)));
-    } finally {
-      model.dispose();
-    }
+/** One seeded prompt of each length. */
+function promptsOfLengths(lengths: readonly number[], vocab: number, seed: number): number[][] {
+  return lengths.map((length, index) => equalLengthPrompts(1, length, vocab, seed + index)[0]!);
+}
+
+interface Decoded {
+  readonly ids: number[][];
+  /** The prompt lengths of each native batch, in the order the batches started. */
+  readonly batches: number[][];
+}
+
+async function generateWith(file: string, prompts: number[][], settings: GenerationSettings, batchSize: number, decodeCache: boolean): Promise<Decoded> {
+  const model = await loadModel({ model: file, threads: 1, rewrites: { decodeCache }, onLog: () => {} });
+  try {
+    expect(decodeCacheOf(model)).toBe(decodeCache ? 'fused-attention' : 'none');
+    const batches: number[][] = [];
+    const start = model.startGeneration.bind(model);
+    vi.spyOn(model, 'startGeneration').mockImplementation((request) => {
+      batches.push([...request.promptOffsets.subarray(1)].map((end, i) => end - request.promptOffsets[i]!));
+      return start(request);
+    });
+    const generations = await createTextGenerator(model, { batchSize, stepsPerCall: 3, onWarning: () => {} }).generate(prompts, settings);
+    return { ids: ids(generations), batches };
+  } finally {
+    model.dispose();
   }
-  return { cached: results[0]!, recomputed: results[1]! };
+}
+
+async function generateBoth(file: string, prompts: number[][], settings: GenerationSettings, batchSize: number) {
+  const cached = await generateWith(file, prompts, settings, batchSize, true);
+  const recomputed = await generateWith(file, prompts, settings, batchSize, false);
+  return { cached: cached.ids, recomputed: recomputed.ids, cachedBatches: cached.batches };
+}
+
+/** Mixed lengths in one batch == each prompt alone on the fused cache == the recompute path (in one batch too). */
+async function expectMixedBatchAsAlone(file: string, prompts: number[][], settings: GenerationSettings) {
+  const together = await generateWith(file, prompts, settings, prompts.length, true);
+  expect(together.batches).toEqual([prompts.map((prompt) => prompt.length).sort((a, b) => b - a)]);
+  const alone = await generateWith(file, prompts, settings, 1, true);
+  expect(alone.batches).toHaveLength(prompts.length);
+  const recomputed = await generateWith(file, prompts, settings, prompts.length, false);
+  expect(together.ids).toEqual(alone.ids);
+  expect(together.ids).toEqual(recomputed.ids);
+  return together.ids;
 }
 
 describe.each(['gpt2', 'llama'] as const)('%s exported without past', (arch) => {
@@ -52,6 +85,17 @@ describe.each(['gpt2', 'llama'] as const)('%s exported without past', (arch) => 
     expect(stopped.cached).toEqual(stopped.recomputed);
     expect(stopped.cached.some((run) => run.length < 24)).toBe(true);
     expect(stopped.cached.some((run) => run.length === 24)).toBe(true);
+  });
+
+  it('decodes prompts whose lengths differ by 1 and by many in one batch, with the ids each has alone, EOS included', async () => {
+    // 25/24 and 19/18 differ by one, 25 and 1 by 24 (the batch plan's limit for 24 new tokens); 2 and 1 start in the first pass.
+    const mixed = promptsOfLengths([19, 25, 2, 18, 24, 1], 512, arch === 'gpt2' ? 41 : 42);
+    const free = await expectMixedBatchAsAlone(file, mixed, { maxNewTokens: 24, eosTokenIds: [] });
+    // An EOS some rows produce part-way while the longer prompts may still be feeding their prompts.
+    const eos = free[2]![3]!;
+    const stopped = await expectMixedBatchAsAlone(file, mixed, { maxNewTokens: 24, eosTokenIds: [eos] });
+    expect(stopped.some((run) => run.length < 24)).toBe(true);
+    expect(stopped.some((run) => run.length === 24)).toBe(true);
   });
 
   it('keeps concurrent runs on one session apart: each run names its own cache', async () => {
@@ -81,8 +125,11 @@ describe.each(['gpt2', 'llama'] as const)('%s exported without past', (arch) => 
   });
 
   it('samples the same ids with the same seed', async () => {
-    const sampled = await generateBoth(file, prompts, { maxNewTokens: 16, eosTokenIds: [], sampling: { temperature: 0.9, topK: 20, seed: 5 } }, 4);
+    const settings = { maxNewTokens: 16, eosTokenIds: [], sampling: { temperature: 0.9, topK: 20, seed: 5 } };
+    const sampled = await generateBoth(file, prompts, settings, 4);
     expect(sampled.cached).toEqual(sampled.recomputed);
+    // A staggered row draws from its stream only once it generates: the same draws as alone.
+    await expectMixedBatchAsAlone(file, promptsOfLengths([3, 9, 4, 16], 512, 51), settings);
   });
 });
 
@@ -98,10 +145,11 @@ describe.skipIf(!hasShared)('stories260K (no past inputs)', () => {
     expect(model.rewrites.find((outcome) => outcome.name === 'decodeCache')?.reason).toMatch(/^5 fused attention node\(s\) keep/);
   });
 
-  it("greedy ids of mixed-length prompts (grouped by length) equal the recompute path's, EOS included", async () => {
+  it("greedy ids of mixed-length prompts decoded together equal the recompute path's, EOS included", async () => {
     const prompts = [...equalLengthPrompts(5, 40, 512, 21), ...equalLengthPrompts(3, 9, 512, 22), [1, 403, 407, 261, 378]];
     const settings = { maxNewTokens: 64, eosTokenIds: [2] };
-    const { cached, recomputed } = await generateBoth(sharedPaths.stories, prompts, settings, 8);
+    const { cached, recomputed, cachedBatches } = await generateBoth(sharedPaths.stories, prompts, settings, 8);
+    expect(cachedBatches).toEqual([[40, 40, 40, 40, 40, 9, 9, 9], [5]]);
     expect(cached).toEqual(recomputed);
   });
 
@@ -131,6 +179,18 @@ describe('EXPECTED FAILURE – a graph whose mask is not causal', () => {
       expect(decodeCacheOf(model)).toBe('fused-attention');
       const generator = createTextGenerator(model, { batchSize: 2, onWarning: () => {} });
       const error = await refusedWith('ORT_RUN', generator.generate(equalLengthPrompts(2, 5, 512, 31), { maxNewTokens: 4, eosTokenIds: [] }));
+      expect(error.message).toMatch(/mask is not causal with per-key values/);
+    } finally {
+      model.dispose();
+    }
+  });
+
+  it('is refused when the prompts differ in length and every pass of the batch is one token wide', async () => {
+    // The shortest prompt has one token, so no pass of the batch shows the op more than one row of the mask.
+    const model = await loadModel({ model: path.join(GENERATE_FIXTURES, 'llama-anticausal.onnx'), threads: 1, onLog: () => {} });
+    try {
+      const generator = createTextGenerator(model, { batchSize: 2, onWarning: () => {} });
+      const error = await refusedWith('ORT_RUN', generator.generate(promptsOfLengths([1, 5], 512, 32), { maxNewTokens: 4, eosTokenIds: [] }));
       expect(error.message).toMatch(/mask is not causal with per-key values/);
     } finally {
       model.dispose();

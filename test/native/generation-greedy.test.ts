@@ -2,10 +2,10 @@
  * Greedy generation against transformers: the ids transformers' generate(do_sample=False) produced for each
  * prompt alone (batch 1, recorded by scripts/generate/record_greedy_expectations.py) must come out token for
  * token when the prompts of mixed lengths decode together, with the KV cache (left-padded prefill, rows leaving
- * the batch as they finish), without past inputs through the fused attention's cache (fusion on) or full
- * recompute (fusion off), with CPU fusion on and off.
+ * the batch as they finish), without past inputs through the fused attention's cache (fusion on: every row fed
+ * the same positions, longer prompts staggered) or full recompute (fusion off), with CPU fusion on and off.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { decodeCacheOf } from '../../src/generate/decode-cache.js';
 import { createTextGenerator } from '../../src/generate/text-generator.js';
 import type { GenerationProgress } from '../../src/generate/types.js';
@@ -27,13 +27,19 @@ describe.each(ARCHITECTURES)('%s', (arch) => {
       it('uses the KV cache exactly when the graph has one, and fuses attention when asked', () => {
         expect(model.supportsPrefix).toBe(variant !== 'nopast');
         expect(model.attentionFused).toBe(cpuFusion);
-        // Without past inputs the fused attention keeps the cache (prompts of one length decode together).
+        // Without past inputs the fused attention keeps the cache.
         expect(decodeCacheOf(model)).toBe(variant !== 'nopast' ? 'past-inputs' : cpuFusion ? 'fused-attention' : 'none');
       });
 
       it.each([6, 4, 1])("matches transformers' greedy ids in batches of %i", async (batchSize) => {
         const generator = createTextGenerator(model, { batchSize, stepsPerCall: 5, onWarning: () => {} });
+        const started = vi.spyOn(model, 'startGeneration');
         const generations = await generator.generate(expectations.prompts, { maxNewTokens: expectations.maxNewTokens, eosTokenIds: [] });
+        // Prompts of different lengths share batches (the lengths spread 16, the new-token limit), except where
+        // the graph numbers positions from its own cache: there each length decodes alone.
+        const batches = started.mock.calls.length;
+        started.mockRestore();
+        expect(batches).toBe(variant === 'past-nopositions' ? expectations.prompts.length : Math.ceil(expectations.prompts.length / batchSize));
         expect(generations.map((generation) => ids(generation.tokenIds))).toEqual(expected.greedy);
         expect(generations.every((generation) => generation.finishReason === 'max_new_tokens')).toBe(true);
         expect(generations.map((generation) => generation.promptTokenCount)).toEqual(expectations.prompts.map((prompt) => prompt.length));
