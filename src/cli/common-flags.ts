@@ -78,7 +78,12 @@ const batchSize = z.union(
 
 // ---- how every command reports ----
 
-export const QUIET = flag({ name: 'quiet', kind: 'boolean', value: switchValue, help: 'no progress or notes on stderr: the results, warnings and errors only' });
+export const QUIET = flag({
+  name: 'quiet',
+  kind: 'boolean',
+  value: switchValue,
+  help: 'no progress or notes on stderr: the results, warnings and errors only',
+});
 export const JSON_REPORT = flag({ name: 'json', kind: 'boolean', value: switchValue, help: 'print the report as JSON' });
 export const STRICT = flag({ name: 'strict', kind: 'boolean', value: switchValue, help: 'exit 1 when the verdict fails' });
 export const OUTPUT_FILE = flag({
@@ -121,7 +126,13 @@ export const BATCH_SIZE = flag({
   placeholder: 'N|auto',
   help: "rows per forward pass, or auto from a memory budget (default auto; lm-eval's auto:N means auto)",
 });
-export const MAX_LENGTH = flag({ name: 'max-length', kind: 'string', value: wholeNumber('max-length').optional(), placeholder: 'N', help: "override the model's max length" });
+export const MAX_LENGTH = flag({
+  name: 'max-length',
+  kind: 'string',
+  value: wholeNumber('max-length').optional(),
+  placeholder: 'N',
+  help: "override the model's max length",
+});
 export const SEED = flag({ name: 'seed', kind: 'string', value: wholeNumber('seed').optional(), placeholder: 'S', help: 'the random seed (default 0)' });
 
 // ---- lm-eval suites ----
@@ -187,14 +198,17 @@ export const DRAM_BUDGET = flag({
   placeholder: 'BYTES',
   help: "operator override of the track's DRAM limit (e.g. 8GB, 1.5GiB)",
 });
-export const SKIP_DRAM = flag({ name: 'skip-dram', kind: 'boolean', value: switchValue, help: 'do not measure DRAM: judge the estimate (the verdict then warns)' });
+export const SKIP_DRAM = flag({
+  name: 'skip-dram',
+  kind: 'boolean',
+  value: switchValue,
+  help: 'do not measure DRAM: judge the estimate (the verdict then warns)',
+});
 /** Where a DRAM measurement runs; 'auto' is not offered: a measurement must say where it ran. */
 export const DRAM_PROVIDER = flag({
   name: 'provider',
   kind: 'string',
-  value: z
-    .enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` })
-    .default('cpu'),
+  value: z.enum(DRAM_PROVIDERS, { error: (issue) => `--provider expects ${DRAM_PROVIDERS.join(', ')}, got ${JSON.stringify(issue.input)}` }).default('cpu'),
   placeholder: 'P',
   help: 'where DRAM is measured: cpu (default, peak RSS) or cuda (peak device memory)',
 });

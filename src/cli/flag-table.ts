@@ -17,7 +17,7 @@ export interface FlagEntry<Name extends string = string, Value extends z.ZodType
   readonly value: Value;
   /** What usage shows after the flag (`N`, `FILE`); a switch has none. */
   readonly placeholder?: string;
-  /** One help line; usage wraps it. */
+  /** One help line; usage wraps it (and says "(repeatable)" for a repeatable flag). */
   readonly help: string;
   readonly short?: string;
   /** A value flag that is a switch on the lines where this holds (lm-eval's --log_samples, see result-flags.ts). */
@@ -49,6 +49,9 @@ export function sameAs<const Name extends string, Value extends z.ZodType>(entry
 
 /** node parseArgs's syntax for the flags on this line (a switch-or-value flag depends on the line). */
 export function flagConfig(table: FlagTable, argv: readonly string[]): FlagConfig {
+  const names = table.map((entry) => entry.name);
+  const twice = names.find((name, index) => names.indexOf(name) !== index);
+  if (twice !== undefined) throw new Error(`flag table declares --${twice} twice`);
   return Object.fromEntries(
     table.map((entry) => {
       const type = entry.kind === 'boolean' || entry.switchWhen?.(argv) === true ? 'boolean' : 'string';
@@ -82,11 +85,19 @@ export interface UsageText {
 
 /** A command's usage: its synopsis, then its operands and flags in two columns, help wrapped at 100 characters. */
 export function commandUsage({ synopsis, operands = [], flags, notes = [] }: UsageText): string {
-  const rows = [...operands, ...flags.map((entry) => [`--${entry.name}${entry.placeholder === undefined ? '' : ` ${entry.placeholder}`}`, entry.help] as const)];
+  const rows = [
+    ...operands,
+    ...flags.map((entry) => [`--${entry.name}${entry.placeholder === undefined ? '' : ` ${entry.placeholder}`}`, entry.help] as const),
+  ];
   const column = 2 + Math.max(...rows.map(([label]) => label.length)) + 2;
   const lines = rows.map(([label, help]) => `  ${label.padEnd(column - 2)}${wrap(help, column)}`);
   const paragraphs = notes.map((note) => `  ${wrap(note, 2)}`);
   return [synopsis, '', ...lines, ...paragraphs].join('\n');
+}
+
+/** `--name PLACEHOLDER`, or `--name` for a switch. */
+function flagLabel(entry: FlagEntry): string {
+  return entry.placeholder === undefined ? `--${entry.name}` : `--${entry.name} ${entry.placeholder}`;
 }
 
 /** Text wrapped at word boundaries to the usage width, continuation lines indented to `indent`. */

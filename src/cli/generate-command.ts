@@ -35,7 +35,7 @@ const number = (name: string, check: (value: number) => boolean, expected: strin
     .refine(check, `--${name} expects ${expected}`);
 
 const GENERATE_FLAGS = [
-  flag({ name: 'prompt', kind: 'repeatable', value: z.array(z.string()).default([]), placeholder: 'TEXT', help: 'a prompt (repeatable)' }),
+  flag({ name: 'prompt', kind: 'repeatable', value: z.array(z.string()).default([]), placeholder: 'TEXT', help: 'a prompt' }),
   flag({
     name: 'prompts-file',
     kind: 'string',
@@ -44,7 +44,13 @@ const GENERATE_FLAGS = [
     help: '.txt: one prompt per line; .jsonl: a JSON string or {"prompt": …} per line',
   }),
   withHelp(MAX_NEW_TOKENS, 'new tokens per prompt at most (default 64)'),
-  flag({ name: 'stop', kind: 'repeatable', value: z.array(z.string()).default([]), placeholder: 'S', help: 'stop once the text contains S, cut before it (repeatable)' }),
+  flag({
+    name: 'stop',
+    kind: 'repeatable',
+    value: z.array(z.string()).default([]),
+    placeholder: 'S',
+    help: 'stop once the text contains S, cut before it',
+  }),
   flag({
     name: 'temperature',
     kind: 'string',
@@ -76,7 +82,10 @@ const GENERATE_FLAGS = [
   withHelp(QUIET, 'no progress on stderr: the generations, warnings and errors only'),
 ] as const;
 
-export const GENERATE_USAGE = commandUsage({ synopsis: 'usage: mlrb-eval generate MODEL (--prompt TEXT … | --prompts-file FILE) [options]', flags: GENERATE_FLAGS });
+export const GENERATE_USAGE = commandUsage({
+  synopsis: 'usage: mlrb-eval generate MODEL (--prompt TEXT … | --prompts-file FILE) [options]',
+  flags: GENERATE_FLAGS,
+});
 
 /** The flags that only sampling reads; the prompts must come from somewhere. */
 function checkFlags(o: FlagValues<typeof GENERATE_FLAGS>): void {

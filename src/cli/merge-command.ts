@@ -42,7 +42,13 @@ const MERGE_FLAGS = [
       're-score K random documents of each shard with the model and refuse the merge when any differs from what the shard holds (a merge alone cannot tell whether a ' +
       "shard's numbers came from the model)",
   }),
-  flag({ name: 'model', kind: 'string', value: z.string().optional(), placeholder: 'PATH', help: 'the model for --verify, when it is not where the shards name it' }),
+  flag({
+    name: 'model',
+    kind: 'string',
+    value: z.string().optional(),
+    placeholder: 'PATH',
+    help: 'the model for --verify, when it is not where the shards name it',
+  }),
   flag({
     name: 'verify-seed',
     kind: 'string',

@@ -127,7 +127,13 @@ const MLRB_FLAGS = [
       'a folder with one sub-folder per suite (mmlu, blimp, superglue, evaluation_data …); default: the Hugging Face hub cache. ' +
       'Suites without data are recorded as not scored, with what to fetch and where it goes',
   }),
-  flag({ name: 'agent', kind: 'string', value: z.string().min(1).optional(), placeholder: 'NAME', help: "who produced the model (the record's agent, for grouping runs)" }),
+  flag({
+    name: 'agent',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'NAME',
+    help: "who produced the model (the record's agent, for grouping runs)",
+  }),
   withHelp(OUTPUT_FILE, 'write the run record there (atomically); default: print it to stdout'),
   ...SUITE_FLAGS,
   withHelp(BASE, "edge_llm_compression: the model it was pruned from (default Phi-2's config; mini_edge_llm_compression has no default)"),
