@@ -1,6 +1,6 @@
 /**
- * The eval command's flags → evaluate() options plus where outputs go. Flags are parsed once, by
- * parseCommandLine (both `--num-fewshot` and lm-eval's `--num_fewshot`), with one zod schema for the values.
+ * The eval command's flags → evaluate() options plus where outputs go. The flags are one table (EVAL_FLAGS, which
+ * also gives the usage), parsed once by parseCommandLine (both `--num-fewshot` and lm-eval's `--num_fewshot`).
  */
 import { z } from 'zod';
 import type { EvaluateOptions } from '../run/evaluate-options.js';

@@ -85,10 +85,7 @@ export interface UsageText {
 
 /** A command's usage: its synopsis, then its operands and flags in two columns, help wrapped at 100 characters. */
 export function commandUsage({ synopsis, operands = [], flags, notes = [] }: UsageText): string {
-  const rows = [
-    ...operands,
-    ...flags.map((entry) => [`--${entry.name}${entry.placeholder === undefined ? '' : ` ${entry.placeholder}`}`, entry.help] as const),
-  ];
+  const rows = [...operands, ...flags.map((entry) => [flagLabel(entry), entry.kind === 'repeatable' ? `${entry.help} (repeatable)` : entry.help] as const)];
   const column = 2 + Math.max(...rows.map(([label]) => label.length)) + 2;
   const lines = rows.map(([label, help]) => `  ${label.padEnd(column - 2)}${wrap(help, column)}`);
   const paragraphs = notes.map((note) => `  ${wrap(note, 2)}`);
