@@ -77,3 +77,14 @@ describe.each(COMMANDS)('$command --help lists exactly the flags it accepts', ({
     }
   });
 });
+
+describe("eval: lm-eval's underscore spellings", () => {
+  it('accepts the underscore spelling of every flag its usage lists, as its usage says', async () => {
+    expect((await runCli(['eval', '--help'])).stdout).toContain('Every flag may also be spelled with underscores');
+    for (const { flag, takesValue } of usages.get('eval') ?? []) {
+      const lmEvalSpelling = `--${flag.slice(2).replaceAll('-', '_')}`;
+      const accepted = await runCli(['model.onnx', lmEvalSpelling, ...(takesValue ? ['x'] : []), PROBE]);
+      expect(accepted.stderr, lmEvalSpelling).toContain(`eval: unknown flag ${PROBE}\n`);
+    }
+  });
+});
