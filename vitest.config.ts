@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 /** One folder per kind of test (docs/testing.md): `vitest run --project e2e` runs one. */
-const PROJECTS = ['unit', 'native', 'inspect', 'e2e', 'docs'] as const;
+const PROJECTS = ['unit', 'native', 'inspect', 'e2e', 'docs', 'cli'] as const;
 
 export default defineConfig({
   test: {

@@ -7,7 +7,6 @@
  */
 import { lstatSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
 import {
   CACHE_NAMES,
   cacheFolder,
@@ -23,27 +22,27 @@ import { defaultCacheDir } from '../cache/token-cache.js';
 import { folderNamesOrNone } from '../io/folder-names.js';
 import { normalizeFlagSpelling } from './command-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
+import { CACHE_DIR, USE_CACHE } from './common-flags.js';
+import { commandUsage, tableSpec } from './flag-table.js';
 import { UsageError, type CliIo } from './exit-error.js';
 
-export const CACHE_USAGE = `usage: mlrb-eval cache info|clear [--use-cache DIR]
+const CACHE_FLAGS = [CACHE_DIR, USE_CACHE] as const;
 
-  info                  the caches' folder, and the size of each cache in it
-  clear                 remove the cached tokens, file hashes and scores (a score database that a
-                        running evaluation holds is kept, and named)
-  --use-cache DIR       the caches' folder (default ~/.cache/mlrb-eval, or $MLRB_CACHE_DIR;
-                        --cache-dir is the same flag)`;
+export const CACHE_USAGE = commandUsage({
+  synopsis: 'usage: mlrb-eval cache info|clear [--use-cache DIR]',
+  operands: [
+    ['info', "the caches' folder, and the size of each cache in it"],
+    ['clear', 'remove the cached tokens, file hashes and scores (a score database that a running evaluation holds is kept, and named)'],
+  ],
+  flags: CACHE_FLAGS,
+});
 
 /** Sub-folders of the cache root other than the scores, with the entry names the cache makes in them. */
 const PLAIN_FOLDERS = [TOKENS_FOLDER, FILE_HASHES_FOLDER] as const;
 
-const optionsSchema = z.object({ 'use-cache': z.string().optional(), 'cache-dir': z.string().optional() });
-
 export async function runCacheCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const line = parseCommandLine(normalizeFlagSpelling(argv), {
-    command: 'cache',
-    schema: optionsSchema,
-    flags: { 'use-cache': { type: 'string' }, 'cache-dir': { type: 'string' } },
-  });
+  const args = normalizeFlagSpelling(argv);
+  const line = parseCommandLine(args, tableSpec('cache', CACHE_FLAGS, args));
   if (line.help) return printUsage(io, CACHE_USAGE);
   const [action, ...extra] = line.positionals;
   if ((action !== 'info' && action !== 'clear') || extra.length > 0) throw new UsageError('cache', 'expected info or clear');

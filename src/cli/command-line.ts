@@ -14,7 +14,7 @@ export type FlagConfig = NonNullable<ParseArgsConfig['options']>;
 export interface CommandSpec<Schema extends z.ZodType> {
   /** The name in `mlrb-eval NAME …`, which every usage error names. */
   readonly command: string;
-  /** The flags' syntax (string or boolean, repeatable, defaults); --help is added to every command. */
+  /** The flags' syntax (string or boolean, repeatable), derived from the command's flag table (flag-table.ts); --help is added to every command. */
   readonly flags: FlagConfig;
   /** Reads the flags' values; its refusals become usage errors naming the flag. */
   readonly schema: Schema;

@@ -1,75 +1,54 @@
 /**
- * The eval command's flags → evaluate() options plus where outputs go. Flags are parsed once, by
- * parseCommandLine (both `--num-fewshot` and lm-eval's `--num_fewshot`), with one zod schema for the values.
+ * The eval command's flags → evaluate() options plus where outputs go. The flags are one table (EVAL_FLAGS, which
+ * also gives the usage), parsed once by parseCommandLine (both `--num-fewshot` and lm-eval's `--num_fewshot`).
  */
 import { z } from 'zod';
 import type { EvaluateOptions } from '../run/evaluate-options.js';
-import { PROVIDER_CHOICES } from '../model/execution-provider.js';
-import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
 import { parseShardSpec } from '../run/shard.js';
-import { limitOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
-import { parseCommandLine, type FlagConfig } from './command-line.js';
+import { normalizeFlagSpelling, onlyModel } from './command-args.js';
+import { parseCommandLine } from './command-line.js';
+import {
+  ALLOW_PARTIAL,
+  BATCH_SIZE,
+  CACHE_DIR,
+  CONFIG,
+  LIMIT,
+  LM_EVAL_VERSION,
+  MAX_LENGTH,
+  NO_CACHE,
+  NO_CPU_FUSION,
+  NUM_FEWSHOT,
+  ORT_LIBRARY,
+  PROVIDER,
+  QUIET,
+  THREADS,
+  TOKENIZER,
+  USE_CACHE,
+  wholeNumber,
+} from './common-flags.js';
 import { UsageError } from './exit-error.js';
-import { resolveTaskNames, UnknownTaskError } from '../tasks/task-names.js';
+import { flag, sameAs, tableSpec, withHelp, type FlagValues } from './flag-table.js';
+import { describeTaskNames, resolveTaskNames, UnknownTaskError } from '../tasks/task-names.js';
 import { didYouMean } from '../text/closest-names.js';
 import { TASK_LISTINGS, type TaskListing } from './task-list.js';
-import { outputsFromFlags, resultFlags, resultFlagsShape, type EvalOutputs } from './result-flags.js';
-
-const STRING_FLAGS = [
-  'suite',
-  'tasks',
-  'data',
-  'tokenizer',
-  'config',
-  'num-fewshot',
-  'limit',
-  'batch-size',
-  'memory-budget-mb',
-  'max-length',
-  'threads',
-  'provider',
-  'ort-library',
-  'cache-dir',
-  'use-cache',
-  'cache-max-mb',
-  'lm-eval-version',
-  'shard',
-] as const;
-const BOOLEAN_FLAGS = ['allow-partial', 'no-cpu-fusion', 'no-cache', 'verbose', 'quiet'] as const;
-
-/** The flags' syntax; --log-samples is a switch or takes a file depending on the line (src/cli/result-flags.ts). */
-function evalFlags(args: readonly string[]): FlagConfig {
-  return {
-    ...Object.fromEntries(STRING_FLAGS.map((flag) => [flag, { type: 'string' as const }])),
-    ...Object.fromEntries(BOOLEAN_FLAGS.map((flag) => [flag, { type: 'boolean' as const }])),
-    ...resultFlags(args),
-  };
-}
+import { outputsFromFlags, RESULT_FLAGS, type EvalOutputs } from './result-flags.js';
 
 /** Usage errors name the command that `mlrb-eval MODEL …` runs. */
 const usageError = (problem: string): UsageError => new UsageError('eval', problem);
 
-export const wholeNumber = (flag: string) =>
-  z
-    .string()
-    .regex(/^\d+$/, { error: (issue) => `--${flag} expects a whole number, got ${JSON.stringify(issue.input)}` })
-    .transform(Number);
+/** The --tasks help, listing the registry's names (so a new suite shows up without an edit here). */
+function tasksHelp(): string {
+  const names = describeTaskNames();
+  return (
+    `comma-separated task, group and tag names. lm-eval's: ${names.lmEval.join(', ')}; ` +
+    `BabyLM 2024's: ${names.babyLm.join(', ')}; ours: ${names.ours.join(', ')} (--tasks list lists every name)`
+  );
+}
 
-/** lm-eval's `auto:N` re-tunes the batch size N times; our auto planner sizes every batch, so it means auto. */
-const batchSizeFlag = z.union(
-  [
-    z.literal('auto').transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: false })),
-    z
-      .string()
-      .regex(/^auto:\d+$/)
-      .transform(() => ({ batchSize: 'auto' as const, lmEvalAuto: true })),
-    wholeNumber('batch-size').transform((batchSize) => ({ batchSize, lmEvalAuto: false })),
-  ],
-  { error: (issue) => `--batch-size expects N, auto or auto:N, got ${JSON.stringify(issue.input)}` },
-);
+const TASKS = flag({ name: 'tasks', kind: 'string', value: z.string().optional(), placeholder: 'NAMES', help: tasksHelp() });
 
-const shardFlag = z.string().transform((text, context) => {
+const shard = z.string().transform((text, context) => {
   try {
     return parseShardSpec(text);
   } catch (error) {
@@ -78,34 +57,65 @@ const shardFlag = z.string().transform((text, context) => {
   }
 });
 
-const flagsSchema = z.strictObject({
-  suite: z.string().optional(),
-  tasks: z.string().optional(),
-  data: z.string().optional(),
-  tokenizer: z.string().optional(),
-  config: z.string().optional(),
-  'num-fewshot': wholeNumber('num-fewshot').optional(),
-  limit: limitOption.optional(),
-  'batch-size': batchSizeFlag.optional(),
-  'memory-budget-mb': wholeNumber('memory-budget-mb').optional(),
-  'max-length': wholeNumber('max-length').optional(),
-  threads: wholeNumber('threads').optional(),
-  provider: z.enum(PROVIDER_CHOICES, { error: (issue) => `--provider expects ${PROVIDER_CHOICES.join(', ')}, got ${JSON.stringify(issue.input)}` }).optional(),
-  'ort-library': z.string().optional(),
-  ...resultFlagsShape,
-  'cache-dir': z.string().optional(),
-  'lm-eval-version': z
-    .enum(LM_EVAL_VERSIONS, { error: (issue) => `--lm-eval-version expects ${LM_EVAL_VERSIONS.join(' or ')}, got ${JSON.stringify(issue.input)}` })
-    .optional(),
-  'use-cache': z.string().optional(),
-  'cache-max-mb': wholeNumber('cache-max-mb').optional(),
-  'allow-partial': z.boolean().optional(),
-  'no-cpu-fusion': z.boolean().optional(),
-  'no-cache': z.boolean().optional(),
-  verbose: z.boolean().optional(),
-  quiet: z.boolean().optional(),
-  shard: shardFlag.optional(),
-});
+/** The eval command's flags, in the order its usage lists them. */
+export const EVAL_FLAGS = [
+  TASKS,
+  sameAs(TASKS, 'suite'),
+  flag({
+    name: 'data',
+    kind: 'string',
+    value: z.string().optional(),
+    placeholder: 'DIR',
+    help:
+      "the suite's data folder (or a folder with one sub-folder per suite), in the release layout or as a Hugging Face hub download " +
+      '(parquet); default: the hub cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub)',
+  }),
+  TOKENIZER,
+  CONFIG,
+  NUM_FEWSHOT,
+  LIMIT,
+  BATCH_SIZE,
+  flag({
+    name: 'memory-budget-mb',
+    kind: 'string',
+    value: wholeNumber('memory-budget-mb').optional(),
+    placeholder: 'M',
+    help: 'memory the auto batch size plans for (default 256)',
+  }),
+  MAX_LENGTH,
+  ALLOW_PARTIAL,
+  withHelp(THREADS, "ONNX Runtime threads per forward pass (default 1, one pass per core; 0: ORT's default, all cores on one pass at a time)"),
+  PROVIDER,
+  ORT_LIBRARY,
+  NO_CPU_FUSION,
+  ...RESULT_FLAGS,
+  flag({
+    name: 'shard',
+    kind: 'string',
+    value: shard.optional(),
+    placeholder: 'I/N',
+    help: "score only shard I of N (counted from 0: I is 0 … N-1) and write the shard file to --output; mlrb-eval merge joins the N files into this run's results",
+  }),
+  withHelp(
+    CACHE_DIR,
+    "the caches' folder: tokenized requests and scores (default ~/.cache/mlrb-eval, or $MLRB_CACHE_DIR); scores are stored as each forward pass " +
+      'finishes, so a killed run resumes where it stopped',
+  ),
+  USE_CACHE,
+  flag({
+    name: 'cache-max-mb',
+    kind: 'string',
+    value: wholeNumber('cache-max-mb').optional(),
+    placeholder: 'N',
+    help: 'size cap of the score cache (default 1024); least recently used models go first',
+  }),
+  NO_CACHE,
+  LM_EVAL_VERSION,
+  flag({ name: 'verbose', kind: 'boolean', value: z.boolean().optional(), help: 'say what loading decided (LM-head slicing, fusion, prefix reuse, cache)' }),
+  withHelp(QUIET, 'no progress or notes on stderr: the tables, warnings and errors only'),
+] as const;
+
+type EvalFlagValues = FlagValues<typeof EVAL_FLAGS>;
 
 export interface EvalArgs {
   readonly options: Omit<EvaluateOptions, 'onLog' | 'onWarning' | 'onProgress'>;
@@ -121,7 +131,7 @@ export interface EvalArgs {
  * lm-eval's `--use_cache DIR` and our `--cache-dir DIR` name the same folder (tokens and scores); `--no-cache`
  * turns every cache off and cannot be combined with either.
  */
-function cacheFolderFlag(values: z.output<typeof flagsSchema>): string | false | undefined {
+function cacheFolderFlag(values: EvalFlagValues): string | false | undefined {
   const named = [values['cache-dir'], values['use-cache']].filter((value): value is string => value !== undefined);
   if (values['no-cache'] && named.length > 0) throw usageError('give --no-cache or a cache folder (--use-cache / --cache-dir), not both');
   if (named.length === 2 && named[0] !== named[1]) throw usageError('--use-cache and --cache-dir name the same folder; give one');
@@ -150,7 +160,7 @@ function checkTaskNames(names: string): void {
 
 export function parseEvalArgs(argv: readonly string[]): ParsedEvalArgs {
   const args = normalizeFlagSpelling(argv);
-  const line = parseCommandLine(args, { command: 'eval', flags: evalFlags(args), schema: flagsSchema });
+  const line = parseCommandLine(args, tableSpec('eval', EVAL_FLAGS, args));
   if (line.help) return line;
   const values = line.options;
   if (values.suite !== undefined && values.tasks !== undefined) throw usageError('give --suite or --tasks, not both (they take the same names)');
@@ -203,7 +213,7 @@ export function parseEvalArgs(argv: readonly string[]): ParsedEvalArgs {
 }
 
 /** A shard writes one shard file and nothing else: tables, samples and lm-eval's layout come from the merge. */
-function checkShardOutputs(values: z.output<typeof flagsSchema>): void {
+function checkShardOutputs(values: EvalFlagValues): void {
   const refused = (['output-path', 'log-samples', 'show-breakdowns'] as const).filter((flag) => values[flag] !== undefined);
   if (refused.length > 0) throw usageError(`--shard writes a shard file; give ${refused.map((flag) => `--${flag}`).join(', ')} to mlrb-eval merge instead`);
   if (values.output === undefined) throw usageError("--shard needs --output FILE, where the shard's scores go for mlrb-eval merge");

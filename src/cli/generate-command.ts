@@ -7,74 +7,93 @@ import { z } from 'zod';
 import { parseGenerateOptions } from '../generate/generate-options.js';
 import { generate, type GenerateResult } from '../generate/generate.js';
 import { writeResultOutput } from '../io/result-output.js';
-import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { parseModelCommand } from './command-args.js';
-import { printUsage, type FlagConfig } from './command-line.js';
+import { printUsage } from './command-line.js';
+import {
+  MAX_NEW_TOKENS,
+  NO_CPU_FUSION,
+  ORT_LIBRARY,
+  OUTPUT_FILE,
+  positiveCount,
+  PROVIDER,
+  QUIET,
+  SEED,
+  THREADS,
+  TOKENIZER,
+  wholeNumber,
+} from './common-flags.js';
 import { UsageError, type CliIo } from './exit-error.js';
-import { commandStatus, QUIET_FLAG } from './progress.js';
+import { commandUsage, flag, tableSpec, withHelp, type FlagValues } from './flag-table.js';
+import { commandStatus } from './progress.js';
 import { readPromptsFile } from './prompts-file.js';
 
-export const GENERATE_USAGE = `usage: mlrb-eval generate MODEL (--prompt TEXT … | --prompts-file FILE) [options]
-  --prompt TEXT          a prompt (repeatable)
-  --prompts-file FILE    .txt: one prompt per line; .jsonl: a JSON string or {"prompt": …} per line
-  --max-new-tokens N     new tokens per prompt at most (default 64)
-  --stop S               stop once the text contains S, cut before it (repeatable)
-  --temperature T        sample at temperature T (> 0) instead of greedy decoding
-  --top-k K              with --temperature: sample among the K most likely tokens only
-  --seed S               with --temperature: the random seed (default 0); same seed, same tokens
-  --batch-size N         prompts decoded together (default 8)
-  --add-special-tokens   encode prompts with the tokenizer's special tokens (a Llama template's BOS)
-  --output FILE          write the generations as JSON (ids, text, finish reason, timing)
-  --provider P           ${PROVIDER_CHOICES.join(', ')} (default cpu)
-  --threads N            ONNX Runtime intra-op threads per forward pass
-  --no-cpu-fusion        run attention as exported (same tokens, slower)
-  --tokenizer FILE       tokenizer.json (default: beside the model)
-  --ort-library PATH     ONNX Runtime shared library to use
-  --quiet                no progress on stderr: the generations, warnings and errors only
-`;
+const number = (name: string, check: (value: number) => boolean, expected: string) =>
+  z
+    .string()
+    .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--${name} expects ${expected}, got ${JSON.stringify(issue.input)}` })
+    .transform(Number)
+    .refine(check, `--${name} expects ${expected}`);
 
-const FLAGS: FlagConfig = {
-  prompt: { type: 'string', multiple: true },
-  'prompts-file': { type: 'string' },
-  'max-new-tokens': { type: 'string' },
-  stop: { type: 'string', multiple: true },
-  temperature: { type: 'string' },
-  'top-k': { type: 'string' },
-  seed: { type: 'string' },
-  'batch-size': { type: 'string' },
-  'add-special-tokens': { type: 'boolean' },
-  output: { type: 'string' },
-  provider: { type: 'string' },
-  threads: { type: 'string' },
-  'no-cpu-fusion': { type: 'boolean' },
-  tokenizer: { type: 'string' },
-  'ort-library': { type: 'string' },
-  ...QUIET_FLAG,
-};
+const GENERATE_FLAGS = [
+  flag({ name: 'prompt', kind: 'repeatable', value: z.array(z.string()).default([]), placeholder: 'TEXT', help: 'a prompt' }),
+  flag({
+    name: 'prompts-file',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'FILE',
+    help: '.txt: one prompt per line; .jsonl: a JSON string or {"prompt": …} per line',
+  }),
+  withHelp(MAX_NEW_TOKENS, 'new tokens per prompt at most (default 64)'),
+  flag({
+    name: 'stop',
+    kind: 'repeatable',
+    value: z.array(z.string()).default([]),
+    placeholder: 'S',
+    help: 'stop once the text contains S, cut before it',
+  }),
+  flag({
+    name: 'temperature',
+    kind: 'string',
+    value: number('temperature', (value) => value > 0 && Number.isFinite(value), 'a number above 0').optional(),
+    placeholder: 'T',
+    help: 'sample at temperature T (> 0) instead of greedy decoding',
+  }),
+  flag({
+    name: 'top-k',
+    kind: 'string',
+    value: wholeNumber('top-k').optional(),
+    placeholder: 'K',
+    help: 'with --temperature: sample among the K most likely tokens only',
+  }),
+  withHelp(SEED, 'with --temperature: the random seed (default 0); same seed, same tokens'),
+  flag({ name: 'batch-size', kind: 'string', value: positiveCount.optional(), placeholder: 'N', help: 'prompts decoded together (default 8)' }),
+  flag({
+    name: 'add-special-tokens',
+    kind: 'boolean',
+    value: z.boolean().optional(),
+    help: "encode prompts with the tokenizer's special tokens (a Llama template's BOS)",
+  }),
+  withHelp(OUTPUT_FILE, 'write the generations as JSON (ids, text, finish reason, timing)'),
+  PROVIDER,
+  withHelp(THREADS, 'ONNX Runtime intra-op threads per forward pass'),
+  withHelp(NO_CPU_FUSION, 'run attention as exported (same tokens, slower)'),
+  TOKENIZER,
+  ORT_LIBRARY,
+  withHelp(QUIET, 'no progress on stderr: the generations, warnings and errors only'),
+] as const;
 
-const flagsSchema = z
-  .object({
-    prompt: z.array(z.string()).default([]),
-    'prompts-file': z.string().min(1).optional(),
-    'max-new-tokens': z.coerce.number().int().positive().default(64),
-    stop: z.array(z.string()).default([]),
-    temperature: z.coerce.number().positive().finite().optional(),
-    'top-k': z.coerce.number().int().nonnegative().optional(),
-    seed: z.coerce.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER).optional(),
-    'batch-size': z.coerce.number().int().positive().default(8),
-    'add-special-tokens': z.boolean().default(false),
-    output: z.string().min(1).optional(),
-    provider: z.enum(PROVIDER_CHOICES).default('cpu'),
-    threads: z.coerce.number().int().nonnegative().optional(),
-    'no-cpu-fusion': z.boolean().default(false),
-    tokenizer: z.string().min(1).optional(),
-    'ort-library': z.string().min(1).optional(),
-    quiet: z.boolean().default(false),
-  })
-  .refine((flags) => flags.temperature !== undefined || (flags['top-k'] === undefined && flags.seed === undefined), {
-    message: '--top-k and --seed only apply to sampling: give --temperature too',
-  })
-  .refine((flags) => flags.prompt.length > 0 || flags['prompts-file'] !== undefined, { message: 'give --prompt TEXT or --prompts-file FILE' });
+export const GENERATE_USAGE = commandUsage({
+  synopsis: 'usage: mlrb-eval generate MODEL (--prompt TEXT … | --prompts-file FILE) [options]',
+  flags: GENERATE_FLAGS,
+});
+
+/** The flags that only sampling reads; the prompts must come from somewhere. */
+function checkFlags(o: FlagValues<typeof GENERATE_FLAGS>): void {
+  if (o.temperature === undefined && (o['top-k'] !== undefined || o.seed !== undefined)) {
+    throw new UsageError('generate', '--top-k and --seed only apply to sampling: give --temperature too');
+  }
+  if (o.prompt.length === 0 && o['prompts-file'] === undefined) throw new UsageError('generate', 'give --prompt TEXT or --prompts-file FILE');
+}
 
 const FINISH_LABELS = { eos: 'EOS', max_new_tokens: 'max new tokens', stop_string: 'stop string' } as const;
 
@@ -112,23 +131,24 @@ function generationsJson(model: string, prompts: readonly string[], result: Gene
 }
 
 export async function runGenerateCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const parsed = parseModelCommand(argv, { command: 'generate', schema: flagsSchema, flags: FLAGS });
+  const parsed = parseModelCommand(argv, tableSpec('generate', GENERATE_FLAGS, argv));
   if (parsed.help) return printUsage(io, GENERATE_USAGE);
   const o = parsed.options;
+  checkFlags(o);
   const prompts = [...o.prompt, ...(o['prompts-file'] !== undefined ? readPromptsFile(o['prompts-file']) : [])];
   const sampling = o.temperature !== undefined ? { temperature: o.temperature, topK: o['top-k'] ?? 0, seed: o.seed ?? 0 } : undefined;
-  const status = commandStatus(io, { quiet: o.quiet });
+  const status = commandStatus(io, { quiet: o.quiet === true });
   let options;
   try {
     options = parseGenerateOptions({
       model: parsed.model,
       prompts,
-      maxNewTokens: o['max-new-tokens'],
+      ...(o['max-new-tokens'] !== undefined ? { maxNewTokens: o['max-new-tokens'] } : {}),
       stopStrings: o.stop,
       ...(sampling !== undefined ? { sampling } : {}),
-      batchSize: o['batch-size'],
-      addSpecialTokens: o['add-special-tokens'],
-      provider: o.provider,
+      ...(o['batch-size'] !== undefined ? { batchSize: o['batch-size'] } : {}),
+      addSpecialTokens: o['add-special-tokens'] === true,
+      ...(o.provider !== undefined ? { provider: o.provider } : {}),
       ...(o.threads !== undefined ? { threads: o.threads } : {}),
       ...(o['no-cpu-fusion'] ? { cpuFusion: false } : {}),
       ...(o.tokenizer !== undefined ? { tokenizer: o.tokenizer } : {}),

@@ -12,80 +12,62 @@ import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/
 import { checkLeanExecutable } from '../math-reasoning/lean-check.js';
 import { readMathProblems } from '../math-reasoning/problems.js';
 import { parsePromptTemplate } from '../math-reasoning/prompt-template.js';
-import { DEFAULT_LEAN_TIMEOUT_S, DEFAULT_MAX_NEW_TOKENS, DEFAULT_MAX_PROMPT_TOKENS, scoreMathReasoning } from '../math-reasoning/score.js';
+import { scoreMathReasoning } from '../math-reasoning/score.js';
 import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
-import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
+import {
+  LEAN,
+  LEAN_TIMEOUT,
+  MAX_NEW_TOKENS,
+  MAX_PROMPT_TOKENS,
+  NO_ROUGE_STEMMER,
+  ORT_LIBRARY,
+  OUTPUT_FILE,
+  positiveCount,
+  PROVIDER,
+  QUIET,
+  TEMPLATE,
+  THREADS,
+  TOKENIZER,
+} from './common-flags.js';
+import { commandUsage, flag, tableSpec, withHelp } from './flag-table.js';
 import { UsageError, type CliIo } from './exit-error.js';
 import { emitJsonReport } from './json-report.js';
-import { commandStatus, QUIET_FLAG } from './progress.js';
+import { commandStatus } from './progress.js';
 
-export const MATH_REASONING_USAGE = `usage: mlrb-eval math-reasoning MODEL --data FILE.jsonl [options]
-  MODEL                   an ONNX causal LM, or its folder
-  --data FILE             JSON Lines with name, informal_statement, informal_proof, formal_proof
-                          (MLRB's autoformalization set); formal_proof is the reference
-  --template FILE         prompt template: {informal_statement}, {informal_proof}, {name}; {{ and }} for braces
-  --max-new-tokens N      tokens generated per problem at most (default ${DEFAULT_MAX_NEW_TOKENS}); greedy decoding
-  --max-prompt-tokens N   prompts keep their first N tokens (default ${DEFAULT_MAX_PROMPT_TOKENS})
-  --limit N               the first N problems only
-  --lean PATH             the lean or lake executable: compile each output (run in the current folder)
-  --lean-timeout S        seconds per compile (default ${DEFAULT_LEAN_TIMEOUT_S})
-  --no-rouge-stemmer      ROUGE-L without MLRB's Porter stemmer (rouge_score's use_stemmer=False)
-  --output FILE           write the report (JSON) there, atomically; default: print it to stdout
-  --tokenizer FILE        tokenizer.json, when it is not beside the model
-  --provider P            cpu (default), cuda, or auto
-  --threads N             ONNX Runtime threads
-  --ort-library FILE      another ONNX Runtime shared library
-  --quiet                 no progress or notes on stderr: the report, warnings and errors only
-`;
+const MATH_REASONING_FLAGS = [
+  flag({
+    name: 'data',
+    kind: 'string',
+    value: z.string({ error: '--data FILE.jsonl is required' }).min(1),
+    placeholder: 'FILE',
+    help: "JSON Lines with name, informal_statement, informal_proof, formal_proof (MLRB's autoformalization set); formal_proof is the reference",
+  }),
+  TEMPLATE,
+  MAX_NEW_TOKENS,
+  MAX_PROMPT_TOKENS,
+  flag({ name: 'limit', kind: 'string', value: positiveCount.optional(), placeholder: 'N', help: 'the first N problems only' }),
+  LEAN,
+  LEAN_TIMEOUT,
+  NO_ROUGE_STEMMER,
+  OUTPUT_FILE,
+  withHelp(TOKENIZER, 'tokenizer.json, when it is not beside the model'),
+  PROVIDER,
+  THREADS,
+  ORT_LIBRARY,
+  withHelp(QUIET, 'no progress or notes on stderr: the report, warnings and errors only'),
+] as const;
 
-const FLAGS = {
-  data: { type: 'string' },
-  template: { type: 'string' },
-  'max-new-tokens': { type: 'string' },
-  'max-prompt-tokens': { type: 'string' },
-  limit: { type: 'string' },
-  lean: { type: 'string' },
-  'lean-timeout': { type: 'string' },
-  'no-rouge-stemmer': { type: 'boolean' },
-  output: { type: 'string' },
-  tokenizer: { type: 'string' },
-  provider: { type: 'string' },
-  threads: { type: 'string' },
-  'ort-library': { type: 'string' },
-  ...QUIET_FLAG,
-} as const;
-
-const count = z
-  .string()
-  .regex(/^[1-9]\d*$/, { error: (issue) => `expected a whole number ≥ 1, got ${JSON.stringify(issue.input)}` })
-  .transform(Number);
-const seconds = z
-  .string()
-  .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `expected seconds, got ${JSON.stringify(issue.input)}` })
-  .transform(Number)
-  .refine((value) => value > 0, 'expected seconds > 0');
-
-const optionsSchema = z.strictObject({
-  data: z.string({ error: '--data FILE.jsonl is required' }).min(1),
-  template: z.string().min(1).optional(),
-  'max-new-tokens': count.optional(),
-  'max-prompt-tokens': count.optional(),
-  limit: count.optional(),
-  lean: z.string().min(1).optional(),
-  'lean-timeout': seconds.optional(),
-  'no-rouge-stemmer': z.boolean().optional(),
-  output: z.string().min(1).optional(),
-  tokenizer: z.string().min(1).optional(),
-  provider: z.enum(PROVIDER_CHOICES).optional(),
-  threads: count.optional(),
-  'ort-library': z.string().min(1).optional(),
-  quiet: z.boolean().optional(),
+export const MATH_REASONING_USAGE = commandUsage({
+  synopsis: 'usage: mlrb-eval math-reasoning MODEL --data FILE.jsonl [options]',
+  operands: [['MODEL', 'an ONNX causal LM, or its folder']],
+  flags: MATH_REASONING_FLAGS,
 });
 
 export async function runMathReasoningCommand(argv: readonly string[], io: CliIo, openGenerator: OpenTextGenerator = openBuiltInGenerator): Promise<number> {
-  const parsed = parseModelCommand(normalizeFlagSpelling(argv), { command: 'math-reasoning', schema: optionsSchema, flags: FLAGS });
+  const args = normalizeFlagSpelling(argv);
+  const parsed = parseModelCommand(args, tableSpec('math-reasoning', MATH_REASONING_FLAGS, args));
   if (parsed.help) return printUsage(io, MATH_REASONING_USAGE);
   const o = parsed.options;
   if (o['lean-timeout'] !== undefined && o.lean === undefined) throw new UsageError('math-reasoning', '--lean-timeout needs --lean PATH');

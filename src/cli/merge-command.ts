@@ -10,62 +10,68 @@ import { readShardRecord } from '../run/shard-record.js';
 import { verifyShards } from '../run/verify-shards.js';
 import { realPathOrSelf } from '../io/hub-snapshot.js';
 import { normalizeFlagSpelling } from './command-args.js';
-import { wholeNumber } from './eval-args.js';
+import { ALLOW_PARTIAL, QUIET, wholeNumber } from './common-flags.js';
+import { commandUsage, flag, tableSpec, withHelp } from './flag-table.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
-import { commandStatus, QUIET_FLAG } from './progress.js';
-import { outputsFromFlags, resultFlags, resultFlagsShape } from './result-flags.js';
+import { commandStatus } from './progress.js';
+import { outputsFromFlags, RESULT_FLAGS } from './result-flags.js';
 import { planResultFiles, printResultTables, writeResultFiles } from './result-files.js';
 
-export const MERGE_USAGE = `usage: mlrb-eval merge SHARD.json… [options]
+const MERGE_FLAGS = [
+  flag({
+    name: 'data',
+    kind: 'string',
+    value: z.string().optional(),
+    placeholder: 'DIR',
+    help: 'the data folder, when it is not where the shards read it (the data must be the same: its fingerprint is checked)',
+  }),
+  withHelp(
+    ALLOW_PARTIAL,
+    'merge the shards given although some are missing; the results cover their documents only and mlrb.shards.missing lists the absent shards',
+  ),
+  ...RESULT_FLAGS,
+  flag({
+    name: 'verify',
+    kind: 'string',
+    value: wholeNumber('verify')
+      .refine((count) => count >= 1, '--verify expects at least 1 document per shard')
+      .optional(),
+    placeholder: 'K',
+    help:
+      're-score K random documents of each shard with the model and refuse the merge when any differs from what the shard holds (a merge alone cannot tell whether a ' +
+      "shard's numbers came from the model)",
+  }),
+  flag({
+    name: 'model',
+    kind: 'string',
+    value: z.string().optional(),
+    placeholder: 'PATH',
+    help: 'the model for --verify, when it is not where the shards name it',
+  }),
+  flag({
+    name: 'verify-seed',
+    kind: 'string',
+    value: wholeNumber('verify-seed').optional(),
+    placeholder: 'N',
+    help: "draw --verify's documents from seed N (printed by every --verify, to replay it)",
+  }),
+  withHelp(QUIET, 'no progress or notes on stderr: the tables, warnings and errors only'),
+] as const;
 
-  SHARD.json            the files of mlrb-eval … --shard I/N --output SHARD.json, one per I in 0 … N-1
-  --data DIR            the data folder, when it is not where the shards read it (the data must be
-                        the same: its fingerprint is checked)
-  --allow-partial       merge the shards given although some are missing; the results cover their
-                        documents only and mlrb.shards.missing lists the absent shards
-  --output FILE         write lm-eval-compatible results JSON to FILE
-  --output-path PATH    as lm-eval: PATH/<model>/results_<date>.json (or PATH_<date>.json for
-                        a .json PATH); with --log-samples, samples_<task>_<date>.jsonl beside it
-  --log-samples FILE    write per-document records as JSON lines (a switch with --output-path)
-  --show-breakdowns     also print BLiMP's tables by field and linguistics_term
-  --verify K            re-score K random documents of each shard with the model and refuse the merge
-                        when any differs from what the shard holds (a merge alone cannot tell whether a
-                        shard's numbers came from the model)
-  --model PATH          the model for --verify, when it is not where the shards name it
-  --verify-seed N       draw --verify's documents from seed N (printed by every --verify, to replay it)
-  --quiet               no progress or notes on stderr: the tables, warnings and errors only
-  Shards of different runs (model, tokenizer, data, options, tool version), a shard given twice, a
-  missing shard and a log-likelihood that is no log-probability (NaN, Infinity, above 0) are refused
-  (error BAD_SHARD, naming the file and the field).`;
-
-const optionsSchema = z.object({
-  data: z.string().optional(),
-  'allow-partial': z.boolean().default(false),
-  verify: wholeNumber('verify')
-    .refine((count) => count >= 1, '--verify expects at least 1 document per shard')
-    .optional(),
-  model: z.string().optional(),
-  'verify-seed': wholeNumber('verify-seed').optional(),
-  quiet: z.boolean().default(false),
-  ...resultFlagsShape,
+export const MERGE_USAGE = commandUsage({
+  synopsis: 'usage: mlrb-eval merge SHARD.json… [options]',
+  operands: [['SHARD.json', 'the files of mlrb-eval … --shard I/N --output SHARD.json, one per I in 0 … N-1']],
+  flags: MERGE_FLAGS,
+  notes: [
+    'Shards of different runs (model, tokenizer, data, options, tool version), a shard given twice, a missing shard and a ' +
+      'log-likelihood that is no log-probability (NaN, Infinity, above 0) are refused (error BAD_SHARD, naming the file and the field).',
+  ],
 });
 
 export async function runMergeCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const args = normalizeFlagSpelling(argv);
-  const line = parseCommandLine(args, {
-    command: 'merge',
-    schema: optionsSchema,
-    flags: {
-      data: { type: 'string' },
-      'allow-partial': { type: 'boolean' },
-      verify: { type: 'string' },
-      model: { type: 'string' },
-      'verify-seed': { type: 'string' },
-      ...QUIET_FLAG,
-      ...resultFlags(args),
-    },
-  });
+  const line = parseCommandLine(args, tableSpec('merge', MERGE_FLAGS, args));
   if (line.help) return printUsage(io, MERGE_USAGE);
   const { positionals, options: values } = line;
   if (positionals.length === 0) throw new UsageError('merge', 'expected the shard files to join');
@@ -77,7 +83,7 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
     [outputs.output, '--output'],
     [outputs.samplesFile, '--log-samples'],
   ]);
-  const status = commandStatus(io, { quiet: values.quiet });
+  const status = commandStatus(io, { quiet: values.quiet === true });
   const reading = status.counter('merge: reading', 'shards');
   const shards: ShardFile[] = positionals.map((file, index) => {
     const shard = { file, record: readShardRecord(file) };
@@ -90,7 +96,7 @@ export async function runMergeCommand(argv: readonly string[], io: CliIo): Promi
   status.note(`merge: loading the tasks' data from ${values.data ?? lowest.record.run.data_dir} and computing the metrics`);
   const merged = await mergeShards(shards, {
     ...(values.data !== undefined ? { dataDir: values.data } : {}),
-    allowPartial: values['allow-partial'],
+    allowPartial: values['allow-partial'] === true,
     logSamples: outputs.samplesFile !== undefined || outputs.samplesBesideResults,
   });
   if (values.verify !== undefined) {

@@ -5,7 +5,6 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import type { ModelMetricsSection, RunRecord } from '../mlrb/run-record.js';
 import { openBuiltInGenerator, type OpenTextGenerator } from '../math-reasoning/generator-source.js';
 import { readPromptTemplateFile } from '../math-reasoning/template-file.js';
@@ -13,148 +12,165 @@ import type { MlrbModelMetricsOptions } from '../mlrb/model-metrics-run.js';
 import { runMlrbTask, type MlrbMathReasoningOptions, type MlrbRunOptions } from '../mlrb/run-task.js';
 import { describeReading } from '../mlrb/sources.js';
 import { mlrbTaskNames, resolveMlrbTask } from '../mlrb/tasks.js';
-import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { MLRB_LATENCY_RUNS, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { defaultHubCacheDir } from '../tasks/hub-cache.js';
-import { byteSizeOption, limitOption, normalizeFlagSpelling, onlyModel } from './command-args.js';
+import { normalizeFlagSpelling, onlyModel } from './command-args.js';
 import { parseCommandLine, printUsage } from './command-line.js';
+import {
+  ALLOW_PARTIAL,
+  BASE,
+  BATCH_SIZE,
+  CACHE_DIR,
+  DRAM_BUDGET,
+  LATENCY_RUNS,
+  LATENCY_WARMUP,
+  LEAN,
+  LEAN_TIMEOUT,
+  LIMIT,
+  LM_EVAL_VERSION,
+  MAX_NEW_TOKENS,
+  MAX_PROMPT_TOKENS,
+  NO_CACHE,
+  NO_ROUGE_STEMMER,
+  NUM_FEWSHOT,
+  ORT_LIBRARY,
+  OUTPUT_FILE,
+  positiveCount,
+  PROVIDER,
+  QUIET,
+  SKIP_DRAM,
+  TEMPLATE,
+  THREADS,
+  wholeNumber,
+} from './common-flags.js';
+import { flag, commandUsage, tableSpec, withHelp, type FlagEntry, type FlagValues } from './flag-table.js';
 import { emitJsonReport } from './json-report.js';
 import { trackProgress } from './check-track-command.js';
 import { modelMetricsProgress } from './model-metrics-command.js';
-import { commandStatus, QUIET_FLAG, type CommandStatus } from './progress.js';
+import { commandStatus, type CommandStatus } from './progress.js';
 import { UsageError, type CliIo } from './exit-error.js';
 
-export const MLRB_USAGE = `usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] [options]
-  TASK                  ${mlrbTaskNames().join(', ')}
-                        (MLRB's spellings mini_pile and baby_lm are accepted too); a mini_ task runs
-                        agent-eval's four model metrics only, as its prompt's command does
-  MODEL                 an ONNX causal LM, or its folder
-  --data DIR            a folder with one sub-folder per suite (mmlu, blimp, superglue, evaluation_data …);
-                        default: the Hugging Face hub cache. Suites without data are recorded as not
-                        scored, with what to fetch and where it goes
-  --agent NAME          who produced the model (the record's agent, for grouping runs)
-  --output FILE         write the run record there (atomically); default: print it to stdout
-  --limit N             first N documents of each task (the headline is then partial: no number)
-  --num-fewshot K       few-shot examples per prompt (default 0)
-  --allow-partial       score data folders that lack some subtasks (the headline is then partial)
-  --base BASE           edge_llm_compression: the model it was pruned from (default Phi-2's config;
-                        mini_edge_llm_compression has no default)
-  --skip-dram           edge tasks: do not measure DRAM; the DRAM gate is then not judged and the record is
-                        not eligible (an estimate grants nothing)
-  --dram-budget BYTES   edge tasks: operator override of the track's DRAM limit
-  --math-data FILE      math_reasoning: MLRB's autoformalization set (JSON Lines: name, informal_statement,
-                        informal_proof, formal_proof); without it nothing is generated
-  --template FILE       math_reasoning: prompt template ({informal_statement}, {informal_proof}, {name})
-  --max-new-tokens N    math_reasoning: tokens generated per problem (default 200, greedy)
-  --max-prompt-tokens N math_reasoning: prompts keep their first N tokens (default 512)
-  --lean PATH           math_reasoning: lean or lake executable to compile each output (current folder);
-                        the headline, the compile rate, needs it (BLEU and ROUGE-L are reported without)
-  --lean-timeout S      math_reasoning: seconds per compile (default 60)
-  --no-rouge-stemmer    math_reasoning: ROUGE-L without MLRB's Porter stemmer (use_stemmer=False)
-  --model-metrics       also measure agent_eval's perplexity, tokens per second and latency (as
-                        \`mlrb-eval model-metrics\` does) after the suites; mini_ tasks always measure them
-  --wikitext-dir DIR    model metrics: where WikiText-2 raw test is (default: the --data folder, its wikitext/
-                        sub-folder, or the hub cache); without it perplexity is recorded as not measured,
-                        with what to fetch
-  --perplexity-text FILE model metrics: perplexity on this text (read as wiki.test.raw is) instead
-  --tps-warmup N        model metrics: tokens-per-second warm-up runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns})
-  --tps-runs N          model metrics: tokens-per-second timed runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.timedRuns})
-  --latency-warmup N    model metrics: latency warm-up runs (default ${MLRB_LATENCY_RUNS.warmupRuns})
-  --latency-runs N      model metrics: latency timed runs (default ${MLRB_LATENCY_RUNS.timedRuns})
-  --batch-size N|auto   rows per forward pass (default auto)
-  --threads N           ONNX Runtime threads
-  --provider P          cpu (default), cuda, or auto
-  --ort-library FILE    another ONNX Runtime shared library
-  --cache-dir DIR       tokenized-request cache (default ~/.cache/mlrb-eval)
-  --no-cache            do not read or write the token cache
-  --lm-eval-version V   ${LM_EVAL_VERSIONS.join(' or ')} (default ${LM_EVAL_VERSIONS[0]})
-  --quiet               no progress or summary on stderr: the record, warnings and errors only
-`;
+/** A shared flag that only some tasks read, its help prefixed with which. */
+const forTasks = <Entry extends FlagEntry>(tasks: string, entry: Entry, help = entry.help): Entry => withHelp(entry, `${tasks}: ${help}`);
 
-const FLAGS = {
-  data: { type: 'string' },
-  agent: { type: 'string' },
-  output: { type: 'string' },
-  limit: { type: 'string' },
-  'num-fewshot': { type: 'string' },
-  'allow-partial': { type: 'boolean' },
-  base: { type: 'string' },
-  'skip-dram': { type: 'boolean' },
-  'dram-budget': { type: 'string' },
-  'batch-size': { type: 'string' },
-  threads: { type: 'string' },
-  provider: { type: 'string' },
-  'ort-library': { type: 'string' },
-  'cache-dir': { type: 'string' },
-  'no-cache': { type: 'boolean' },
-  'lm-eval-version': { type: 'string' },
-  'math-data': { type: 'string' },
-  template: { type: 'string' },
-  'max-new-tokens': { type: 'string' },
-  'max-prompt-tokens': { type: 'string' },
-  lean: { type: 'string' },
-  'lean-timeout': { type: 'string' },
-  'no-rouge-stemmer': { type: 'boolean' },
-  'model-metrics': { type: 'boolean' },
-  'wikitext-dir': { type: 'string' },
-  'perplexity-text': { type: 'string' },
-  'tps-warmup': { type: 'string' },
-  'tps-runs': { type: 'string' },
-  'latency-warmup': { type: 'string' },
-  'latency-runs': { type: 'string' },
-  ...QUIET_FLAG,
-} as const;
+/** The flags that only lm-eval suites read, which a mini task does not run. */
+const SUITE_FLAGS = [
+  withHelp(LIMIT, 'first N documents of each task (the headline is then partial: no number)'),
+  withHelp(NUM_FEWSHOT, 'few-shot examples per prompt (default 0)'),
+  withHelp(ALLOW_PARTIAL, 'score data folders that lack some subtasks (the headline is then partial)'),
+] as const;
 
 /** The flags that only math_reasoning's generation reads. */
-const MATH_FLAGS = ['math-data', 'template', 'max-new-tokens', 'max-prompt-tokens', 'lean', 'lean-timeout', 'no-rouge-stemmer'] as const;
+const MATH_FLAGS = [
+  flag({
+    name: 'math-data',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'FILE',
+    help: "math_reasoning: MLRB's autoformalization set (JSON Lines: name, informal_statement, informal_proof, formal_proof); without it nothing is generated",
+  }),
+  forTasks('math_reasoning', TEMPLATE, 'prompt template ({informal_statement}, {informal_proof}, {name})'),
+  forTasks('math_reasoning', MAX_NEW_TOKENS),
+  forTasks('math_reasoning', MAX_PROMPT_TOKENS),
+  forTasks(
+    'math_reasoning',
+    LEAN,
+    'lean or lake executable to compile each output (current folder); the headline, the compile rate, needs it (BLEU and ROUGE-L are reported without)',
+  ),
+  forTasks('math_reasoning', LEAN_TIMEOUT),
+  forTasks('math_reasoning', NO_ROUGE_STEMMER),
+] as const;
+
 /** The flags that only the model metrics read. */
-const MODEL_METRICS_FLAGS = ['wikitext-dir', 'perplexity-text', 'tps-warmup', 'tps-runs', 'latency-warmup', 'latency-runs'] as const;
-/** The flags that only lm-eval suites read, which a mini task does not run. */
-const SUITE_FLAGS = ['limit', 'num-fewshot', 'allow-partial'] as const;
+const MODEL_METRICS_FLAGS = [
+  flag({
+    name: 'wikitext-dir',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'DIR',
+    help:
+      'model metrics: where WikiText-2 raw test is (default: the --data folder, its wikitext/ sub-folder, or the hub cache); without it ' +
+      'perplexity is recorded as not measured, with what to fetch',
+  }),
+  flag({
+    name: 'perplexity-text',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'FILE',
+    help: 'model metrics: perplexity on this text (read as wiki.test.raw is) instead',
+  }),
+  flag({
+    name: 'tps-warmup',
+    kind: 'string',
+    value: wholeNumber('tps-warmup').optional(),
+    placeholder: 'N',
+    help: `model metrics: tokens-per-second warm-up runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns})`,
+  }),
+  flag({
+    name: 'tps-runs',
+    kind: 'string',
+    value: positiveCount.optional(),
+    placeholder: 'N',
+    help: `model metrics: tokens-per-second timed runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.timedRuns})`,
+  }),
+  forTasks('model metrics', LATENCY_WARMUP),
+  forTasks('model metrics', LATENCY_RUNS),
+] as const;
 
-const count = z
-  .string()
-  .regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` })
-  .transform(Number);
+const MLRB_FLAGS = [
+  flag({
+    name: 'data',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'DIR',
+    help:
+      'a folder with one sub-folder per suite (mmlu, blimp, superglue, evaluation_data …); default: the Hugging Face hub cache. ' +
+      'Suites without data are recorded as not scored, with what to fetch and where it goes',
+  }),
+  flag({
+    name: 'agent',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'NAME',
+    help: "who produced the model (the record's agent, for grouping runs)",
+  }),
+  withHelp(OUTPUT_FILE, 'write the run record there (atomically); default: print it to stdout'),
+  ...SUITE_FLAGS,
+  withHelp(BASE, "edge_llm_compression: the model it was pruned from (default Phi-2's config; mini_edge_llm_compression has no default)"),
+  withHelp(SKIP_DRAM, 'edge tasks: do not measure DRAM; the DRAM gate is then not judged and the record is not eligible (an estimate grants nothing)'),
+  withHelp(DRAM_BUDGET, "edge tasks: operator override of the track's DRAM limit"),
+  ...MATH_FLAGS,
+  flag({
+    name: 'model-metrics',
+    kind: 'boolean',
+    value: z.boolean().optional(),
+    help: "also measure agent_eval's perplexity, tokens per second and latency (as `mlrb-eval model-metrics` does) after the suites; mini_ tasks always measure them",
+  }),
+  ...MODEL_METRICS_FLAGS,
+  withHelp(BATCH_SIZE, "rows per forward pass (default auto; lm-eval's auto:N means auto)"),
+  THREADS,
+  PROVIDER,
+  ORT_LIBRARY,
+  CACHE_DIR,
+  NO_CACHE,
+  LM_EVAL_VERSION,
+  withHelp(QUIET, 'no progress or summary on stderr: the record, warnings and errors only'),
+] as const;
 
-const optionsSchema = z.strictObject({
-  data: z.string().min(1).optional(),
-  agent: z.string().min(1).optional(),
-  output: z.string().min(1).optional(),
-  limit: limitOption.optional(),
-  'num-fewshot': count.optional(),
-  'allow-partial': z.boolean().optional(),
-  base: z.string().min(1).optional(),
-  'skip-dram': z.boolean().optional(),
-  'dram-budget': byteSizeOption.optional(),
-  'batch-size': z.union([z.literal('auto'), count]).optional(),
-  threads: count.optional(),
-  provider: z.enum(PROVIDER_CHOICES).optional(),
-  'ort-library': z.string().min(1).optional(),
-  'cache-dir': z.string().min(1).optional(),
-  'no-cache': z.boolean().optional(),
-  'lm-eval-version': z.enum(LM_EVAL_VERSIONS).optional(),
-  'math-data': z.string().min(1).optional(),
-  template: z.string().min(1).optional(),
-  'max-new-tokens': count.refine((value) => value >= 1, 'expected at least 1').optional(),
-  'max-prompt-tokens': count.refine((value) => value >= 1, 'expected at least 1').optional(),
-  lean: z.string().min(1).optional(),
-  'no-rouge-stemmer': z.boolean().optional(),
-  'model-metrics': z.boolean().optional(),
-  'wikitext-dir': z.string().min(1).optional(),
-  'perplexity-text': z.string().min(1).optional(),
-  'tps-warmup': count.optional(),
-  'tps-runs': count.refine((value) => value >= 1, 'expected at least 1').optional(),
-  'latency-warmup': count.optional(),
-  'latency-runs': count.refine((value) => value >= 1, 'expected at least 1').optional(),
-  quiet: z.boolean().optional(),
-  'lean-timeout': z
-    .string()
-    .regex(/^(\d+(\.\d*)?|\.\d+)$/, { error: (issue) => `--lean-timeout expects seconds, got ${JSON.stringify(issue.input)}` })
-    .transform(Number)
-    .refine((value) => value > 0, '--lean-timeout must be above 0')
-    .optional(),
+export const MLRB_USAGE = commandUsage({
+  synopsis: 'usage: mlrb-eval mlrb TASK MODEL [--data DIR] [--agent NAME] [--output FILE] [options]',
+  operands: [
+    [
+      'TASK',
+      `${mlrbTaskNames().join(', ')} (MLRB's spellings mini_pile and baby_lm are accepted too); a mini_ task runs agent-eval's four model ` +
+        "metrics only, as its prompt's command does",
+    ],
+    ['MODEL', 'an ONNX causal LM, or its folder'],
+  ],
+  flags: MLRB_FLAGS,
 });
+
+type MlrbFlagValues = FlagValues<typeof MLRB_FLAGS>;
 
 const usageError = (problem: string): UsageError => new UsageError('mlrb', problem);
 
@@ -169,7 +185,8 @@ function resolvedTask(task: string): ReturnType<typeof resolveMlrbTask> {
 }
 
 export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGenerator: OpenTextGenerator = openBuiltInGenerator): Promise<number> {
-  const line = parseCommandLine(normalizeFlagSpelling(argv), { command: 'mlrb', schema: optionsSchema, flags: FLAGS });
+  const args = normalizeFlagSpelling(argv);
+  const line = parseCommandLine(args, tableSpec('mlrb', MLRB_FLAGS, args));
   if (line.help) return printUsage(io, MLRB_USAGE);
   // The first positional is the task and the second the model, wherever the flags sit.
   const [task, ...rest] = line.positionals;
@@ -177,15 +194,15 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
   const { variant, mlrbName } = resolvedTask(task); // before MODEL is looked at
   const model = onlyModel('mlrb', rest);
   const o = line.options;
-  const mathFlag = MATH_FLAGS.find((flag) => o[flag] !== undefined);
+  const mathFlag = MATH_FLAGS.map(({ name }) => name).find((name) => o[name] !== undefined);
   if (mathFlag !== undefined && variant.headline.kind !== 'generated') throw usageError(`--${mathFlag} applies only to math_reasoning`);
   if (mathFlag !== undefined && o['math-data'] === undefined) throw usageError(`--${mathFlag} needs --math-data FILE.jsonl`);
   if (o['lean-timeout'] !== undefined && o.lean === undefined) throw usageError('--lean-timeout needs --lean PATH');
-  const suiteFlag = SUITE_FLAGS.find((flag) => o[flag] !== undefined);
+  const suiteFlag = SUITE_FLAGS.map(({ name }) => name).find((name) => o[name] !== undefined);
   if (suiteFlag !== undefined && variant.suites.length === 0)
     throw usageError(`--${suiteFlag} applies to lm-eval suites; ${mlrbName} runs only agent-eval's model metrics`);
   const metricsAlways = variant.modelMetrics === 'always';
-  const metricsFlag = MODEL_METRICS_FLAGS.find((flag) => o[flag] !== undefined);
+  const metricsFlag = MODEL_METRICS_FLAGS.map(({ name }) => name).find((name) => o[name] !== undefined);
   if (metricsFlag !== undefined && o['model-metrics'] !== true && !metricsAlways) throw usageError(`--${metricsFlag} needs --model-metrics`);
   if (o['wikitext-dir'] !== undefined && o['perplexity-text'] !== undefined) throw usageError('give --wikitext-dir or --perplexity-text, not both');
 
@@ -195,7 +212,7 @@ export async function runMlrbCommand(argv: readonly string[], io: CliIo, openGen
     ...(o.limit !== undefined ? { limit: o.limit } : {}),
     ...(o['num-fewshot'] !== undefined ? { numFewshot: o['num-fewshot'] } : {}),
     ...(o['allow-partial'] ? { allowPartial: true } : {}),
-    ...(o['batch-size'] !== undefined ? { batchSize: o['batch-size'] } : {}),
+    ...(o['batch-size'] !== undefined ? { batchSize: o['batch-size'].batchSize } : {}),
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o.provider !== undefined ? { provider: o.provider } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),
@@ -233,7 +250,7 @@ function generationProgress(status: CommandStatus): Pick<MlrbMathReasoningOption
   return status.quiet ? {} : { onProgress: status.generation('generating'), onCompileProgress: status.counter('Lean', 'outputs') };
 }
 
-function mathReasoningOptions(o: z.output<typeof optionsSchema>, data: string, openGenerator: OpenTextGenerator): MlrbMathReasoningOptions {
+function mathReasoningOptions(o: MlrbFlagValues, data: string, openGenerator: OpenTextGenerator): MlrbMathReasoningOptions {
   return {
     data,
     openGenerator,
@@ -248,7 +265,7 @@ function mathReasoningOptions(o: z.output<typeof optionsSchema>, data: string, o
 }
 
 /** The timing metrics generate through the built-in engine, as `mlrb-eval model-metrics` does. */
-function modelMetricsOptions(o: z.output<typeof optionsSchema>): MlrbModelMetricsOptions {
+function modelMetricsOptions(o: MlrbFlagValues): MlrbModelMetricsOptions {
   return {
     ...(o['wikitext-dir'] !== undefined ? { wikitextDir: o['wikitext-dir'] } : {}),
     ...(o['perplexity-text'] !== undefined ? { textFile: o['perplexity-text'] } : {}),

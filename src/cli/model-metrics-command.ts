@@ -11,63 +11,31 @@ import {
   type ModelMetricsOptions,
   type ModelMetricsProgress,
 } from '../model-metrics/model-metrics-options.js';
-import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { GENERATION_ENGINE } from '../model-metrics/generation-engine.js';
 import { MLRB_LATENCY_RUNS, MLRB_MAX_LENGTH, MLRB_TOKENS_PER_SECOND_RUNS } from '../model-metrics/generation-timing.js';
 import { modelMetrics, type ModelMetricsReport } from '../model-metrics/model-metrics.js';
 import { normalizeFlagSpelling, parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
+import {
+  BATCH_SIZE,
+  CONFIG,
+  LATENCY_RUNS,
+  LATENCY_WARMUP,
+  MAX_LENGTH,
+  ORT_LIBRARY,
+  OUTPUT_FILE,
+  positiveCount,
+  PROVIDER,
+  QUIET,
+  SEED,
+  THREADS,
+  TOKENIZER,
+  wholeNumber,
+} from './common-flags.js';
+import { commandUsage, flag, tableSpec, withHelp } from './flag-table.js';
 import { emitJsonReport } from './json-report.js';
 import { UsageError, type CliIo } from './exit-error.js';
-import { commandStatus, QUIET_FLAG, type CommandStatus, type CountProgress } from './progress.js';
-
-export const MODEL_METRICS_USAGE = `usage: mlrb-eval model-metrics MODEL [--data-dir DIR | --text FILE] [--only METRICS] [--output FILE] [options]
-  MODEL                 an ONNX causal LM, or its folder
-  --data-dir DIR        WikiText-2 raw test: a folder with wikitext-2-raw-v1/test-*.parquet (the hub's layout)
-                        or wiki.test.raw (the original zip's), or a hub cache; default: the Hugging Face hub cache
-  --text FILE           measure perplexity on this text (read as wiki.test.raw is) instead of WikiText-2
-  --only METRICS        comma-separated: ${MODEL_METRIC_NAMES.join(', ')} (default: all that this build can run)
-  --warmup N            tokens-per-second warm-up runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns})
-  --runs N              tokens-per-second timed runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.timedRuns})
-  --latency-warmup N    latency warm-up runs (default ${MLRB_LATENCY_RUNS.warmupRuns})
-  --latency-runs N      latency timed runs (default ${MLRB_LATENCY_RUNS.timedRuns})
-  --max-length N        prompt + generated tokens at most, as transformers' max_length (default ${MLRB_MAX_LENGTH})
-  --seed N              timed run i samples with seed N + i (default 0)
-  --output FILE         write the JSON there (atomically); default: print it to stdout
-  --tokenizer FILE      tokenizer.json (default: beside the model)
-  --config FILE         Hugging Face config.json (default: beside the model)
-  --batch-size N|auto   perplexity windows per forward pass (default auto)
-  --threads N           ONNX Runtime threads
-  --provider P          cpu (default), cuda, or auto
-  --ort-library FILE    another ONNX Runtime shared library
-  --quiet               no progress or notes on stderr: the JSON, warnings and errors only
-`;
-
-const FLAGS = {
-  'data-dir': { type: 'string' },
-  text: { type: 'string' },
-  only: { type: 'string' },
-  warmup: { type: 'string' },
-  runs: { type: 'string' },
-  'latency-warmup': { type: 'string' },
-  'latency-runs': { type: 'string' },
-  'max-length': { type: 'string' },
-  seed: { type: 'string' },
-  output: { type: 'string' },
-  tokenizer: { type: 'string' },
-  config: { type: 'string' },
-  'batch-size': { type: 'string' },
-  threads: { type: 'string' },
-  provider: { type: 'string' },
-  'ort-library': { type: 'string' },
-  ...QUIET_FLAG,
-} as const;
-
-const count = z
-  .string()
-  .regex(/^\d+$/, { error: (issue) => `expected a whole number, got ${JSON.stringify(issue.input)}` })
-  .transform(Number);
-const filePath = z.string().min(1);
+import { commandStatus, type CommandStatus, type CountProgress } from './progress.js';
 
 const metricList = z.string().transform((text, context) => {
   const names = text
@@ -82,28 +50,67 @@ const metricList = z.string().transform((text, context) => {
   return [...new Set(names)] as ModelMetricName[];
 });
 
-const optionsSchema = z.strictObject({
-  'data-dir': filePath.optional(),
-  text: filePath.optional(),
-  only: metricList.optional(),
-  warmup: count.optional(),
-  runs: count.optional(),
-  'latency-warmup': count.optional(),
-  'latency-runs': count.optional(),
-  'max-length': count.optional(),
-  seed: count.optional(),
-  output: filePath.optional(),
-  tokenizer: filePath.optional(),
-  config: filePath.optional(),
-  'batch-size': z.union([z.literal('auto'), count]).optional(),
-  threads: count.optional(),
-  provider: z.enum(PROVIDER_CHOICES).optional(),
-  'ort-library': filePath.optional(),
-  quiet: z.boolean().optional(),
+const MODEL_METRICS_FLAGS = [
+  flag({
+    name: 'data-dir',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'DIR',
+    help:
+      "WikiText-2 raw test: a folder with wikitext-2-raw-v1/test-*.parquet (the hub's layout) or wiki.test.raw (the original zip's), " +
+      'or a hub cache; default: the Hugging Face hub cache',
+  }),
+  flag({
+    name: 'text',
+    kind: 'string',
+    value: z.string().min(1).optional(),
+    placeholder: 'FILE',
+    help: 'measure perplexity on this text (read as wiki.test.raw is) instead of WikiText-2',
+  }),
+  flag({
+    name: 'only',
+    kind: 'string',
+    value: metricList.optional(),
+    placeholder: 'METRICS',
+    help: `comma-separated: ${MODEL_METRIC_NAMES.join(', ')} (default: all that this build can run)`,
+  }),
+  flag({
+    name: 'warmup',
+    kind: 'string',
+    value: wholeNumber('warmup').optional(),
+    placeholder: 'N',
+    help: `tokens-per-second warm-up runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.warmupRuns})`,
+  }),
+  flag({
+    name: 'runs',
+    kind: 'string',
+    value: positiveCount.optional(),
+    placeholder: 'N',
+    help: `tokens-per-second timed runs (default ${MLRB_TOKENS_PER_SECOND_RUNS.timedRuns})`,
+  }),
+  LATENCY_WARMUP,
+  LATENCY_RUNS,
+  withHelp(MAX_LENGTH, `prompt + generated tokens at most, as transformers' max_length (default ${MLRB_MAX_LENGTH})`),
+  withHelp(SEED, 'timed run i samples with seed S + i (default 0)'),
+  OUTPUT_FILE,
+  TOKENIZER,
+  withHelp(CONFIG, 'Hugging Face config.json (default: beside the model)'),
+  withHelp(BATCH_SIZE, 'perplexity windows per forward pass (default auto)'),
+  THREADS,
+  PROVIDER,
+  ORT_LIBRARY,
+  withHelp(QUIET, 'no progress or notes on stderr: the JSON, warnings and errors only'),
+] as const;
+
+export const MODEL_METRICS_USAGE = commandUsage({
+  synopsis: 'usage: mlrb-eval model-metrics MODEL [--data-dir DIR | --text FILE] [--only METRICS] [--output FILE] [options]',
+  operands: [['MODEL', 'an ONNX causal LM, or its folder']],
+  flags: MODEL_METRICS_FLAGS,
 });
 
 export async function runModelMetricsCommand(argv: readonly string[], io: CliIo, generation: GenerationSubjectFactory = GENERATION_ENGINE): Promise<number> {
-  const parsed = parseModelCommand(normalizeFlagSpelling(argv), { command: 'model-metrics', schema: optionsSchema, flags: FLAGS });
+  const args = normalizeFlagSpelling(argv);
+  const parsed = parseModelCommand(args, tableSpec('model-metrics', MODEL_METRICS_FLAGS, args));
   if (parsed.help) return printUsage(io, MODEL_METRICS_USAGE);
   const o = parsed.options;
   if (o['data-dir'] !== undefined && o.text !== undefined) throw new UsageError('model-metrics', 'give --data-dir or --text, not both');
@@ -122,7 +129,7 @@ export async function runModelMetricsCommand(argv: readonly string[], io: CliIo,
     ...(o.seed !== undefined ? { seed: o.seed } : {}),
     ...(o.tokenizer !== undefined ? { tokenizer: o.tokenizer } : {}),
     ...(o.config !== undefined ? { config: o.config } : {}),
-    ...(o['batch-size'] !== undefined ? { batchSize: o['batch-size'] } : {}),
+    ...(o['batch-size'] !== undefined ? { batchSize: o['batch-size'].batchSize } : {}),
     ...(o.threads !== undefined ? { threads: o.threads } : {}),
     ...(o.provider !== undefined ? { provider: o.provider } : {}),
     ...(o['ort-library'] !== undefined ? { ortLibrary: o['ort-library'] } : {}),

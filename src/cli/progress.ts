@@ -113,6 +113,3 @@ export function commandStatus(io: CliIo, options: { readonly quiet: boolean }): 
     },
   };
 }
-
-/** The flag every long command takes (each usage text words it: no progress or notes, warnings and errors still). */
-export const QUIET_FLAG = { quiet: { type: 'boolean' } } as const;

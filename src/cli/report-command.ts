@@ -6,29 +6,43 @@ import { z } from 'zod';
 import { writeReport } from '../report/write-report.js';
 import { parseCommandLine, printUsage } from './command-line.js';
 import { UsageError, type CliIo } from './exit-error.js';
-import { commandStatus, QUIET_FLAG } from './progress.js';
+import { QUIET } from './common-flags.js';
+import { commandUsage, flag, tableSpec, withHelp } from './flag-table.js';
+import { commandStatus } from './progress.js';
 
-export const REPORT_USAGE = `usage: mlrb-eval report RUN.json… [--out DIR] [--include-partial]
+const REPORT_FLAGS = [
+  flag({
+    name: 'out',
+    kind: 'string',
+    value: z.string().default('mlrb-report'),
+    placeholder: 'DIR',
+    help: 'the report folder (default ./mlrb-report): report.html, charts/*.png, runs.csv, summary.csv',
+  }),
+  flag({
+    name: 'include-partial',
+    kind: 'boolean',
+    value: z.boolean().default(false),
+    help: 'count partial runs (--limit, missing subtasks) in mean and best; still marked partial',
+  }),
+  withHelp(QUIET, 'no progress or notes on stderr: the summary, warnings and errors only'),
+] as const;
 
-  RUN.json           run records written by mlrb-eval mlrb TASK MODEL --agent NAME --output RUN.json
-  --out DIR          the report folder (default ./mlrb-report): report.html, charts/*.png, runs.csv, summary.csv
-  --include-partial  count partial runs (--limit, missing subtasks) in mean and best; still marked partial
-  --quiet            no progress or notes on stderr: the summary, warnings and errors only
-  Runs are grouped by MLRB task (mini tasks apart) and agent. A run is successful when its headline was
-  scored on all of its data and the model is not ineligible; mean and best are over successful runs.`;
-
-const optionsSchema = z.object({ out: z.string().default('mlrb-report'), 'include-partial': z.boolean().default(false), quiet: z.boolean().default(false) });
+export const REPORT_USAGE = commandUsage({
+  synopsis: 'usage: mlrb-eval report RUN.json… [--out DIR] [--include-partial]',
+  operands: [['RUN.json', 'run records written by mlrb-eval mlrb TASK MODEL --agent NAME --output RUN.json']],
+  flags: REPORT_FLAGS,
+  notes: [
+    'Runs are grouped by MLRB task (mini tasks apart) and agent. A run is successful when its headline was scored on all of its data ' +
+      'and the model is not ineligible; mean and best are over successful runs.',
+  ],
+});
 
 export async function runReportCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const line = parseCommandLine(argv, {
-    command: 'report',
-    schema: optionsSchema,
-    flags: { out: { type: 'string' }, 'include-partial': { type: 'boolean' }, ...QUIET_FLAG },
-  });
+  const line = parseCommandLine(argv, tableSpec('report', REPORT_FLAGS, argv));
   if (line.help) return printUsage(io, REPORT_USAGE);
   if (line.positionals.length === 0) throw new UsageError('report', 'expected the run records to report on');
   const { out: outDir, 'include-partial': includePartial, quiet } = line.options;
-  const status = commandStatus(io, { quiet });
+  const status = commandStatus(io, { quiet: quiet === true });
   const bars = { records: status.counter('report: reading', 'records'), charts: status.counter('report: drawing', 'charts') };
   const report = await writeReport({
     recordFiles: [...line.positionals],

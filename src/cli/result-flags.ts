@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { isWrittenInto } from '../io/result-output.js';
-import type { FlagConfig } from './command-line.js';
+import { flag, type FlagValues } from './flag-table.js';
 import { UsageError } from './exit-error.js';
 
 export interface EvalOutputs {
@@ -19,26 +19,31 @@ export interface EvalOutputs {
   readonly samplesBesideResults: boolean;
 }
 
-/** The flags' syntax for this command line: lm-eval's --log_samples is a switch that puts samples beside --output_path; ours alone names a file. */
-export function resultFlags(args: readonly string[]): FlagConfig {
-  const samplesAreSwitch = args.some((arg) => arg === '--output-path' || arg.startsWith('--output-path='));
-  return {
-    output: { type: 'string' },
-    'output-path': { type: 'string' },
-    'log-samples': { type: samplesAreSwitch ? 'boolean' : 'string' },
-    'show-breakdowns': { type: 'boolean' },
-  };
-}
+/** lm-eval's --log_samples is a switch that puts samples beside --output_path; ours alone names a file. */
+const samplesAreSwitch = (argv: readonly string[]): boolean => argv.some((arg) => arg === '--output-path' || arg.startsWith('--output-path='));
 
-/** The flags' values, for a command's schema. */
-export const resultFlagsShape = {
-  output: z.string().optional(),
-  'output-path': z.string().optional(),
-  'log-samples': z.union([z.string(), z.boolean()]).optional(),
-  'show-breakdowns': z.boolean().optional(),
-};
+/** The four flags, in the order usage lists them. */
+export const RESULT_FLAGS = [
+  flag({ name: 'output', kind: 'string', value: z.string().optional(), placeholder: 'FILE', help: 'write lm-eval-compatible results JSON to FILE' }),
+  flag({
+    name: 'output-path',
+    kind: 'string',
+    value: z.string().optional(),
+    placeholder: 'PATH',
+    help: 'as lm-eval: PATH/<model>/results_<date>.json (or PATH_<date>.json for a .json PATH); with --log-samples, samples_<task>_<date>.jsonl beside it',
+  }),
+  flag({
+    name: 'log-samples',
+    kind: 'string',
+    value: z.union([z.string(), z.boolean()]).optional(),
+    placeholder: 'FILE',
+    help: 'write per-document records as JSON lines (a switch with --output-path)',
+    switchWhen: samplesAreSwitch,
+  }),
+  flag({ name: 'show-breakdowns', kind: 'boolean', value: z.boolean().optional(), help: "also print BLiMP's tables by field and linguistics_term" }),
+] as const;
 
-type ResultFlagValues = z.output<z.ZodObject<typeof resultFlagsShape>>;
+type ResultFlagValues = FlagValues<typeof RESULT_FLAGS>;
 
 export function outputsFromFlags(command: string, values: ResultFlagValues): EvalOutputs {
   if (values.output !== undefined && values['output-path'] !== undefined) throw new UsageError(command, 'give --output FILE or --output-path PATH, not both');

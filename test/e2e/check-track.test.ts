@@ -222,7 +222,7 @@ describe('mlrb-eval check-track', () => {
       [['check-track', 'edge-training', basePath, basePath], 'expected exactly one MODEL path'],
       [['check-track', 'edge-training', basePath, '--bogus'], 'check-track: unknown flag --bogus'],
       [['check-track', 'edge-training', basePath, '--provider', 'tpu'], '--provider expects cpu, cuda'],
-      [['check-track', 'edge-training', basePath, '--threads', 'many'], 'check-track: --threads: '],
+      [['check-track', 'edge-training', basePath, '--threads', 'many'], 'check-track: --threads expects a whole number, got "many"'],
       [['check-track', 'edge-training', basePath, '--dram-budget', 'lots'], 'is not a byte size'],
       [['check-track', 'edge-training', basePath, '--base', configPath], 'applies only to edge-compression'],
     ];
