@@ -6,6 +6,7 @@
 
 #include "../core/attention_contract.h"
 #include "../onnx/data_types.h"
+#include "../onnx/past_input_names.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
 #include "node_match.h"
@@ -146,13 +147,21 @@ struct Plan {
 
 std::string plan_cache(const GraphView& view, Plan& plan) {
   bool has_position_ids = false;
+  std::string past_input;
   for (const ValueView& input : view.inputs) {
     static const std::unordered_set<std::string_view> kTokenInputs = {"input_ids", "attention_mask", "position_ids", "token_type_ids",
                                                                       "mlrb_logit_positions"};
-    if (!kTokenInputs.contains(input.name) && !view.initializer_dims.contains(input.name)) {
-      return "the graph has the input " + input.name + " (a KV cache of its own, or one generation does not feed)";
-    }
     has_position_ids = has_position_ids || input.name == "position_ids";
+    if (kTokenInputs.contains(input.name) || view.initializer_dims.contains(input.name)) continue;
+    if (onnx::past_input_naming(input.name) == onnx::PastInputNaming::kKeyValue) {
+      if (past_input.empty()) past_input = input.name;
+      continue;
+    }
+    return "the graph has the input " + input.name + " (one generation does not feed)";
+  }
+  // Fed an empty past, such a graph would number positions from 0 wherever it counts them from the past's length.
+  if (!past_input.empty() && !has_position_ids) {
+    return "the graph has the input " + past_input + " but no position_ids input: fed an empty past, it would number every pass from 0";
   }
   for (size_t index = 0; index < view.nodes.size(); ++index) {
     const NodeView& node = view.nodes[index];

@@ -49,14 +49,15 @@ std::vector<int64_t> logit_rows_of(const GraphSignature& signature, const Decode
 
 GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request)
     : PromptBatchRun(std::move(request), session->signature().vocab_size), session_(std::move(session)) {
-  use_kv_ = session_->supports_prefix();
-  validate();
   const auto& prompts = request_.prompts;
   const bool one_length = std::all_of(prompts.begin(), prompts.end(), [&](const auto& prompt) { return prompt.size() == prompts.front().size(); });
   // Prompts of several lengths would need a position offset per row; the graph takes one (the library groups by length).
-  if (!use_kv_ && session_->decode_cache() && one_length) {
-    fused_cache_ = std::make_unique<RegisteredKvCache>(static_cast<int64_t>(prompts.front().size()) + request_.max_new_tokens);
-  }
+  // A graph with past inputs takes the fused cache too where it has one: fed an empty past, its Concat(past, new)
+  // copies only the new keys, where its own cache would copy every cached key and value each pass.
+  const bool fused = session_->decode_cache() && one_length;
+  use_kv_ = session_->supports_prefix() && !fused;
+  validate();
+  if (fused) fused_cache_ = std::make_unique<RegisteredKvCache>(static_cast<int64_t>(prompts.front().size()) + request_.max_new_tokens);
 }
 
 // The one rule beyond check_generation_request: a graph that numbers positions from its cache takes no padding.
@@ -255,6 +256,12 @@ void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int6
   const std::vector<int64_t> shape = info.GetShape();
   const int64_t vocab = shape.empty() ? 0 : shape.back();
   const auto total_rows = vocab > 0 ? static_cast<int64_t>(info.GetElementCount()) / vocab : 0;
+  // A sliced head computes the one position each row reads, prefill and decoding pass alike; more rows would mean
+  // the graph ran its LM head over positions nobody reads.
+  if (session_->signature().logits_sliced && total_rows != static_cast<int64_t>(live_.size())) {
+    throw Error("INTERNAL", "the sliced LM head returned " + std::to_string(total_rows) + " rows of logits for " + std::to_string(live_.size()) +
+                                " decoding rows");
+  }
   for (size_t r = 0; r < live_.size(); ++r) {
     const auto prompt = static_cast<size_t>(live_[r]);
     if (logit_rows[r] >= total_rows) throw Error("INTERNAL", "the logits output has too few rows for the decoding batch");

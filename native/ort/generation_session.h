@@ -3,17 +3,19 @@
 // or a stop the caller reports (stop strings are matched on decoded text, in JS).
 //
 // Three ways to run a step:
-//   KV cache   graphs whose past inputs all have present outputs. The prompts are prefilled once, left-padded
+//   KV cache   graphs whose past inputs all have present outputs (where the fused cache does not apply). The prompts are prefilled once, left-padded
 //              (padding masked, positions counted per row from 0, as transformers numbers a lone prompt), then
 //              each pass feeds one token per row with the previous presents as past. Rows that finish are
 //              gathered out of the cache, so the batch shrinks, and the leading padding columns no remaining
 //              row attends to are cut from it (a long prompt's padding does not outlive it). A graph without position_ids (or without an
 //              attention mask) numbers new tokens from its cache length, which is only right without padding:
 //              there every prompt of a run must have the same length (the library groups them so).
-//   fused cache  graphs without past inputs whose attention the load-time rewrite fused and gave a decoding
-//              cache (graph/decode_cache.h), when a run's prompts have one length: the prompts are fed once,
-//              then one token per row per pass, with the position offset; the fused attention nodes keep
-//              the keys and values (core/cached_attention.h). Finished rows leave the cache with the batch.
+//   fused cache  graphs whose attention the load-time rewrite fused and gave a decoding cache
+//              (graph/decode_cache.h), when a run's prompts have one length: the prompts are fed once, then
+//              one token per row per pass, with the position offset; the fused attention nodes keep the keys
+//              and values (core/cached_attention.h). Finished rows leave the cache with the batch. A graph
+//              with past inputs goes this way too, fed an empty past: its Concat(past, new) then copies the
+//              new keys alone, not the whole cache each pass as feeding the presents back does.
 //   recompute  graphs without a usable past: every pass reruns each row's whole sequence, right-padded.
 // Generation state lives here, across step() calls; only token ids cross to the caller.
 #pragma once
