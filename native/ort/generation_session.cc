@@ -96,6 +96,7 @@ void GenerationRun::replace_past(Replace replace) {
     kv_[past_index] = replace(kv_[past_index], plan);
     ++past_index;
   }
+  kv_set_ = -1;
 }
 
 void GenerationRun::drop_finished_rows() {
@@ -180,10 +181,22 @@ void GenerationRun::forward_with_cache() {
   const BoundInputs bound = bind_decode_inputs(session_->signature(), feed, kv_);
   std::vector<const char*> names{session_->signature().logits_output.c_str()};
   for (const std::string& present : session_->present_outputs()) names.push_back(present.c_str());
-  std::vector<Ort::Value> outputs = session_->run(bound, names, describe_pass(rows, feed.length));
+  std::vector<Ort::Value> outputs;
+  outputs.push_back(logits_target(rows));
+  // The set the last pass's presents (this pass's past) are not in; the prefill lets ORT allocate them.
+  const int present_set = prefill || present_sets_[0].empty() ? -1 : (kv_set_ == 0 ? 1 : 0);
+  for (size_t i = 0; i < kv_.size() && present_set >= 0; ++i) {
+    std::vector<int64_t> shape = kv_[i].GetTensorTypeAndShapeInfo().GetShape();
+    shape[static_cast<size_t>(past_plans_[i]->sequence_axis)] += feed.length;
+    outputs.push_back(present_sets_[static_cast<size_t>(present_set)][i].view(shape));
+  }
+  while (outputs.size() < names.size()) outputs.emplace_back(nullptr);  // null values: ORT allocates those outputs
+  session_->run_into(bound, names, outputs, describe_pass(rows, feed.length));
   choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
+  if (prefill) reuse_outputs(outputs, request_.max_new_tokens);
   kv_.clear();
   for (size_t i = 1; i < outputs.size(); ++i) kv_.push_back(std::move(outputs[i]));
+  kv_set_ = present_set;
   kv_length_ = feed.past_length + feed.length;
   // The prefill set each row's next position to its prompt length; a decoding pass fed one token more.
   if (!prefill) {
@@ -216,8 +229,11 @@ void GenerationRun::forward_with_fused_cache() {
   bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &cache_id, 1, &one, 1));
   bound.names.push_back(graph::kPositionOffsetInput);
   bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &offset, 1, nullptr, 0));
-  std::vector<Ort::Value> outputs = session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(rows, feed.length));
+  std::vector<Ort::Value> outputs;
+  outputs.push_back(logits_target(rows));
+  session_->run_into(bound, {session_->signature().logits_output.c_str()}, outputs, describe_pass(rows, feed.length));
   choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
+  if (prefill) reuse_outputs(outputs, 0);
   fused_length_ += feed.length;
 }
 
@@ -249,6 +265,40 @@ void GenerationRun::forward_recompute() {
   const BoundInputs bound = bind_decode_inputs(session_->signature(), feed, {});
   std::vector<Ort::Value> outputs = session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(rows, feed.length));
   choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
+}
+
+Ort::Value GenerationRun::logits_target(int64_t rows) {
+  if (!logits_out_) return Ort::Value(nullptr);
+  std::vector<int64_t> shape = logits_shape_;
+  shape.front() = rows;  // a sliced head's first axis is its gathered positions, one per row
+  return logits_out_->view(shape);
+}
+
+void GenerationRun::reuse_outputs(const std::vector<Ort::Value>& prefill_outputs, int64_t new_positions) {
+  // ORT copies outputs off the device into host memory the caller lends only at a cost; CUDA keeps its own.
+  if (session_->options().provider != "cpu") return;
+  const auto capacity_of = [](const std::vector<int64_t>& shape) {
+    size_t count = 1;
+    for (const int64_t dimension : shape) count *= static_cast<size_t>(dimension);
+    return count;
+  };
+  const Ort::Value& logits = prefill_outputs.front();
+  const auto logits_info = logits.GetTensorTypeAndShapeInfo();
+  logits_shape_ = logits_info.GetShape();
+  // Rows only leave a run, so the prefill's rows bound every later pass.
+  if (session_->signature().logits_sliced && !logits_shape_.empty()) logits_out_.emplace(logits_info.GetElementType(), capacity_of(logits_shape_));
+  for (const InputPlan& plan : session_->signature().inputs) {
+    if (is_past_input(plan)) past_plans_.push_back(&plan);
+  }
+  if (new_positions == 0 || past_plans_.size() + 1 != prefill_outputs.size()) return;
+  for (auto& set : present_sets_) {
+    for (size_t i = 0; i < past_plans_.size(); ++i) {
+      const auto info = prefill_outputs[i + 1].GetTensorTypeAndShapeInfo();
+      std::vector<int64_t> longest = info.GetShape();
+      longest[static_cast<size_t>(past_plans_[i]->sequence_axis)] += new_positions;
+      set.emplace_back(info.GetElementType(), capacity_of(longest));
+    }
+  }
 }
 
 void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows) {

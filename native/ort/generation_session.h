@@ -20,6 +20,7 @@
 // Generation state lives here, across step() calls; only token ids cross to the caller.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -31,6 +32,7 @@
 #include "../core/token_sampler.h"
 #include "generation_request.h"
 #include "prompt_batch_run.h"
+#include "reused_output.h"
 #include "scoring_session.h"
 
 namespace mlrb {
@@ -54,6 +56,11 @@ class GenerationRun : public PromptBatchRun {
   void forward_with_cache();
   void forward_with_fused_cache();
   void forward_recompute();
+  // Where the logits of a pass over `rows` rows go: a view of logits_out_, or null (ORT allocates them).
+  [[nodiscard]] Ort::Value logits_target(int64_t rows);
+  // After the prefill: the buffers later passes write their logits (sliced heads) and presents into, sized from
+  // the prefill's outputs and `new_positions` more cached positions at most; none on other providers.
+  void reuse_outputs(const std::vector<Ort::Value>& prefill_outputs, int64_t new_positions);
   // Picks each live row's next token from the pass's logits (row r's at flat logits row `logit_rows[r]`).
   void choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows);
   [[nodiscard]] std::string describe_pass(int64_t rows, int64_t length) const;
@@ -70,6 +77,13 @@ class GenerationRun : public PromptBatchRun {
   // Fused-cache mode: the cache the attention nodes fill, and how many positions each row has fed.
   std::unique_ptr<RegisteredKvCache> fused_cache_;
   int64_t fused_length_ = 0;
+  // Outputs reused across passes (reused_output.h): the logits, and two present sets taking turns; kv_set_ is
+  // the set kv_ views (-1: kv_ owns its tensors, as after rows left).
+  std::optional<ReusedOutput> logits_out_;
+  std::vector<int64_t> logits_shape_;
+  std::array<std::vector<ReusedOutput>, 2> present_sets_;
+  std::vector<const InputPlan*> past_plans_;
+  int kv_set_ = -1;
   SamplerScratch scratch_;
   std::vector<float> widened_row_;
 };
