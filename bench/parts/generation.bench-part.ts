@@ -16,14 +16,24 @@ import { cpuInfo, type CpuInfo } from './cpu-info.js';
 import { measureDecoding, type DecodeTiming } from './decode-timing.js';
 
 export type KvCache = 'kv' | 'no-kv';
-export const GENERATION_PEERS = ['ours', 'transformers.js generate', 'naive ORT-JS loop'] as const;
+/**
+ * Ours on the graph with past, decoding through its own past inputs and presents (decodeCache off): what the
+ * kv rows ran before the fused cache took equal-length batches of such graphs, kept as a row of its own.
+ */
+const OURS_OWN_PAST = "ours, graph's own past" as const;
+export const GENERATION_PEERS = ['ours', OURS_OWN_PAST, 'transformers.js generate', 'naive ORT-JS loop'] as const;
 export type GenerationPeer = (typeof GENERATION_PEERS)[number];
 
 /**
  * Our engine for one model and cache mode, or undefined where it has no such mode. The factory receives both
  * graphs (model.noPastPath, model.kvPath) and picks the one its mode needs.
  */
-export type OurDecoderFactory = (model: GenerationModel, cache: KvCache, threads?: number) => Promise<GreedyDecoder | undefined>;
+export type OurDecoderFactory = (
+  model: GenerationModel,
+  cache: KvCache,
+  threads?: number,
+  rewrites?: Readonly<Record<string, boolean>>,
+) => Promise<GreedyDecoder | undefined>;
 
 export interface GenerationRow extends DecodeTiming {
   readonly model: PeerModelName;
@@ -65,6 +75,10 @@ function peerFactories(ours: OurDecoderFactory | undefined): Record<GenerationPe
   return {
     ours: async (model, cache, threads) =>
       ours ? ((await ours(model, cache, threads)) ?? `our engine has no ${cache} mode`) : 'not wired in (bench/peers/ours-generate.ts)',
+    [OURS_OWN_PAST]: async (model, cache, threads) => {
+      if (cache === 'no-kv') return 'a graph without past has no past inputs of its own';
+      return ours ? ((await ours(model, cache, threads, { decodeCache: false })) ?? 'our engine has no kv mode') : 'not wired in';
+    },
     'transformers.js generate': async (model, cache, threads) => (cache === 'kv' ? createTransformersJsDecoder(model.kvDir, threads) : TRANSFORMERS_JS_NO_KV),
     'naive ORT-JS loop': (model, cache, threads) =>
       createNaiveOrtDecoder(cache === 'kv' ? model.kvPath : model.noPastPath, { withPast: cache === 'kv', threads }),

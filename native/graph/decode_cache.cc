@@ -6,6 +6,7 @@
 
 #include "../core/attention_contract.h"
 #include "../onnx/data_types.h"
+#include "../onnx/past_input_names.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
 #include "node_match.h"
@@ -146,14 +147,19 @@ struct Plan {
 
 std::string plan_cache(const GraphView& view, Plan& plan) {
   bool has_position_ids = false;
+  std::string past_input;
   for (const ValueView& input : view.inputs) {
     static const std::unordered_set<std::string_view> kTokenInputs = {"input_ids", "attention_mask", "position_ids", "token_type_ids",
                                                                       "mlrb_logit_positions"};
-    if (!kTokenInputs.contains(input.name) && !view.initializer_dims.contains(input.name)) {
-      return "the graph has the input " + input.name + " (a KV cache of its own, or one generation does not feed)";
-    }
     has_position_ids = has_position_ids || input.name == "position_ids";
+    if (kTokenInputs.contains(input.name) || view.initializer_dims.contains(input.name)) continue;
+    if (onnx::past_input_naming(input.name) == onnx::PastInputNaming::kKeyValue) {
+      if (past_input.empty()) past_input = input.name;
+      continue;
+    }
+    return "the graph has the input " + input.name + " (one generation does not feed)";
   }
+  std::string range_not_from_zero;
   for (size_t index = 0; index < view.nodes.size(); ++index) {
     const NodeView& node = view.nodes[index];
     if (is_attention(node)) {
@@ -162,10 +168,19 @@ std::string plan_cache(const GraphView& view, Plan& plan) {
     }
     if (node.op_type == "Softmax") return "a " + node_label(node) + " is not fused attention; it would see only the new tokens";
     if (!works_per_position(node)) return node_label(node) + " is not an op known to work per position";
+    if (node.op_type == "Range" && range_not_from_zero.empty() && (node.inputs.empty() || !is_scalar_constant(view, node.inputs[0], 0))) {
+      range_not_from_zero = node_label(node);
+    }
     if (node.op_type == "Range" && node.inputs.size() == 3 && is_scalar_constant(view, node.inputs[0], 0) &&
         is_scalar_constant(view, node.inputs[2], 1) && is_token_count(view, node.inputs[1])) {
       plan.offset_ranges.push_back(index);
     }
+  }
+  // Fed an empty past, the graph counts its past length as 0: right where positions are numbered from it plus a
+  // Range(0, n) the offset moves, wrong where a Range starts at the past length (every pass would start at 0).
+  if (!past_input.empty() && !has_position_ids && !range_not_from_zero.empty()) {
+    return "the graph has the input " + past_input + ", no position_ids input and " + range_not_from_zero +
+           " not starting at 0: fed an empty past, it could number every pass from 0";
   }
   if (plan.attention_nodes == 0) return "no fused attention node";
   if (!has_position_ids && plan.offset_ranges.empty()) return "found no position_ids input and no Range(0, token count) numbering positions";
@@ -217,7 +232,11 @@ constexpr std::string_view kName = "decodeCache";
 PassOutcome add_decode_cache(GraphState& state) {
   const GraphView& view = state.view();
   Plan plan;
-  if (std::string reason = plan_cache(view, plan); !reason.empty()) return declined(kName, reason + "; generation recomputes every sequence");
+  if (std::string reason = plan_cache(view, plan); !reason.empty()) {
+    const bool has_past = std::any_of(view.inputs.begin(), view.inputs.end(),
+                                      [](const ValueView& input) { return onnx::past_input_naming(input.name) != onnx::PastInputNaming::kNone; });
+    return declined(kName, reason + (has_past ? "; generation feeds the graph its own past" : "; generation recomputes every sequence"));
+  }
   for (const std::string name : {kDecodeCacheInput, kPositionOffsetInput}) {
     if (view.name_in_use(name)) return declined(kName, "the graph already uses the name " + name);
   }

@@ -14,8 +14,14 @@
 // attention mask's length (the key side) stay: fed one token, their masks cover the new token alone, and
 // the fused op carries the cached keys' mask values itself.
 //
+// Graphs exported with past (optimum's past_key_values.* inputs) get it too: generation feeds them an empty past,
+// so they compute like graphs without one (their past length is 0, the offset Ranges number the positions), and
+// their Concat(past, new) copies only the new keys and values instead of the whole cache each pass. Without a
+// position_ids input, every Range must start at 0: one starting at the past length would restart at 0 each pass. Callers that feed a real past
+// (prefix scoring) leave the cache id at its default and run the graph as exported.
+//
 // Applies only where every Softmax became a fused node (an unfused attention would see the new token
-// alone), the graph has no past inputs of its own, the positions have a source (a position_ids input or a
+// alone), the graph's other inputs are token inputs, the positions have a source (a position_ids input or a
 // Range it offsets), and every other node is an op that works per position or on shapes (an allow-list;
 // a CumSum over the mask, say, would number positions otherwise).
 #pragma once

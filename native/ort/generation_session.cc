@@ -49,9 +49,13 @@ std::vector<int64_t> logit_rows_of(const GraphSignature& signature, const Decode
 
 GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, GenerationRequest request)
     : PromptBatchRun(std::move(request), session->signature().vocab_size), session_(std::move(session)) {
-  use_kv_ = session_->supports_prefix();
+  // Every graph the rewrite gave a decoding cache decodes on it, prompts of any lengths (staggered:
+  // forward_with_fused_cache). A graph with past inputs too: fed an empty past, its Concat(past, new) copies only
+  // the new keys, where its own cache would copy every cached key and value each pass.
+  const bool fused = session_->decode_cache();
+  use_kv_ = session_->supports_prefix() && !fused;
   validate();
-  if (!use_kv_ && session_->decode_cache()) {
+  if (fused) {
     size_t longest = 0;
     for (const auto& prompt : request_.prompts) longest = std::max(longest, prompt.size());
     fused_cache_ = std::make_unique<RegisteredKvCache>(static_cast<int64_t>(longest) + request_.max_new_tokens);
@@ -94,6 +98,7 @@ void GenerationRun::replace_past(Replace replace) {
     kv_[past_index] = replace(kv_[past_index], plan);
     ++past_index;
   }
+  kv_set_ = -1;
 }
 
 void GenerationRun::drop_finished_rows() {
@@ -178,10 +183,22 @@ void GenerationRun::forward_with_cache() {
   const BoundInputs bound = bind_decode_inputs(session_->signature(), feed, kv_);
   std::vector<const char*> names{session_->signature().logits_output.c_str()};
   for (const std::string& present : session_->present_outputs()) names.push_back(present.c_str());
-  std::vector<Ort::Value> outputs = session_->run(bound, names, describe_pass(rows, feed.length));
+  std::vector<Ort::Value> outputs;
+  outputs.push_back(logits_target(rows));
+  // The set the last pass's presents (this pass's past) are not in; the prefill lets ORT allocate them.
+  const int present_set = prefill || present_sets_[0].empty() ? -1 : (kv_set_ == 0 ? 1 : 0);
+  for (size_t i = 0; i < kv_.size() && present_set >= 0; ++i) {
+    std::vector<int64_t> shape = kv_[i].GetTensorTypeAndShapeInfo().GetShape();
+    shape[static_cast<size_t>(past_plans_[i]->sequence_axis)] += feed.length;
+    outputs.push_back(present_sets_[static_cast<size_t>(present_set)][i].view(shape));
+  }
+  while (outputs.size() < names.size()) outputs.emplace_back(nullptr);  // null values: ORT allocates those outputs
+  session_->run_into(bound, names, outputs, describe_pass(rows, feed.length));
   choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
+  if (prefill) reuse_outputs(outputs, request_.max_new_tokens);
   kv_.clear();
   for (size_t i = 1; i < outputs.size(); ++i) kv_.push_back(std::move(outputs[i]));
+  kv_set_ = present_set;
   kv_length_ = feed.past_length + feed.length;
   // The prefill set each row's next position to its prompt length; a decoding pass fed one token more.
   if (!prefill) {
@@ -229,6 +246,7 @@ void GenerationRun::forward_with_fused_cache() {
     if (row >= 0) row = flat_rows[static_cast<size_t>(row)];
   }
   choose_tokens(outputs.front(), logit_rows);
+  if (fused_length_ == 0) reuse_outputs(outputs, 0);
   fused_length_ += feed.length;
 }
 
@@ -262,7 +280,10 @@ std::vector<Ort::Value> GenerationRun::run_fused_pass(DecodeFeed& feed, Register
   bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &cache_id, 1, &one, 1));
   bound.names.push_back(graph::kPositionOffsetInput);
   bound.values.push_back(Ort::Value::CreateTensor<int64_t>(memory, &offset, 1, nullptr, 0));
-  return session_->run(bound, {session_->signature().logits_output.c_str()}, describe_pass(feed.rows, feed.length));
+  std::vector<Ort::Value> outputs;
+  outputs.push_back(logits_target(feed.rows));
+  session_->run_into(bound, {session_->signature().logits_output.c_str()}, outputs, describe_pass(feed.rows, feed.length));
+  return outputs;
 }
 
 void GenerationRun::forward_recompute() {
@@ -295,11 +316,51 @@ void GenerationRun::forward_recompute() {
   choose_tokens(outputs.front(), logit_rows_of(session_->signature(), feed));
 }
 
+Ort::Value GenerationRun::logits_target(int64_t rows) {
+  if (!logits_out_) return Ort::Value(nullptr);
+  std::vector<int64_t> shape = logits_shape_;
+  shape.front() = rows;  // a sliced head's first axis is its gathered positions, one per row
+  return logits_out_->view(shape);
+}
+
+void GenerationRun::reuse_outputs(const std::vector<Ort::Value>& prefill_outputs, int64_t new_positions) {
+  // ORT copies outputs off the device into host memory the caller lends only at a cost; CUDA keeps its own.
+  if (session_->options().provider != "cpu") return;
+  const auto capacity_of = [](const std::vector<int64_t>& shape) {
+    size_t count = 1;
+    for (const int64_t dimension : shape) count *= static_cast<size_t>(dimension);
+    return count;
+  };
+  const Ort::Value& logits = prefill_outputs.front();
+  const auto logits_info = logits.GetTensorTypeAndShapeInfo();
+  logits_shape_ = logits_info.GetShape();
+  // Rows only leave a run, so the prefill's rows bound every later pass.
+  if (session_->signature().logits_sliced && !logits_shape_.empty()) logits_out_.emplace(logits_info.GetElementType(), capacity_of(logits_shape_));
+  for (const InputPlan& plan : session_->signature().inputs) {
+    if (is_past_input(plan)) past_plans_.push_back(&plan);
+  }
+  if (new_positions == 0 || past_plans_.size() + 1 != prefill_outputs.size()) return;
+  for (auto& set : present_sets_) {
+    for (size_t i = 0; i < past_plans_.size(); ++i) {
+      const auto info = prefill_outputs[i + 1].GetTensorTypeAndShapeInfo();
+      std::vector<int64_t> longest = info.GetShape();
+      longest[static_cast<size_t>(past_plans_[i]->sequence_axis)] += new_positions;
+      set.emplace_back(info.GetElementType(), capacity_of(longest));
+    }
+  }
+}
+
 void GenerationRun::choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows) {
   const auto info = logits.GetTensorTypeAndShapeInfo();
   const std::vector<int64_t> shape = info.GetShape();
   const int64_t vocab = shape.empty() ? 0 : shape.back();
   const auto total_rows = vocab > 0 ? static_cast<int64_t>(info.GetElementCount()) / vocab : 0;
+  // A sliced head computes the one position each row reads, prefill and decoding pass alike; more rows would mean
+  // the graph ran its LM head over positions nobody reads.
+  if (session_->signature().logits_sliced && total_rows != static_cast<int64_t>(live_.size())) {
+    throw Error("INTERNAL", "the sliced LM head returned " + std::to_string(total_rows) + " rows of logits for " + std::to_string(live_.size()) +
+                                " decoding rows");
+  }
   for (size_t r = 0; r < live_.size(); ++r) {
     const auto prompt = static_cast<size_t>(live_[r]);
     if (logit_rows[r] < 0) continue;  // the row fed prompt tokens only (forward_with_fused_cache)

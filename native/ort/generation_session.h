@@ -3,24 +3,26 @@
 // or a stop the caller reports (stop strings are matched on decoded text, in JS).
 //
 // Three ways to run a step:
-//   KV cache   graphs whose past inputs all have present outputs. The prompts are prefilled once, left-padded
+//   KV cache   graphs whose past inputs all have present outputs (where the fused cache does not apply). The prompts are prefilled once, left-padded
 //              (padding masked, positions counted per row from 0, as transformers numbers a lone prompt), then
 //              each pass feeds one token per row with the previous presents as past. Rows that finish are
 //              gathered out of the cache, so the batch shrinks, and the leading padding columns no remaining
 //              row attends to are cut from it (a long prompt's padding does not outlive it). A graph without position_ids (or without an
 //              attention mask) numbers new tokens from its cache length, which is only right without padding:
 //              there every prompt of a run must have the same length (the library groups them so).
-//   fused cache  graphs without past inputs whose attention the load-time rewrite fused and gave a decoding
-//              cache (graph/decode_cache.h): the fused attention nodes keep the keys and values
-//              (core/cached_attention.h) and the graph takes one position offset per pass, so every row feeds
-//              the same positions, unpadded. Prompts of several lengths start together: the first pass feeds
-//              the shortest prompt's length from each, then one token per row per pass, a longer prompt's
-//              remaining tokens (logits unread) beside the others' new ones until it starts generating.
-//              Finished rows leave the cache with the batch.
+//   fused cache  graphs whose attention the load-time rewrite fused and gave a decoding cache (graph/decode_cache.h):
+//              the fused attention nodes keep the keys and values (core/cached_attention.h) and the graph takes one
+//              position offset per pass, so every row feeds the same positions, unpadded. Prompts of several
+//              lengths start together: the first pass feeds the shortest prompt's length from each, then one token
+//              per row per pass, a longer prompt's remaining tokens (logits unread) beside the others' new ones
+//              until it starts generating. Finished rows leave the cache with the batch. A graph with past inputs
+//              goes this way too, fed an empty past: its Concat(past, new) then copies the new keys alone, not the
+//              whole cache each pass as feeding the presents back does.
 //   recompute  graphs without a usable past: every pass reruns each row's whole sequence, right-padded.
 // Generation state lives here, across step() calls; only token ids cross to the caller.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,6 +35,7 @@
 #include "generation_inputs.h"
 #include "generation_request.h"
 #include "prompt_batch_run.h"
+#include "reused_output.h"
 #include "scoring_session.h"
 
 namespace mlrb {
@@ -58,6 +61,11 @@ class GenerationRun : public PromptBatchRun {
   void check_mask_over(const std::vector<int32_t>& prompt);
   [[nodiscard]] std::vector<Ort::Value> run_fused_pass(DecodeFeed& feed, RegisteredKvCache& cache, int64_t offset);
   void forward_recompute();
+  // Where the logits of a pass over `rows` rows go: a view of logits_out_, or null (ORT allocates them).
+  [[nodiscard]] Ort::Value logits_target(int64_t rows);
+  // After the prefill: the buffers later passes write their logits (sliced heads) and presents into, sized from
+  // the prefill's outputs and `new_positions` more cached positions at most; none on other providers.
+  void reuse_outputs(const std::vector<Ort::Value>& prefill_outputs, int64_t new_positions);
   // Picks each live row's next token from the pass's logits (row r's at flat logits row `logit_rows[r]`; none where it is -1).
   void choose_tokens(const Ort::Value& logits, std::span<const int64_t> logit_rows);
   [[nodiscard]] std::string describe_pass(int64_t rows, int64_t length) const;
@@ -74,6 +82,13 @@ class GenerationRun : public PromptBatchRun {
   // Fused-cache mode: the cache the attention nodes fill, and how many positions every row has fed.
   std::unique_ptr<RegisteredKvCache> fused_cache_;
   int64_t fused_length_ = 0;
+  // Outputs reused across passes (reused_output.h): the logits, and two present sets taking turns; kv_set_ is
+  // the set kv_ views (-1: kv_ owns its tensors, as after rows left).
+  std::optional<ReusedOutput> logits_out_;
+  std::vector<int64_t> logits_shape_;
+  std::array<std::vector<ReusedOutput>, 2> present_sets_;
+  std::vector<const InputPlan*> past_plans_;
+  int kv_set_ = -1;
   SamplerScratch scratch_;
   std::vector<float> widened_row_;
 };

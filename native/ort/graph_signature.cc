@@ -5,17 +5,12 @@
 
 #include "../core/error.h"
 #include "../graph/lm_head_slice.h"
+#include "../onnx/past_input_names.h"
 
 namespace mlrb {
 
 namespace {
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return text.rfind(prefix, 0) == 0;
-}
-bool ends_with(const std::string& text, const std::string& suffix) {
-  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 bool is_integer_type(ONNXTensorElementDataType type) {
   return type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64 || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32;
 }
@@ -27,11 +22,10 @@ std::optional<InputRole> role_for(const TensorDescription& input) {
   if (name == "attention_mask") return InputRole::kAttentionMask;
   if (name == "position_ids") return InputRole::kPositionIds;
   if (name == "token_type_ids") return InputRole::kTokenTypeIds;
-  if (starts_with(name, "past_key_values.") && (ends_with(name, ".key") || ends_with(name, ".value"))) {
-    return InputRole::kPastKeyValue;
-  }
-  if (starts_with(name, "past_") && name.size() > 5 && std::all_of(name.begin() + 5, name.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return InputRole::kPastStacked;
+  switch (onnx::past_input_naming(name)) {
+    case onnx::PastInputNaming::kKeyValue: return InputRole::kPastKeyValue;
+    case onnx::PastInputNaming::kStacked: return InputRole::kPastStacked;
+    case onnx::PastInputNaming::kNone: return std::nullopt;
   }
   return std::nullopt;
 }

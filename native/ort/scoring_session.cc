@@ -90,6 +90,17 @@ std::vector<Ort::Value> ScoringSession::run(const BoundInputs& inputs, const std
   }
 }
 
+void ScoringSession::run_into(const BoundInputs& inputs, const std::vector<const char*>& outputs, std::span<Ort::Value> into,
+                              const std::string& what) const {
+  if (into.size() != outputs.size()) throw Error("INTERNAL", "run_into needs one value per output name");
+  try {
+    session_->Run(Ort::RunOptions{nullptr}, inputs.names.data(), inputs.values.data(), inputs.values.size(), outputs.data(), into.data(),
+                  outputs.size());
+  } catch (const Ort::Exception& error) {
+    throw ort_failure(error, "ORT_RUN", "forward pass failed on " + what + " for " + model_path_);
+  }
+}
+
 BatchScores ScoringSession::score(const PackedBatch& batch, const KvPrefix* prefix) const {
   if (std::string problem = validate_packed_batch(batch, signature_.vocab_size); !problem.empty()) {
     throw Error("BAD_DATA", "invalid batch for " + model_path_ + ": " + problem);

@@ -73,6 +73,9 @@ class ScoringSession {
   // off the device on CUDA). Callers that need more than log-likelihoods (the generation engine) use it.
   // Throws ORT_RUN naming `what` and the model.
   [[nodiscard]] std::vector<Ort::Value> run(const BoundInputs& inputs, const std::vector<const char*>& outputs, const std::string& what) const;
+  // The same pass writing each output into the matching value of `into`, memory the caller owns and reuses
+  // (ort/reused_output.h); ORT refuses a value whose shape is not the output's. Host memory, CPU provider only.
+  void run_into(const BoundInputs& inputs, const std::vector<const char*>& outputs, std::span<Ort::Value> into, const std::string& what) const;
 
  private:
   std::string model_path_;

@@ -159,7 +159,11 @@ describe('the native handle', () => {
     expect(thrownMlrbError(() => model.dispose()).code).toBe('BUSY');
     const first = await running;
     expect([...first.prompts]).toEqual([0, 1]);
-    expect([...first.tokens]).toEqual([...expected.greedy[1]!.slice(0, 4), ...expected.greedy[5]!.slice(0, 4)]);
+    // Four passes: each prompt's first tokens (the fused cache staggers the longer prompt, which then has fewer).
+    const firstTokens = [0, 1].map((row) => [...first.tokens.subarray(first.tokenOffsets[row], first.tokenOffsets[row + 1])]);
+    expect(firstTokens[0]).toEqual(expected.greedy[1]!.slice(0, firstTokens[0]!.length));
+    expect(firstTokens[1]).toEqual(expected.greedy[5]!.slice(0, 4));
+    expect(firstTokens[0]!.length).toBeGreaterThan(0);
     expect([...first.finish]).toEqual([0, 0]);
     generation.stop(Int32Array.of(0));
     const second = await generation.step(10);
@@ -173,8 +177,9 @@ describe('the native handle', () => {
     expect(() => generation.stop(Int32Array.of(5))).toThrow(MlrbError);
   });
 
-  it('refuses unequal prompt lengths where the graph numbers positions from its cache', async () => {
-    const unpadded = await loadFixtureModel('gpt2', 'past-nopositions');
+  it('refuses unequal prompt lengths where the graph numbers positions from its own cache', async () => {
+    // Unfused, so it decodes through its own past (fused, the decodeCache rewrite staggers such prompts instead).
+    const unpadded = await loadFixtureModel('gpt2', 'past-nopositions', false);
     try {
       const error = thrownMlrbError(() => unpadded.startGeneration(request([[3, 4], [5]])));
       expect(error.code).toBe('BAD_DATA');

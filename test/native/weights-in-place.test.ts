@@ -46,7 +46,7 @@ describe('rewritten graphs read their weights from the model file', () => {
     expect(sliced.map((result) => result.loglik)).toEqual(plain.map((result) => result.loglik));
     const model = await loadModel({ model: lm.modelPath, threads: 1 });
     try {
-      // The scoring rewrites (decodeCache is generation's, and declines a graph with past inputs).
+      // The scoring rewrites (decodeCache is generation's).
       expect(model.rewrites.filter((outcome) => outcome.name !== 'decodeCache').map((outcome) => [outcome.name, outcome.applied])).toEqual([
         ['cpuFusion', true],
         ['sliceLmHead', true],
