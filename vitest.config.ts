@@ -23,7 +23,19 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 300_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: [...configDefaults.exclude, ...tiered] } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...tiered],
+          // In-process code only: one module graph per worker thread, not one per file, is what keeps this tier
+          // under a minute (each file re-importing src/ and its libraries cost ~4x the tests' own time). A unit
+          // test therefore leaves nothing behind: env restored, a vi.mock dropped (test/io/atomic-write.test.ts).
+          pool: 'threads',
+          isolate: false,
+        },
+      },
       ...Object.entries(TIER_SUFFIXES).map(([name, suffix]) => ({ extends: true as const, test: { name, include: [`test/**/*${suffix}`] } })),
     ],
   },

@@ -1,8 +1,7 @@
 /** Outputs are written whole or not at all: a temporary file beside the target, renamed; removed on failure. */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
-import { writeFileAtomic } from '../../src/io/atomic-write.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { makeTempDir } from '../support/temp-dirs.js';
 
 /** When set, node:fs writeSync writes part of what it is given, then fails as a full disk does. */
@@ -15,6 +14,14 @@ vi.mock('node:fs', async (importOriginal) => {
     throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
   };
   return { ...fs, default: { ...fs, writeSync }, writeSync };
+});
+// Unit tests share a worker (vitest.config.ts): an earlier file may have loaded atomic-write.js with the real
+// node:fs, so it is loaded afresh here, and the mock is dropped again for the files after this one.
+vi.resetModules();
+const { writeFileAtomic } = await import('../../src/io/atomic-write.js');
+afterAll(() => {
+  vi.doUnmock('node:fs');
+  vi.resetModules();
 });
 
 const root = makeTempDir('atomic-write');

@@ -1,38 +1,18 @@
-import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parsePromptTemplate, DEFAULT_PROMPT_TEMPLATE } from '../../src/math-reasoning/prompt-template.js';
 import { readMathProblems } from '../../src/math-reasoning/problems.js';
 import { scoreMathReasoning } from '../../src/math-reasoning/score.js';
 import { refusedWith } from '../support/expect-mlrb-error.js';
 import { codePointEncoder, FAKE_BOS, ScriptedGenerator } from '../support/fake-text-generator.js';
-
-const FAKE_LEAN = fileURLToPath(new URL('../support/fake-lean.mjs', import.meta.url));
+import { mathFolder, writeMathProblems } from '../support/math-problems.js';
 
 interface Expectations {
   readonly pairs: readonly { hypothesis: string; reference: string }[];
   readonly corpora: readonly { name: string; indices: number[]; bleu: number }[];
 }
 const expectations = JSON.parse(readFileSync(new URL('../fixtures/math-reasoning/metric-expectations.json', import.meta.url), 'utf8')) as Expectations;
-
-function folder(): string {
-  return mkdtempSync(path.join(tmpdir(), 'math-reasoning-'));
-}
-
-interface Row {
-  name: string;
-  informal_statement: string;
-  informal_proof: string;
-  formal_proof: string;
-}
-
-function writeProblems(rows: readonly Row[], extraLines = ''): string {
-  const file = path.join(folder(), 'problems.jsonl');
-  writeFileSync(file, `${rows.map((row) => JSON.stringify(row)).join('\n')}\n${extraLines}`);
-  return file;
-}
 
 /** Problems whose answers (keyed by the statement) are the recorded pairs' hypotheses. */
 function pairsAsProblems(indices: readonly number[]): { file: string; generator: ScriptedGenerator } {
@@ -44,7 +24,7 @@ function pairsAsProblems(indices: readonly number[]): { file: string; generator:
   }));
   const answers = new Map(indices.map((index) => [`statement ${index}`, expectations.pairs[index]!.hypothesis]));
   const generator = new ScriptedGenerator((prompt) => answers.get(/Problem: (statement \d+)/u.exec(prompt)?.[1] ?? '') ?? '');
-  return { file: writeProblems(rows), generator };
+  return { file: writeMathProblems(rows), generator };
 }
 
 describe('scoreMathReasoning with a scripted generator', () => {
@@ -106,7 +86,7 @@ describe('scoreMathReasoning with a scripted generator', () => {
   });
 
   it('renders a custom template with {name}, literal braces, and values never re-expanded', async () => {
-    const file = writeProblems([{ name: 'n1', informal_statement: 'show {name} = {{x}}', informal_proof: 'p', formal_proof: 'f' }]);
+    const file = writeMathProblems([{ name: 'n1', informal_statement: 'show {name} = {{x}}', informal_proof: 'p', formal_proof: 'f' }]);
     const generator = new ScriptedGenerator(() => 'f');
     await scoreMathReasoning({ data: file, generator, encoder: codePointEncoder, template: '{{{name}}}: {informal_statement}' });
     expect(generator.calls[0]?.prompts[0]).toEqual(codePointEncoder.encodeWithSpecialTokens('{n1}: show {name} = {{x}}'));
@@ -129,7 +109,7 @@ describe('prompt templates', () => {
 describe('the problems file', () => {
   const good = { name: 'a', informal_statement: 's', informal_proof: 'p', formal_proof: 'f' };
   it("reads MLRB's columns and ignores others", () => {
-    const file = path.join(folder(), 'p.jsonl');
+    const file = path.join(mathFolder(), 'p.jsonl');
     writeFileSync(file, `${JSON.stringify({ ...good, extra: 1 })}\n\n${JSON.stringify({ ...good, name: 'b' })}\n`);
     expect(readMathProblems(file).map((problem) => [problem.name, problem.line])).toEqual([
       ['a', 1],
@@ -137,94 +117,17 @@ describe('the problems file', () => {
     ]);
   });
   it('EXPECTED FAILURE – BAD_DATA names the file, the line and the field', async () => {
-    const missing = writeProblems([good], `${JSON.stringify({ name: 'x', informal_statement: 's', informal_proof: 'p' })}\n`);
+    const missing = writeMathProblems([good], `${JSON.stringify({ name: 'x', informal_statement: 's', informal_proof: 'p' })}\n`);
     const error = await refusedWith('BAD_DATA', (async () => readMathProblems(missing))());
     expect(error.message).toMatch(/problems\.jsonl line 2: field "formal_proof"/u);
-    const broken = writeProblems([good], '{"name": \n');
+    const broken = writeMathProblems([good], '{"name": \n');
     expect((await refusedWith('BAD_DATA', (async () => readMathProblems(broken))())).message).toMatch(/line 2: not valid JSON/u);
     // The data file is hostile input too: a link to a device is refused, not read without end.
-    const device = path.join(folder(), 'device.jsonl');
+    const device = path.join(mathFolder(), 'device.jsonl');
     symlinkSync('/dev/zero', device);
     await refusedWith('BAD_DATA', (async () => readMathProblems(device))());
-    const empty = path.join(folder(), 'empty.jsonl');
+    const empty = path.join(mathFolder(), 'empty.jsonl');
     writeFileSync(empty, '\n');
     expect((await refusedWith('BAD_DATA', (async () => readMathProblems(empty))())).message).toMatch(/has no problems/u);
-  });
-});
-
-describe('Lean compile checks (a fake lean: compiles iff the file has no sorry)', () => {
-  const rows = [
-    { name: 'ok', informal_statement: 'ok', informal_proof: '', formal_proof: 'theorem t : true := trivial' },
-    { name: 'sorry', informal_statement: 'sorry', informal_proof: '', formal_proof: 'theorem t : true := trivial' },
-    { name: 'hang', informal_statement: 'hang', informal_proof: '', formal_proof: 'theorem t : true := trivial' },
-    { name: 'flood', informal_statement: 'flood', informal_proof: '', formal_proof: 'theorem t : true := trivial' },
-  ];
-  const outputs: Record<string, string> = {
-    ok: 'theorem t : true := trivial -- $(touch PWNED) `touch PWNED` ; touch PWNED',
-    sorry: 'theorem t : true := sorry',
-    hang: 'SLEEP_FOREVER',
-    flood: 'FLOOD',
-  };
-  const generatorFor = (): ScriptedGenerator => new ScriptedGenerator((prompt) => outputs[/Problem: (\w+)/u.exec(prompt)?.[1] ?? ''] ?? '');
-
-  it('reports compiled, failed with the first error line, and timed out; never through a shell', async () => {
-    const work = folder();
-    const log = path.join(work, 'fake-lean.log');
-    writeFileSync(log, '');
-    const report = await scoreMathReasoning({
-      data: writeProblems(rows),
-      generator: generatorFor(),
-      encoder: codePointEncoder,
-      lean: { executable: FAKE_LEAN, timeoutS: 1, cwd: work },
-    });
-    expect(report.problems.map((problem) => problem.lean)).toEqual([
-      { status: 'compiled' },
-      { status: 'failed', first_error: "problem_1.lean:2:4: error: declaration uses 'sorry'" },
-      { status: 'timed_out' },
-      { status: 'failed', first_error: 'noise' },
-    ]);
-    expect(report.metrics.lean).toEqual({ compiled: 1, failed: 2, timed_out: 1, compile_rate: 0.25 });
-    expect(report.settings.lean_timeout_s).toBe(1);
-    const runs = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as { args: string[]; cwd: string });
-    // One argv entry per run: a file named by the problem's position, in a private folder that is gone afterwards.
-    expect(runs.map((run) => run.args.map((arg) => path.basename(arg)))).toEqual([
-      ['problem_0.lean'],
-      ['problem_1.lean'],
-      ['problem_2.lean'],
-      ['problem_3.lean'],
-    ]);
-    expect(runs.every((run) => run.cwd === work)).toBe(true);
-    expect(existsSync(path.dirname(runs[0]!.args[0]!))).toBe(false);
-    expect(existsSync(path.join(work, 'PWNED'))).toBe(false);
-  }, 20_000);
-
-  it('runs a lake executable as `lake env lean FILE`', async () => {
-    const work = folder();
-    const lake = path.join(work, 'lake');
-    symlinkSync(FAKE_LEAN, lake);
-    writeFileSync(path.join(work, 'fake-lean.log'), '');
-    const report = await scoreMathReasoning({
-      data: writeProblems(rows.slice(0, 1)),
-      generator: generatorFor(),
-      encoder: codePointEncoder,
-      lean: { executable: lake, cwd: work },
-    });
-    expect(report.metrics.lean?.compile_rate).toBe(1);
-    const run = JSON.parse(readFileSync(path.join(work, 'fake-lean.log'), 'utf8').trim()) as { args: string[] };
-    expect(run.args.slice(0, 2)).toEqual(['env', 'lean']);
-    expect(path.basename(run.args[2] ?? '')).toBe('problem_0.lean');
-  });
-
-  it('EXPECTED FAILURE – a missing Lean executable is LEAN_RUN before anything is generated', async () => {
-    const generator = generatorFor();
-    const error = await refusedWith(
-      'LEAN_RUN',
-      scoreMathReasoning({ data: writeProblems(rows), generator, encoder: codePointEncoder, lean: { executable: path.join(folder(), 'no-lean') } }),
-    );
-    expect(error.message).toMatch(/no-lean cannot be run/u);
-    expect(generator.calls).toHaveLength(0);
   });
 });
