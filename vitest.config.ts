@@ -1,8 +1,13 @@
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
-/** One folder per kind of test (docs/testing.md): `vitest run --project e2e` runs one. */
-const PROJECTS = ['unit', 'native', 'inspect', 'e2e', 'docs', 'cli'] as const;
+/**
+ * Tests sit beside the path of what they test (test/<src folder>/…, docs/testing.md); the tier is in the file's
+ * name: `*.native.test.ts` needs the addon or loads a model, `*.e2e.test.ts` runs whole commands, any other
+ * `*.test.ts` is a unit test. `vitest run --project unit` runs one tier.
+ */
+const TIER_SUFFIXES = { native: '.native.test.ts', e2e: '.e2e.test.ts' } as const;
+const tiered = Object.values(TIER_SUFFIXES).map((suffix) => `test/**/*${suffix}`);
 
 export default defineConfig({
   test: {
@@ -17,6 +22,21 @@ export default defineConfig({
     setupFiles: ['test/support/private-cache-dir.ts'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
-    projects: PROJECTS.map((name) => ({ extends: true, test: { name, include: [`test/${name}/**/*.test.ts`] } })),
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...tiered],
+          // In-process code only: one module graph per worker thread, not one per file, is what keeps this tier
+          // under a minute (each file re-importing src/ and its libraries cost ~4x the tests' own time). A unit
+          // test therefore leaves nothing behind: env restored, a vi.mock dropped (test/io/atomic-write.test.ts).
+          pool: 'threads',
+          isolate: false,
+        },
+      },
+      ...Object.entries(TIER_SUFFIXES).map(([name, suffix]) => ({ extends: true as const, test: { name, include: [`test/**/*${suffix}`] } })),
+    ],
   },
 });

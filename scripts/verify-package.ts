@@ -77,7 +77,7 @@ const dataDir = writeTinyBlimp(path.join(project, 'fixture', 'blimp'));
 const devVersions = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
 run('npm', ['install', '--no-save', `typescript@${devVersions.typescript}`, `@types/node@${devVersions['@types/node']}`], project);
 // The library examples of the README and docs/, as the installed package has them, type-check too (they are not
-// run here: they name models and data of their own; test/docs/doc-examples.test.ts runs the README's).
+// run here: they name models and data of their own; test/docs/doc-examples.e2e.test.ts runs the README's).
 const documented = [
   'README.md',
   ...readdirSync(path.join(installed, 'docs'))

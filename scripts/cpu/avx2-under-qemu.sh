@@ -14,4 +14,4 @@ if ! command -v qemu-x86_64 >/dev/null; then
 fi
 cd "$(dirname "$0")/../.."
 MLRB_CPU_PATH=avx2 exec qemu-x86_64 -cpu Haswell "$(command -v node)" node_modules/vitest/vitest.mjs run --pool threads \
-  --testTimeout 1800000 test/native/kernel-rounding.test.ts test/native/forced-kernel-path.test.ts "$@"
+  --testTimeout 1800000 test/native/kernel-rounding.native.test.ts test/native/forced-kernel-path.native.test.ts "$@"

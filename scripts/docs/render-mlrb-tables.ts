@@ -1,6 +1,6 @@
 /**
  * Writes the MLRB definitions and model-metrics tables (src/mlrb/definitions-table.ts) into docs/mlrb.md,
- * between their markers; test/unit/mlrb-definitions-table.test.ts fails while the page and the data differ.
+ * between their markers; test/mlrb/definitions-table.test.ts fails while the page and the data differ.
  *
  *   npx tsx scripts/docs/render-mlrb-tables.ts
  */

@@ -1,7 +1,7 @@
 /**
  * A docs page shows a file verbatim as a `<!-- verbatim: PATH -->` line followed by a fenced code block holding
  * PATH's text (docs/scale-out.md shows examples/ so). Run as a script, it refreshes those blocks from the files;
- * test/unit/scale-out-docs.test.ts fails while a block and its file differ.
+ * test/docs/scale-out.test.ts fails while a block and its file differ.
  *
  *   npx tsx scripts/docs/verbatim-blocks.ts docs/scale-out.md
  */

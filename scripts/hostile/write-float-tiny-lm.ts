@@ -6,6 +6,6 @@ import { writeTinyCausalLm } from '../../test/support/model-builders/tiny-causal
 
 const directory = process.argv[2];
 if (directory === undefined) throw new TypeError('usage: tsx scripts/hostile/write-float-tiny-lm.ts DIR');
-// Seed and dimensions are the fixture's identity: test/native/hostile-load.test.ts relies on its vocabulary of 64.
+// Seed and dimensions are the fixture's identity: test/native/hostile-load.native.test.ts relies on its vocabulary of 64.
 const lm = writeTinyCausalLm(directory, { seed: 5, withTokenizer: false });
 process.stdout.write(`${lm.modelPath}\n`);

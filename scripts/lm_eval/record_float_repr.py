@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records Python's str() of floats and booleans, the spelling lm-eval's sanitize_list gives the log-likelihoods
-and greedy flags of a samples file, for test/unit/python-repr.test.ts (src/text/python-repr.ts).
+and greedy flags of a samples file, for test/text/python-repr.test.ts (src/text/python-repr.ts).
 
 The values: the edges of repr's fixed/exponent switch (1e-4, 1e16), whole numbers, zeros, the extremes of the
 double range, infinities, NaN, and log-likelihoods of the sizes a samples file holds. Each is written as

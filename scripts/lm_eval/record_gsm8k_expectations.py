@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Records what lm-eval 0.4.13 itself does with its `gsm8k` task on the repo's GSM8K fixture, as test expectations
-for mlrb-eval's generate_until path (test/unit/gsm8k-*.test.ts). No model runs: the model's side is a set of
-hand-written responses fed through lm-eval's own filter ensembles and exact_match.
+for mlrb-eval's generate_until path (test/eval/generate-until/gsm8k-lm-eval.test.ts). No model runs: the model's
+side is a set of hand-written responses fed through lm-eval's own filter ensembles and exact_match.
 
 What it records (OUT, default test/fixtures/lm-eval/gsm8k-expectations.json):
   yaml          the task's fields as lm_eval/tasks/gsm8k/gsm8k.yaml states them (version, templates, splits,

@@ -1,5 +1,5 @@
 """Tiny weights files in the formats people hand over instead of ONNX, written by their own libraries, for the
-test that mlrb-eval names the format and the export command (test/unit/checkpoint-hints.test.ts).
+test that mlrb-eval names the format and the export command (test/model/checkpoint-hints.test.ts).
 
   torch.save (zip, torch >= 1.6) -> test/fixtures/checkpoints/pytorch_model.bin
   torch.save (legacy pickle)     -> test/fixtures/checkpoints/legacy.pt

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Record MLRB's wikitext perplexity of the fixture model(s) with transformers, as the independent reference for
-mlrb-eval's `model-metrics` perplexity (test/native/model-metrics-perplexity.test.ts). The procedure is MLRB's
+mlrb-eval's `model-metrics` perplexity (test/model-metrics/perplexity.native.test.ts). The procedure is MLRB's
 (agent_eval/benchmarks/perplexity.py, called from agent_eval/cli.py with n_ctx=256), re-implemented from its
 facts:
   - dataset rows (wikitext-2-raw-v1, test) joined into one string, an empty row standing for " \\n";

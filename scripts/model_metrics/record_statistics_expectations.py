@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Record numpy's summary of a few sample vectors, as MLRB's benchmarks compute it (np.mean, np.std,
 np.median, np.min, np.max, np.percentile(x, 90) and np.percentile(x, 95), all with numpy's defaults), for
-test/unit/model-metrics-statistics.test.ts to check src/model-metrics/sample-statistics.ts against.
+test/model-metrics/sample-statistics.test.ts to check src/model-metrics/sample-statistics.ts against.
 
   /work/pyenv/bin/python scripts/model_metrics/record_statistics_expectations.py
 """

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's Slurm (slurmctld, slurmd and the client commands; 22.05 on Debian 12) for
-# test/e2e/slurm-array.test.ts, as root with apt-get. It starts no service: the test starts a private
+# test/e2e/slurm-array.e2e.test.ts, as root with apt-get. It starts no service: the test starts a private
 # single-node cluster of its own (start-local.sh). Does nothing where Slurm is already installed.
 set -euo pipefail
 

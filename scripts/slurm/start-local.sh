@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts a private single-node Slurm (slurmctld + slurmd) on this machine, for the tests of examples/slurm/
-# (test/e2e/slurm-array.test.ts). Everything lives in DIR: the configuration, state, spool, logs and pid files;
+# (test/e2e/slurm-array.e2e.test.ts). Everything lives in DIR: the configuration, state, spool, logs and pid files;
 # nothing under /etc or /var is read or written, so several can run side by side and stopping one
 # (scripts/slurm/stop-local.sh DIR) leaves nothing behind.
 #

@@ -4,7 +4,7 @@
  * to his own implementations and those NLTK documents on top of them. rouge_score's `use_stemmer=True` (what
  * MLRB's `evaluate` rouge asks for) stems every token longer than 3 characters with it.
  *
- * Checked word by word against nltk 3.10's own output (test/unit/math-reasoning/porter-stemmer.test.ts).
+ * Checked word by word against nltk 3.10's own output (test/math-reasoning/porter-stemmer.test.ts).
  *
  * Porter's vocabulary, used in the names below: a vowel is a, e, i, o, u, or a y that follows a consonant;
  * every other letter (digits too) is a consonant. Any word is [C](VC)^m[V], C and V being runs of consonants

@@ -2,7 +2,7 @@
  * What to fetch, and where it goes, when a task's data is not there: the Hugging Face dataset each loader reads
  * and the place under the run's --data folder where that loader finds a download of it (a `hf download
  * --local-dir` copy keeps the hub's layout). The loaders name the same repositories in their BAD_DATA messages;
- * test/unit/mlrb-data-fetch.test.ts lays each fixture download where this says and loads it from there.
+ * test/mlrb/data-fetch.test.ts lays each fixture download where this says and loads it from there.
  */
 import path from 'node:path';
 import { arcChallenge, arcEasy } from '../tasks/single/arc.js';

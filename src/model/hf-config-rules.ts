@@ -2,7 +2,7 @@
  * How transformers 5.18 fills in each architecture's config: the names it reads a width under, and what it
  * uses when num_key_value_heads, head_dim, the FFN width, tie_word_embeddings or partial_rotary_factor is
  * absent or null. test/fixtures/edge/hf-config-defaults.json records what transformers built for each case
- * (scripts/edge/hf_config_defaults.py); test/unit/hf-config.test.ts holds these rules to it.
+ * (scripts/edge/hf_config_defaults.py); test/model/hf-config.test.ts holds these rules to it.
  */
 
 /** A field under its name or names, first stated wins; stating two of them with different values is refused. */

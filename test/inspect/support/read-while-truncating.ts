@@ -1,5 +1,5 @@
 /**
- * Child process for truncated-while-read.test.ts: starts a native read of a large file, then truncates the
+ * Child process for test/inspect/graph/truncated-while-read.native.test.ts: starts a native read of a large file, then truncates the
  * file from the main thread while the addon's worker thread reads it. A mapping that is not guarded dies
  * of SIGBUS here, so this runs in its own process: the parent sees a signal instead of losing its worker.
  *   scan FILE DELAY_MS TENSOR  the zero scan over a 1 GiB external-data tensor named TENSOR
