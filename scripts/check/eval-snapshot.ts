@@ -7,7 +7,7 @@
  *   npx tsx scripts/check/eval-snapshot.ts compare DIR1 DIR2 byte-compare them, timing and memory fields aside
  *
  * What is set aside is named, not guessed: the run's clock readings (date, times, throughput) and the process's
- * memory peaks, which differ between two runs of the same code. Everything else must match byte for byte.
+ * memory peaks, which differ between two runs of the same code, and the commit each was run from (git_hash). Everything else must match byte for byte.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +50,9 @@ const RUN_VARYING_KEYS = new Set([
   'scoring_peak_rss_bytes',
 ]);
 
+/** Keys naming the checkout a run came from: a before/after comparison is between two commits by design. */
+const CHECKOUT_KEYS = new Set(['git_hash']);
+
 async function record(outDir: string): Promise<void> {
   mkdirSync(outDir, { recursive: true });
   for (const { name, args, cached } of CASES) {
@@ -76,11 +79,11 @@ async function record(outDir: string): Promise<void> {
 }
 
 /**
- * The file's bytes with each run-varying key's value masked in place: `"wall_time_s": 1.23` becomes
+ * The file's bytes with each run-varying or checkout key's value masked in place: `"wall_time_s": 1.23` becomes
  * `"wall_time_s": <run-varying>`, the rest of the text untouched (JSON.parse would hide a `1.0` written as `1`).
  */
 function withoutRunVarying(text: string): string {
-  const keys = [...RUN_VARYING_KEYS].join('|');
+  const keys = [...RUN_VARYING_KEYS, ...CHECKOUT_KEYS].join('|');
   // A scalar value, or an object of scalars (the memory peaks), as both writers lay them out.
   return text.replace(new RegExp(`"(${keys})":\\s*(\\{[^{}]*\\}|"[^"]*"|[-\\w.+]+)`, 'g'), '"$1": <run-varying>');
 }
@@ -92,7 +95,7 @@ function compare(before: string, after: string): void {
   if (differing > 0) console.error(`different files:\n  ${files.join(' ')}\n  ${afterFiles.join(' ')}`);
   for (const file of files) {
     const [a, b] = [readFileSync(path.join(before, file), 'utf8'), readFileSync(path.join(after, file), 'utf8')];
-    const verdict = a === b ? 'byte-identical' : withoutRunVarying(a) === withoutRunVarying(b) ? 'identical, run-varying fields aside' : 'DIFFERENT';
+    const verdict = a === b ? 'byte-identical' : withoutRunVarying(a) === withoutRunVarying(b) ? 'identical, run-varying and checkout fields aside' : 'DIFFERENT';
     if (verdict === 'DIFFERENT') differing += 1;
     console.log(`${file}: ${verdict} (${a.length} bytes)`);
   }
