@@ -133,7 +133,15 @@ describe.skipIf(!hasShared)("gsm8k 0-shot: the context ids and texts of each lm-
       });
 
       it('generates the same text for every document', async () => {
-        const result = await evaluate({ model: sharedPaths.stories, suite: 'gsm8k', dataDir: DATA_DIR, lmEvalVersion: version, numFewshot: 0, cacheDir: false, logSamples: true });
+        const result = await evaluate({
+          model: sharedPaths.stories,
+          suite: 'gsm8k',
+          dataDir: DATA_DIR,
+          lmEvalVersion: version,
+          numFewshot: 0,
+          cacheDir: false,
+          logSamples: true,
+        });
         const samples = (result.samples?.get('gsm8k') ?? []).filter((sample) => sample.filter === 'strict-match');
         expect(samples.map((sample) => sample.arguments[0]?.[0])).toEqual(lmEval.documents.map((doc) => doc.context));
         expect(samples.map((sample) => sample.resps[0]?.[0])).toEqual(lmEval.documents.map((doc) => doc.resps));
