@@ -3,7 +3,9 @@
  * attention keeps the KV cache: the decodeCache rewrite), the same graph recomputed every token (--no-cpu-fusion,
  * which also turns the cache off), the graph exported with past, and lm-eval 0.4.13's HF backend on the same
  * weights (scripts/bench/lm_eval_gsm8k.py). Each is timed from spawn to exit; every run's generated texts must
- * equal lm-eval's, document for document.
+ * equal lm-eval's, document for document. Ours run under --lm-eval-version 0.4.13, the peer's release: under the
+ * default (0.4.4–0.4.8 rules) stories260K's contexts get no BOS, as in lm-eval 0.4.8, and at 0 shots, where no
+ * context is left-truncated, the texts differ from 0.4.13's from the first word.
  *
  * Data: the repository's gsm8k fixture (4 test documents, 7 train documents for the shots), its test documents
  * repeated --copies times, so the run is long enough to time without real gsm8k on the machine. stories260K never
@@ -71,6 +73,8 @@ try {
       path.join(work, `${label}.json`),
       '--log-samples',
       samples,
+      '--lm-eval-version',
+      '0.4.13',
       ...extra,
     ];
     const { seconds } = timedSpawn(process.execPath, args);

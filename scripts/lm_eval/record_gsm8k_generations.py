@@ -38,11 +38,11 @@ FILTERS = ["strict-match", "flexible-extract"]
 
 
 def serve_fixture() -> None:
-    """Answers the YAML's load_dataset("openai/gsm8k", "main") from the fixture's parquet files."""
+    """Answers the YAML's load_dataset("openai/gsm8k", "main") (v0.4.8's YAML: "gsm8k") from the fixture's parquet files."""
     import datasets
 
     def load_dataset(path, name=None, **_kwargs):
-        if (path, name) != ("openai/gsm8k", "main"):
+        if path not in ("openai/gsm8k", "gsm8k") or name != "main":
             raise RuntimeError(f"record_gsm8k_generations serves only openai/gsm8k main, not {path} {name}")
         return datasets.DatasetDict(
             {split: datasets.Dataset.from_parquet(str(HUB / f"{split}-00000-of-00001.parquet")) for split in ("train", "test")})
