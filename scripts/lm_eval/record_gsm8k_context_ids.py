@@ -7,7 +7,7 @@ generated word (at 5 shots stories260K's 512 positions cut every context to its 
 it). The two releases differ there: v0.4.4–v0.4.8's HFLM.tok_batch_encode passes add_special_tokens=False for a
 causal model (True for Gemma), v0.4.13's leaves it to the tokenizer (stories260K's adds <s>; GPT-2's adds nothing)
 unless the first context already starts with the BOS text. mlrb-eval follows each under its --lm-eval-version;
-test/e2e/gsm8k-lm-eval-context-ids.test.ts holds it to these recordings.
+test/e2e/gsm8k-lm-eval-generations.e2e.test.ts holds it to these recordings.
 
 What it runs: lm-eval's unmodified `gsm8k` task, HF backend on CPU (fp32, batch size 1), 0-shot, through
 simple_evaluate, its datasets.load_dataset served from the committed hub-layout fixture (serve_fixture of

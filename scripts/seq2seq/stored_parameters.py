@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Records the parameters of each encoder-decoder fixture export counted from storage, the reference for
-`inspect`'s count (test/inspect/seq2seq-parameters.test.ts), computed here with onnx and numpy, and ties the count
+`inspect`'s count (test/inspect/graph/seq2seq-parameters.native.test.ts), computed here with onnx and numpy, and ties the count
 to transformers' num_parameters() of the checkpoint the export was made from (test/fixtures/seq2seq/NAME/hf).
 
 The count: every stored element of every graph of the export (initializers and sparse initializers of each graph
