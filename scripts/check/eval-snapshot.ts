@@ -95,7 +95,8 @@ function compare(before: string, after: string): void {
   if (differing > 0) console.error(`different files:\n  ${files.join(' ')}\n  ${afterFiles.join(' ')}`);
   for (const file of files) {
     const [a, b] = [readFileSync(path.join(before, file), 'utf8'), readFileSync(path.join(after, file), 'utf8')];
-    const verdict = a === b ? 'byte-identical' : withoutRunVarying(a) === withoutRunVarying(b) ? 'identical, run-varying and checkout fields aside' : 'DIFFERENT';
+    const verdict =
+      a === b ? 'byte-identical' : withoutRunVarying(a) === withoutRunVarying(b) ? 'identical, run-varying and checkout fields aside' : 'DIFFERENT';
     if (verdict === 'DIFFERENT') differing += 1;
     console.log(`${file}: ${verdict} (${a.length} bytes)`);
   }
