@@ -58,7 +58,7 @@ export function tokenizeRequests(
     encodeWithSpecialTokens: recentlyMemoized((text) => tokenizer.encodeWithSpecialTokens(text)),
     tokenText: (id: number) => tokenizer.tokenText(id),
   };
-  const rules = encodingRulesFor(lmEvalVersion, memoized, () => model.prefixTokenId(), model.backend);
+  const rules = encodingRulesFor(lmEvalVersion, memoized, () => model.prefixTokenId(), model.backend, model.metadata);
   return requests.map((request) => (isTokenWindow(request) ? request.tokens : encodeRequest(request, rules)));
 }
 

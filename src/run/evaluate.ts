@@ -48,7 +48,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
     const isSelected = (taskName: string, docId: number): boolean => selected === undefined || selected.get(taskName)?.has(docId) === true;
     let rules: EncodingRules | undefined;
     const scoringContext: ScoringContext = {
-      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId(), model.backend)),
+      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId(), model.backend, model.metadata)),
       maxLength: model.maxLength,
     };
     const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) =>
