@@ -46,7 +46,8 @@ export interface TokenCacheEntry {
  * What the cache key needs from a model: its tokenizer's hash, its prefix (BOS, else EOS) token, its backend
  * (default causal) and the side-file facts the encoding rules read (config.json's model_type).
  */
-export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'> & Partial<Pick<LanguageModel, 'backend'>> & { readonly metadata: EncodingFacts };
+export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'> &
+  Partial<Pick<LanguageModel, 'backend'>> & { readonly metadata: EncodingFacts };
 
 export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequest[], options: CachedTokenizeOptions): TokenCacheEntry {
   if (options.cacheDir === false) return { cached: undefined, store: () => undefined };
@@ -61,7 +62,8 @@ export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequ
   let file: string;
   try {
     key = userCacheKey();
-    file = tokenCacheFile(cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion, encodingVariant(lmEvalVersion, model.metadata, model.backend)), requestsFingerprint(requests), prefixTokenId, key);
+    const rulesKey = tokenizerFingerprint(tokenizer.sha256, lmEvalVersion, encodingVariant(lmEvalVersion, model.metadata, model.backend));
+    file = tokenCacheFile(cacheDir, rulesKey, requestsFingerprint(requests), prefixTokenId, key);
     tokenEntryFolder(cacheDir, file, false);
   } catch (cause) {
     warn(`the token cache is off for this run: ${cause instanceof Error ? cause.message : String(cause)}`);
