@@ -13,7 +13,7 @@ export { PROVIDER_CHOICES, type ProviderChoice } from './model/execution-provide
 export type { CudaDeviceInfo } from './native/binding.js';
 export { scoreModelInputs, type ScoreOptions, type ScoreOutput, type ScoreProgress, type ScoreStats } from './engine/score-requests.js';
 export { scoreRequests, buildModelInputs, modelInputsFromTokens, type TextScoreOptions } from './eval/text-requests.js';
-export { encodeRequest, encodingRulesFor, type EncodingRules, type RuleTokenizer } from './eval/request-encoding.js';
+export { encodeRequest, encodingRulesFor, type EncodingFacts, type EncodingRules, type RuleTokenizer } from './eval/request-encoding.js';
 export { modelInputFor, type ModelInput } from './engine/model-input.js';
 export { LM_EVAL_VERSIONS, DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './eval/lm-eval-version.js';
 export type { LoglikelihoodRequest, RollingLoglikelihoodRequest, ScoringRequest, TokenWindowRequest } from './eval/instance.js';

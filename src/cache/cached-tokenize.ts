@@ -10,6 +10,7 @@ import { isTokenWindow, type TextPair, type TokenWindowRequest } from '../eval/i
 import type { TokenizedRequest } from '../engine/model-input.js';
 import type { LanguageModel } from '../model/onnx-model.js';
 import { tokenizeRequests } from '../eval/text-requests.js';
+import { encodingVariant, type EncodingFacts } from '../eval/request-encoding.js';
 import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from '../eval/lm-eval-version.js';
 import { userCacheKey, type CacheKey } from './cache-key.js';
 import { sweepStaleTemporaries } from './stale-temporaries.js';
@@ -41,8 +42,12 @@ export interface TokenCacheEntry {
   store(tokenized: readonly TokenizedRequest[]): void;
 }
 
-/** What the cache key needs from a model: its tokenizer's hash, its prefix (BOS, else EOS) token and its backend (default causal). */
-export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'> & Partial<Pick<LanguageModel, 'backend'>>;
+/**
+ * What the cache key needs from a model: its tokenizer's hash, its prefix (BOS, else EOS) token, its backend
+ * (default causal) and the side-file facts the encoding rules read (config.json's model_type).
+ */
+export type CacheKeyModel = Pick<LanguageModel, 'requireTokenizer' | 'prefixTokenId'> &
+  Partial<Pick<LanguageModel, 'backend'>> & { readonly metadata: EncodingFacts };
 
 export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequest[], options: CachedTokenizeOptions): TokenCacheEntry {
   if (options.cacheDir === false) return { cached: undefined, store: () => undefined };
@@ -57,7 +62,8 @@ export function openTokenCache(model: CacheKeyModel, requests: readonly TextRequ
   let file: string;
   try {
     key = userCacheKey();
-    file = tokenCacheFile(cacheDir, tokenizerFingerprint(tokenizer.sha256, lmEvalVersion, model.backend), requestsFingerprint(requests), prefixTokenId, key);
+    const rulesKey = tokenizerFingerprint(tokenizer.sha256, lmEvalVersion, encodingVariant(lmEvalVersion, model.metadata, model.backend));
+    file = tokenCacheFile(cacheDir, rulesKey, requestsFingerprint(requests), prefixTokenId, key);
     tokenEntryFolder(cacheDir, file, false);
   } catch (cause) {
     warn(`the token cache is off for this run: ${cause instanceof Error ? cause.message : String(cause)}`);

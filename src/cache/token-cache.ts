@@ -1,7 +1,7 @@
 /**
  * Tokenized requests cached on disk, so a second run over the same data with the same tokenizer pays no
  * tokenization. The key hashes the tokenizer files as loaded, the encoding rules' version, the lm-eval release
- * whose rules built the ids (so ids built for one release never serve another) and the exact request texts (which pin the data files, the prompt template and the few-shot choice at once). One file per
+ * whose rules built the ids and the model facts that chose among them (so ids built by one set of rules never serve another) and the exact request texts (which pin the data files, the prompt template and the few-shot choice at once). One file per
  * key (token-cache-format.ts), MAC'd under the user's cache key (cache-key.ts), read under the file policy (a
  * regular file inside the cache folder, capped) and written atomically into checked folders (cache-folders.ts);
  * temporary files a crashed writer left behind are swept.
@@ -11,7 +11,6 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { isTokenWindow, type TextPair, type TokenWindowRequest } from '../eval/instance.js';
 import type { TokenizedRequest } from '../engine/model-input.js';
-import type { ModelBackend } from '../model/language-model.js';
 import type { LmEvalVersion } from '../eval/lm-eval-version.js';
 import { writeFileAtomic } from '../io/atomic-write.js';
 import { FILE_SIZE_CAPS, formatBytes } from '../io/file-policy.js';
@@ -34,12 +33,13 @@ export function defaultCacheDir(): string {
 
 /**
  * `tokenizerSha256` is TextTokenizer.sha256: the bytes the tokenizer was built from, not a second read of its
- * files. `lmEvalVersion` names the release whose rules (lm-eval-version.ts) turned texts into ids.
+ * files. `lmEvalVersion` names the release whose rules (lm-eval-version.ts) turned texts into ids, `variant` what
+ * else in the model chose among them (request-encoding.ts encodingVariant: an encoder-decoder, a Gemma model).
  */
-export function tokenizerFingerprint(tokenizerSha256: string, lmEvalVersion: LmEvalVersion, backend: ModelBackend = 'causal'): string {
-  // An encoder-decoder's requests are encoded by other rules from the same tokenizer; causal keys stay as they were.
-  const seq2seq = backend === 'seq2seq' ? '\nbackend seq2seq' : '';
-  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\nlm-eval ${lmEvalVersion}${seq2seq}\n${tokenizerSha256}`).digest('hex');
+export function tokenizerFingerprint(tokenizerSha256: string, lmEvalVersion: LmEvalVersion, variant = ''): string {
+  // The plain causal rules add nothing, so their keys stay as they were.
+  const rulesVariant = variant === '' ? '' : `\n${variant}`;
+  return createHash('sha256').update(`rules ${ENCODING_RULES_VERSION}\nlm-eval ${lmEvalVersion}${rulesVariant}\n${tokenizerSha256}`).digest('hex');
 }
 
 /**

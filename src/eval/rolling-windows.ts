@@ -42,7 +42,7 @@ export function rollingWindows(tokens: readonly number[], prefixTokenId: number,
  * A document's windows under the release's encoding rules: HFLM.loglikelihood_rolling encodes the whole text
  * with tok_encode, which in v0.4.13 lets the tokenizer add BOS (so a Llama-style model then also predicts that
  * BOS after the prefix BOS, even for an empty text) and in v0.4.4–v0.4.8 adds nothing (an empty text then has
- * no windows).
+ * no windows) but for a Gemma model, whose special tokens it adds (request-encoding.ts addsBosForGemma).
  */
 export function documentWindows(text: string, rules: EncodingRules, maxLength: number): TokenizedRequest[] {
   return rollingWindows(rules.encode(text), rules.prefixTokenId, maxLength);

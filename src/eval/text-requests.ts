@@ -8,7 +8,7 @@ import { modelInputFor, type ModelInput, type TokenizedRequest } from '../engine
 import { scoreModelInputs, type ScoreOptions, type ScoreOutput } from '../engine/score-requests.js';
 import { isTokenWindow, type LoglikelihoodRequest, type TextPair, type TokenWindowRequest } from './instance.js';
 import { DEFAULT_LM_EVAL_VERSION, type LmEvalVersion } from './lm-eval-version.js';
-import { encodeRequest, encodingRulesFor } from './request-encoding.js';
+import { encodeRequest, encodingRulesFor, type EncodingRules, type RuleTokenizer } from './request-encoding.js';
 
 /** Options of the entries that tokenize text requests themselves. */
 export interface TextScoreOptions extends ScoreOptions {
@@ -43,6 +43,14 @@ function recentlyMemoized(encode: (text: string) => readonly number[]): (text: s
 }
 
 /**
+ * The release's encoding rules for this model: its tokenizer (or `tokenizer`, a wrapper of it), prefix token,
+ * backend and the side-file facts the rules read (config.json's model_type, tokenizer_config.json's bos_token).
+ */
+export function modelEncodingRules(model: LanguageModel, lmEvalVersion: LmEvalVersion, tokenizer: RuleTokenizer = model.requireTokenizer()): EncodingRules {
+  return encodingRulesFor(lmEvalVersion, tokenizer, () => model.prefixTokenId(), model.backend, model.metadata);
+}
+
+/**
  * Tokenizes requests with the rules of the given lm-eval release; a token window is already tokens and passes
  * through. The choices of one question share their context, so the context's own encoding is remembered
  * between neighbouring requests instead of being redone per choice.
@@ -58,7 +66,7 @@ export function tokenizeRequests(
     encodeWithSpecialTokens: recentlyMemoized((text) => tokenizer.encodeWithSpecialTokens(text)),
     tokenText: (id: number) => tokenizer.tokenText(id),
   };
-  const rules = encodingRulesFor(lmEvalVersion, memoized, () => model.prefixTokenId(), model.backend);
+  const rules = modelEncodingRules(model, lmEvalVersion, memoized);
   return requests.map((request) => (isTokenWindow(request) ? request.tokens : encodeRequest(request, rules)));
 }
 

@@ -18,6 +18,8 @@ export interface HfConfig {
   readonly source: string;
   /** The rules applied: the file's model_type (or its `architectures` class), or null for generic rules. */
   readonly modelType: string | null;
+  /** model_type exactly as the file states it (any string, rules or not); null when absent. */
+  readonly statedModelType: string | null;
   readonly hiddenSize: number | null;
   readonly numLayers: number | null;
   readonly numHeads: number | null;
@@ -166,6 +168,7 @@ export function resolveHfConfig(json: Readonly<Record<string, unknown>>, source:
   return {
     source,
     modelType: rules.modelType,
+    statedModelType: fields.model_type ?? null,
     hiddenSize,
     numHeads,
     numKeyValueHeads,

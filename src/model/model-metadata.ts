@@ -13,6 +13,8 @@ import { readHfConfig } from './hf-config.js';
 import { MAX_CONFIG_SIZE } from './hf-config-schema.js';
 
 export interface ModelMetadata {
+  /** config.json's model_type as stated, null without one (lm-eval v0.4.4–v0.4.8 read it: request-encoding.ts). */
+  readonly modelType: string | null;
   /** Longest sequence the model accepts (lm-eval's max_length), null when no file states it. */
   readonly maxLength: number | null;
   readonly bosTokenId: number | null;
@@ -108,6 +110,7 @@ export function readModelMetadata(modelDir: string, sources: ModelMetadataSource
     genai?.context_length ??
     (tokenizerLimit !== undefined && tokenizerLimit !== null && tokenizerLimit < UNSET_MODEL_MAX_LENGTH ? tokenizerLimit : null);
   return {
+    modelType: hf?.statedModelType ?? null,
     maxLength,
     bosTokenId: hf?.bosTokenId ?? firstId(genai?.bos_token_id),
     eosTokenId: hf?.eosTokenId ?? firstId(genai?.eos_token_id),

@@ -8,7 +8,8 @@
 import { defaultCacheDir } from '../cache/token-cache.js';
 import { documentOutcomes } from '../eval/document-outcomes.js';
 import { describeScoringRequest } from '../eval/instance.js';
-import { encodingRulesFor, type EncodingRules } from '../eval/request-encoding.js';
+import type { EncodingRules } from '../eval/request-encoding.js';
+import { modelEncodingRules } from '../eval/text-requests.js';
 import { requestsForTask, scoringRequests, type ScoringContext } from '../eval/task-kinds.js';
 import type { Task } from '../tasks/types.js';
 import { parseEvaluateOptions, type EvaluateOptions, type ResolvedEvaluateOptions } from './evaluate-options.js';
@@ -48,7 +49,7 @@ async function scoreRun(options: ResolvedEvaluateOptions, select?: DocumentSelec
     const isSelected = (taskName: string, docId: number): boolean => selected === undefined || selected.get(taskName)?.has(docId) === true;
     let rules: EncodingRules | undefined;
     const scoringContext: ScoringContext = {
-      rules: () => (rules ??= encodingRulesFor(options.lmEvalVersion, model.requireTokenizer(), () => model.prefixTokenId(), model.backend)),
+      rules: () => (rules ??= modelEncodingRules(model, options.lmEvalVersion)),
       maxLength: model.maxLength,
     };
     const requests = [...requestsByTask].flatMap(([taskName, taskRequests]) =>

@@ -18,7 +18,7 @@ import type { EncodingRules } from '../eval/request-encoding.js';
 import type { ScoreProgress } from '../engine/score-requests.js';
 
 export interface GenerationRouteOptions {
-  /** The run's lm-eval encoding rules (HFLM.tok_encode of a context). */
+  /** The run's lm-eval encoding rules (HFLM.tok_batch_encode of a prompt: EncodingRules.encodePrompt). */
   readonly rules: () => EncodingRules;
   /** Prompts decoded together; absent (or --batch-size auto): the engine's default. */
   readonly batchSize?: number | undefined;
@@ -72,8 +72,7 @@ export async function runGenerationRoute(
   const eosText = eosId !== null ? tokenizer.tokenText(eosId) : (model.metadata.eosToken ?? '');
   const generator = createTextGenerator(model, { batchSize: options.batchSize, onWarning: options.onWarning });
   let generatedTokens = 0;
-  // HFLM's seq2seq tok_batch_encode keeps the tokenizer's special tokens in every release (hflm-generate.ts).
-  const encode = model.backend === 'seq2seq' ? (text: string) => tokenizer.encodeWithSpecialTokens(text) : (text: string) => options.rules().encode(text);
+  const encode = (text: string) => options.rules().encodePrompt(text);
   const hflm = { encode, eosText, maxLength: model.maxLength, backend: model.backend, decode: (ids: readonly number[]) => tokenizer.decode(ids) };
   const responses = await generateUntil(requests, generator, hflm, (progress) => {
     generatedTokens = progress.generatedTokens;

@@ -22,7 +22,7 @@ const requests = [
   { context: 'the cat', continuation: ' sat' },
   { context: 'the cat', continuation: ' ran up' },
 ];
-/** openTokenCache needs only the tokenizer's hash and the empty-context id. */
+/** openTokenCache needs only the tokenizer's hash, the empty-context id and the model_type. */
 const model: CacheKeyModel = {
   requireTokenizer: () => ({
     path: '/models/x/tokenizer.json',
@@ -34,6 +34,7 @@ const model: CacheKeyModel = {
     tokenToId: () => undefined,
   }),
   prefixTokenId: () => 1,
+  metadata: { modelType: 'llama' },
 };
 
 /** Stores `tokenized` under a fresh cache folder; returns the folder and the entry's file. */
@@ -52,6 +53,17 @@ describe('token cache integrity', () => {
     expect(openTokenCache(model, requests, { cacheDir }).cached).toEqual(tokenized);
     expect(openTokenCache(model, requests, { cacheDir, lmEvalVersion: '0.4.4-0.4.8' }).cached).toEqual(tokenized);
     expect(openTokenCache(model, requests, { cacheDir, lmEvalVersion: '0.4.13' }).cached).toBeUndefined();
+  });
+
+  it("a Gemma model's entry (v0.4.4–v0.4.8 add BOS for it) and a non-Gemma model's of the same files never share ids", () => {
+    const { cacheDir } = storedEntry('gemma');
+    const gemma: CacheKeyModel = { ...model, metadata: { modelType: 'gemma2' } };
+    expect(openTokenCache(gemma, requests, { cacheDir }).cached).toBeUndefined();
+    openTokenCache(gemma, requests, { cacheDir }).store([{ contextTokens: [1, 5], continuationTokens: [6] }, ...tokenized.slice(1)]);
+    expect(openTokenCache(gemma, requests, { cacheDir }).cached?.[0]).toEqual({ contextTokens: [1, 5], continuationTokens: [6] });
+    expect(openTokenCache(model, requests, { cacheDir }).cached).toEqual(tokenized);
+    // No model_type (or none stated) is not Gemma: the plain rules' entry.
+    expect(openTokenCache({ ...model, metadata: { modelType: null } }, requests, { cacheDir }).cached).toEqual(tokenized);
   });
 
   it('a changed id fails the checksum: warned, not used, and rebuilt on the next store', () => {

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { readConfigParameters } from '../../src/inspect/config/parameters.js';
 import { readHfArchitecture, resolveHfConfig } from '../../src/model/hf-config.js';
 import { readModelMetadata } from '../../src/model/model-metadata.js';
+import { addsBosForGemma } from '../../src/eval/request-encoding.js';
 import { thrownMlrbError } from '../support/expect-mlrb-error.js';
 import { makeTempDir } from '../support/temp-dirs.js';
 
@@ -149,6 +150,24 @@ describe('one architecture per file, whichever check reads it', () => {
     expect(tied({ model_type: 'opt' })).toBe(true);
     expect(tied({ model_type: 'llama' })).toBe(false);
     expect(tied({ model_type: 'some_new_lm' })).toBeNull(); // no rules: the graph decides, as before
+  });
+});
+
+describe("the scorer's model_type: config.json's own string, which lm-eval v0.4.4–v0.4.8's Gemma rule reads", () => {
+  it.each([
+    ['gemma', 'gemma', true],
+    ['gemma2 (no rules of its own here)', 'gemma2', true],
+    ['recurrent_gemma', 'recurrent_gemma', true],
+    ['llama', 'llama', false],
+    ['"Gemma" (lm-eval\'s test is case-sensitive)', 'Gemma', false],
+    ['none stated', undefined, false],
+  ] as const)('%s', (_, modelType, gemma) => {
+    const root = makeTempDir('hf-config-model-type');
+    const file = configFile(root, 'model', small(modelType === undefined ? { architectures: ['LlamaForCausalLM'] } : { model_type: modelType }));
+    const metadata = readModelMetadata(path.dirname(file));
+    expect(metadata.modelType).toBe(modelType ?? null);
+    expect(addsBosForGemma('0.4.4-0.4.8', metadata)).toBe(gemma);
+    expect(addsBosForGemma('0.4.13', metadata)).toBe(false);
   });
 });
 

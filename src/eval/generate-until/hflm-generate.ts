@@ -6,8 +6,9 @@
  *   - max_gen_toks is the request's, else HFLM's default 256;
  *   - `until` gets the EOS token's text (tok_decode(eot_token_id, skip_special_tokens=False)) appended unless it is
  *     already there (0.4.8 appends it regardless; a repeated stop string changes nothing);
- *   - the context is encoded by the run's rules (0.4.4–0.4.8: no special tokens; 0.4.13: the tokenizer's own, none
- *     when the text starts with the BOS text), then left-truncated to its last max_length − max_gen_toks tokens,
+ *   - the context is encoded by the run's rules (EncodingRules.encodePrompt; 0.4.4–0.4.8: no special tokens, but
+ *     the tokenizer's own for a Gemma model; 0.4.13: the tokenizer's own, none when the text starts with the
+ *     tokenizer's bos_token), then left-truncated to its last max_length − max_gen_toks tokens,
  *     which must be positive. (0.4.13's tok_batch_encode decides the BOS question for a whole batch by its first
  *     context; here each context decides for itself, which is the same for a task whose contexts all start
  *     alike, as gsm8k's "Question:" do);
