@@ -34,14 +34,14 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import re
 from pathlib import Path
+
+from lm_eval_releases import answer_removed_auto_class, release_of
 
 REPO = Path(__file__).resolve().parents[2]
 TOKENIZER = REPO.parent / "shared" / "models" / "stories260K"
 # The test reads the committed copy of the same tokenizer.json.
 TOKENIZER_COPY = REPO / "test" / "fixtures" / "generate" / "tokenizer.json"
-RELEASES = {"0.4.8", "0.4.13"}
 MODEL_TYPES = ["gemma", "gemma2", "llama"]
 # (context, continuation): an empty context, trailing and leading whitespace, a context (and a continuation after
 # an empty one) starting with the BOS text, and one starting with the EOS text.
@@ -55,31 +55,6 @@ PAIRS = [
 ]
 DOCUMENTS = ["Once upon a time, there was a cat.", "<s> Once", "</s>The end"]
 PROMPTS = ["Once upon a time", " Lily was", "<s> Once", "</s>The end"]
-
-
-def answer_removed_auto_class() -> None:
-    """transformers 5 dropped AutoModelForVision2Seq, which v0.4.8's hf_vlms.py reads when lm_eval is imported."""
-    import transformers
-
-    lazy = type(transformers)
-    original = lazy.__getattr__
-
-    def getattr_with_alias(module, name):
-        return original(module, "AutoModelForImageTextToText" if name == "AutoModelForVision2Seq" else name)
-
-    lazy.__getattr__ = getattr_with_alias
-
-
-def release_of(lm_eval, source: Path | None) -> str:
-    version = getattr(lm_eval, "__version__", None)
-    if version is None and source is not None:
-        match = re.search(r'^version = "([^"]+)"', (source / "pyproject.toml").read_text(), re.MULTILINE)
-        version = match.group(1) if match else None
-    if version not in RELEASES:
-        raise SystemExit(f"these recordings are lm-eval {sorted(RELEASES)}'s; this is lm-eval {version}")
-    if source is not None and Path(lm_eval.__file__).resolve().parent != (source / "lm_eval").resolve():
-        raise SystemExit(f"--lm-eval-source {source} is not the lm_eval imported ({lm_eval.__file__}); put it first on PYTHONPATH")
-    return version
 
 
 def tiny_model(model_type: str):
