@@ -34,9 +34,9 @@ import {
   type SideFiles,
 } from './model-loading.js';
 import type { ModelMetadata } from './model-metadata.js';
-import { resolveModelFile } from './model-path.js';
+import { resolveModelGraphs } from './model-path.js';
 import { loadSeq2SeqModel } from './seq2seq-model.js';
-import { seq2seqFilesFor } from './seq2seq-files.js';
+import { SEQ2SEQ_FILE_NAMES } from './seq2seq-files.js';
 
 export type { LanguageModel, LoadModelOptions, ModelBackend } from './language-model.js';
 export { DEFAULT_MAX_LENGTH } from './model-loading.js';
@@ -125,9 +125,9 @@ function describeRewrites(outcomes: readonly RewriteOutcome[]): string[] {
 
 export async function loadModel(options: LoadModelOptions): Promise<LanguageModel> {
   validateLoadOptions(options);
-  const seq2seq = seq2seqFilesFor(options.model);
-  if (seq2seq !== null) return loadSeq2SeqModel(seq2seq, options);
-  const modelPath = resolveModelFile(options.model);
+  const graphs = resolveModelGraphs(options.model);
+  if (graphs.seq2seq !== null) return loadSeq2SeqModel(graphs.seq2seq, options);
+  const modelPath = graphs.path;
   const modelDir = path.dirname(modelPath);
   const sideFiles = loadSideFiles(modelDir, options);
   const { metadata } = sideFiles;
@@ -135,7 +135,7 @@ export async function loadModel(options: LoadModelOptions): Promise<LanguageMode
     throw new MlrbError(
       'BAD_MODEL',
       `${modelDir}: config.json says the model is an encoder-decoder (is_encoder_decoder), but the folder holds ` +
-        `no encoder_model.onnx beside ${path.basename(modelPath)}; export it with optimum (text2text-generation) or pass the folder of that export`,
+        `no ${SEQ2SEQ_FILE_NAMES.encoder} beside ${path.basename(modelPath)}; export it with optimum (text2text-generation) or pass the folder of that export`,
       { file: modelDir },
     );
   }
