@@ -111,7 +111,8 @@ async function workloadGflop(model: PeerModel, requests: Parameters<typeof build
   }
 }
 
-function maxAbsDiff(ours: readonly number[], theirs: readonly number[]): number {
+/** The largest |ours − theirs| over paired values; NaN when the lists differ in length. */
+export function maxAbsDiff(ours: readonly number[], theirs: readonly number[]): number {
   if (ours.length !== theirs.length) return Number.NaN;
   return theirs.reduce((max, value, index) => Math.max(max, Math.abs(value - (ours[index] ?? Number.NaN))), 0);
 }

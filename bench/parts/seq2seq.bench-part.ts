@@ -18,6 +18,7 @@ import { peerPython, runLmEvalCommand, type LmEvalRun, type LmEvalVersions } fro
 import { createTransformersJsSeq2SeqDecoder } from '../peers/transformers-js-seq2seq.js';
 import { cpuInfo, type CpuInfo } from './cpu-info.js';
 import { measureDecoding, type DecodeTiming } from './decode-timing.js';
+import { maxAbsDiff } from './real-peer.bench-part.js';
 import { ensureCompiledCli, runMlrbEvalCommand, type MlrbEvalRun } from './mlrb-eval-command.js';
 import { WholeCommandError } from './whole-command.js';
 import type { DataDirs } from './workloads.js';
@@ -63,11 +64,6 @@ interface Reference {
 const BATCHES = [1, 8] as const;
 /** ONNX Runtime's own default (a thread per core), as transformers.js runs: loadModel's default is 1 per pass. */
 const ORT_DEFAULT_THREADS = 0;
-
-function maxAbsDiff(ours: readonly number[], theirs: readonly number[]): number {
-  if (ours.length !== theirs.length) return Number.NaN;
-  return theirs.reduce((max, value, index) => Math.max(max, Math.abs(value - (ours[index] ?? Number.NaN))), 0);
-}
 
 async function ourDecoder(onnxDir: string, threads: number | undefined): Promise<GreedyDecoder> {
   const model = await loadModel({ model: onnxDir, threads: threads ?? ORT_DEFAULT_THREADS, onWarning: () => {} });
