@@ -68,7 +68,7 @@ async function measureAll(options: ResolvedModelMetricsOptions): Promise<ModelMe
   let subject: GenerationSubject | undefined;
   try {
     // Refused before any timing run, rather than after minutes of them.
-    if (text && model.backend === 'seq2seq') checkPerplexityApplies(model);
+    if (text) checkPerplexityApplies(model);
     const generation = async (): Promise<GenerationSubject> => {
       subject ??= await (options.generation ?? GENERATION_ENGINE)(model);
       return subject;
