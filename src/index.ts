@@ -55,12 +55,10 @@ export { parseRunRecord, runRecordSchema, RUN_RECORD_SCHEMA, RUN_RECORD_SCHEMA_V
 export { MLRB_TASK_NAMES, mlrbTaskDefinition, resolveMlrbTask, type MlrbTaskDefinition, type MlrbTaskName } from './mlrb/tasks.js';
 // MLRB's math reasoning (autoformalization into Lean 3): generation through a TextGenerator, ROUGE-L and BLEU
 // against the references, optional Lean compile checks.
+export { DEFAULT_LEAN_TIMEOUT_S, DEFAULT_MAX_NEW_TOKENS, DEFAULT_MAX_PROMPT_TOKENS } from './math-reasoning/defaults.js';
 export {
   scoreMathReasoning,
   mathReasoningOptionsSchema,
-  DEFAULT_MAX_NEW_TOKENS,
-  DEFAULT_MAX_PROMPT_TOKENS,
-  DEFAULT_LEAN_TIMEOUT_S,
   type MathReasoningOptions,
   type MathReasoningReport,
   type ProblemScore,

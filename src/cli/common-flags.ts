@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 import { DRAM_PROVIDERS } from '../inspect/dram/probe-protocol.js';
 import { parseByteSize } from '../inspect/units.js';
-import { DEFAULT_LEAN_TIMEOUT_S, DEFAULT_MAX_NEW_TOKENS, DEFAULT_MAX_PROMPT_TOKENS } from '../math-reasoning/score.js';
+import { DEFAULT_LEAN_TIMEOUT_S, DEFAULT_MAX_NEW_TOKENS, DEFAULT_MAX_PROMPT_TOKENS } from '../math-reasoning/defaults.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { MLRB_LATENCY_RUNS } from '../model-metrics/generation-timing.js';
 import { flag, sameAs } from './flag-table.js';

@@ -18,10 +18,7 @@ import { checkLeanExecutable, LeanWorkspace, type LeanOutcome } from './lean-che
 import { DEFAULT_PROMPT_TEMPLATE, parsePromptTemplate } from './prompt-template.js';
 import { readMathProblems, type MathProblem } from './problems.js';
 import { rougeL } from './rouge-l.js';
-
-export const DEFAULT_MAX_NEW_TOKENS = 200;
-export const DEFAULT_MAX_PROMPT_TOKENS = 512;
-export const DEFAULT_LEAN_TIMEOUT_S = 60;
+import { DEFAULT_LEAN_TIMEOUT_S, DEFAULT_MAX_NEW_TOKENS, DEFAULT_MAX_PROMPT_TOKENS } from './defaults.js';
 
 const isGenerator = (value: unknown): value is TextGenerator => typeof (value as { generate?: unknown } | null)?.generate === 'function';
 const isEncoder = (value: unknown): value is PromptEncoder =>
