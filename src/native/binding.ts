@@ -94,8 +94,8 @@ export interface InitializerOverride {
 /**
  * The load-time graph rewrites by name, in the order they run. The addon's list (native/graph/rewrite_passes.cc,
  * exported as `rewritePasses`) is the source: this copy exists only so the names are a static type, and
- * loadBinding() refuses an addon whose list differs from it. Option schemas take their names from
- * rewritePassNames(), the addon's list.
+ * loadBinding() refuses an addon whose list differs from it, so any addon that runs has exactly these names and
+ * option schemas can take them from here without loading it.
  * - cpuFusion: CPU graph fusion (CPU provider only): decomposed attention blocks run as one fused kernel each,
  *   rounding as ORT's own kernels do.
  * - sliceLmHead: the LM head runs only at scored positions.
@@ -484,7 +484,3 @@ export function requireKnownRewritePasses(addonPasses: unknown, addonPath: strin
   );
 }
 
-/** The load-time rewrites' names in the order they run, as the addon lists them (loading it first). */
-export function rewritePassNames(): readonly RewriteName[] {
-  return loadBinding().rewritePasses;
-}

@@ -5,17 +5,17 @@
 import { z } from 'zod';
 import type { ScoreProgress } from '../engine/score-requests.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
-import { rewritePassNames, type RewriteName, type RewriteSwitches } from '../native/binding.js';
+import { REWRITE_NAMES, type RewriteName, type RewriteSwitches } from '../native/binding.js';
 import { DEFAULT_LM_EVAL_VERSION, LM_EVAL_VERSIONS } from '../eval/lm-eval-version.js';
 
 const positiveInt = z.number().int().positive();
 
 /**
  * options.rewrites: a boolean per load-time rewrite, by the names the addon runs (src/native/binding.ts
- * rewritePassNames). zod resolves the lazy schema on the first parse of evaluate options, loading the addon then
- * (evaluate() needs it next anyway); a name outside the addon's list is refused with the valid ones listed.
+ * REWRITE_NAMES, which loading the addon holds equal to its own list, so checking options needs no addon); a name
+ * outside the list is refused with the valid ones listed.
  */
-const rewriteSwitchesSchema = z.lazy(() => rewriteSwitchesFor(rewritePassNames())) satisfies z.ZodType<RewriteSwitches>;
+const rewriteSwitchesSchema = rewriteSwitchesFor(REWRITE_NAMES) satisfies z.ZodType<RewriteSwitches>;
 
 function rewriteSwitchesFor(names: readonly RewriteName[]) {
   const switches = Object.fromEntries(names.map((name) => [name, z.boolean().optional()])) as Record<RewriteName, z.ZodOptional<z.ZodBoolean>>;
