@@ -483,4 +483,3 @@ export function requireKnownRewritePasses(addonPasses: unknown, addonPath: strin
     { addonPath },
   );
 }
-
