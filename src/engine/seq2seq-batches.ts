@@ -53,11 +53,12 @@ export function groupByEncoderInput(inputs: readonly ModelInput[]): EncoderRow[]
     .map((group) => ({ tokens: group.tokens, requestIndices: group.requestIndices.sort((a, b) => continuationLength(b) - continuationLength(a) || a - b) }));
 }
 
-export function planSeq2SeqPasses(inputs: readonly ModelInput[], fits: Seq2SeqFits): EncoderRow[][] {
+/** Passes over `groups` (groupByEncoderInput(inputs)), each as large as `fits` allows. */
+export function planSeq2SeqPasses(inputs: readonly ModelInput[], groups: readonly EncoderRow[], fits: Seq2SeqFits): EncoderRow[][] {
   const passes: EncoderRow[][] = [];
   let rows: { tokens: readonly number[]; requestIndices: number[] }[] = [];
   let shape: Seq2SeqPassShape = { encoderRows: 0, encoderLength: 0, requests: 0, decoderLength: 0 };
-  for (const group of groupByEncoderInput(inputs)) {
+  for (const group of groups) {
     let row: { tokens: readonly number[]; requestIndices: number[] } | undefined;
     for (const index of group.requestIndices) {
       const next: Seq2SeqPassShape = {

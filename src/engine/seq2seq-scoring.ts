@@ -27,15 +27,16 @@ export async function scoreSeq2SeqInputs(
   const continuationTokens = inputs.reduce((sum, input) => sum + input.continuationTokens.length, 0);
   const encoderTokens = groups.reduce((sum, group) => sum + group.tokens.length, 0);
   const tokensTotal = encoderTokens + continuationTokens;
-  const budgets = autoBudgets(model.provider, options, spreadTokenCap(tokensTotal, concurrency));
+  const tokenCap = spreadTokenCap(tokensTotal, concurrency);
+  const budgets = autoBudgets(model.provider, options, tokenCap);
   const fits = seq2seqFitsFor(
     options.batchSize ?? 'auto',
     { vocabSize: model.vocabSize ?? 50_000, hiddenSize: model.metadata.hiddenSize, attentionHeads: model.metadata.attentionHeads },
     budgets.memoryBytes / concurrency,
     budgets.tokensPerBatch,
-    spreadTokenCap(tokensTotal, concurrency),
+    tokenCap,
   );
-  const passes = planSeq2SeqPasses(inputs, fits);
+  const passes = planSeq2SeqPasses(inputs, groups, fits);
   const results = new Array<LoglikelihoodResult>(inputs.length);
   const totals = { requestsDone: 0, tokensDone: 0, paddedTokens: 0, logitRows: 0, encoderTokens: 0 };
   const reportProgress = passProgressReporter(options.onProgress, { requestsTotal: inputs.length, tokensTotal, startedMs: started });
