@@ -83,11 +83,11 @@ ScoringSession::ScoringSession(OrtRuntime& runtime, const std::string& model_pat
 }
 
 std::vector<Ort::Value> ScoringSession::run(const BoundInputs& inputs, const std::vector<const char*>& outputs, const std::string& what) const {
-  try {
-    return session_->Run(Ort::RunOptions{nullptr}, inputs.names.data(), inputs.values.data(), inputs.values.size(), outputs.data(), outputs.size());
-  } catch (const Ort::Exception& error) {
-    throw ort_failure(error, "ORT_RUN", "forward pass failed on " + what + " for " + model_path_);
-  }
+  std::vector<Ort::Value> values;
+  values.reserve(outputs.size());
+  for (size_t i = 0; i < outputs.size(); ++i) values.emplace_back(nullptr);  // null values: ORT allocates every output
+  run_into(inputs, outputs, values, what);
+  return values;
 }
 
 void ScoringSession::run_into(const BoundInputs& inputs, const std::vector<const char*>& outputs, std::span<Ort::Value> into,
