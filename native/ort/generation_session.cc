@@ -55,6 +55,9 @@ GenerationRun::GenerationRun(std::shared_ptr<const ScoringSession> session, Gene
   const bool fused = session_->decode_cache();
   use_kv_ = session_->supports_prefix() && !fused;
   validate();
+  for (const InputPlan& plan : session_->signature().inputs) {
+    if (is_past_input(plan)) past_plans_.push_back(&plan);
+  }
   if (fused) {
     size_t longest = 0;
     for (const auto& prompt : request_.prompts) longest = std::max(longest, prompt.size());
@@ -92,12 +95,7 @@ void GenerationRun::forward() {
 
 template <class Replace>
 void GenerationRun::replace_past(Replace replace) {
-  size_t past_index = 0;
-  for (const InputPlan& plan : session_->signature().inputs) {
-    if (!is_past_input(plan)) continue;
-    kv_[past_index] = replace(kv_[past_index], plan);
-    ++past_index;
-  }
+  for (size_t i = 0; i < past_plans_.size(); ++i) kv_[i] = replace(kv_[i], *past_plans_[i]);
   kv_set_ = -1;
 }
 
@@ -229,7 +227,6 @@ void GenerationRun::forward_with_fused_cache() {
     }
     if (feed.length < prompt_length(longest)) check_mask_over(request_.prompts[static_cast<size_t>(live_[static_cast<size_t>(longest)])]);
   }
-  std::vector<int64_t> logit_rows;
   for (int64_t r = 0; r < rows; ++r) {
     const auto prompt = static_cast<size_t>(live_[static_cast<size_t>(r)]);
     const int64_t length = prompt_length(r);
@@ -238,12 +235,11 @@ void GenerationRun::forward_with_fused_cache() {
                                                  : prompts_[prompt].generated[static_cast<size_t>(position - length)]);
     }
     feed.logit_positions.push_back(r * feed.length + feed.length - 1);
-    logit_rows.push_back(fused_length_ + feed.length >= length ? r : -1);  // a row still inside its prompt takes no token
   }
   std::vector<Ort::Value> outputs = run_fused_pass(feed, *fused_cache_, fused_length_);
-  const std::vector<int64_t> flat_rows = logit_rows_of(session_->signature(), feed);
-  for (int64_t& row : logit_rows) {
-    if (row >= 0) row = flat_rows[static_cast<size_t>(row)];
+  std::vector<int64_t> logit_rows = logit_rows_of(session_->signature(), feed);
+  for (int64_t r = 0; r < rows; ++r) {
+    if (fused_length_ + feed.length < prompt_length(r)) logit_rows[static_cast<size_t>(r)] = -1;  // a row still inside its prompt takes no token
   }
   choose_tokens(outputs.front(), logit_rows);
   if (fused_length_ == 0) reuse_outputs(outputs, 0);
@@ -336,9 +332,6 @@ void GenerationRun::reuse_outputs(const std::vector<Ort::Value>& prefill_outputs
   logits_shape_ = logits_info.GetShape();
   // Rows only leave a run, so the prefill's rows bound every later pass.
   if (session_->signature().logits_sliced && !logits_shape_.empty()) logits_out_.emplace(logits_info.GetElementType(), capacity_of(logits_shape_));
-  for (const InputPlan& plan : session_->signature().inputs) {
-    if (is_past_input(plan)) past_plans_.push_back(&plan);
-  }
   if (new_positions == 0 || past_plans_.size() + 1 != prefill_outputs.size()) return;
   for (auto& set : present_sets_) {
     for (size_t i = 0; i < past_plans_.size(); ++i) {

@@ -87,6 +87,7 @@ class GenerationRun : public PromptBatchRun {
   std::optional<ReusedOutput> logits_out_;
   std::vector<int64_t> logits_shape_;
   std::array<std::vector<ReusedOutput>, 2> present_sets_;
+  // The graph's past inputs in signature order: kv_[i] and each present set's [i] are past_plans_[i]'s.
   std::vector<const InputPlan*> past_plans_;
   int kv_set_ = -1;
   SamplerScratch scratch_;
