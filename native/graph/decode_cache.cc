@@ -4,11 +4,11 @@
 #include <string_view>
 #include <unordered_set>
 
-#include "../core/attention_contract.h"
 #include "../onnx/data_types.h"
 #include "../onnx/past_input_names.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
+#include "lm_head_slice.h"
 #include "node_match.h"
 
 namespace mlrb::graph {
@@ -16,10 +16,6 @@ namespace mlrb::graph {
 namespace {
 
 constexpr size_t kDecodeCacheOpInput = 7;  // the fused op's optional input (ort/attention_op.h)
-
-bool is_attention(const NodeView& node) {
-  return node.domain == kAttentionOpDomain && (node.op_type == kMaskedAttentionOp || node.op_type == kBiasedAttentionOp);
-}
 
 // Default-domain ops that compute each position from that position alone, or work on shapes and constants.
 bool works_per_position(const NodeView& node) {
@@ -150,7 +146,7 @@ std::string plan_cache(const GraphView& view, Plan& plan) {
   std::string past_input;
   for (const ValueView& input : view.inputs) {
     static const std::unordered_set<std::string_view> kTokenInputs = {"input_ids", "attention_mask", "position_ids", "token_type_ids",
-                                                                      "mlrb_logit_positions"};
+                                                                      kLogitPositionsInput};
     has_position_ids = has_position_ids || input.name == "position_ids";
     if (kTokenInputs.contains(input.name) || view.initializer_dims.contains(input.name)) continue;
     if (onnx::past_input_naming(input.name) == onnx::PastInputNaming::kKeyValue) {
@@ -162,17 +158,16 @@ std::string plan_cache(const GraphView& view, Plan& plan) {
   std::string range_not_from_zero;
   for (size_t index = 0; index < view.nodes.size(); ++index) {
     const NodeView& node = view.nodes[index];
-    if (is_attention(node)) {
+    if (is_fused_attention(node)) {
       ++plan.attention_nodes;
       continue;
     }
     if (node.op_type == "Softmax") return "a " + node_label(node) + " is not fused attention; it would see only the new tokens";
     if (!works_per_position(node)) return node_label(node) + " is not an op known to work per position";
-    if (node.op_type == "Range" && range_not_from_zero.empty() && (node.inputs.empty() || !is_scalar_constant(view, node.inputs[0], 0))) {
-      range_not_from_zero = node_label(node);
-    }
-    if (node.op_type == "Range" && node.inputs.size() == 3 && is_scalar_constant(view, node.inputs[0], 0) &&
-        is_scalar_constant(view, node.inputs[2], 1) && is_token_count(view, node.inputs[1])) {
+    if (node.op_type != "Range") continue;
+    const bool from_zero = !node.inputs.empty() && is_scalar_constant(view, node.inputs[0], 0);
+    if (!from_zero && range_not_from_zero.empty()) range_not_from_zero = node_label(node);
+    if (from_zero && node.inputs.size() == 3 && is_scalar_constant(view, node.inputs[2], 1) && is_token_count(view, node.inputs[1])) {
       plan.offset_ranges.push_back(index);
     }
   }
@@ -213,7 +208,7 @@ Pieces rewrite(const GraphView& view, const Plan& plan) {
       const std::string limit = limit_name(index);
       graph.own(GraphProto::kNode, graph::node({node.inputs[1], kPositionOffsetInput}, limit, "Add", {}, limit));
       graph.own(GraphProto::kNode, with_inputs(node, {kPositionOffsetInput, limit, node.inputs[2]}));
-    } else if (is_attention(node)) {
+    } else if (is_fused_attention(node)) {
       std::vector<std::string> inputs = node.inputs;
       inputs.resize(kDecodeCacheOpInput, "");  // absent optional inputs are empty names
       inputs.push_back(kDecodeCacheInput);

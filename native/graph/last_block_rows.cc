@@ -8,7 +8,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "../core/attention_contract.h"
 #include "../onnx/schema.h"
 #include "graph_rewrite.h"
 #include "graph_view.h"
@@ -21,10 +20,6 @@ namespace mlrb::graph {
 namespace {
 
 constexpr size_t kQueryPositionsInput = 6;  // the fused attention op's optional input (ort/attention_op.h)
-
-bool is_attention(const NodeView& node) {
-  return node.domain == kAttentionOpDomain && (node.op_type == kMaskedAttentionOp || node.op_type == kBiasedAttentionOp);
-}
 
 // The initializer or Constant node output a value is, through Identity nodes (TorchScript exports repeat tied
 // or shared weights as Identity(weight)); the value itself when it is none.
@@ -234,7 +229,7 @@ bool feeds_only_block_targets(const GraphView& view, size_t shape, const std::un
         const NodeView& node = view.nodes[reader];
         if (block.contains(reader)) {
           if (node.op_type != "Reshape" || node.inputs.size() != 2 || node.inputs[1] != output || node.inputs[0] == output) return false;
-        } else if (is_attention(node) || !is_default_domain(node)) {
+        } else if (is_fused_attention(node) || !is_default_domain(node)) {
           return false;
         } else {
           pending.push_back(reader);
@@ -256,7 +251,7 @@ std::string plan_pruning(const GraphView& view, Plan& plan) {
   // The last attention: the one that no other attention node before the head depends on.
   std::optional<size_t> last;
   for (const size_t index : before_head) {
-    if (!is_attention(view.nodes[index])) continue;
+    if (!is_fused_attention(view.nodes[index])) continue;
     if (!last || descendants_of(view, view.nodes[*last].outputs.front()).contains(index)) last = index;
   }
   if (!last) return "no fused attention node feeds the LM head";

@@ -2,10 +2,16 @@
 
 #include <algorithm>
 
+#include "../core/attention_contract.h"
+
 namespace mlrb::graph {
 
 bool is_default_domain(const NodeView& node) {
   return node.domain.empty() || node.domain == "ai.onnx";
+}
+
+bool is_fused_attention(const NodeView& node) {
+  return node.domain == kAttentionOpDomain && (node.op_type == kMaskedAttentionOp || node.op_type == kBiasedAttentionOp);
 }
 
 const NodeView* producer_of(const GraphView& view, const std::string& value, std::string_view op_type, size_t* index) {

@@ -13,6 +13,9 @@ namespace mlrb::graph {
 
 [[nodiscard]] bool is_default_domain(const NodeView& node);
 
+// One of our fused attention nodes (core/attention_contract.h): what CPU fusion made of an attention block.
+[[nodiscard]] bool is_fused_attention(const NodeView& node);
+
 // The default-domain node of type op_type with one output that produces `value`, else nullptr; its
 // index goes to *index when asked for.
 [[nodiscard]] const NodeView* producer_of(const GraphView& view, const std::string& value, std::string_view op_type, size_t* index = nullptr);
