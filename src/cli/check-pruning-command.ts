@@ -12,7 +12,7 @@ import { parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
 import { BASE, BF16, JSON_REPORT, ORT_LIBRARY, positiveCount, STRICT, THREADS } from './common-flags.js';
 import { UsageError, type CliIo } from './exit-error.js';
-import { commandUsage, flag, tableSpec, withHelp } from './flag-table.js';
+import { commandUsage, flag, tableSpec, withHelp, switchFlag } from './flag-table.js';
 
 const CHECK_PRUNING_FLAGS = [
   withHelp(
@@ -37,7 +37,7 @@ const CHECK_PRUNING_FLAGS = [
     help: 'share of exact zeros that counts as fake pruning (default 0.05)',
   }),
   BF16,
-  flag({ name: 'skip-forward', kind: 'boolean', value: z.boolean().optional(), help: 'do not run the forward-pass check' }),
+  switchFlag('skip-forward', 'do not run the forward-pass check'),
   withHelp(THREADS, 'threads for the zero scan and ONNX Runtime'),
   ORT_LIBRARY,
 ] as const;

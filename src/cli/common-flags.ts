@@ -9,7 +9,7 @@ import { parseByteSize } from '../inspect/units.js';
 import { DEFAULT_LEAN_TIMEOUT_S, DEFAULT_MAX_NEW_TOKENS, DEFAULT_MAX_PROMPT_TOKENS } from '../math-reasoning/defaults.js';
 import { PROVIDER_CHOICES } from '../model/execution-provider.js';
 import { MLRB_LATENCY_RUNS } from '../model-metrics/generation-timing.js';
-import { flag, sameAs } from './flag-table.js';
+import { flag, sameAs, switchFlag } from './flag-table.js';
 
 // ---- value schemas ----
 
@@ -30,9 +30,6 @@ export const positiveCount = z
 
 /** A path or name the command opens: an empty one is a mistake. */
 const nonEmpty = z.string().min(1, 'expects a value').optional();
-
-/** A switch: true when given, undefined when not (so "was it given" stays a question commands can ask). */
-const switchValue = z.boolean().optional();
 
 /** A byte size (`12GB`, `1.5GiB`, `1000000000`); the parser's message becomes the usage error. */
 export const byteSize = z.string().transform((text, context) => {
@@ -78,14 +75,9 @@ const batchSize = z.union(
 
 // ---- how every command reports ----
 
-export const QUIET = flag({
-  name: 'quiet',
-  kind: 'boolean',
-  value: switchValue,
-  help: 'no progress or notes on stderr: the results, warnings and errors only',
-});
-export const JSON_REPORT = flag({ name: 'json', kind: 'boolean', value: switchValue, help: 'print the report as JSON' });
-export const STRICT = flag({ name: 'strict', kind: 'boolean', value: switchValue, help: 'exit 1 when the verdict fails' });
+export const QUIET = switchFlag('quiet', 'no progress or notes on stderr: the results, warnings and errors only');
+export const JSON_REPORT = switchFlag('json', 'print the report as JSON');
+export const STRICT = switchFlag('strict', 'exit 1 when the verdict fails');
 export const OUTPUT_FILE = flag({
   name: 'output',
   kind: 'string',
@@ -113,12 +105,10 @@ export const PROVIDER = flag({
   placeholder: 'P',
   help: 'cpu (default), cuda, or auto (cuda when it loads, else cpu with a warning)',
 });
-export const NO_CPU_FUSION = flag({
-  name: 'no-cpu-fusion',
-  kind: 'boolean',
-  value: switchValue,
-  help: "run attention as the exported graph's separate nodes instead of the fused CPU kernel (same numbers, slower; for comparison)",
-});
+export const NO_CPU_FUSION = switchFlag(
+  'no-cpu-fusion',
+  "run attention as the exported graph's separate nodes instead of the fused CPU kernel (same numbers, slower; for comparison)",
+);
 export const BATCH_SIZE = flag({
   name: 'batch-size',
   kind: 'string',
@@ -151,12 +141,10 @@ export const NUM_FEWSHOT = flag({
   placeholder: 'K',
   help: "few-shot examples per prompt (default: the task's own, 0 but gsm8k's 5)",
 });
-export const ALLOW_PARTIAL = flag({
-  name: 'allow-partial',
-  kind: 'boolean',
-  value: switchValue,
-  help: 'score a data folder that lacks some subtasks (MMLU subjects, BLiMP paradigms, SuperGLUE tasks); groups are then named <group>_partial',
-});
+export const ALLOW_PARTIAL = switchFlag(
+  'allow-partial',
+  'score a data folder that lacks some subtasks (MMLU subjects, BLiMP paradigms, SuperGLUE tasks); groups are then named <group>_partial',
+);
 export const LM_EVAL_VERSION = flag({
   name: 'lm-eval-version',
   kind: 'string',
@@ -180,7 +168,7 @@ export const CACHE_DIR = flag({
 });
 /** lm-eval's name for the same folder. */
 export const USE_CACHE = sameAs(CACHE_DIR, 'use-cache');
-export const NO_CACHE = flag({ name: 'no-cache', kind: 'boolean', value: switchValue, help: 'read and write no cache (tokens or scores)' });
+export const NO_CACHE = switchFlag('no-cache', 'read and write no cache (tokens or scores)');
 
 // ---- edge tracks ----
 
@@ -198,12 +186,7 @@ export const DRAM_BUDGET = flag({
   placeholder: 'BYTES',
   help: "operator override of the track's DRAM limit (e.g. 8GB, 1.5GiB)",
 });
-export const SKIP_DRAM = flag({
-  name: 'skip-dram',
-  kind: 'boolean',
-  value: switchValue,
-  help: 'do not measure DRAM: judge the estimate (the verdict then warns)',
-});
+export const SKIP_DRAM = switchFlag('skip-dram', 'do not measure DRAM: judge the estimate (the verdict then warns)');
 /** Where a DRAM measurement runs; 'auto' is not offered: a measurement must say where it ran. */
 export const DRAM_PROVIDER = flag({
   name: 'provider',
@@ -257,12 +240,7 @@ export const LEAN_TIMEOUT = flag({
   placeholder: 'S',
   help: `seconds per compile (default ${DEFAULT_LEAN_TIMEOUT_S})`,
 });
-export const NO_ROUGE_STEMMER = flag({
-  name: 'no-rouge-stemmer',
-  kind: 'boolean',
-  value: switchValue,
-  help: "ROUGE-L without MLRB's Porter stemmer (rouge_score's use_stemmer=False)",
-});
+export const NO_ROUGE_STEMMER = switchFlag('no-rouge-stemmer', "ROUGE-L without MLRB's Porter stemmer (rouge_score's use_stemmer=False)");
 
 // ---- model metrics' timing ----
 

@@ -28,7 +28,7 @@ import {
   wholeNumber,
 } from './common-flags.js';
 import { UsageError } from './exit-error.js';
-import { flag, sameAs, tableSpec, withHelp, type FlagValues } from './flag-table.js';
+import { flag, sameAs, tableSpec, withHelp, type FlagValues, switchFlag } from './flag-table.js';
 import { describeTaskNames, resolveTaskNames, UnknownTaskError } from '../tasks/task-names.js';
 import { didYouMean } from '../text/closest-names.js';
 import { TASK_LISTINGS, type TaskListing } from './task-list.js';
@@ -111,7 +111,7 @@ export const EVAL_FLAGS = [
   }),
   NO_CACHE,
   LM_EVAL_VERSION,
-  flag({ name: 'verbose', kind: 'boolean', value: z.boolean().optional(), help: 'say what loading decided (LM-head slicing, fusion, prefix reuse, cache)' }),
+  switchFlag('verbose', 'say what loading decided (LM-head slicing, fusion, prefix reuse, cache)'),
   withHelp(QUIET, 'no progress or notes on stderr: the tables, warnings and errors only'),
 ] as const;
 

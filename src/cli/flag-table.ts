@@ -36,6 +36,11 @@ export function flag<const Name extends string, Value extends z.ZodType>(entry: 
   return entry;
 }
 
+/** A switch: true when given, undefined when not (so "was it given" stays a question commands can ask). */
+export function switchFlag<const Name extends string>(name: Name, help: string) {
+  return flag({ name, kind: 'boolean', value: z.boolean().optional(), help });
+}
+
 /** A shared flag with the help line of one command (what that command does with it). */
 export function withHelp<Entry extends FlagEntry>(entry: Entry, help: string): Entry {
   return { ...entry, help };

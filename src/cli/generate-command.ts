@@ -23,7 +23,7 @@ import {
   wholeNumber,
 } from './common-flags.js';
 import { UsageError, type CliIo } from './exit-error.js';
-import { commandUsage, flag, tableSpec, withHelp, type FlagValues } from './flag-table.js';
+import { commandUsage, flag, tableSpec, withHelp, type FlagValues, switchFlag } from './flag-table.js';
 import { commandStatus } from './progress.js';
 import { readPromptsFile } from './prompts-file.js';
 
@@ -67,12 +67,7 @@ const GENERATE_FLAGS = [
   }),
   withHelp(SEED, 'with --temperature: the random seed (default 0); same seed, same tokens'),
   flag({ name: 'batch-size', kind: 'string', value: positiveCount.optional(), placeholder: 'N', help: 'prompts decoded together (default 8)' }),
-  flag({
-    name: 'add-special-tokens',
-    kind: 'boolean',
-    value: z.boolean().optional(),
-    help: "encode prompts with the tokenizer's special tokens (a Llama template's BOS)",
-  }),
+  switchFlag('add-special-tokens', "encode prompts with the tokenizer's special tokens (a Llama template's BOS)"),
   withHelp(OUTPUT_FILE, 'write the generations as JSON (ids, text, finish reason, timing)'),
   PROVIDER,
   withHelp(THREADS, 'ONNX Runtime intra-op threads per forward pass'),

@@ -13,7 +13,7 @@ import { checkSeq2SeqEdgeModel } from '../inspect/seq2seq-edge-check.js';
 import { parseModelCommand } from './command-args.js';
 import { printUsage } from './command-line.js';
 import { BF16, DRAM_BUDGET, DRAM_PROVIDER, JSON_REPORT, ORT_LIBRARY, positiveCount, QUIET, STRICT, THREADS } from './common-flags.js';
-import { commandUsage, flag, tableSpec, withHelp } from './flag-table.js';
+import { commandUsage, flag, tableSpec, withHelp, switchFlag } from './flag-table.js';
 import { UsageError, type CliIo } from './exit-error.js';
 import { dramProbeProgress } from './check-track-command.js';
 import { commandStatus } from './progress.js';
@@ -21,7 +21,7 @@ import { commandStatus } from './progress.js';
 const INSPECT_FLAGS = [
   JSON_REPORT,
   STRICT,
-  flag({ name: 'tensors', kind: 'boolean', value: z.boolean().optional(), help: 'list every tensor' }),
+  switchFlag('tensors', 'list every tensor'),
   flag({
     name: 'track',
     kind: 'string',
@@ -37,9 +37,9 @@ const INSPECT_FLAGS = [
     placeholder: 'N',
     help: "tokens for the estimate and the measurement (default 2000, never config.json's)",
   }),
-  flag({ name: 'measure', kind: 'boolean', value: z.boolean().optional(), help: 'measure peak RSS in a child process (default when a budget is set)' }),
+  switchFlag('measure', 'measure peak RSS in a child process (default when a budget is set)'),
   withHelp(DRAM_PROVIDER, 'where the measurement runs: cpu (default, peak RSS) or cuda (peak device memory, which the verdict then judges)'),
-  flag({ name: 'estimate-only', kind: 'boolean', value: z.boolean().optional(), help: 'never measure' }),
+  switchFlag('estimate-only', 'never measure'),
   BF16,
   withHelp(THREADS, 'ONNX Runtime threads for the measurement'),
   ORT_LIBRARY,

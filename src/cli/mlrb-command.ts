@@ -43,7 +43,7 @@ import {
   THREADS,
   wholeNumber,
 } from './common-flags.js';
-import { flag, commandUsage, tableSpec, withHelp, type FlagEntry, type FlagValues } from './flag-table.js';
+import { flag, commandUsage, tableSpec, withHelp, type FlagEntry, type FlagValues, switchFlag } from './flag-table.js';
 import { emitJsonReport } from './json-report.js';
 import { trackProgress } from './check-track-command.js';
 import { modelMetricsProgress } from './model-metrics-command.js';
@@ -140,12 +140,10 @@ const MLRB_FLAGS = [
   withHelp(SKIP_DRAM, 'edge tasks: do not measure DRAM; the DRAM gate is then not judged and the record is not eligible (an estimate grants nothing)'),
   withHelp(DRAM_BUDGET, "edge tasks: operator override of the track's DRAM limit"),
   ...MATH_FLAGS,
-  flag({
-    name: 'model-metrics',
-    kind: 'boolean',
-    value: z.boolean().optional(),
-    help: "also measure agent_eval's perplexity, tokens per second and latency (as `mlrb-eval model-metrics` does) after the suites; mini_ tasks always measure them",
-  }),
+  switchFlag(
+    'model-metrics',
+    "also measure agent_eval's perplexity, tokens per second and latency (as `mlrb-eval model-metrics` does) after the suites; mini_ tasks always measure them",
+  ),
   ...MODEL_METRICS_FLAGS,
   withHelp(BATCH_SIZE, "rows per forward pass (default auto; lm-eval's auto:N means auto)"),
   THREADS,

@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { isWrittenInto } from '../io/result-output.js';
-import { flag, type FlagValues } from './flag-table.js';
+import { flag, type FlagValues, switchFlag } from './flag-table.js';
 import { UsageError } from './exit-error.js';
 
 export interface EvalOutputs {
@@ -40,7 +40,7 @@ export const RESULT_FLAGS = [
     help: 'write per-document records as JSON lines (a switch with --output-path)',
     switchWhen: samplesAreSwitch,
   }),
-  flag({ name: 'show-breakdowns', kind: 'boolean', value: z.boolean().optional(), help: "also print BLiMP's tables by field and linguistics_term" }),
+  switchFlag('show-breakdowns', "also print BLiMP's tables by field and linguistics_term"),
 ] as const;
 
 type ResultFlagValues = FlagValues<typeof RESULT_FLAGS>;
